@@ -1,0 +1,117 @@
+/* test_foundation.c - write buffer encoders, atomic output files, arena, allocation failure. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "carver/arena.h"
+#include "carver/cursor.h"
+#include "carver/outfile.h"
+#include "carver/wbuf.h"
+#include "carver/xalloc.h"
+#include "t.h"
+
+static void test_wbuf_roundtrip(void)
+{
+	static const uint64_t values[] = { 0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, UINT64_MAX };
+	struct wbuf b;
+	struct cursor c;
+	struct err e;
+
+	T_SECTION("wbuf encoders read back through the cursor");
+	wbuf_init(&b);
+	err_init(&e);
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		wbuf_varint64(&b, values[i]);
+	wbuf_u32be(&b, 0xdeadbeef);
+	wbuf_u16le(&b, 0x1234);
+	wbuf_uNbe(&b, 8, 0x0102030405060708ull);
+	T_EQ_I(wbuf_status(&b, &e), 0);
+	cur_init(&c, b.data, b.len, 0);
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint64_t v = 0;
+		T_EQ_I(cur_varint64(&c, &v, &e), 0);
+		T_EQ_U(v, values[i]);
+	}
+	{
+		uint32_t v32;
+		uint16_t v16;
+		uint64_t v64;
+		T_EQ_I(cur_u32be(&c, &v32, &e), 0);
+		T_EQ_U(v32, 0xdeadbeef);
+		T_EQ_I(cur_u16le(&c, &v16, &e), 0);
+		T_EQ_U(v16, 0x1234);
+		T_EQ_I(cur_u64be(&c, &v64, &e), 0);
+		T_EQ_U(v64, 0x0102030405060708ull);
+	}
+	T_EQ_U(cur_remaining(&c), 0);
+	wbuf_patch_u32be(&b, 0, 0x11223344);
+	T_EQ_U(ld_u32be(b.data), 0x11223344);
+	wbuf_release(&b);
+
+	T_SECTION("wbuf allocation failure is sticky and reported");
+	wbuf_init(&b);
+	xalloc_fail_after(1);
+	wbuf_put(&b, "abc", 3);
+	wbuf_put(&b, "abc", 3);
+	T_EQ_I(wbuf_status(&b, &e), -ERR_NOMEM);
+	T_EQ_U(b.len, 0);
+	xalloc_fail_after(0);
+	wbuf_release(&b);
+}
+
+static void test_outfile(void)
+{
+	char dir[] = "/tmp/artcarve-outf.XXXXXX";
+	char path[256], listing[512];
+	struct outf o;
+	struct err e;
+	struct stat st;
+
+	T_SECTION("atomic output files");
+	err_init(&e);
+	T_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/out.bin", dir);
+	T_EQ_I(outf_open(&o, path, &e), 0);
+	T_EQ_I(outf_write(&o, "hello", 5, &e), 0);
+	T_CHECK(stat(path, &st) != 0, "destination absent before commit");
+	T_EQ_I(outf_commit(&o, &e), 0);
+	T_CHECK(stat(path, &st) == 0 && st.st_size == 5, "committed file has 5 bytes");
+	unlink(path);
+
+	T_EQ_I(outf_open(&o, path, &e), 0);
+	T_EQ_I(outf_write(&o, "partial", 7, &e), 0);
+	outf_abort(&o);
+	T_CHECK(stat(path, &st) != 0, "aborted output leaves no destination");
+	snprintf(listing, sizeof(listing), "test -z \"$(ls -A %s)\"", dir);
+	T_CHECK(system(listing) == 0, "aborted output leaves no temporary in %s", dir);
+	snprintf(path, sizeof(path), "%s/no/such/dir/out.bin", dir);
+	T_EQ_I(outf_open(&o, path, &e), -ERR_IO);
+	T_CHECK(strstr(e.msg, "no/such/dir") != NULL, "error names the path: %s", e.msg);
+	rmdir(dir);
+}
+
+static void test_arena(void)
+{
+	struct arena a;
+	char *s;
+	int *big;
+
+	T_SECTION("arena");
+	arena_init(&a);
+	s = arena_strndup(&a, "abcdef", 3);
+	T_EQ_S(s, "abc");
+	T_CHECK(((uintptr_t)s & 15) == 0, "16-byte aligned");
+	big = arena_array(&a, 100000, sizeof(int));
+	T_CHECK(big && big[99999] == 0, "large zeroed array");
+	T_CHECK(arena_array(&a, SIZE_MAX, 2) == NULL, "overflowing array refused");
+	arena_release(&a);
+	T_CHECK(a.head == NULL, "released");
+}
+
+int main(void)
+{
+	test_wbuf_roundtrip();
+	test_outfile();
+	test_arena();
+	T_DONE();
+}
