@@ -1,0 +1,88 @@
+/* art_layout.h - per-family ART layouts as table rows.
+ *
+ * Every offset that differs between ART releases lives in one row of art_layouts[]
+ * (art_layout.c), one row per layout family; code reads the row and never tests a
+ * version number.  Offsets are decimal bytes from the start of the structure.  Heap
+ * references are 32-bit in every family; native pointers inside mirror objects are
+ * u64 fields from 6.0 on, so mirror rows do not depend on the pointer size.  ArtMethod
+ * does: its sizes and pointer-field offsets are indexed [0] = 32-bit, [1] = 64-bit.
+ * ART_ABSENT marks a field that the family does not have.  Sources are cited per row
+ * in art_layout.c (AOSP platform/art at the commits listed in docs/art-layouts.md §0). */
+#ifndef ARTCARVE_ART_LAYOUT_H
+#define ARTCARVE_ART_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ART_ABSENT 0xffffu
+
+/* How Class.ifields_/sfields_ hold the ArtFields. */
+enum art_field_storage {
+	ART_FIELDS_OBJECT_ARRAY, /* 5.x: reference to ObjectArray<mirror::ArtField> */
+	ART_FIELDS_RAW_ARRAY,    /* 6.0: u64 pointer to ArtField[], count in Class.num_instance_fields_ */
+	ART_FIELDS_LPA           /* 7.0+: u64 pointer to LengthPrefixedArray<ArtField> */
+};
+
+struct art_layout {
+	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10", "11" */
+	const char *image_versions; /* image header versions of this family, e.g. "085" */
+	unsigned oat_version_min, oat_version_max;
+
+	/* ImageHeader (runtime/image.h): field offsets; header_size = sizeof(ImageHeader) */
+	struct { unsigned image_begin, image_size, image_roots, pointer_size, sections, header_size; } image;
+
+	/* mirror::Object */
+	struct { unsigned klass, monitor, size; } object;
+	/* mirror::Class fixed part */
+	struct {
+		unsigned class_loader, component_type, dex_cache, ext_data, iftable, name, super_class,
+			vtable, access_flags, class_flags, class_size, clinit_thread_id, dex_class_def_idx,
+			dex_type_idx, num_reference_instance_fields, num_reference_static_fields,
+			object_size, object_size_alloc_fast_path, primitive_type, reference_instance_offsets,
+			status, ifields, sfields, methods, copied_methods_offset, virtual_methods_offset,
+			num_instance_fields; /* 6.0 only */
+		unsigned size;            /* sizeof(mirror::Class) without embedded tables */
+		unsigned status_shift;    /* ClassStatus = status_ >> status_shift (9+: 28) */
+		unsigned primitive_mask;  /* Primitive::Type = primitive_type_ & mask (6.0+: 0xffff) */
+	} klass;
+	enum art_field_storage field_storage;
+	unsigned field_array_header; /* bytes before ArtField #0 in the ifields_ array */
+
+	/* mirror::String: count_ holds length << 1 | flag when compressible (8.0+) */
+	struct { unsigned count, hash, value; bool compressible; } string;
+	/* mirror::Array: data offset for 4-byte components (8-byte components: 16) */
+	struct { unsigned length, data; } array;
+	/* mirror::DexCache */
+	struct {
+		unsigned location, dex_file, strings, resolved_types, num_strings, num_resolved_types;
+		unsigned size;
+	} dex_cache;
+	/* art::DexFile (native): begin_ is pointer slot begin_slot (offset = slot * P, slot 0 is
+	 * the vtable); data_begin_ likewise (compact dex string data base), ART_ABSENT if none */
+	struct { unsigned begin_slot, data_begin_slot; } dex_file;
+
+	/* art::ArtField (5.x: mirror object; 6.0+: native 16-byte struct) */
+	unsigned art_field_size;
+	struct { unsigned declaring_class, access_flags, field_dex_idx, offset; } art_field;
+
+	/* art::ArtMethod, [0] = 32-bit process, [1] = 64-bit process */
+	unsigned art_method_size[2];
+	struct {
+		unsigned declaring_class, access_flags, dex_code_item_offset, dex_method_index,
+			method_index, entry_point_quick[2], data[2];
+	} art_method;
+};
+
+extern const struct art_layout art_layouts[];
+extern const size_t art_layout_count;
+
+/* NULL when no row matches. */
+const struct art_layout *art_layout_by_family(const char *family);
+const struct art_layout *art_layout_by_image_version(unsigned image_version);
+const struct art_layout *art_layout_by_oat_version(unsigned oat_version);
+/* Index into art_method_size/entry_point_quick/data for a pointer size (4 -> 0, 8 -> 1). */
+static inline unsigned art_ptr_index(unsigned pointer_size) { return pointer_size == 8 ? 1 : 0; }
+/* Offset of an ArtField/ArtMethod array element: header + i * stride. */
+size_t art_layout_field_offset(const struct art_layout *l, size_t i);
+
+#endif

@@ -1,0 +1,69 @@
+/* test_art_layout.c - the layout table: lookups and row invariants. */
+#include "art/art_layout.h"
+#include "tests/unit/t.h"
+
+/* Every present Class field must lie inside the fixed part and not overlap the header. */
+static void check_class_row(const struct art_layout *l)
+{
+	const unsigned f[] = { l->klass.class_loader, l->klass.component_type, l->klass.dex_cache,
+			       l->klass.iftable, l->klass.name, l->klass.super_class,
+			       l->klass.access_flags, l->klass.dex_type_idx, l->klass.object_size,
+			       l->klass.primitive_type, l->klass.status, l->klass.ifields };
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		T_CHECK(f[i] != ART_ABSENT, "family %s field #%zu is absent", l->family, i);
+		T_CHECK(f[i] >= l->object.size && f[i] + 4 <= l->klass.size,
+			"family %s field #%zu at %u outside [%u, %u)", l->family, i, f[i],
+			l->object.size, l->klass.size);
+		for (size_t j = 0; j < i; j++)
+			T_CHECK(f[i] != f[j], "family %s fields #%zu and #%zu share offset %u",
+				l->family, i, j, f[i]);
+	}
+}
+
+int main(void)
+{
+	T_SECTION("lookups");
+	T_EQ_S(art_layout_by_image_version(85)->family, "11");
+	T_EQ_S(art_layout_by_image_version(74)->family, "10");
+	T_EQ_S(art_layout_by_oat_version(183)->family, "11");
+	T_EQ_S(art_layout_by_oat_version(170)->family, "10");
+	T_CHECK(art_layout_by_oat_version(0) == NULL, "oat 0 matched");
+	T_CHECK(art_layout_by_image_version(999) == NULL, "image 999 matched");
+	T_CHECK(art_layout_by_family("nonsense") == NULL, "bogus family matched");
+	T_CHECK(art_layout_by_family(NULL) == NULL, "NULL family matched");
+
+	T_SECTION("ART 11 facts (runtime/mirror/*.h @ android-11)");
+	const struct art_layout *l = art_layout_by_family("11");
+	T_CHECK(l != NULL, "no row 11");
+	if (l) {
+		T_EQ_U(l->klass.super_class, 32);
+		T_EQ_U(l->klass.object_size, 96);
+		T_EQ_U(l->klass.ifields, 40);
+		T_EQ_U(l->klass.dex_type_idx, 84);
+		T_EQ_U(l->klass.size, 120);
+		T_EQ_U(l->dex_cache.location, 12);
+		T_EQ_U(l->dex_cache.dex_file, 16);
+		T_EQ_U(l->image.image_roots, 64);
+		T_EQ_U(l->image.header_size, 256);
+		T_EQ_U(l->art_method_size[art_ptr_index(8)], 40);
+		T_EQ_U(l->art_method_size[art_ptr_index(4)], 28);
+		T_EQ_U(art_layout_field_offset(l, 2), 36);
+	}
+	l = art_layout_by_family("10");
+	T_CHECK(l != NULL, "no row 10");
+	if (l) {
+		T_EQ_U(l->dex_cache.location, 8);
+		T_EQ_U(l->image.pointer_size, 60);
+	}
+
+	T_SECTION("row invariants");
+	for (size_t i = 0; i < art_layout_count; i++) {
+		const struct art_layout *r = &art_layouts[i];
+		check_class_row(r);
+		T_CHECK(art_layout_by_family(r->family) == r, "family %s not unique", r->family);
+		T_CHECK(r->oat_version_min <= r->oat_version_max, "family %s oat range", r->family);
+		T_CHECK(r->art_method_size[0] <= r->art_method_size[1], "family %s method sizes", r->family);
+		T_CHECK(r->image.pointer_size + 4 <= r->image.header_size, "family %s image header", r->family);
+	}
+	T_DONE();
+}
