@@ -4,6 +4,7 @@
 
 int cmd_version(int argc, char **argv);
 int cmd_hprof_info(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -24,6 +25,32 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve hprof-info --json heap.hprof | jq .instances\n\n"
 	  "exit status: 0 ok, 1 not a valid HPROF file (the message names the offset), 2 usage,\n"
 	  "3 I/O or out of memory.\n" },
+	{ "info", cmd_info, "describe a process memory image (container, regions)",
+	  "usage: artcarve info IMAGE [--maps FILE] [--json] [--hash]\n\n"
+	  "Opens a process memory image and prints its container and its regions (start, end,\n"
+	  "protection, captured bytes, mapping name) with totals.  IMAGE is one of (detected\n"
+	  "automatically; an ambiguous or unknown input is refused):\n"
+	  "  an ELF core file (gdb gcore, kernel core dump): one region per PT_LOAD, file names\n"
+	  "    from the NT_FILE note\n"
+	  "  a directory with `maps` (/proc/PID/maps) and one file per region named\n"
+	  "    START-END.bin or 0xSTART-0xEND.bin (hex)\n"
+	  "  a memfetch directory (mfetch.lst + mem-NNN.bin / map-NNN.bin)\n"
+	  "  a Volatility 2 linux_dump_map directory (task.PID.0xSTART.vma)\n"
+	  "  a Volatility 3 linux.proc.Maps --dump directory (pid.PID.vma.0xS-0xE.dmp)\n"
+	  "A LiME physical image is refused with a hint to extract the process first.  Regions of\n"
+	  "the maps listing that nothing captured are listed with 0 captured bytes.\n\n"
+	  "options:\n"
+	  "  --maps FILE   join mapping names (and protections where the container has none)\n"
+	  "                from this /proc/PID/maps listing, by address; a directory's own\n"
+	  "                `maps` or `maps.txt` is used when --maps is not given\n"
+	  "  --json        one JSON object: \"container\", \"path\", \"regions\" [{start, end,\n"
+	  "                prot, captured, name}], \"totals\"\n"
+	  "  --hash        add an FNV-1a 64 hash of each region's captured bytes\n\n"
+	  "examples:\n"
+	  "  artcarve info core --maps maps.txt\n"
+	  "  artcarve info --json --hash memfetch-dir/\n\n"
+	  "exit status: 0 ok, 1 input rejected (unknown, ambiguous or damaged image; the message\n"
+	  "names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
