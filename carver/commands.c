@@ -5,6 +5,7 @@
 int cmd_version(int argc, char **argv);
 int cmd_hprof_info(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -51,6 +52,27 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve info --json --hash memfetch-dir/\n\n"
 	  "exit status: 0 ok, 1 input rejected (unknown, ambiguous or damaged image; the message\n"
 	  "names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
+	{ "convert", cmd_convert, "convert an Android HPROF (1.0.3) to standard HPROF 1.0.2 (like hprof-conv)",
+	  "usage: artcarve convert [--app-only] [-v] IN.hprof OUT.hprof\n\n"
+	  "Converts an Android heap dump (JAVA PROFILE 1.0.3) into a standard 1.0.2 file that Eclipse\n"
+	  "MAT, jhat and VisualVM load, exactly as Android's hprof-conv does: the header says 1.0.2,\n"
+	  "HEAP_DUMP_INFO records are dropped, the Android roots (interned string, finalizing,\n"
+	  "debugger, reference cleanup, VM internal, JNI monitor, unreachable) become ROOT_UNKNOWN,\n"
+	  "PRIMITIVE_ARRAY_NODATA becomes an empty PRIMITIVE_ARRAY_DUMP, heap dump record lengths\n"
+	  "are recomputed, and everything else is copied byte for byte.\n"
+	  "Differences from hprof-conv: 1.0.1/1.0.2 input is accepted and copied with its header\n"
+	  "unchanged (hprof-conv refuses it); a NODATA array keeps element count 0 so the record is\n"
+	  "well-formed; a heap dump record that would become empty is left out, never written with\n"
+	  "length 0.  Memory use does not grow with the file; OUT appears only when complete.\n\n"
+	  "options:\n"
+	  "  --app-only, -z  also drop instance and array dumps that HEAP_DUMP_INFO puts in a heap\n"
+	  "                  other than \"app\" (zygote, image); class dumps and roots stay\n"
+	  "  -v, --verbose   print record and sub-record counts on stderr\n\n"
+	  "examples:\n"
+	  "  artcarve convert dialer.android-hprof dialer.hprof\n"
+	  "  artcarve convert --app-only dialer.android-hprof dialer-app.hprof\n\n"
+	  "exit status: 0 ok, 1 input is not a valid HPROF file (the message names the offset),\n"
+	  "2 usage, 3 I/O or out of memory.\n" },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
