@@ -18,7 +18,9 @@
  * 80 dex_class_def_idx_, 84 dex_type_idx_, 88 num_reference_instance_fields_,
  * 92 num_reference_static_fields_, 96 object_size_, 100 object_size_alloc_fast_path_,
  * 104 primitive_type_, 108 reference_instance_offsets_, 112 status_,
- * 116 copied_methods_offset_ (u16), 118 virtual_methods_offset_ (u16); end 120. */
+ * 116 copied_methods_offset_ (u16), 118 virtual_methods_offset_ (u16); end 120.
+ * ClassStatus (runtime/class_status.h @R9-R14) is status_ >> 28: 0 NotReady, 1 Retired, ...,
+ * 14 Initialized, 15 VisiblyInitialized (11; 10 stops at 14, 15 is unused). */
 #define CLASS_8_TO_14                                                                          \
 	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
 		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
@@ -29,7 +31,8 @@
 		   .object_size_alloc_fast_path = 100, .primitive_type = 104,                       \
 		   .reference_instance_offsets = 108, .status = 112, .copied_methods_offset = 116,  \
 		   .virtual_methods_offset = 118, .num_instance_fields = ART_ABSENT, .size = 120,   \
-		   .status_shift = 28, .primitive_mask = 0xffff }
+		   .status_shift = 28, .status_min = 0, .status_max = 15, .status_retired = 1,   \
+		   .primitive_mask = 0xffff }
 
 /* mirror::Object: klass_ 0, monitor_ 4 (no Brooks fields in production builds) */
 #define OBJECT_HEADER .object = { .klass = 0, .monitor = 4, .size = 8 }

@@ -42,7 +42,8 @@ struct art_layout {
 			status, ifields, sfields, methods, copied_methods_offset, virtual_methods_offset,
 			num_instance_fields; /* 6.0 only */
 		unsigned size;            /* sizeof(mirror::Class) without embedded tables */
-		unsigned status_shift;    /* ClassStatus = status_ >> status_shift (9+: 28) */
+		unsigned status_shift;    /* ClassStatus = status_ >> status_shift (9+: 28), else (int32)status_ */
+		int status_min, status_max, status_retired; /* valid ClassStatus range, kRetired */
 		unsigned primitive_mask;  /* Primitive::Type = primitive_type_ & mask (6.0+: 0xffff) */
 	} klass;
 	enum art_field_storage field_storage;
