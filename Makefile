@@ -56,6 +56,14 @@ $(BA)/tests/%: $(BA)/obj/tests/unit/%.o $(BA)/libartcarve.a
 $(B)/synth: $(patsubst %.c,$(B)/obj/%.o,$(SYNTH_SRCS) $(FOUND_SRCS))
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+# image test tools (tests/tools/img_*.c: libc + the foundation only)
+IMGTOOL_SRCS := $(wildcard tests/tools/img_*.c)
+IMGTOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tools/%,$(IMGTOOL_SRCS))
+all: $(IMGTOOL_BINS)
+$(B)/tools/img_%: $(B)/obj/tests/tools/img_%.o $(patsubst %.c,$(B)/obj/%.o,$(FOUND_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
 # fuzz targets replayed (gcc + ASan/UBSan) over their corpus and regressions
 $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/libartcarve.a
 	@mkdir -p $(dir $@)

@@ -330,6 +330,7 @@ static bool mf_file_name_ok(const char *s, size_t n)
 
 struct mf_state {
 	struct img_mfetch_entry ent;
+	const char *from, *line_name; /* "MAPPED FROM:" path, the maps line's name */
 	bool open, have_range, have_maps_line;
 	unsigned line_no;
 };
@@ -360,6 +361,7 @@ static int mf_header(struct mf_state *st, const struct mf_line *l, struct err *e
 	memcpy(st->ent.file, l->s + at, (size_t)(colon - (l->s + at)));
 	st->ent.prot = IMG_PROT_UNKNOWN;
 	st->ent.name = "";
+	st->from = st->line_name = "";
 	st->open = true;
 	st->have_maps_line = false;
 	at = (size_t)(colon - l->s) + 1;
@@ -386,8 +388,8 @@ static int mf_body_line(struct mf_state *st, const struct mf_line *l, struct are
 		mf_trim(&p);
 		if (memchr(p.s, '\0', p.len))
 			return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst line %u: NUL in the path", st->line_no);
-		st->ent.name = arena_strndup(names, p.s, p.len);
-		return st->ent.name ? 0 : ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "mfetch.lst: out of memory");
+		st->from = arena_strndup(names, p.s, p.len);
+		return st->from ? 0 : ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "mfetch.lst: out of memory");
 	}
 	/* the entry's /proc/PID/maps line (gives protection, and the name of mem- entries) */
 	if (!st->have_maps_line && maps_parse_line(l->s, l->len, st->line_no, &me, names, &ignored) == 0) {
@@ -396,16 +398,37 @@ static int mf_body_line(struct mf_state *st, const struct mf_line *l, struct are
 		st->ent.start = me.start;
 		st->ent.end = me.end;
 		st->ent.prot = me.prot;
-		if (!st->ent.name[0])
-			st->ent.name = me.name;
+		st->line_name = me.name;
 		return 0;
 	}
 	return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst line %u: unexpected \"%.*s\"", st->line_no,
 		       (int)(l->len > 60 ? 60 : l->len), l->s);
 }
 
-static int mf_flush(struct mf_state *st, int (*fn)(void *, const struct img_mfetch_entry *, struct err *),
-		    void *ctx, struct err *e)
+/* The mapping's name.  memfetch cuts the maps line at the character before the first '/'
+ * and prints the rest as MAPPED FROM, so "[anon:x from /data/y]" comes back as the line's
+ * name "[anon:x from" plus the path "/data/y]"; the cut character is taken to be the
+ * space that precedes a path (for a plain file name the line's name part is empty). */
+static const char *mf_name(struct mf_state *st, struct arena *names)
+{
+	size_t a = strlen(st->line_name), b = strlen(st->from);
+	char *n;
+
+	if (!b)
+		return st->line_name;
+	if (!a)
+		return st->from;
+	n = arena_alloc(names, a + b + 2);
+	if (!n)
+		return NULL;
+	memcpy(n, st->line_name, a);
+	n[a] = ' ';
+	memcpy(n + a + 1, st->from, b + 1);
+	return n;
+}
+
+static int mf_flush(struct mf_state *st, struct arena *names,
+		    int (*fn)(void *, const struct img_mfetch_entry *, struct err *), void *ctx, struct err *e)
 {
 	if (!st->open)
 		return 0;
@@ -413,6 +436,9 @@ static int mf_flush(struct mf_state *st, int (*fn)(void *, const struct img_mfet
 	if (!st->have_range)
 		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst: entry [%03u] %s has no memory range",
 			       st->ent.index, st->ent.file);
+	st->ent.name = mf_name(st, names);
+	if (!st->ent.name)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "mfetch.lst: out of memory");
 	return fn(ctx, &st->ent, e);
 }
 
@@ -439,7 +465,7 @@ int img_mfetch_parse(const uint8_t *text, size_t len, struct arena *names,
 		if (l.len == 0 || l.s[0] == '#' || mf_starts(&l, "**"))
 			continue;
 		if (l.s[0] == '[') {
-			if ((rc = mf_flush(&st, fn, ctx, e)) == 0 && (rc = mf_header(&st, &l, e)) == 0)
+			if ((rc = mf_flush(&st, names, fn, ctx, e)) == 0 && (rc = mf_header(&st, &l, e)) == 0)
 				entries++;
 		} else if (st.open) {
 			rc = mf_body_line(&st, &l, names, e);
@@ -448,7 +474,7 @@ int img_mfetch_parse(const uint8_t *text, size_t len, struct arena *names,
 		}
 	}
 	if (rc == 0)
-		rc = mf_flush(&st, fn, ctx, e);
+		rc = mf_flush(&st, names, fn, ctx, e);
 	if (rc == 0 && entries == 0)
 		rc = ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst: no entries");
 	return rc;
