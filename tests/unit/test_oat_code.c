@@ -1,0 +1,268 @@
+/* test_oat_code.c - OatClass / OatMethodOffsets / method header decoding on hand-built bytes,
+ * for every layout row, plus corrupted fields (0, 0xffffffff, len+1) and truncations. */
+#include <stdint.h>
+#include <string.h>
+
+#include "art/oat_code.h"
+#include "carver/wbuf.h"
+#include "tests/unit/t.h"
+
+/* A tiny oatdata (.rodata) + oatexec (.text) pair: exec starts 0x100 after oatdata. */
+#define EXEC_REL 0x100u
+
+struct mini {
+	struct wbuf data, exec;
+	struct oat_code_space s;
+};
+
+static void mini_init(struct mini *m, unsigned oat_version, unsigned delta)
+{
+	wbuf_init(&m->data);
+	wbuf_init(&m->exec);
+	memset(&m->s, 0, sizeof(m->s));
+	m->s.layout = oat_code_layout_for(oat_version);
+	m->s.exec_rel = EXEC_REL;
+	m->s.code_delta = delta;
+}
+
+static void mini_bind(struct mini *m)
+{
+	cur_init(&m->s.data, m->data.data, m->data.len, 0);
+	cur_init(&m->s.exec, m->exec.data, m->exec.len, EXEC_REL);
+}
+
+static void mini_release(struct mini *m)
+{
+	wbuf_release(&m->data);
+	wbuf_release(&m->exec);
+}
+
+/* Appends header + code of `size` bytes (0xcc) to exec and returns the code's oatdata offset. */
+static uint32_t mini_add_method(struct mini *m, uint32_t size_field)
+{
+	const struct oat_code_layout *l = m->s.layout;
+	size_t hdr = m->exec.len;
+	uint32_t code;
+
+	wbuf_zeros(&m->exec, l->header_size);
+	memcpy(m->exec.data + hdr + l->header_size - 4, &size_field, 4);   /* code size is the last field */
+	if (l->vmap_at != OAT_CODE_NONE)
+		m->exec.data[hdr + l->vmap_at] = 0x40;
+	code = (uint32_t)(EXEC_REL + m->exec.len);
+	for (uint32_t i = 0; i < (size_field & 0xffff); i++)
+		wbuf_u8(&m->exec, 0xcc);
+	return code;
+}
+
+static void test_rows(void)
+{
+	static const unsigned versions[] = { 39, 45, 64, 79, 88, 124, 131, 138, 156, 170, 183, 192, 195, 239 };
+
+	T_SECTION("layout rows");
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		T_CHECK(oat_code_layout_for(versions[i]) != NULL, "oat %u has a row", versions[i]);
+	T_CHECK(oat_code_layout_for(38) == NULL, "oat 038 is unsupported");
+	T_CHECK(oat_code_layout_for(240) == NULL, "oat 240 is unsupported");
+	T_EQ_U(oat_code_layout_for(39)->method_offsets_size, 8);
+	T_EQ_U(oat_code_layout_for(45)->header_size, 28);
+	T_EQ_U(oat_code_layout_for(88)->header_size, 20);
+	T_EQ_U(oat_code_layout_for(124)->header_size, 24);
+	T_EQ_U(oat_code_layout_for(138)->header_size, 24);
+	T_EQ_U(oat_code_layout_for(170)->header_size, 8);
+	T_EQ_U(oat_code_layout_for(183)->header_size, 8);
+	T_EQ_U(oat_code_layout_for(195)->header_size, 4);
+}
+
+/* One class of each type for a pre-194 version; methods decoded through the class. */
+static void test_classes(unsigned version)
+{
+	struct mini m;
+	struct oat_class_info c;
+	struct oat_method_code mc;
+	struct err e;
+	uint32_t m0, m1, off;
+	unsigned mo;
+
+	printf("-- classes, oat %03u\n", version);
+	err_init(&e);
+	mini_init(&m, version, 1);
+	mo = m.s.layout->method_offsets_size;
+	m0 = mini_add_method(&m, 6) + 1;           /* Thumb: entry has bit 0 set */
+	wbuf_zeros(&m.exec, 8);
+	m1 = mini_add_method(&m, 0x80000004u) + 1;  /* deopt flag where it exists */
+	/* all-compiled class at 0: two methods */
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, OAT_CLASS_ALL_COMPILED);
+	wbuf_u32le(&m.data, m0); if (mo == 8) wbuf_u32le(&m.data, 0);
+	wbuf_u32le(&m.data, m1); if (mo == 8) wbuf_u32le(&m.data, 0);
+	/* some-compiled class: 3 methods, only #2 compiled */
+	off = (uint32_t)m.data.len;
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, OAT_CLASS_SOME_COMPILED);
+	wbuf_u32le(&m.data, 4); wbuf_u32le(&m.data, 0x4);
+	wbuf_u32le(&m.data, m1); if (mo == 8) wbuf_u32le(&m.data, 0);
+	wbuf_u16le(&m.data, 0xfffe); wbuf_u16le(&m.data, OAT_CLASS_NONE_COMPILED);   /* status -2 retired */
+	mini_bind(&m);
+
+	T_EQ_I(oat_class_decode(&m.s, 0, 2, &c, &e), 0);
+	T_EQ_U(c.type, OAT_CLASS_ALL_COMPILED);
+	T_EQ_I(c.status, 10);
+	T_EQ_U(c.compiled_count, 2);
+	T_EQ_U(c.end, 4 + 2 * mo);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 1, &off, &e), 0);
+	T_EQ_U(off, m1);
+	if (m.s.layout->code_size_mask == 0xffffffffu) {
+		/* no deopt flag in this version: bit 31 makes the size absurd */
+		T_EQ_I(oat_method_code_decode(&m.s, off, &mc, &e), -ERR_CORRUPT);
+	} else {
+		T_EQ_I(oat_method_code_decode(&m.s, off, &mc, &e), 0);
+		T_EQ_U(mc.code_offset, m1 - 1);
+		T_EQ_U(mc.code_size, 4);
+		T_CHECK(mc.should_deoptimize, "deopt flag");
+	}
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 2, &off, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "out of range") != NULL, "%s", e.msg);
+
+	/* unknown count: the index is only bounded by oatdata */
+	T_EQ_I(oat_class_decode(&m.s, 0, OAT_CODE_UNKNOWN_COUNT, &c, &e), 0);
+	T_EQ_U(c.compiled_count, OAT_CODE_UNKNOWN_COUNT);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 0, &off, &e), 0);
+	T_EQ_U(off, m0);
+	T_EQ_I(oat_method_code_decode(&m.s, off, &mc, &e), 0);
+	T_EQ_U(mc.code_size, 6);
+	T_EQ_U(mc.code.len, 6);
+	T_EQ_U(mc.code.base[0], 0xcc);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 1000, &off, &e), -ERR_TRUNC);
+
+	T_EQ_I(oat_class_decode(&m.s, (uint32_t)(4 + 2 * mo), 3, &c, &e), 0);
+	T_EQ_U(c.type, OAT_CLASS_SOME_COMPILED);
+	T_EQ_U(c.compiled_count, 1);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 0, &off, &e), 0);
+	T_EQ_U(off, 0);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 2, &off, &e), 0);
+	T_EQ_U(off, m1);
+	T_EQ_I(oat_class_decode(&m.s, (uint32_t)(4 + 2 * mo), 40, &c, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "bitmap of 32 bits cannot cover 40") != NULL, "%s", e.msg);
+
+	T_EQ_I(oat_class_decode(&m.s, (uint32_t)(m.data.len - 4), OAT_CODE_UNKNOWN_COUNT, &c, &e), 0);
+	T_EQ_U(c.type, OAT_CLASS_NONE_COMPILED);
+	T_EQ_I(c.status, -2);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 5, &off, &e), 0);
+	T_EQ_U(off, 0);
+	mini_release(&m);
+}
+
+static void test_corrupt_methods(void)
+{
+	struct mini m;
+	struct oat_method_code mc;
+	struct oat_class_info c;
+	struct err e;
+	uint32_t code;
+	uint8_t *size_field;
+
+	T_SECTION("corrupted method headers and classes (oat 183)");
+	err_init(&e);
+	mini_init(&m, 183, 0);
+	code = mini_add_method(&m, 16);
+	wbuf_u16le(&m.data, 7); wbuf_u16le(&m.data, 3);        /* type 3 */
+	wbuf_u16le(&m.data, 40); wbuf_u16le(&m.data, 0);       /* status 40 */
+	wbuf_u16le(&m.data, 4); wbuf_u16le(&m.data, 1);        /* some-compiled, bitmap size cut */
+	wbuf_u16le(&m.data, 0);
+	mini_bind(&m);
+	size_field = m.exec.data + (code - EXEC_REL) - 4;
+
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), 0);
+	T_EQ_U(mc.code_size, 16);
+	T_EQ_I(oat_method_code_decode(&m.s, 0, &mc, &e), -ERR_CORRUPT);
+	T_EQ_I(oat_method_code_decode(&m.s, 0xffffffffu, &mc, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "outside oatexec") != NULL, "%s", e.msg);
+	T_EQ_I(oat_method_code_decode(&m.s, EXEC_REL + 4, &mc, &e), -ERR_CORRUPT);   /* header before exec */
+	T_EQ_I(oat_method_code_decode(&m.s, (uint32_t)(EXEC_REL + m.exec.len + 1), &mc, &e), -ERR_CORRUPT);
+	memcpy(size_field, &(uint32_t){ 0 }, 4);
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "code size is 0") != NULL, "%s", e.msg);
+	memcpy(size_field, &(uint32_t){ 17 }, 4);                 /* len + 1 */
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "exceeds the 16 bytes left") != NULL, "%s", e.msg);
+	memcpy(size_field, &(uint32_t){ 0xffffffffu }, 4);
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), -ERR_CORRUPT);
+	m.s.code_align = 16;
+	memcpy(size_field, &(uint32_t){ 16 }, 4);
+	T_EQ_I(oat_method_code_decode(&m.s, code + 2, &mc, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "aligned") != NULL, "%s", e.msg);
+
+	T_EQ_I(oat_class_decode(&m.s, 0, 1, &c, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "type 3") != NULL, "%s", e.msg);
+	T_EQ_I(oat_class_decode(&m.s, 4, 1, &c, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "status 40") != NULL, "%s", e.msg);
+	T_EQ_I(oat_class_decode(&m.s, 8, 1, &c, &e), -ERR_TRUNC);
+	T_EQ_I(oat_class_decode(&m.s, 14, 1, &c, &e), -ERR_TRUNC);
+	T_EQ_I(oat_class_decode(&m.s, 0xffffffffu, 1, &c, &e), -ERR_TRUNC);
+	mini_release(&m);
+}
+
+static void test_v194(void)
+{
+	struct mini m;
+	struct oat_class_info c;
+	struct oat_method_code mc;
+	struct err e;
+	uint32_t code, off, ci_at;
+
+	T_SECTION("oat 195: num_methods and CodeInfo code size");
+	err_init(&e);
+	mini_init(&m, 195, 0);
+	/* CodeInfo in oatdata at offset 0x40: flags 0, code_size 300 (> 11: 2 extra bytes), rest 0.
+	 * small fields: [0, 11+2=13, 0, 0, 0, 0, 0] -> 28 bits, then 16 bits of 300. */
+	wbuf_zeros(&m.data, 0x40);
+	ci_at = (uint32_t)m.data.len;
+	{
+		uint64_t bits = (uint64_t)13 << 4 | (uint64_t)300 << 28;
+		for (int i = 0; i < 6; i++)
+			wbuf_u8(&m.data, (uint8_t)(bits >> (8 * i)));
+	}
+	off = (uint32_t)m.data.len;
+	wbuf_u16le(&m.data, 15); wbuf_u16le(&m.data, OAT_CLASS_SOME_COMPILED);
+	wbuf_u32le(&m.data, 33);                               /* 33 methods: 2 bitmap words */
+	wbuf_u32le(&m.data, 0); wbuf_u32le(&m.data, 1);        /* method 32 compiled */
+	code = (uint32_t)(EXEC_REL + 4);
+	wbuf_u32le(&m.data, code);
+	wbuf_u32le(&m.exec, 0x40000000u | (code - ci_at));
+	wbuf_zeros(&m.exec, 300);
+	mini_bind(&m);
+
+	T_EQ_I(oat_class_decode(&m.s, off, OAT_CODE_UNKNOWN_COUNT, &c, &e), 0);
+	T_EQ_U(c.num_methods, 33);
+	T_EQ_U(c.compiled_count, 1);
+	T_EQ_U(c.bitmap.len, 8);
+	T_EQ_I(oat_class_decode(&m.s, off, 32, &c, &e), -ERR_CORRUPT);
+	T_EQ_I(oat_class_decode(&m.s, off, 33, &c, &e), 0);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 32, &off, &e), 0);
+	T_EQ_U(off, code);
+	T_EQ_I(oat_class_method_code_offset(&m.s, &c, 33, &off, &e), -ERR_CORRUPT);
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), 0);
+	T_EQ_U(mc.code_info_offset, code - ci_at);
+	T_EQ_U(mc.code_size, 300);
+	memcpy(m.exec.data, &(uint32_t){ 0x40000000u | 0x3fffffffu }, 4);   /* code info before oatdata */
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), -ERR_CORRUPT);
+	memcpy(m.exec.data, &(uint32_t){ 0x40000000u | (code - (uint32_t)m.data.len + 1) }, 4); /* last byte */
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), -ERR_TRUNC);
+	memcpy(m.exec.data, &(uint32_t){ 0x80000000u | 12 }, 4);             /* plain size + deopt */
+	T_EQ_I(oat_method_code_decode(&m.s, code, &mc, &e), 0);
+	T_EQ_U(mc.code_size, 12);
+	T_CHECK(mc.should_deoptimize, "deopt flag");
+	mini_release(&m);
+}
+
+int main(void)
+{
+	static const unsigned versions[] = { 39, 45, 79, 124, 138, 156, 183 };
+
+	T_EQ_U(oat_bitmap_count((const uint8_t[]){ 0xff, 0x01 }, 9), 9);
+	T_EQ_U(oat_bitmap_count((const uint8_t[]){ 0xff, 0x01 }, 3), 3);
+	test_rows();
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		test_classes(versions[i]);
+	test_corrupt_methods();
+	test_v194();
+	T_DONE();
+}
