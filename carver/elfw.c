@@ -36,6 +36,27 @@ static int elfw_libelf_error(struct err *e, const char *label, const char *what)
 	return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "%s: %s: %s", label, what, elf_errmsg(-1));
 }
 
+/* libelf quietly shortens a program header table cut by the end of the file
+ * (elfutils elf_getphdrnum.c); a cut table is an error here, as is an entry size other
+ * than the class's Elf32_Phdr/Elf64_Phdr. */
+static int elfw_check_phdr_table(const struct elfw *w, const GElf_Ehdr *eh, struct err *e)
+{
+	size_t want = gelf_fsize(w->elf, ELF_T_PHDR, 1, EV_CURRENT), bytes;
+
+	if (w->phnum == 0 && eh->e_phnum == 0)
+		return 0;
+	if (eh->e_phentsize != want)
+		return ERR_SET(e, ERR_CORRUPT, w->bits == 64 ? 54 : 42, "%s: program header size %u, expected %zu",
+			       w->label, eh->e_phentsize, want);
+	if (w->phnum < eh->e_phnum && eh->e_phnum != PN_XNUM)
+		return ERR_SET(e, ERR_TRUNC, eh->e_phoff, "%s: program header table at file offset 0x%llx: %u entries exceed the %zu-byte file",
+			       w->label, (unsigned long long)eh->e_phoff, eh->e_phnum, w->len);
+	if (ck_mul(w->phnum, want, &bytes) || eh->e_phoff > w->len || bytes > w->len - eh->e_phoff)
+		return ERR_SET(e, ERR_TRUNC, eh->e_phoff, "%s: program header table at file offset 0x%llx: %zu entries exceed the %zu-byte file",
+			       w->label, (unsigned long long)eh->e_phoff, w->phnum, w->len);
+	return 0;
+}
+
 static int elfw_read_header(struct elfw *w, struct err *e)
 {
 	GElf_Ehdr eh;
@@ -57,7 +78,7 @@ static int elfw_read_header(struct elfw *w, struct err *e)
 			       eh.e_ident[EI_DATA]);
 	if (elf_getphdrnum(w->elf, &w->phnum) != 0)
 		return elfw_libelf_error(e, w->label, "bad program header table");
-	return 0;
+	return elfw_check_phdr_table(w, &eh, e);
 }
 
 int elfw_open(struct elfw **out, const uint8_t *data, size_t len, const char *label, struct err *e)

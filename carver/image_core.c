@@ -132,24 +132,33 @@ static int core_load(struct image *img, struct elfw *w, const char *path, struct
 		if ((rc = img_push(img, ph.vaddr, end, core_prot(ph.flags), "", 0, seg.base, seg.len, e)))
 			return rc;
 	}
+	if (img->region_count == cx.first)
+		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "%s: core holds no memory (no PT_LOAD segment)", path);
 	return elfw_for_each_note(w, core_note, &cx, e);
+}
+
+int img_load_core_bytes(struct image *img, const uint8_t *data, size_t len, const char *label, struct err *e)
+{
+	struct elfw *w;
+	int rc;
+
+	if ((rc = elfw_open(&w, data, len, label, e)))
+		return rc;
+	if (elfw_type(w) != ELFW_ET_CORE)
+		rc = ERR_SET(e, ERR_UNSUP, 16, "%s: an ELF file of type %u, not a core file (ET_CORE)", label, elfw_type(w));
+	else
+		rc = core_load(img, w, label, e);
+	elfw_close(w);
+	return rc;
 }
 
 int img_load_core(struct image *img, const char *path, struct err *e)
 {
 	const uint8_t *data;
 	size_t len;
-	struct elfw *w;
 	int rc;
 
 	if ((rc = img_map_file(img, path, &data, &len, e)))
 		return rc;
-	if ((rc = elfw_open(&w, data, len, path, e)))
-		return rc;
-	if (elfw_type(w) != ELFW_ET_CORE)
-		rc = ERR_SET(e, ERR_UNSUP, 16, "%s: an ELF file of type %u, not a core file (ET_CORE)", path, elfw_type(w));
-	else
-		rc = core_load(img, w, path, e);
-	elfw_close(w);
-	return rc;
+	return img_load_core_bytes(img, data, len, path, e);
 }

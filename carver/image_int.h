@@ -25,6 +25,9 @@ const char *img_strdup(struct image *img, const char *s, size_t n);
 
 /* Container loaders; each fills img after img_begin and before img_finish. */
 int img_load_core(struct image *img, const char *path, struct err *e);
+/* The same over borrowed bytes (which must outlive img); label names them in messages. */
+int img_load_core_bytes(struct image *img, const uint8_t *data, size_t len, const char *label,
+			struct err *e);
 int img_load_maps_dir(struct image *img, const char *dir, struct err *e);
 int img_load_memfetch(struct image *img, const char *dir, struct err *e);
 int img_load_volatility(struct image *img, const char *dir, unsigned version, struct err *e);

@@ -1,0 +1,486 @@
+/* test_image.c - maps parser, region lookups and reads, ELF core loading (generated core,
+ * truncations, corrupted fields) and the detection of every container from hand-made
+ * directories in a scratch directory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "carver/image.h"
+#include "carver/image_int.h"
+#include "carver/maps.h"
+#include "t.h"
+#include "tests/tools/img_coregen.h"
+
+static char scratch[256];
+
+/* ---- helpers ---- */
+
+static void put_file(const char *dir, const char *name, const void *p, size_t n)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "wb");
+	T_CHECK(fp != NULL, "create %s", path);
+	if (fp) {
+		if (n)
+			fwrite(p, 1, n, fp);
+		fclose(fp);
+	}
+}
+
+static void put_text(const char *dir, const char *name, const char *text) { put_file(dir, name, text, strlen(text)); }
+
+static const char *new_dir(const char *name)
+{
+	static char path[512];
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	mkdir(path, 0755);
+	return path;
+}
+
+/* ---- maps ---- */
+
+static void test_maps_line(void)
+{
+	struct arena a;
+	struct maps_entry m;
+	struct err e;
+	const char *l;
+
+	T_SECTION("maps lines");
+	arena_init(&a);
+	err_init(&e);
+	l = "12c00000-2ac00000 rw-p 00000000 00:00 0                                  [anon:dalvik-main space (region space)]\n";
+	T_EQ_I(maps_parse_line(l, strlen(l), 1, &m, &a, &e), 0);
+	T_EQ_U(m.start, 0x12c00000);
+	T_EQ_U(m.end, 0x2ac00000);
+	T_EQ_U(m.prot, IMG_PROT_R | IMG_PROT_W);
+	T_CHECK(!m.shared, "private");
+	T_EQ_S(m.name, "[anon:dalvik-main space (region space)]");
+
+	l = "7f4c0a9ed000-7f4c0aea8000 r-xs 0001a000 fd:03 123456    /dev/ashmem/dalvik-main space (deleted)\r\n";
+	T_EQ_I(maps_parse_line(l, strlen(l), 2, &m, &a, &e), 0);
+	T_EQ_U(m.start, 0x7f4c0a9ed000ull);
+	T_EQ_U(m.prot, IMG_PROT_R | IMG_PROT_X);
+	T_CHECK(m.shared, "shared");
+	T_EQ_U(m.offset, 0x1a000);
+	T_EQ_U(m.inode, 123456);
+	T_CHECK(m.deleted, "deleted flag");
+	T_EQ_S(m.name, "/dev/ashmem/dalvik-main space (deleted)");
+
+	l = "0x1000-0x2000 ---p";
+	T_EQ_I(maps_parse_line(l, strlen(l), 3, &m, &a, &e), 0);
+	T_EQ_U(m.prot, 0);
+	T_EQ_S(m.name, "");
+
+	l = "1000-2000 r--p [vdso]";        /* no offset/dev/inode columns */
+	T_EQ_I(maps_parse_line(l, strlen(l), 4, &m, &a, &e), 0);
+	T_EQ_S(m.name, "[vdso]");
+	l = "1000-2000 r--p cafe babe";     /* a name that starts with hex digits */
+	T_EQ_I(maps_parse_line(l, strlen(l), 5, &m, &a, &e), 0);
+	T_EQ_S(m.name, "cafe babe");
+	T_EQ_U(m.offset, 0);
+	l = "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]";
+	T_EQ_I(maps_parse_line(l, strlen(l), 6, &m, &a, &e), 0);
+	T_EQ_U(m.end, 0xffffffffff601000ull);
+
+	T_EQ_I(maps_parse_line("   \r\n", 5, 7, &m, &a, &e), 1);
+	T_EQ_I(maps_parse_line("", 0, 7, &m, &a, &e), 1);
+
+	l = "2000-1000 r--p 0 00:00 0";
+	T_EQ_I(maps_parse_line(l, strlen(l), 8, &m, &a, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "maps line 8") && strstr(e.msg, "end address"), "%s", e.msg);
+	l = "1000-2000 rwzp 0 00:00 0";
+	T_EQ_I(maps_parse_line(l, strlen(l), 9, &m, &a, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "permissions") != NULL, "%s", e.msg);
+	l = "hello world";
+	T_EQ_I(maps_parse_line(l, strlen(l), 10, &m, &a, &e), -ERR_CORRUPT);
+	l = "10000000000000000-10000000000000001 r--p"; /* 17 digits */
+	T_EQ_I(maps_parse_line(l, strlen(l), 11, &m, &a, &e), -ERR_CORRUPT);
+	l = "1000-";
+	T_EQ_I(maps_parse_line(l, strlen(l), 12, &m, &a, &e), -ERR_CORRUPT);
+	l = "1000-2000 r-";
+	T_EQ_I(maps_parse_line(l, strlen(l), 13, &m, &a, &e), -ERR_CORRUPT);
+	T_EQ_I(maps_parse_line("1000-2000 r--p \0x", 17, 14, &m, &a, &e), -ERR_CORRUPT);
+	arena_release(&a);
+}
+
+static void test_maps_listing(void)
+{
+	static const char text[] =
+		"1000-3000 r--p 00000000 00:00 0 a\n"
+		"\n"
+		"2000-4000 rw-p 00000000 00:00 0 b\n" /* overlaps the first: kept, last wins in find */
+		"5000-6000 rw-p 00000000 00:00 0";    /* no final newline */
+	struct maps m;
+	struct err e;
+	char buf[5];
+
+	T_SECTION("maps listing");
+	maps_init(&m);
+	err_init(&e);
+	T_EQ_I(maps_parse(&m, (const uint8_t *)text, strlen(text), &e), 0);
+	T_EQ_U(m.count, 3);
+	T_EQ_S(maps_find(&m, 0x1000)->name, "a");
+	T_EQ_S(maps_find(&m, 0x2800)->name, "b");
+	T_CHECK(maps_find(&m, 0x4000) == NULL, "gap");
+	T_EQ_S(maps_find(&m, 0x5fff)->name, "");
+	T_EQ_S(maps_prot_text(IMG_PROT_R | IMG_PROT_X, true, buf), "r-xs");
+	maps_release(&m);
+	maps_init(&m);
+	T_EQ_I(maps_parse(&m, (const uint8_t *)"1000-2000 r--p\nbad\n", 19, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "line 2") != NULL, "%s", e.msg);
+	maps_release(&m);
+}
+
+/* ---- regions built in memory ---- */
+
+static void test_regions(void)
+{
+	static uint8_t a[0x1000], b[0x1000], c[0x800];
+	struct image img;
+	struct cursor cur;
+	struct err e;
+	uint8_t buf[0x40];
+	char prot[4];
+
+	T_SECTION("regions: find, view, read");
+	for (size_t i = 0; i < sizeof(a); i++) {
+		a[i] = (uint8_t)i;
+		b[i] = (uint8_t)(i + 0x80);
+	}
+	memset(c, 0xcc, sizeof(c));
+	img_init_empty(&img, "mem");
+	err_init(&e);
+	T_EQ_S(img.container, "memory");
+	T_EQ_I(img_add_region_mem(&img, 0x2000, b, sizeof(b), IMG_PROT_R, "b", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x1000, a, sizeof(a), IMG_PROT_R | IMG_PROT_W, "a", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x5000, c, sizeof(c), IMG_PROT_R, NULL, &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x2800, a, 0x1000, IMG_PROT_R, "overlap", &e), -ERR_CORRUPT);
+	T_EQ_I(img_add_region_mem(&img, 0x0800, a, 0x1000, IMG_PROT_R, "overlap", &e), -ERR_CORRUPT);
+	T_EQ_I(img_add_region_mem(&img, 0x9000, a, 0, IMG_PROT_R, "empty", &e), -ERR_CORRUPT);
+	T_EQ_I(img_add_region_mem(&img, UINT64_MAX - 4, a, 16, IMG_PROT_R, "wrap", &e), -ERR_CORRUPT);
+	T_EQ_U(img.region_count, 3);
+	T_EQ_U(img.regions[0].start, 0x1000);
+	T_EQ_S(img.regions[2].name, "");
+	T_EQ_U(img_captured_bytes(&img), 0x2800);
+	T_EQ_S(img_prot_text(img.regions[0].prot, prot), "rw-");
+
+	T_CHECK(img_find(&img, 0xfff) == NULL, "below");
+	T_EQ_S(img_find(&img, 0x1000)->name, "a");
+	T_EQ_S(img_find(&img, 0x1fff)->name, "a");
+	T_EQ_S(img_find(&img, 0x2000)->name, "b");
+	T_CHECK(img_find(&img, 0x3000) == NULL, "gap start");
+	T_CHECK(img_find(&img, 0x5800) == NULL, "end is exclusive");
+
+	T_EQ_I(img_view(&img, 0x1ff0, 0x10, &cur, &e), 0);
+	T_EQ_U(cur.va, 0x1ff0);
+	T_EQ_U(cur.len, 0x10);
+	T_EQ_U(cur.base[0], 0xf0);
+	T_EQ_I(img_view(&img, 0x1ff0, 0x11, &cur, &e), -ERR_UNMAPPED); /* crosses into b */
+	T_EQ_I(img_view(&img, 0x2000, 0, &cur, &e), 0);
+	T_EQ_I(img_view(&img, 0x4000, 1, &cur, &e), -ERR_UNMAPPED);
+	T_CHECK(strstr(e.msg, "0x4000") && strstr(e.msg, "not mapped"), "%s", e.msg);
+
+	T_EQ_I(img_read(&img, 0x1fe0, buf, 0x40, &e), 0); /* across a|b */
+	T_EQ_U(buf[0], 0xe0);
+	T_EQ_U(buf[0x1f], 0xff);
+	T_EQ_U(buf[0x20], 0x80);
+	T_EQ_U(buf[0x3f], 0x9f);
+	T_EQ_I(img_read(&img, 0x2fe0, buf, 0x40, &e), -ERR_UNMAPPED); /* b then gap */
+	T_EQ_U(e.va, 0x3000);
+	T_CHECK(strstr(e.msg, "0x3000") != NULL, "%s", e.msg);
+	T_EQ_I(img_read(&img, 0x57f0, buf, 0x20, &e), -ERR_UNMAPPED);
+	T_EQ_I(img_read(&img, UINT64_MAX - 8, buf, 0x20, &e), -ERR_UNMAPPED);
+	T_EQ_I(img_read(&img, 0x5000, buf, 0, &e), 0);
+	img_close(&img);
+	img_close(&img); /* safe twice */
+}
+
+/* ---- ELF cores ---- */
+
+static int load_core_bytes(struct image *img, const uint8_t *p, size_t n, const struct maps *m, struct err *e)
+{
+	int rc = img_begin(img, "elf-core", "mem-core", e);
+	if (rc == 0)
+		rc = img_load_core_bytes(img, p, n, "mem-core", e);
+	if (rc == 0)
+		rc = img_finish(img, m, e);
+	return rc;
+}
+
+static void check_generated(const struct image *img, unsigned unit)
+{
+	uint8_t buf[64];
+	struct cursor cur;
+	struct err e;
+	uint64_t heap = coregen_va(unit, 8), tail = coregen_va(unit, 13);
+
+	err_init(&e);
+	T_EQ_U(img->region_count, COREGEN_NSEGS);
+	T_EQ_S(img->regions[0].name, "/system/bin/app_process64");
+	T_EQ_U(img->regions[0].file_offset, unit);
+	T_EQ_U(img->regions[0].prot, IMG_PROT_R | IMG_PROT_X);
+	T_EQ_S(img->regions[2].name, "");
+	T_EQ_U(img->regions[3].data_len, unit);             /* p_filesz < p_memsz */
+	T_EQ_U(img->regions[3].end - img->regions[3].start, 2 * unit);
+	T_CHECK(img->regions[4].data == NULL && img->regions[4].data_len == 0, "nothing captured");
+	/* the bytes are where the generator put them, across the abutting heap segments */
+	uint64_t half = unit / 2 < 32 ? unit / 2 : 32, at = heap + 4 * unit - half;
+	T_EQ_I(img_read(img, at, buf, 2 * half, &e), 0);
+	for (unsigned i = 0; i < 2 * half; i++)
+		if (buf[i] != coregen_byte(at + i)) {
+			T_CHECK(0, "byte %u differs", i);
+			break;
+		}
+	T_EQ_I(img_view(img, tail - 8, 8, &cur, &e), 0);
+	T_EQ_I(img_view(img, tail - 8, 9, &cur, &e), -ERR_UNMAPPED);
+	T_CHECK(strstr(e.msg, "mapped but not captured") != NULL, "%s", e.msg);
+}
+
+static void test_core(void)
+{
+	struct wbuf b, mt;
+	struct image img;
+	struct maps m;
+	struct err e;
+
+	T_SECTION("generated ELF core");
+	err_init(&e);
+	wbuf_init(&b);
+	T_EQ_I(coregen_build(&b, 4096), 0);
+	T_EQ_I(load_core_bytes(&img, b.data, b.len, NULL, &e), 0);
+	check_generated(&img, 4096);
+	img_close(&img);
+
+	/* joined with a listing: names by address, the heap line cut in two, uncaptured lines */
+	wbuf_init(&mt);
+	coregen_maps(&mt, 4096);
+	maps_init(&m);
+	T_EQ_I(maps_parse(&m, mt.data, mt.len, &e), 0);
+	T_EQ_I(load_core_bytes(&img, b.data, b.len, &m, &e), 0);
+	T_EQ_U(img.region_count, 8);
+	T_EQ_S(img_find(&img, coregen_va(4096, 9))->name, "[anon:dalvik-main space (region space)]");
+	T_EQ_S(img_find(&img, coregen_va(4096, 13))->name, "[anon:dalvik-main space (region space)]");
+	T_EQ_U(img_find(&img, coregen_va(4096, 13))->file_offset, 4 * 4096);
+	T_EQ_S(img_find(&img, coregen_va(4096, 20))->name, "/dev/ashmem/dalvik-Sentinel fault page (deleted)");
+	T_CHECK(img_find(&img, coregen_va(4096, 30)) && img_find(&img, coregen_va(4096, 30))->data == NULL,
+		"[stack] listed, not captured");
+	T_EQ_U(img_captured_bytes(&img), 8 * 4096);
+	img_close(&img);
+	maps_release(&m);
+	wbuf_release(&mt);
+	wbuf_release(&b);
+
+	T_SECTION("tiny core: every truncation, corrupted fields");
+	wbuf_init(&b);
+	T_EQ_I(coregen_build(&b, 16), 0);
+	T_EQ_I(load_core_bytes(&img, b.data, b.len, NULL, &e), 0);
+	check_generated(&img, 16);
+	img_close(&img);
+	{
+		unsigned ok = 0;
+		for (size_t n = 0; n < b.len; n++) {
+			uint8_t *copy = malloc(n ? n : 1);
+			memcpy(copy, b.data, n);
+			if (load_core_bytes(&img, copy, n, NULL, &e) == 0)
+				ok++;
+			img_close(&img);
+			free(copy);
+		}
+		T_EQ_U(ok, 0); /* the last segment's bytes end the file: every cut loses some */
+	}
+	{
+		/* each 8-byte field of the program headers set to 0, 0xffffffff, all ones, len+1 */
+		const uint64_t vals[] = { 0, 0xffffffffull, UINT64_MAX, b.len + 1 };
+		unsigned rejected = 0, runs = 0;
+		for (size_t off = 64; off + 8 <= 64 + 56 * (COREGEN_NSEGS + 1); off += 8)
+			for (size_t v = 0; v < 4; v++) {
+				uint8_t *copy = malloc(b.len);
+				memcpy(copy, b.data, b.len);
+				for (int k = 0; k < 8; k++)
+					copy[off + (size_t)k] = (uint8_t)(vals[v] >> (8 * k));
+				if (load_core_bytes(&img, copy, b.len, NULL, &e) != 0) {
+					rejected++;
+					T_CHECK(e.msg[0] != '\0' && !strchr(e.msg, '\n'), "one-line message");
+				}
+				runs++;
+				img_close(&img);
+				free(copy);
+			}
+		T_CHECK(rejected > runs / 4 && rejected < runs, "%u of %u corrupted cores rejected", rejected, runs);
+	}
+	wbuf_release(&b);
+}
+
+/* ---- containers ---- */
+
+static void test_open(const char *path, const char *maps_path, int want_rc, const char *want_container,
+		      const char *want_msg, size_t want_regions)
+{
+	struct img_open_opts o = { maps_path };
+	struct image img;
+	struct err e;
+	int rc;
+
+	err_init(&e);
+	rc = img_open(&img, path, &o, &e);
+	T_CHECK(rc == want_rc, "%s: rc %d, expected %d (%s)", path, rc, want_rc, e.msg);
+	if (rc == 0) {
+		T_EQ_S(img.container, want_container);
+		T_EQ_U(img.region_count, want_regions);
+		img_close(&img);
+	} else if (want_msg) {
+		T_CHECK(strstr(e.msg, want_msg) != NULL, "%s: \"%s\" lacks \"%s\"", path, e.msg, want_msg);
+	}
+}
+
+static void test_containers(void)
+{
+	static uint8_t page[0x1000];
+	static const char maps[] = "10000-11000 rw-p 00000000 00:00 0   [anon:dalvik-x]\n"
+				   "11000-13000 r--p 00000000 00:00 0   [anon:dalvik-y]\n";
+	static const uint8_t lime[32] = { 0x45, 0x4d, 0x69, 0x4c, 1 };
+	const char *d;
+	struct image img;
+	struct err e;
+	struct wbuf b;
+
+	T_SECTION("containers");
+	memset(page, 0x5a, sizeof(page));
+	err_init(&e);
+
+	d = new_dir("mapsdir");
+	put_text(d, "maps", maps);
+	put_file(d, "10000-11000.bin", page, sizeof(page));
+	put_file(d, "0x11000-0x13000.bin", page, 0x800); /* short: head captured */
+	test_open(d, NULL, 0, "maps-dir", NULL, 2);
+	if (img_open(&img, d, NULL, &e) == 0) {
+		T_EQ_S(img.regions[1].name, "[anon:dalvik-y]");
+		T_EQ_U(img.regions[1].prot, IMG_PROT_R);
+		T_EQ_U(img.regions[1].data_len, 0x800);
+		img_close(&img);
+	}
+	put_file(d, "13000-13800.bin", page, 0x1000); /* longer than its region */
+	test_open(d, NULL, -ERR_CORRUPT, NULL, "more than the 2048", 0);
+
+	d = new_dir("memfetch");
+	put_text(d, "mfetch.lst",
+		 "# This memory data dump generated by memfetch by <lcamtuf@coredump.cx>\n"
+		 "# PID 1, declared executable: /system/bin/app_process64\n\n"
+		 "[000] mem-000.bin:\n     Memory range 0x00010000 to 0x00011000 (4096 bytes)\n"
+		 "     10000-11000 rw-p 00000000 00:00 0   [anon:dalvik-x]\n\n"
+		 "[001] map-001.bin:\n     Memory range 0x00011000 to 0x00012000 (4096 bytes)\n"
+		 "     MAPPED FROM: /data/app/base.apk]\n"
+		 "     11000-12000 r--p 00000000 00:00 0   [anon:dalvik-classes.dex extracted in memory from\n\n"
+		 "[002] mem-002.bin: 0x0000000000020000-0x0000000000021000 (4096 bytes)\n\n"
+		 "# End of file.\n");
+	put_file(d, "mem-000.bin", page, sizeof(page));
+	put_file(d, "map-001.bin", page, sizeof(page));
+	put_file(d, "mem-002.bin", page, sizeof(page));
+	test_open(d, NULL, 0, "memfetch", NULL, 3);
+	if (img_open(&img, d, NULL, &e) == 0) {
+		T_EQ_S(img.regions[1].name, "[anon:dalvik-classes.dex extracted in memory from /data/app/base.apk]");
+		T_EQ_U(img.regions[2].prot, IMG_PROT_R); /* no maps line: assumed readable */
+		img_close(&img);
+	}
+	put_text(d, "mfetch.lst", "[000] mem-000.bin:\n     garbage\n");
+	test_open(d, NULL, -ERR_CORRUPT, NULL, "line 2", 0);
+	put_text(d, "mfetch.lst", "[000] ../../etc/passwd:\n     Memory range 0x1000 to 0x2000 (1 bytes)\n");
+	test_open(d, NULL, -ERR_CORRUPT, NULL, "expected", 0);
+	put_text(d, "mfetch.lst", "# nothing\n");
+	test_open(d, NULL, -ERR_CORRUPT, NULL, "no entries", 0);
+
+	d = new_dir("vol2");
+	put_file(d, "task.77.0x10000.vma", page, sizeof(page));
+	put_file(d, "task.77.0x11000.vma", page, 0x2000 > sizeof(page) ? sizeof(page) : 0x2000);
+	test_open(d, NULL, 0, "volatility2", NULL, 2);
+	put_text(d, "maps", maps);
+	test_open(d, NULL, 0, "volatility2", NULL, 3); /* 12000-13000 from the listing */
+	put_file(d, "task.78.0x30000.vma", page, sizeof(page));
+	test_open(d, NULL, -ERR_UNSUP, NULL, "processes 77 and 78", 0);
+
+	d = new_dir("vol3");
+	put_file(d, "pid.77.vma.0x10000-0x11000.dmp", page, sizeof(page));
+	test_open(d, NULL, 0, "volatility3", NULL, 1);
+	put_file(d, "mfetch.lst", "x", 1);
+	test_open(d, NULL, -ERR_UNSUP, NULL, "ambiguous directory: looks like memfetch, volatility3", 0);
+
+	d = new_dir("empty");
+	test_open(d, NULL, -ERR_UNSUP, NULL, "holds no known image", 0);
+	put_file(d, "lime.raw", lime, sizeof(lime));
+	{
+		char p[512];
+		snprintf(p, sizeof(p), "%s/lime.raw", d);
+		test_open(p, NULL, -ERR_UNSUP, NULL, "LiME physical memory image", 0);
+		snprintf(p, sizeof(p), "%s/missing", d);
+		test_open(p, NULL, -ERR_IO, NULL, "cannot open", 0);
+		put_text(d, "text", "hello");
+		snprintf(p, sizeof(p), "%s/text", d);
+		test_open(p, NULL, -ERR_UNSUP, NULL, "unknown image format", 0);
+		put_file(d, "empty-file", "", 0);
+		snprintf(p, sizeof(p), "%s/empty-file", d);
+		test_open(p, NULL, -ERR_UNSUP, NULL, "unknown image format", 0);
+	}
+
+	d = new_dir("core");
+	wbuf_init(&b);
+	T_EQ_I(coregen_build(&b, 4096), 0);
+	put_file(d, "core", b.data, b.len);
+	wbuf_reset(&b);
+	coregen_maps(&b, 4096);
+	put_file(d, "maps", b.data, b.len);
+	wbuf_release(&b);
+	{
+		char p[512], mp[512];
+		snprintf(p, sizeof(p), "%s/core", d);
+		snprintf(mp, sizeof(mp), "%s/maps", d);
+		test_open(p, NULL, 0, "elf-core", NULL, COREGEN_NSEGS);
+		test_open(p, mp, 0, "elf-core", NULL, 8);
+		snprintf(mp, sizeof(mp), "%s/nonexistent-maps", d);
+		test_open(p, mp, -ERR_IO, NULL, "nonexistent-maps", 0);
+	}
+}
+
+static void test_names(void)
+{
+	uint64_t pid, s, e;
+
+	T_SECTION("region file names");
+	T_CHECK(img_parse_region_file_name("12c00000-12c01000.bin", &s, &e) && s == 0x12c00000 && e == 0x12c01000, "plain");
+	T_CHECK(img_parse_region_file_name("0x7F00-0x7F10.bin", &s, &e) && e == 0x7f10, "0x, upper case");
+	T_CHECK(!img_parse_region_file_name("0x1000-2000.bin", &s, &e), "mixed forms");
+	T_CHECK(!img_parse_region_file_name("2000-1000.bin", &s, &e), "end below start");
+	T_CHECK(!img_parse_region_file_name("1000-2000.bin.bak", &s, &e), "suffix");
+	T_CHECK(!img_parse_region_file_name("11112222333344445-2.bin", &s, &e), "17 digits");
+	T_CHECK(img_parse_vol2_name("task.1234.0x12c00000.vma", &pid, &s) && pid == 1234 && s == 0x12c00000, "vol2");
+	T_CHECK(!img_parse_vol2_name("task.1234.12c00000.vma", &pid, &s), "vol2 without 0x");
+	T_CHECK(img_parse_vol3_name("pid.9.vma.0x1000-0x3000.dmp", &pid, &s, &e) && pid == 9 && e == 0x3000, "vol3");
+	T_CHECK(!img_parse_vol3_name("pid.9.vma.0x3000-0x1000.dmp", &pid, &s, &e), "vol3 reversed");
+}
+
+int main(void)
+{
+	char cmd[300];
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(scratch, sizeof(scratch), "%s/test_image.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(scratch)) {
+		printf("cannot create a scratch directory\n");
+		return 1;
+	}
+	test_maps_line();
+	test_maps_listing();
+	test_regions();
+	test_core();
+	test_containers();
+	test_names();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	if (system(cmd) != 0)
+		printf("could not remove %s\n", scratch);
+	T_DONE();
+}
