@@ -392,7 +392,8 @@ int img_finish(struct image *img, const struct maps *m, struct err *e)
 	size_t nc = img->region_count, nv = 0;
 	int rc;
 
-	qsort(img->reg_, nc, sizeof(*img->reg_), img_cmp_start);
+	if (nc > 1)
+		qsort(img->reg_, nc, sizeof(*img->reg_), img_cmp_start);
 	if ((rc = img_check_overlaps(img, e)))
 		return rc;
 	if ((rc = img_sorted_lines(m, &v, &nv, e)))
@@ -411,7 +412,8 @@ int img_finish(struct image *img, const struct maps *m, struct err *e)
 	xfree(v);
 	if (rc)
 		return rc;
-	qsort(img->reg_, img->region_count, sizeof(*img->reg_), img_cmp_start);
+	if (img->region_count > 1)
+		qsort(img->reg_, img->region_count, sizeof(*img->reg_), img_cmp_start);
 	img->regions = img->reg_;
 	img->sorted_ = true;
 	return img_check_overlaps(img, e);

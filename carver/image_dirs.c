@@ -150,7 +150,8 @@ static int dir_list(const char *dir, struct dir_list *l, struct err *e)
 		strcpy(l->names[l->count++], de->d_name);
 	}
 	closedir(d);
-	qsort(l->names, l->count, sizeof(*l->names), dir_cmp);
+	if (l->count > 1)
+		qsort(l->names, l->count, sizeof(*l->names), dir_cmp);
 	return 0;
 nomem:
 	closedir(d);
