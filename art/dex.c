@@ -275,14 +275,31 @@ uint32_t dex_adler32(uint32_t adler, const uint8_t *p, size_t n)
 	return b << 16 | a;
 }
 
-/* DexFile::CalculateChecksum: adler32 of [12, file_size); cdex adds the data section
- * when it lies outside the file (compact_dex_file.cc CalculateChecksum @9) */
+/* CompactDexFile::CalculateChecksum (compact_dex_file.cc @9): adler32 of the header with
+ * checksum, data_off and data_size zeroed, then of the rest of the dex, then of the data
+ * section, chained as ck = ck * 31 ^ adler32(part). */
+static uint32_t cdex_checksum(const struct dex *d)
+{
+	uint8_t h[CDEX_HEADER_SIZE];
+	uint32_t ck;
+
+	memcpy(h, d->file.base, sizeof(h));
+	memset(h + DH_CHECKSUM, 0, 4);
+	memset(h + DH_DATA_SIZE, 0, 8);  /* data_size, data_off */
+	ck = dex_adler32(1, h, sizeof(h));
+	ck = ck * 31 ^ dex_adler32(1, d->file.base + sizeof(h), d->file.len - sizeof(h));
+	return ck * 31 ^ dex_adler32(1, d->data.base, d->data.len);
+}
+
+/* DexFile::CalculateChecksum: adler32 of [12, file_size) (dex_file.cc @9) */
 int dex_verify_checksum(const struct dex *d, uint32_t *computed, struct err *e)
 {
-	uint32_t a = dex_adler32(1, d->file.base + DH_SIGNATURE, d->file.len - DH_SIGNATURE);
+	uint32_t a;
 
-	if (d->compact && d->data.len && d->data_off >= d->file_size)
-		a = dex_adler32(a, d->data.base, d->data.len);
+	if (d->compact)
+		a = cdex_checksum(d);
+	else
+		a = dex_adler32(1, d->file.base + DH_SIGNATURE, d->file.len - DH_SIGNATURE);
 	*computed = a;
 	if (a != d->checksum)
 		return ERR_SET(e, ERR_CORRUPT, d->file.va + DH_CHECKSUM,

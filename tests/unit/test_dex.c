@@ -1,0 +1,309 @@
+/* test_dex.c - DEX / compact DEX reader on DEX files built by tests/tools/dexgen.h:
+ * valid input, every truncation, corrupted header fields, flipped magic. */
+#include "art/dex.h"
+
+#include <stdlib.h>
+
+#include "carver/xalloc.h"
+#include "t.h"
+#include "tests/tools/dexgen.h"
+
+static int build(struct wbuf *b, unsigned version, bool compact)
+{
+	struct dg_spec sp = { dg_sample_classes, 2, version, compact };
+	wbuf_init(b);
+	return dg_build(b, &sp);
+}
+
+static int parse(struct dex *d, const struct wbuf *b, size_t len, struct err *e)
+{
+	struct cursor c;
+	cur_init(&c, b->data, len, 0);
+	err_init(e);
+	return dex_parse(d, &c, e);
+}
+
+static bool str_is(const struct dex *d, uint32_t idx, const char *want)
+{
+	const uint8_t *s;
+	size_t n;
+	return dex_string(d, idx, &s, &n, NULL) == 0 && n == strlen(want) && !memcmp(s, want, n);
+}
+
+static bool type_is(const struct dex *d, uint32_t idx, const char *want)
+{
+	const uint8_t *s;
+	size_t n;
+	return dex_type_descriptor(d, idx, &s, &n, NULL) == 0 && n == strlen(want) && !memcmp(s, want, n);
+}
+
+/* walks everything reachable; returns the number of members seen or -1 on an error */
+static long walk_all(const struct dex *d, struct err *e)
+{
+	long members = 0;
+	struct wbuf sig;
+
+	wbuf_init(&sig);
+	for (uint32_t i = 0; i < d->class_defs_size; i++) {
+		struct dex_class_def def;
+		struct dex_class_data it;
+		struct dex_member m;
+		int rc;
+		if (dex_class_def(d, i, &def, e) || dex_class_data_open(d, &def, &it, e))
+			goto fail;
+		while ((rc = dex_class_data_next(&it, &m, e)) == 1) {
+			members++;
+			if (m.kind >= DEX_DIRECT_METHOD) {
+				struct dex_method_id mid;
+				struct dex_code_item ci;
+				if (dex_method_id(d, m.idx, &mid, e) || dex_proto_signature(d, mid.proto_idx, &sig, e))
+					goto fail;
+				if (m.code_off && dex_code_item(d, m.code_off, m.idx, &ci, e))
+					goto fail;
+			} else {
+				struct dex_field_id fid;
+				const uint8_t *s;
+				size_t n;
+				if (dex_field_id(d, m.idx, &fid, e) || dex_string(d, fid.name_idx, &s, &n, e))
+					goto fail;
+			}
+		}
+		if (rc < 0)
+			goto fail;
+	}
+	if (dex_map_validate(d, e))
+		goto fail;
+	wbuf_release(&sig);
+	return members;
+fail:
+	wbuf_release(&sig);
+	return -1;
+}
+
+static void test_valid(unsigned version, bool compact)
+{
+	struct wbuf b;
+	struct dex d;
+	struct err e;
+	uint32_t ck;
+	struct wbuf sig;
+
+	printf("-- valid %s %u\n", compact ? "cdex" : "dex", version);
+	T_EQ_I(build(&b, version, compact), 0);
+	T_CHECK(dex_probe(b.data, b.len), "probe");
+	T_EQ_I(parse(&d, &b, b.len, &e), 0);
+	T_EQ_U(d.compact, compact);
+	T_EQ_U(d.version, compact ? 1 : version);
+	T_EQ_U(d.string_ids_size, 18);
+	T_EQ_U(d.type_ids_size, 8);
+	T_EQ_U(d.proto_ids_size, 3);
+	T_EQ_U(d.field_ids_size, 4);
+	T_EQ_U(d.method_ids_size, 6);
+	T_EQ_U(d.class_defs_size, 2);
+	T_EQ_I(dex_verify_checksum(&d, &ck, &e), 0);
+	T_EQ_U(ck, d.checksum);
+	T_EQ_I(dex_map_validate(&d, &e), 0);
+	T_CHECK(str_is(&d, 0, "<init>"), "string 0");
+	T_CHECK(type_is(&d, 0, "I"), "type 0");
+	T_CHECK(type_is(&d, 2, "Lcom/example/Hello;"), "type 2");
+	wbuf_init(&sig);
+	T_EQ_I(dex_proto_signature(&d, d.proto_ids_size, &sig, &e), -ERR_CORRUPT);
+	{
+		/* find greet's proto through its method id */
+		bool seen = false;
+		for (uint32_t i = 0; i < d.method_ids_size; i++) {
+			struct dex_method_id m;
+			T_EQ_I(dex_method_id(&d, i, &m, &e), 0);
+			if (str_is(&d, m.name_idx, "greet")) {
+				wbuf_reset(&sig);
+				T_EQ_I(dex_proto_signature(&d, m.proto_idx, &sig, &e), 0);
+				T_CHECK(sig.len == strlen("(ILjava/lang/String;)Ljava/lang/String;") &&
+					!memcmp(sig.data, "(ILjava/lang/String;)Ljava/lang/String;", sig.len),
+					"greet signature %.*s", (int)sig.len, (const char *)sig.data);
+				seen = true;
+			}
+		}
+		T_CHECK(seen, "greet found");
+	}
+	wbuf_release(&sig);
+	{
+		struct dex_class_def def;
+		struct dex_class_data it;
+		struct dex_member m;
+		unsigned kinds[4] = { 0 };
+		uint32_t big_insns = 0;
+		T_EQ_I(dex_class_def(&d, 1, &def, &e), 0);
+		T_CHECK(type_is(&d, def.class_idx, "Lcom/example/World;"), "class 1");
+		T_CHECK(type_is(&d, def.superclass_idx, "Lcom/example/Hello;"), "super 1");
+		T_EQ_I(dex_class_def(&d, 0, &def, &e), 0);
+		T_EQ_U(def.access_flags, 0x401);
+		T_EQ_I(dex_class_data_open(&d, &def, &it, &e), 0);
+		while (dex_class_data_next(&it, &m, &e) == 1)
+			kinds[m.kind]++;
+		T_EQ_U(kinds[DEX_STATIC_FIELD], 1);
+		T_EQ_U(kinds[DEX_INSTANCE_FIELD], 2);
+		T_EQ_U(kinds[DEX_DIRECT_METHOD], 2);
+		T_EQ_U(kinds[DEX_VIRTUAL_METHOD], 2);
+		/* World.run has 2100 code units: the cdex pre-header carries the excess */
+		T_EQ_I(dex_class_def(&d, 1, &def, &e), 0);
+		T_EQ_I(dex_class_data_open(&d, &def, &it, &e), 0);
+		while (dex_class_data_next(&it, &m, &e) == 1) {
+			struct dex_code_item ci;
+			if (m.kind == DEX_VIRTUAL_METHOD) {
+				T_EQ_I(dex_code_item(&d, m.code_off, m.idx, &ci, &e), 0);
+				big_insns = ci.insns_size;
+				T_EQ_U(ci.registers_size, 1);
+				T_EQ_U(ci.ins_size, 1);
+				T_EQ_U(ci.insns.len, 4200);
+			}
+		}
+		T_EQ_U(big_insns, 2100);
+	}
+	T_EQ_I(walk_all(&d, &e), 10);
+	wbuf_release(&b);
+}
+
+/* every prefix must parse or fail cleanly; a prefix shorter than file_size must fail */
+static void test_truncations(bool compact)
+{
+	struct wbuf b;
+	struct dex d;
+	struct err e;
+	unsigned bad = 0;
+
+	printf("-- truncations %s\n", compact ? "cdex" : "dex");
+	build(&b, 35, compact);
+	for (size_t len = 0; len < b.len; len++) {
+		uint8_t *copy = xmalloc(len ? len : 1);
+		struct cursor c;
+		memcpy(copy, b.data, len);
+		cur_init(&c, copy, len, 0);
+		err_init(&e);
+		if (dex_parse(&d, &c, &e) == 0)
+			bad++;   /* every generated dex needs all of its bytes */
+		else if (e.msg[0] == 0)
+			bad++;
+		xfree(copy);
+	}
+	T_EQ_U(bad, 0);
+	wbuf_release(&b);
+}
+
+/* corrupt every header u32 with 0, 0xffffffff and len+1: parse + walk must not crash */
+static void test_corrupt_fields(bool compact)
+{
+	struct wbuf b;
+	const uint32_t vals[3] = { 0, 0xffffffffu, 0 };
+	unsigned rejected = 0, total = 0;
+	size_t hsize = compact ? CDEX_HEADER_SIZE : DEX_HEADER_SIZE;
+
+	printf("-- corrupt header fields %s\n", compact ? "cdex" : "dex");
+	build(&b, 35, compact);
+	for (size_t off = 8; off + 4 <= hsize; off += 4) {
+		for (int k = 0; k < 3; k++) {
+			uint8_t *copy = xmalloc(b.len);
+			struct dex d;
+			struct err e;
+			uint32_t v = k == 2 ? (uint32_t)b.len + 1 : vals[k];
+			memcpy(copy, b.data, b.len);
+			dg_put32(&(struct wbuf){ copy, b.len, b.len, 0 }, off, v);
+			{
+				struct cursor c;
+				cur_init(&c, copy, b.len, 0);
+				err_init(&e);
+				if (dex_parse(&d, &c, &e) != 0 || walk_all(&d, &e) < 0) {
+					rejected++;
+					T_CHECK(e.msg[0] != 0, "error message for field 0x%zx", off);
+				}
+			}
+			total++;
+			xfree(copy);
+		}
+	}
+	T_CHECK(rejected > total / 3, "%u of %u corruptions rejected", rejected, total);
+	wbuf_release(&b);
+}
+
+static void test_magic_and_versions(void)
+{
+	struct wbuf b;
+	struct dex d;
+	struct err e;
+
+	T_SECTION("magic and versions");
+	build(&b, 35, false);
+	b.data[0] = 'D';
+	T_CHECK(!dex_probe(b.data, b.len), "flipped magic not probed");
+	T_EQ_I(parse(&d, &b, b.len, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "no dex magic") != NULL, "%s", e.msg);
+	b.data[0] = 'd';
+	memcpy(b.data + 4, "036", 3);
+	T_EQ_I(parse(&d, &b, b.len, &e), -ERR_UNSUP);
+	memcpy(b.data + 4, "042", 3);
+	T_EQ_I(parse(&d, &b, b.len, &e), -ERR_UNSUP);
+	memcpy(b.data + 4, "039", 3);
+	T_EQ_I(parse(&d, &b, b.len, &e), 0);
+	dg_put32(&b, 40, 0x78563412);  /* byte-swapped endian tag */
+	T_EQ_I(parse(&d, &b, b.len, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "endian_tag") != NULL, "%s", e.msg);
+	wbuf_release(&b);
+	T_CHECK(!dex_probe((const uint8_t *)"dex\n03", 6), "short probe");
+	T_CHECK(dex_probe((const uint8_t *)"cdex001", 8), "cdex probe");
+}
+
+static void test_index_bounds(void)
+{
+	struct wbuf b;
+	struct dex d;
+	struct err e;
+	const uint8_t *s;
+	size_t n;
+	struct dex_field_id f;
+
+	T_SECTION("index bounds");
+	build(&b, 35, false);
+	parse(&d, &b, b.len, &e);
+	T_EQ_I(dex_string(&d, d.string_ids_size, &s, &n, &e), -ERR_CORRUPT);
+	T_EQ_I(dex_type_descriptor(&d, 0xffffffffu, &s, &n, &e), -ERR_CORRUPT);
+	T_EQ_I(dex_field_id(&d, d.field_ids_size, &f, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, "field index 4 out of range") != NULL, "%s", e.msg);
+	/* a string_data_off past the end */
+	dg_put32(&b, d.string_ids_off, (uint32_t)b.len);
+	T_EQ_I(dex_string(&d, 0, &s, &n, &e), -ERR_CORRUPT);
+	wbuf_release(&b);
+}
+
+static void test_adler(void)
+{
+	T_SECTION("adler32");
+	T_EQ_U(dex_adler32(1, (const uint8_t *)"", 0), 1);
+	T_EQ_U(dex_adler32(1, (const uint8_t *)"Wikipedia", 9), 0x11E60398);
+	{
+		/* long input crosses the NMAX block boundary */
+		uint8_t *buf = xmalloc(100000);
+		uint32_t a = 1, b = 0;
+		for (size_t i = 0; i < 100000; i++) {
+			buf[i] = (uint8_t)(i * 7);
+			a = (a + buf[i]) % 65521;
+			b = (b + a) % 65521;
+		}
+		T_EQ_U(dex_adler32(1, buf, 100000), b << 16 | a);
+		xfree(buf);
+	}
+}
+
+int main(void)
+{
+	test_valid(35, false);
+	test_valid(38, false);
+	test_valid(40, false);
+	test_valid(0, true);
+	test_truncations(false);
+	test_truncations(true);
+	test_corrupt_fields(false);
+	test_corrupt_fields(true);
+	test_magic_and_versions();
+	test_index_bounds();
+	test_adler();
+	T_DONE();
+}
