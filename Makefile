@@ -14,6 +14,9 @@ LIB_SRCS  := $(filter-out carver/main.c,$(wildcard carver/*.c art/*.c rosalloc/*
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 SYNTH_SRCS := $(wildcard tests/synth/*.c)
+# test helper programs (tests/tools/NAME.c -> build/tools/NAME), linked with the library
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,build/tools/%,$(TOOL_SRCS))
 # the synthetic generator may share only the foundation (constants, cursor, buffers)
 FOUND_SRCS := carver/err.c carver/cursor.c carver/wbuf.c carver/xalloc.c carver/outfile.c carver/arena.c carver/mapfile.c
 
@@ -22,7 +25,7 @@ BA := build/asan
 
 lib_objs  = $(patsubst %.c,$(1)/obj/%.o,$(LIB_SRCS))
 
-all: $(B)/artcarve $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS)) $(if $(SYNTH_SRCS),$(B)/synth)
+all: $(B)/artcarve $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS)) $(if $(SYNTH_SRCS),$(B)/synth) $(TOOL_BINS)
 	@ln -sf $(B)/artcarve artcarve
 
 $(B)/obj/%.o: %.c
@@ -52,6 +55,10 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/libartcarve.a
 $(BA)/tests/%: $(BA)/obj/tests/unit/%.o $(BA)/libartcarve.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+
+$(B)/tools/%: $(B)/obj/tests/tools/%.o $(B)/libartcarve.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/synth: $(patsubst %.c,$(B)/obj/%.o,$(SYNTH_SRCS) $(FOUND_SRCS))
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)

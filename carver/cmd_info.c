@@ -9,12 +9,14 @@
 
 #include "carver/cli.h"
 #include "carver/image.h"
+#include "carver/info_art.h"
 
 struct info_ctx {
 	const struct image *img;
 	FILE *out;
 	bool json;
 	bool hash;      /* print an FNV-1a 64 hash of each region's captured bytes */
+	struct info_art *art; /* ART runtime model (carver/info_art.h) */
 };
 
 /* Prints the section's text, or its JSON value (the key is printed by the caller). */
@@ -124,12 +126,23 @@ static int info_totals(struct info_ctx *cx, struct err *e)
 	return 0;
 }
 
+/* ART sections: carver/info_art.c */
+static int info_art(struct info_ctx *cx, struct err *e) { return info_art_runtime(cx->art, cx->out, cx->json, e); }
+static int info_spaces(struct info_ctx *cx, struct err *e) { return info_art_spaces(cx->art, cx->out, cx->json, e); }
+static int info_images(struct info_ctx *cx, struct err *e) { return info_art_images(cx->art, cx->out, cx->json, e); }
+static int info_files(struct info_ctx *cx, struct err *e) { return info_art_files(cx->art, cx->out, cx->json, e); }
+static int info_classes(struct info_ctx *cx, struct err *e) { return info_art_classes(cx->art, cx->out, cx->json, e); }
+
 static const struct info_section info_sections[] = {
 	{ "container", info_container },
 	{ "path", info_path },
 	{ "regions", info_regions },
 	{ "totals", info_totals },
-	/* later sections (ART runtime, spaces, boot images, classes) go here */
+	{ "art", info_art },
+	{ "spaces", info_spaces },
+	{ "boot_images", info_images },
+	{ "files", info_files },
+	{ "classes", info_classes },
 };
 
 static int info_print(struct info_ctx *cx, struct err *e)
@@ -153,8 +166,9 @@ static int info_print(struct info_ctx *cx, struct err *e)
 int cmd_info(int argc, char **argv)
 {
 	struct img_open_opts opts = { NULL };
-	struct info_ctx cx = { NULL, stdout, false, false };
-	const char *path = NULL;
+	struct info_ctx cx = { NULL, stdout, false, false, NULL };
+	struct info_art art;
+	const char *path = NULL, *art_version = NULL;
 	struct image img;
 	struct err e;
 	int rc;
@@ -168,6 +182,10 @@ int cmd_info(int argc, char **argv)
 			if (++i == argc)
 				return cli_usage_error(argv[0], "--maps needs a file");
 			opts.maps_path = argv[i];
+		} else if (!strcmp(argv[i], "--art-version")) {
+			if (++i == argc)
+				return cli_usage_error(argv[0], "--art-version needs a layout family");
+			art_version = argv[i];
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0')
 			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
 		else if (path)
@@ -181,7 +199,13 @@ int cmd_info(int argc, char **argv)
 	if ((rc = img_open(&img, path, &opts, &e)))
 		return cli_report(argv[0], &e);
 	cx.img = &img;
+	if ((rc = info_art_open(&art, &img, art_version, &e))) {
+		img_close(&img);
+		return cli_report(argv[0], &e);
+	}
+	cx.art = &art;
 	rc = info_print(&cx, &e);
+	info_art_close(&art);
 	img_close(&img);
 	if (rc)
 		return cli_report(argv[0], &e);
