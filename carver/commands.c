@@ -7,6 +7,7 @@ int cmd_hprof_info(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_classes(int argc, char **argv);
+int cmd_art_file(int argc, char **argv);
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -111,6 +112,34 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve classes --json --art-version 11 core | jq '.classes[0]'\n\n"
 	  "exit status: 0 ok, 1 input rejected (not an ART process image, damaged container), 2 usage\n"
 	  "(also an unknown --art-version), 3 I/O or out of memory.\n" },
+	{ "art-file", cmd_art_file, "decode DEX, VDEX and OAT/ODEX files (header and contents summary)",
+	  "usage: artcarve art-file FILE... [--json] [--extract-dex DIR] [--no-vdex]\n\n"
+	  "Identifies each FILE by its magic and prints its decoded header and a summary:\n"
+	  "  DEX (dex 035-041, compact dex cdex001): version, checksum (verified), counts of\n"
+	  "    strings, types, protos, fields, methods and classes (the numbers `dexdump -f`\n"
+	  "    prints), map items, and the members and code items found by walking every class.\n"
+	  "  VDEX 006, 010, 019, 021, 027: version, the sections (checksums, dex files, shared\n"
+	  "    data, verifier deps, quickening info, ...) and every embedded DEX as above; 021\n"
+	  "    and 027 files often hold only checksums (the DEX stays in the APK/JAR).\n"
+	  "  OAT/ODEX (ELF with oatdata/oatexec/oatlastword), OAT 039-239: ELF class and\n"
+	  "    machine, OAT version, instruction set, every OatHeader field of that version,\n"
+	  "    the key/value store, and each OatDexFile (location, checksum, offsets) with its\n"
+	  "    DEX: inside the OAT up to Android 7.1, from 8.0 in FILE's VDEX (same folder and\n"
+	  "    stem, e.g. boot.oat + boot.vdex), which is read automatically when present.\n"
+	  "A DEX checksum mismatch is reported (checksum_ok: no), not an error: DEX files in\n"
+	  "a VDEX are usually quickened in place.  A damaged file gives one line on stderr\n"
+	  "naming the offset, and the other files are still decoded.\n\n"
+	  "options:\n"
+	  "  --json             one JSON object {\"files\": [...]} with the same keys as the text\n"
+	  "  --extract-dex DIR  write every DEX found to DIR/<file name>-<n>.dex (.cdex for compact\n"
+	  "                     dex, which includes its shared data so dexdump can read it)\n"
+	  "  --no-vdex          do not look for the VDEX beside an OAT file\n\n"
+	  "examples:\n"
+	  "  artcarve art-file classes.dex\n"
+	  "  artcarve art-file system/framework/arm64/boot.oat --json\n"
+	  "  artcarve art-file --extract-dex out/ boot.vdex && dexdump -f out/boot.vdex-0.dex\n\n"
+	  "exit status: 0 all files decoded, 1 a file was rejected (unknown, truncated or\n"
+	  "corrupt; the message names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
