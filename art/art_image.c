@@ -412,6 +412,11 @@ static int decompress(struct art_image *img, const struct cursor *file, struct e
 	const struct art_image_header *h = &img->h;
 	unsigned hs = h->fmt->header_size;
 
+	/* LZ4 expands at most 255:1: refuse before allocating an absurd image_size */
+	if ((img->len - hs) / 255 > h->stored_size + 16)
+		return ERR_SET(e, ERR_CORRUPT, file->va + h->fmt->off.image_size,
+			       "image header: image_size 0x%zx cannot come from %llu stored lz4 bytes", img->len,
+			       (unsigned long long)h->stored_size);
 	img->owned = xmalloc(img->len);
 	if (!img->owned)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "image: no memory for %zu decompressed bytes", img->len);

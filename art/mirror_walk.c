@@ -124,6 +124,10 @@ static int find_roots(struct mirror_walk *w, struct err *e)
 	w->class_roots_loaded = array_elem(w->space, w->class_roots, MW_ROOT_CLASS, &w->jlc) &&
 				array_elem(w->space, w->class_roots, MW_ROOT_STRING, &w->jls) &&
 				array_elem(w->space, w->class_roots, MW_ROOT_DEX_CACHE, &w->jldc);
+	/* java.lang.Class is its own class (when its image is loaded) */
+	if (w->class_roots_loaded && rd32(w->space, w->jlc, &len) && len != w->jlc)
+		return ERR_SET(e, ERR_CORRUPT, w->class_roots,
+			       "class roots at 0x%x: java.lang.Class 0x%x is not its own class", w->class_roots, w->jlc);
 	return 0;
 }
 
@@ -316,7 +320,7 @@ static int size_by_bitmap(struct mirror_walk *w, const struct mw_obj *o, uint64_
 			       "object at 0x%x: class 0x%x is in no loaded image and there is no live bitmap to size it",
 			       o->addr, o->klass);
 	*size = art_image_bitmap_next(w->img, o->off, end) - o->off;
-	return note_unresolved(w, o->klass, e);
+	return 0;
 }
 
 static int walk_one(struct mirror_walk *w, struct mw_obj *o, uint64_t *size, struct err *e)
@@ -333,6 +337,11 @@ static int walk_one(struct mirror_walk *w, struct mw_obj *o, uint64_t *size, str
 	if (w->img->bitmap && !art_image_bitmap_test(w->img, o->off))
 		return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: no live-bitmap bit marks an object here", o->addr);
 	w->bitmap_checked += w->img->bitmap != NULL;
+	if (!mw_space_find(w->space, o->klass, w->lay->klass.size)) {
+		w->outside++; /* honest count: the class is in no loaded image */
+		if ((rc = note_unresolved(w, o->klass, e)))
+			return rc;
+	}
 	if (o->klass == w->jlc) {
 		kind = MW_CLASS;
 		rc = size_class(w, o, size, e);
@@ -358,6 +367,9 @@ static int walk_one(struct mirror_walk *w, struct mw_obj *o, uint64_t *size, str
 	if (rc)
 		return rc;
 	if (kind == MW_CLASS && (rc = push_u32(&w->classes, &w->class_count, &w->class_cap, o->addr, e)))
+		return rc;
+	if (kind == MW_DEX_CACHE &&
+	    (rc = push_u32(&w->dex_caches, &w->dex_cache_count, &w->dex_cache_cap, o->addr, e)))
 		return rc;
 	w->count[kind]++;
 	return 0;
@@ -424,6 +436,7 @@ void mirror_walk_release(struct mirror_walk *w)
 {
 	xfree(w->classes);
 	xfree(w->unresolved);
+	xfree(w->dex_caches);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -537,26 +550,19 @@ static int name_from_field(const struct mw_space *s, const struct art_layout *la
 static int name_from_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t k, mw_dex_lookup_fn lookup,
 			 void *ctx, struct wbuf *out, struct err *e)
 {
-	uint32_t dc, loc, type_idx, def_idx;
+	uint32_t dc, type_idx, def_idx;
 	const struct dex *dex;
 	const uint8_t *desc;
 	size_t dlen;
-	struct wbuf where;
 	struct err ign;
 	struct dex_class_def def;
 	int rc;
 
 	if (!lookup || !rd32(s, (uint64_t)k + lay->klass.dex_cache, &dc) || !dc ||
-	    !rd32(s, (uint64_t)dc + lay->dex_cache.location, &loc) || !loc ||
 	    !rd32(s, (uint64_t)k + lay->klass.dex_type_idx, &type_idx) ||
 	    !rd32(s, (uint64_t)k + lay->klass.dex_class_def_idx, &def_idx))
 		return 0;
-	wbuf_init(&where);
-	rc = mirror_string_utf8(s, lay, loc, &where, e);
-	if (rc == 1 && !(rc = wbuf_status(&where, e)))
-		rc = lookup(ctx, (const char *)where.data, where.len, &dex);
-	wbuf_release(&where);
-	if (rc != 1)
+	if ((rc = lookup(ctx, dc, &dex)) != 1)
 		return rc;
 	if (dex_type_descriptor(dex, type_idx, &desc, &dlen, &ign) != 0)
 		return ERR_SET(e, ERR_CORRUPT, k, "class at 0x%x: dex_type_idx %u is not a type of its dex (%u types)", k,
@@ -594,6 +600,17 @@ static int class_name(const struct mw_space *s, const struct art_layout *lay, ui
 		return MW_NAME_PRIMITIVE;
 	}
 	rc = name_from_dex(s, lay, k, lookup, ctx, out, e);
+	return rc > 0 ? MW_NAME_DEX : rc;
+}
+
+int mirror_class_name_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
+			  mw_dex_lookup_fn lookup, void *ctx, struct wbuf *out, struct err *e)
+{
+	size_t mark = out->len;
+	int rc = name_from_dex(s, lay, addr, lookup, ctx, out, e);
+
+	if (rc <= 0)
+		out->len = mark;
 	return rc > 0 ? MW_NAME_DEX : rc;
 }
 

@@ -51,12 +51,15 @@ struct mirror_walk {
 	/* results */
 	uint64_t count[MW_KIND_COUNT];
 	uint64_t objects;
+	uint64_t outside;                 /* objects whose class pointer is in no loaded image */
 	uint64_t bitmap_checked;          /* objects whose start bit was checked in the bitmap */
 	uint32_t end;                     /* offset where the walk stopped (= objects_end) */
 	uint32_t *classes;                /* addresses of the Class objects of this image */
 	size_t class_count, class_cap;
-	uint32_t *unresolved;             /* distinct unresolved class pointers, sorted */
+	uint32_t *unresolved;             /* distinct class pointers in no loaded image, sorted */
 	size_t unresolved_count, unresolved_cap;
+	uint32_t *dex_caches;             /* addresses of the DexCache objects of this image */
+	size_t dex_cache_count, dex_cache_cap;
 };
 
 /* Walks img's objects section.  Returns 0 when the walk ended exactly at the section end
@@ -67,8 +70,8 @@ int mirror_walk_image(struct mirror_walk *w, const struct mw_space *space, const
 		      const struct art_layout *lay, struct err *e);
 void mirror_walk_release(struct mirror_walk *w);
 
-/* Finds the dex file of a DexCache location (UTF-8 bytes); 1 found, 0 not. */
-typedef int (*mw_dex_lookup_fn)(void *ctx, const char *location, size_t len, const struct dex **out);
+/* Finds the dex file of the DexCache at dex_cache; 1 found, 0 not. */
+typedef int (*mw_dex_lookup_fn)(void *ctx, uint32_t dex_cache, const struct dex **out);
 
 enum mw_name_source { MW_NAME_NONE, MW_NAME_FIELD, MW_NAME_PRIMITIVE, MW_NAME_ARRAY, MW_NAME_DEX };
 /* Appends the Java name of the class at addr ("java.lang.String", "int[]") to out.
@@ -76,6 +79,9 @@ enum mw_name_source { MW_NAME_NONE, MW_NAME_FIELD, MW_NAME_PRIMITIVE, MW_NAME_AR
  * dex cache or dex absent), <0 on corrupt data.  lookup may be NULL. */
 int mirror_class_name(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
 		      mw_dex_lookup_fn lookup, void *ctx, struct wbuf *out, struct err *e);
+/* Only the DEX path of mirror_class_name (to cross-check a name_ string). */
+int mirror_class_name_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
+			  mw_dex_lookup_fn lookup, void *ctx, struct wbuf *out, struct err *e);
 /* Appends the UTF-8 text of the java.lang.String at addr; 1 done, 0 not loaded, <0 corrupt. */
 int mirror_string_utf8(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
 		       struct wbuf *out, struct err *e);

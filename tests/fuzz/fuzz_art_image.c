@@ -1,0 +1,38 @@
+/* fuzz_art_image.c - ImageHeader, LZ4 loading, the object walk and class naming over one
+ * buffer (the image alone in its space; no DEX lookup). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "art/art_image.h"
+#include "art/art_layout.h"
+#include "art/mirror_walk.h"
+#include "carver/wbuf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct art_image img;
+	struct mirror_walk w;
+	struct err e;
+	const struct art_layout *lay;
+
+	err_init(&e);
+	if (art_image_load(&img, data, size, &e))
+		return 0;
+	lay = art_layout_by_image_version(img.h.version);
+	if (lay) {
+		const struct art_image *one[1] = { &img };
+		struct mw_space sp = { one, 1 };
+		mirror_walk_image(&w, &sp, &img, lay, &e);
+		for (size_t i = 0; i < w.class_count; i++) {
+			struct wbuf b;
+			wbuf_init(&b);
+			mirror_class_name(&sp, lay, w.classes[i], NULL, NULL, &b, &e);
+			wbuf_release(&b);
+		}
+		mirror_walk_release(&w);
+	}
+	art_image_release(&img);
+	return 0;
+}
