@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "art/dex.h"
+#include "art/mirror.h"
 #include "carver/ck.h"
 #include "carver/cursor.h"
 #include "carver/xalloc.h"
@@ -24,7 +25,7 @@ enum { MW_STRING5_ARRAY = 8, MW_STRING5_OFFSET = 20 };
 enum { MW_MAX_DIMS = 255 };
 
 static const char *const kind_names[MW_KIND_COUNT] = {
-	"instances", "object-arrays", "primitive-arrays", "classes", "strings", "dex-caches", "unresolved",
+	"instances", "object-arrays", "primitive-arrays", "classes", "strings", "dex-caches", "sized-by-bitmap",
 };
 
 const char *mw_kind_name(enum mw_kind k) { return (unsigned)k < MW_KIND_COUNT ? kind_names[k] : "?"; }
@@ -472,7 +473,7 @@ static int chars_utf8(const struct mw_space *s, uint64_t addr, uint32_t n, bool 
 	return 1;
 }
 
-int mirror_string_utf8(const struct mw_space *s, const struct art_layout *lay, uint32_t addr, struct wbuf *out,
+int mw_string_utf8(const struct mw_space *s, const struct art_layout *lay, uint32_t addr, struct wbuf *out,
 		       struct err *e)
 {
 	uint32_t count, arr, start, alen;
@@ -494,37 +495,6 @@ int mirror_string_utf8(const struct mw_space *s, const struct art_layout *lay, u
 	return chars_utf8(s, (uint64_t)arr + MW_ARRAY_FIRST + 2ull * start, count, true, out, e);
 }
 
-void mirror_descriptor_to_name(const char *desc, size_t len, struct wbuf *out)
-{
-	static const char prim_codes[] = "ZBCSIJFDV";
-	static const char *const prim_names[] = { "boolean", "byte", "char", "short", "int", "long",
-						  "float", "double", "void" };
-	size_t dims = 0;
-
-	while (dims < len && desc[dims] == '[')
-		dims++;
-	desc += dims;
-	len -= dims;
-	if (len >= 2 && desc[0] == 'L' && desc[len - 1] == ';') {
-		for (size_t i = 1; i + 1 < len; i++)
-			wbuf_u8(out, desc[i] == '/' ? '.' : (uint8_t)desc[i]);
-	} else if (len == 1 && desc[0] && strchr(prim_codes, desc[0])) {
-		wbuf_printf(out, "%s", prim_names[strchr(prim_codes, desc[0]) - prim_codes]);
-	} else {
-		wbuf_put(out, desc, len); /* not a descriptor: keep as is */
-	}
-	for (size_t i = 0; i < dims; i++)
-		wbuf_put(out, "[]", 2);
-}
-
-/* Primitive::Type -> Java name */
-static const char *primitive_name(uint32_t prim)
-{
-	static const char *const names[] = { NULL, "boolean", "byte", "char", "short", "int", "long",
-					     "float", "double", "void" };
-	return prim < sizeof(names) / sizeof(names[0]) ? names[prim] : NULL;
-}
-
 /* name_ holds Class.getName(): "java.lang.String", "[Ljava.lang.String;", "int" */
 static int name_from_field(const struct mw_space *s, const struct art_layout *lay, uint32_t name, struct wbuf *out,
 			   struct err *e)
@@ -533,13 +503,13 @@ static int name_from_field(const struct mw_space *s, const struct art_layout *la
 	int rc;
 
 	wbuf_init(&tmp);
-	rc = mirror_string_utf8(s, lay, name, &tmp, e);
+	rc = mw_string_utf8(s, lay, name, &tmp, e);
 	if (rc == 1 && (rc = wbuf_status(&tmp, e)) == 0) {
-		if (tmp.len && tmp.data[0] == '[')
-			mirror_descriptor_to_name((const char *)tmp.data, tmp.len, out);
+		if (tmp.len && tmp.data[0] == '[') /* "[Ljava.lang.String;" */
+			rc = mirror_descriptor_to_name(tmp.data, tmp.len, out, e);
 		else
 			wbuf_put(out, tmp.data, tmp.len);
-		rc = 1;
+		rc = rc < 0 ? err_prefix(e, "class name_ string at 0x%x", name) : 1;
 	}
 	wbuf_release(&tmp);
 	return rc;
@@ -570,7 +540,8 @@ static int name_from_dex(const struct mw_space *s, const struct art_layout *lay,
 	if (def_idx < dex->class_defs_size && dex_class_def(dex, def_idx, &def, &ign) == 0 && def.class_idx != type_idx)
 		return ERR_SET(e, ERR_CORRUPT, k, "class at 0x%x: class def %u defines type %u, not dex_type_idx %u", k,
 			       def_idx, def.class_idx, type_idx);
-	mirror_descriptor_to_name((const char *)desc, dlen, out);
+	if ((rc = mirror_descriptor_to_name(desc, dlen, out, e)) < 0)
+		return err_prefix(e, "class at 0x%x", k);
 	return 1;
 }
 
@@ -595,7 +566,7 @@ static int class_name(const struct mw_space *s, const struct art_layout *lay, ui
 		return rc > 0 ? MW_NAME_ARRAY : rc;
 	}
 	rd32(s, (uint64_t)k + lay->klass.primitive_type, &prim);
-	if ((pn = primitive_name(prim & lay->klass.primitive_mask)) != NULL) {
+	if ((pn = mirror_primitive_name(prim & lay->klass.primitive_mask)) != NULL) {
 		wbuf_printf(out, "%s", pn);
 		return MW_NAME_PRIMITIVE;
 	}
@@ -603,7 +574,7 @@ static int class_name(const struct mw_space *s, const struct art_layout *lay, ui
 	return rc > 0 ? MW_NAME_DEX : rc;
 }
 
-int mirror_class_name_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
+int mw_class_name_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
 			  mw_dex_lookup_fn lookup, void *ctx, struct wbuf *out, struct err *e)
 {
 	size_t mark = out->len;
@@ -614,7 +585,7 @@ int mirror_class_name_dex(const struct mw_space *s, const struct art_layout *lay
 	return rc > 0 ? MW_NAME_DEX : rc;
 }
 
-int mirror_class_name(const struct mw_space *s, const struct art_layout *lay, uint32_t addr, mw_dex_lookup_fn lookup,
+int mw_class_name(const struct mw_space *s, const struct art_layout *lay, uint32_t addr, mw_dex_lookup_fn lookup,
 		      void *ctx, struct wbuf *out, struct err *e)
 {
 	size_t mark = out->len;

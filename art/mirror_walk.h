@@ -77,15 +77,12 @@ enum mw_name_source { MW_NAME_NONE, MW_NAME_FIELD, MW_NAME_PRIMITIVE, MW_NAME_AR
 /* Appends the Java name of the class at addr ("java.lang.String", "int[]") to out.
  * Returns the source (> 0) when named, MW_NAME_NONE when the name cannot be found (class,
  * dex cache or dex absent), <0 on corrupt data.  lookup may be NULL. */
-int mirror_class_name(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
+int mw_class_name(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
 		      mw_dex_lookup_fn lookup, void *ctx, struct wbuf *out, struct err *e);
 /* Only the DEX path of mirror_class_name (to cross-check a name_ string). */
-int mirror_class_name_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
+int mw_class_name_dex(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
 			  mw_dex_lookup_fn lookup, void *ctx, struct wbuf *out, struct err *e);
 /* Appends the UTF-8 text of the java.lang.String at addr; 1 done, 0 not loaded, <0 corrupt. */
-int mirror_string_utf8(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
+int mw_string_utf8(const struct mw_space *s, const struct art_layout *lay, uint32_t addr,
 		       struct wbuf *out, struct err *e);
-/* Converts a type descriptor ("[Ljava/lang/String;", "I") to its Java name appended to out. */
-void mirror_descriptor_to_name(const char *desc, size_t len, struct wbuf *out);
-
 #endif

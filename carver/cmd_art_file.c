@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "art/art_image.h"
 #include "art/dex.h"
 #include "art/oat.h"
 #include "art/vdex.h"
 #include "carver/cli.h"
+#include "carver/cmd_art_file_image.h"
 #include "carver/elfw.h"
 #include "carver/mapfile.h"
 #include "carver/outfile.h"
@@ -438,6 +440,136 @@ static int af_describe_oat(struct af_ctx *cx, struct err *e)
 
 static bool af_probe_oat(const uint8_t *p, size_t len) { return elfw_probe(p, len); }
 
+/* ---- ART image files (the artimg helper's row; analysis in cmd_art_file_image.c) ---- */
+
+static const char *af_base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static void af_art_header(struct rep *r, const struct art_image *img)
+{
+	const struct art_image_header *h = &img->h;
+	struct afi_field f[AFI_MAX_FIELDS];
+	size_t n = afi_header_fields(h, f);
+
+	rep_open(r, "header", false);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].hex)
+			rep_hex(r, f[i].name, (uint64_t)f[i].value);
+		else if (f[i].value < 0) {
+			rep_key(r, f[i].name);
+			fprintf(r->fp, r->json ? "%lld" : "%lld\n", (long long)f[i].value);
+		} else
+			rep_u(r, f[i].name, (uint64_t)f[i].value);
+	}
+	rep_close(r);
+	rep_s(r, "storage", !h->compressed ? "uncompressed"
+			    : ART_IMAGE_HAS(h, blocks_count) ? "lz4 blocks" : art_image_storage_name(h->storage_mode));
+	rep_u(r, "stored_size", h->stored_size);
+	rep_open(r, "sections", false);
+	for (unsigned i = 0; i < h->fmt->section_count; i++) {
+		enum art_image_section k = h->fmt->section_kinds[i];
+		rep_open(r, art_image_section_name(k), false);
+		rep_hex(r, "offset", h->sections[k].offset);
+		rep_u(r, "size", h->sections[k].size);
+		rep_close(r);
+	}
+	rep_close(r);
+	rep_open(r, "image_methods", false);
+	for (unsigned i = 0; i < h->fmt->image_method_count; i++)
+		rep_hex(r, h->fmt->image_method_names[i], h->image_methods[i]);
+	rep_close(r);
+	rep_open(r, "live_bitmap", false);
+	rep_hex(r, "file_offset", img->bitmap ? img->bitmap_file_offset : 0);
+	rep_u(r, "size", img->bitmap_len);
+	rep_close(r);
+}
+
+static void af_art_walk(struct rep *r, const struct afi_report *ar)
+{
+	const struct mirror_walk *w = &ar->walk;
+	const struct art_image_header *h = &ar->set.images[0].img.h;
+
+	rep_open(r, "walk", false);
+	rep_u(r, "objects", w->objects);
+	rep_hex(r, "begin", h->objects_begin);
+	rep_hex(r, "end", w->end);
+	rep_hex(r, "objects_end", h->objects_end);
+	rep_bool(r, "exact", w->end == h->objects_end);
+	for (int k = 0; k < MW_KIND_COUNT; k++)
+		rep_u(r, mw_kind_name(k), w->count[k]);
+	rep_u(r, "class_pointers_outside", w->outside);
+	rep_u(r, "classes_outside", w->unresolved_count);
+	rep_u(r, "bitmap_checked", w->bitmap_checked);
+	rep_hex(r, "java_lang_class", w->jlc);
+	rep_s(r, "java_lang_class_from", w->class_roots_loaded ? "class roots" : "image contents");
+	rep_open(r, "images", true);
+	for (size_t i = 0; i < ar->set.image_count; i++)
+		rep_s(r, NULL, af_base(ar->set.images[i].path));
+	rep_close(r);
+	rep_close(r);
+}
+
+static void af_art_classes(struct rep *r, const struct afi_report *ar)
+{
+	const struct afi_naming *nm = &ar->naming;
+	char share[32];
+
+	snprintf(share, sizeof(share), "%.1f%%", nm->total ? 100.0 * (double)nm->named / (double)nm->total : 100.0);
+	rep_open(r, "classes", false);
+	rep_u(r, "total", nm->total);
+	rep_u(r, "named", nm->named);
+	rep_s(r, "share_named", share);
+	rep_u(r, "by_name_field", nm->by_source[MW_NAME_FIELD]);
+	rep_u(r, "by_primitive", nm->by_source[MW_NAME_PRIMITIVE]);
+	rep_u(r, "by_array", nm->by_source[MW_NAME_ARRAY]);
+	rep_u(r, "by_dex", nm->by_source[MW_NAME_DEX]);
+	rep_u(r, "dex_backed", nm->dex_backed);
+	rep_u(r, "dex_backed_named", nm->dex_backed_named);
+	rep_u(r, "own_dex", nm->own_dex);
+	rep_u(r, "own_dex_found", nm->own_dex_found);
+	rep_u(r, "name_field_checked", nm->checked);
+	rep_u(r, "name_field_mismatched", nm->mismatched);
+	if (nm->mismatched)
+		rep_s(r, "first_mismatch", nm->first_mismatch);
+	rep_open(r, "dex_used", true);
+	for (size_t i = 0; i < ar->set.dex_count; i++)
+		if (ar->set.dexes[i].used)
+			rep_s(r, NULL, ar->set.dexes[i].location);
+	rep_close(r);
+	rep_open(r, "dex_missing", true);
+	for (size_t i = 0; i < ar->set.missing_count; i++)
+		rep_s(r, NULL, ar->set.missing[i]);
+	rep_close(r);
+	rep_close(r);
+}
+
+static int af_describe_art(struct af_ctx *cx, struct err *e)
+{
+	struct afi_report ar;
+	const struct art_image *img;
+	int rc = afi_analyze(&ar, cx->path, e);
+
+	if (rc == 0) {
+		char version[8];
+		img = &ar.set.images[0].img;
+		snprintf(version, sizeof(version), "%03u", img->h.version);
+		rep_s(cx->r, "version", version);
+		rep_s(cx->r, "family", ar.lay ? ar.lay->family : img->h.fmt->family);
+		af_art_header(cx->r, img);
+		if (ar.lay) {
+			af_art_walk(cx->r, &ar);
+			af_art_classes(cx->r, &ar);
+		} else {
+			rep_s(cx->r, "walk", "skipped: no mirror layout row for this image version");
+		}
+	}
+	afi_release(&ar);
+	return rc;
+}
+
 /* ---- the table of file kinds ---- */
 
 struct af_kind {
@@ -450,8 +582,8 @@ static const struct af_kind af_kinds[] = {
 	{ "dex", dex_probe, af_describe_dex },
 	{ "vdex", vdex_probe, af_describe_vdex },
 	{ "oat", af_probe_oat, af_describe_oat },
-	/* boot/app image files (.art): the artimg helper adds its row here, e.g.
-	 * { "art", art_image_probe, af_describe_art }, with af_describe_art in this file. */
+	/* boot/app image files (.art): header, sections, object walk, class naming */
+	{ "art", art_image_probe, af_describe_art },
 };
 enum { AF_KIND_COUNT = sizeof(af_kinds) / sizeof(af_kinds[0]) };
 
@@ -475,7 +607,7 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 			kind = &af_kinds[i];
 	if (!kind) {
 		mapfile_close(&m);
-		return ERR_SET(e, ERR_CORRUPT, 0, "%s: at 0x0: not a DEX, VDEX or OAT file (unknown magic)", path);
+		return ERR_SET(e, ERR_CORRUPT, 0, "%s: at 0x0: not a DEX, VDEX, OAT or ART image file (unknown magic)", path);
 	}
 	if (!(mem = open_memstream(&buf, &buf_len))) {
 		mapfile_close(&m);

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < w.class_count; i++) {
 			struct wbuf b;
 			wbuf_init(&b);
-			mirror_class_name(&sp, lay, w.classes[i], NULL, NULL, &b, &e);
+			mw_class_name(&sp, lay, w.classes[i], NULL, NULL, &b, &e);
 			wbuf_release(&b);
 		}
 		mirror_walk_release(&w);

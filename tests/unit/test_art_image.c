@@ -75,7 +75,7 @@ static void check_name(const struct mw_space *sp, const struct synth *s, uint32_
 
 	wbuf_init(&b);
 	err_init(&e);
-	rc = mirror_class_name(sp, s->lay, k, lookup_synth, (void *)s, &b, &e);
+	rc = mw_class_name(sp, s->lay, k, lookup_synth, (void *)s, &b, &e);
 	wbuf_u8(&b, 0);
 	T_CHECK(rc == want_src && !strcmp((const char *)b.data, want), "family %s class 0x%x: source %d \"%s\" (%s), want %d \"%s\"",
 		s->lay->family, k, rc, (const char *)b.data, e.msg, want_src, want);
@@ -134,7 +134,7 @@ static void check_image(const struct art_image_format *f, bool compressed)
 	{
 		struct wbuf b;
 		wbuf_init(&b);
-		T_CHECK(mirror_string_utf8(&sp, s.lay, s.str_wide, &b, &e) == 1 && b.len == 5 && !memcmp(b.data, "wide!", 5),
+		T_CHECK(mw_string_utf8(&sp, s.lay, s.str_wide, &b, &e) == 1 && b.len == 5 && !memcmp(b.data, "wide!", 5),
 			"family %s: wide string", f->family);
 		wbuf_release(&b);
 	}
