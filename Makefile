@@ -60,6 +60,10 @@ $(B)/tools/%: $(B)/obj/tests/tools/%.o $(B)/libartcarve.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+$(BA)/tools/%: $(BA)/obj/tests/tools/%.o $(BA)/libartcarve.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+
 $(B)/synth: $(patsubst %.c,$(B)/obj/%.o,$(SYNTH_SRCS) $(FOUND_SRCS))
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
@@ -77,7 +81,9 @@ $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/liba
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LDLIBS_ALL)
 
 # real libFuzzer builds (clang), for `make fuzz`
-$(B)/libfuzzer/%: tests/fuzz/%.c $(LIB_SRCS)
+# (the command layer and its CLI helpers are left out: they need main.c)
+FUZZ_LIB_SRCS := $(filter-out carver/cli.c carver/commands.c carver/cmd_%.c carver/info_%.c,$(LIB_SRCS))
+$(B)/libfuzzer/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS_ALL)
 
@@ -86,7 +92,7 @@ ASAN_BINS  := $(patsubst tests/unit/%.c,$(BA)/tests/%,$(UNIT_SRCS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BA)/fuzz/%,$(FUZZ_SRCS))
 LIBFUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/libfuzzer/%,$(FUZZ_SRCS))
 
-asan: $(ASAN_BINS) $(FUZZ_BINS) $(BA)/artcarve
+asan: $(ASAN_BINS) $(FUZZ_BINS) $(BA)/artcarve $(BA)/tools/sweep_classes
 
 check: all asan
 	@./tests/run.sh

@@ -127,7 +127,8 @@ bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c
 		return false;
 	if (c->object_size > MIRROR_MAX_OBJECT_SIZE || c->class_size > MIRROR_MAX_CLASS_SIZE)
 		return false;
-	if (c->class_size != 0 && c->class_size < l->klass.size && status != l->klass.status_retired)
+	/* class_size_ covers at least the fixed part for every Class, placeholders included */
+	if (c->class_size < l->klass.size)
 		return false;
 	if (c->super_class && !is_class_ref(m, c->super_class, jlc))
 		return false;
@@ -233,7 +234,7 @@ static const char *primitive_of_descriptor(uint8_t ch)
 	}
 }
 
-int mirror_descriptor_to_name(const uint8_t *d, size_t n, struct wbuf *out, struct err *e)
+int mirror_java_name(const uint8_t *d, size_t n, struct wbuf *out, struct err *e)
 {
 	size_t dims = 0;
 	while (dims < n && d[dims] == '[')

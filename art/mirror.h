@@ -58,7 +58,7 @@ int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct 
 
 /* Java name of a type descriptor: "I" -> "int", "[Ljava/lang/String;" -> "java.lang.String[]",
  * "Lcom/x/Y$Z;" -> "com.x.Y$Z".  Appends to out; -ERR_CORRUPT for a malformed descriptor. */
-int mirror_descriptor_to_name(const uint8_t *d, size_t n, struct wbuf *out, struct err *e);
+int mirror_java_name(const uint8_t *d, size_t n, struct wbuf *out, struct err *e);
 /* Name of a Primitive::Type value (1..9), NULL otherwise. */
 const char *mirror_primitive_name(uint32_t type);
 /* Size in bytes of a field of this descriptor's type: J/D 8, I/F 4, C/S 2, Z/B 1, L/[ 4. */

@@ -631,7 +631,7 @@ static int name_from_dex(struct art_runtime *rt, struct rt_class *k, struct wbuf
 	size_t n;
 	if (k->dex == RT_NONE || dex_type_descriptor(&rt->dexes[k->dex].dex, k->raw.dex_type_idx, &s, &n, NULL))
 		return -1;
-	if (mirror_descriptor_to_name(s, n, b, NULL))
+	if (mirror_java_name(s, n, b, NULL))
 		return -1;
 	k->name_how = "dex";
 	rt->dexes[k->dex].classes++;

@@ -26,7 +26,7 @@ static const char *class_name(const struct art_runtime *rt, size_t i)
 static const char *type_name(const char *descriptor, struct wbuf *b)
 {
 	b->len = 0;
-	if (mirror_descriptor_to_name((const uint8_t *)descriptor, strlen(descriptor), b, NULL) == 0) {
+	if (mirror_java_name((const uint8_t *)descriptor, strlen(descriptor), b, NULL) == 0) {
 		wbuf_u8(b, 0);
 		if (!b->failed)
 			return (const char *)b->data;

@@ -8,7 +8,9 @@
 #     100% of classes, with and without --maps.  The HPROF's synthetic fields (ART's hprof.cc
 #     appends "value" to java.lang.String and "runtimeInternalObjects" to DexCache and
 #     java.lang.ClassLoader; they are not fields of the objects) are removed first.
-# Mismatches are printed.  A summary table ends the log.
+# Mismatches are printed.  A summary table ends the log.  On cc-collections and
+# cms-collections also: the ASan build's class list, and a seeded corruption sweep over bytes
+# of Class objects and DEX headers (tests/tools/sweep_classes.c: no crash, no hang).
 . "$(dirname "$0")/lib.sh"
 REAL=$CORPUS/images/realart
 TOOL=$PWD/build/tools/hprof_classes
@@ -87,12 +89,20 @@ for dir in "$REAL"/*/; do
 		printf '%-16s %-7s %-14s %-22s %s\n' "$cap" $mode "$sp" "$(wc -l <"$w/art.classes")/$hprof_n" \
 			"$same/$hprof_n" >>"$summary"
 	done
-	# the ASan build on one capture of each layout
+	# the ASan build on one capture of each layout, and corruption sweeps inside Class objects
+	# and DEX headers (seeded; the core is mapped copy-on-write, never written)
 	case $cap in cc-collections|cms-collections)
 		if "$ASAN_ART" classes "$w/core" >"$w/asan.out" 2>"$w/asan.err" && cmp -s "$w/asan.out" "$w/classes.content"; then
 			t_ok "$cap: ASan build gives the same class list"
 		else
 			t_fail "$cap: ASan build: $(head -n 5 "$w/asan.err")"
+		fi
+		if [ $cap = cms-collections ]; then sweep=$PWD/build/tools/sweep_classes n=100
+		else sweep=$PWD/build/asan/tools/sweep_classes n=20; fi
+		if "$sweep" "$w/core" $n 20261122 "$dir/maps.txt" >"$w/sweep.out" 2>&1; then
+			t_ok "$cap: $(sed -n 1p "$w/sweep.out")"
+		else
+			t_fail "$cap: corruption sweep:"; grep -v '^RESULT' "$w/sweep.out" | head -n 10 | sed 's/^/    /'
 		fi ;;
 	esac
 	rm -f "$w/core" "$w/heap.hprof"

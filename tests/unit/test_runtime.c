@@ -1,0 +1,219 @@
+/* test_runtime.c - the runtime model on a generated ART 11 heap (tests/tools/heapgen.h),
+ * field linking, descriptor names, String decoding, and damaged heaps. */
+#include "art/mirror.h"
+#include "art/runtime.h"
+#include "tests/tools/heapgen.h"
+#include "tests/unit/t.h"
+
+static const struct rt_class *by_name(const struct art_runtime *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, name))
+			return &rt->classes[i];
+	return NULL;
+}
+
+static void test_link_fields(void)
+{
+	T_SECTION("LinkFields");
+	/* java.lang.Object: shadow$_klass_ (ref) 0, shadow$_monitor_ (int) 4, size 8 */
+	const uint8_t t1[] = { 'L', 'I' };
+	const uint32_t i1[] = { 0, 1 };
+	uint32_t off[8], size, refs;
+	T_EQ_I(runtime_link_fields(t1, i1, 2, 0, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[0], 0);
+	T_EQ_U(off[1], 4);
+	T_EQ_U(size, 8);
+	T_EQ_U(refs, 1);
+	/* gap filling: after 8 + one ref the long is aligned to 16, the int fills 12 */
+	const uint8_t t2[] = { 'J', 'C', 'Z', 'L', 'I' };
+	const uint32_t i2[] = { 10, 11, 12, 13, 14 };
+	T_EQ_I(runtime_link_fields(t2, i2, 5, 8, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[3], 8);
+	T_EQ_U(off[4], 12);
+	T_EQ_U(off[0], 16);
+	T_EQ_U(off[1], 24);
+	T_EQ_U(off[2], 26);
+	T_EQ_U(size, 27);
+	T_EQ_U(refs, 1);
+	/* a byte and a short fill the 4-byte gap left by aligning a long after 12 */
+	const uint8_t t3[] = { 'B', 'S', 'D' };
+	const uint32_t i3[] = { 0, 1, 2 };
+	T_EQ_I(runtime_link_fields(t3, i3, 3, 12, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[2], 16);
+	T_EQ_U(off[1], 12);
+	T_EQ_U(off[0], 14);
+	T_EQ_U(size, 24);
+	/* same-size groups: long before double, int before float, then dex order */
+	const uint8_t t4[] = { 'D', 'J', 'F', 'I', 'I' };
+	const uint32_t i4[] = { 0, 1, 2, 4, 3 };
+	T_EQ_I(runtime_link_fields(t4, i4, 5, 8, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[1], 8);
+	T_EQ_U(off[0], 16);
+	T_EQ_U(off[4], 24);
+	T_EQ_U(off[3], 28);
+	T_EQ_U(off[2], 32);
+	T_EQ_U(size, 36);
+	T_EQ_I(runtime_link_fields(t1, i1, 0, 8, off, &size, &refs, NULL), 0);
+	T_EQ_U(size, 8);
+}
+
+static void test_names(void)
+{
+	struct wbuf b;
+	T_SECTION("descriptors");
+	wbuf_init(&b);
+	const struct { const char *d, *want; } ok[] = {
+		{ "I", "int" }, { "[I", "int[]" }, { "[[Ljava/lang/String;", "java.lang.String[][]" },
+		{ "Lcom/x/Y$Z;", "com.x.Y$Z" }, { "V", "void" },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		b.len = 0;
+		T_EQ_I(mirror_java_name((const uint8_t *)ok[i].d, strlen(ok[i].d), &b, NULL), 0);
+		wbuf_u8(&b, 0);
+		T_EQ_S((const char *)b.data, ok[i].want);
+	}
+	const char *bad[] = { "", "[", "L;", "Ljava", "Q", "[V", "II" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_CHECK(mirror_java_name((const uint8_t *)bad[i], strlen(bad[i]), &b, NULL) == -ERR_CORRUPT,
+			"\"%s\" accepted", bad[i]);
+	T_EQ_S(mirror_primitive_name(5), "int");
+	T_CHECK(mirror_primitive_name(0) == NULL && mirror_primitive_name(10) == NULL, "bad primitive named");
+	T_EQ_U(mirror_field_size('J'), 8);
+	T_EQ_U(mirror_field_size('['), 4);
+	T_EQ_U(mirror_field_size('Z'), 1);
+	wbuf_release(&b);
+}
+
+static void test_model(void)
+{
+	static struct hg h;
+	struct image img;
+	struct art_runtime rt;
+	struct err e;
+
+	T_SECTION("model of a generated heap");
+	err_init(&e);
+	T_EQ_I(hg_build(&h), 0);
+	T_EQ_I(hg_image(&img, &h, &e), 0);
+	T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+	if (e.msg[0])
+		printf("  %s\n", e.msg);
+	T_EQ_S(rt.layout ? rt.layout->family : "", "11");
+	T_CHECK(rt.layout_how && strstr(rt.layout_how, "content"), "layout how: %s", rt.layout_how);
+	T_EQ_U(rt.java_lang_class, hg_class_addr(HG_JLC));
+	T_EQ_U(rt.class_count, 9);
+	T_EQ_U(rt.retired_classes, 1);
+	T_EQ_U(rt.rejected_classes, 1);
+	T_EQ_U(rt.dex_count, 1);
+	T_EQ_U(rt.dex_caches_resolved, 1);
+	const char *names[] = { "java.lang.Class", "java.lang.Object", "java.lang.String", "java.lang.DexCache",
+				"com.example.Node", "int", "int[]", "com.example.Node[]", "$Proxy7" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		T_CHECK(by_name(&rt, names[i]) != NULL, "class %s not found", names[i]);
+	const struct rt_class *node = by_name(&rt, "com.example.Node");
+	if (node) {
+		static const struct { const char *name, *type; uint32_t off; } want[] = {
+			{ "big", "J", 16 }, { "c", "C", 24 }, { "flag", "Z", 26 }, { "next", "Lcom/example/Node;", 8 },
+			{ "value", "I", 12 } };
+		T_EQ_U(node->field_count, 5);
+		T_EQ_S(node->fields_how, "dex");
+		T_CHECK(node->fields_checked, "Node layout not checked");
+		for (uint32_t i = 0; i < node->field_count && i < 5; i++) {
+			T_EQ_S(node->fields[i].name, want[i].name);
+			T_EQ_S(node->fields[i].type, want[i].type);
+			T_EQ_U(node->fields[i].offset, want[i].off);
+		}
+		T_CHECK(node->super != RT_NONE && !strcmp(rt.classes[node->super].name, "java.lang.Object"),
+			"Node's super");
+	}
+	const struct rt_class *arr = by_name(&rt, "com.example.Node[]");
+	T_CHECK(arr && !strcmp(arr->name_how, "array"), "array named from its component");
+	const struct rt_class *px = by_name(&rt, "$Proxy7");
+	T_CHECK(px && !strcmp(px->name_how, "name_"), "proxy named from name_");
+	T_EQ_S(rt.dexes[0].location, "/data/hg.jar");
+	T_CHECK(runtime_class_at(&rt, hg_class_addr(HG_NODE)) == node, "lookup by address");
+	T_CHECK(runtime_class_at(&rt, hg_class_addr(HG_NODE) + 8) == NULL, "lookup of a non-class");
+	runtime_close(&rt);
+
+	T_SECTION("--art-version");
+	struct runtime_opts o = { "10" };
+	T_EQ_I(runtime_open(&rt, &img, &o, &e), -ERR_UNSUP);
+	o.art_version = "4.4";
+	T_EQ_I(runtime_open(&rt, &img, &o, &e), -ERR_USAGE);
+	T_CHECK(strstr(e.msg, "known layout families") != NULL, "message: %s", e.msg);
+	o.art_version = "11";
+	T_EQ_I(runtime_open(&rt, &img, &o, &e), 0);
+	T_CHECK(rt.layout_how && strstr(rt.layout_how, "--art-version"), "how: %s", rt.layout_how);
+	runtime_close(&rt);
+	img_close(&img);
+
+	T_SECTION("damaged heaps");
+	/* a super-class cycle and a component cycle must terminate */
+	const struct art_layout *l = art_layout_by_family("11");
+	hg_put32(&h, hg_class_addr(HG_NODE_ARRAY) + l->klass.component_type, (uint32_t)hg_class_addr(HG_NODE_ARRAY));
+	hg_put32(&h, hg_class_addr(HG_NODE) + l->klass.super_class, (uint32_t)hg_class_addr(HG_NODE));
+	T_EQ_I(hg_image(&img, &h, &e), 0);
+	T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+	T_EQ_U(rt.class_count, 9);
+	node = by_name(&rt, "com.example.Node");
+	T_CHECK(node && !node->fields_checked, "a self-super class cannot check its layout");
+	runtime_close(&rt);
+	img_close(&img);
+	/* no java.lang.Class at all */
+	memset(h.heap, 0, sizeof(h.heap));
+	T_EQ_I(hg_image(&img, &h, &e), 0);
+	T_EQ_I(runtime_open(&rt, &img, NULL, &e), -ERR_UNSUP);
+	T_CHECK(strstr(e.msg, "no java.lang.Class") != NULL, "message: %s", e.msg);
+	img_close(&img);
+	hg_release(&h);
+}
+
+static void test_string(void)
+{
+	static struct hg h;
+	struct image img;
+	struct err e;
+	struct wbuf b;
+	const struct art_layout *l = art_layout_by_family("11");
+	struct mirror m = { &img, l, 8 };
+
+	T_SECTION("String");
+	err_init(&e);
+	wbuf_init(&b);
+	memset(&h, 0, sizeof(h));
+	wbuf_init(&h.dex);
+	wbuf_u8(&h.dex, 0);
+	/* UTF-16 "é€" and a surrogate pair */
+	hg_put32(&h, HG_HEAP + 64 + 8, 4 << 1 | 1);
+	const uint16_t u[] = { 0xe9, 0x20ac, 0xd83d, 0xde00 };
+	for (int i = 0; i < 4; i++) {
+		h.heap[64 + 16 + 2 * i] = (uint8_t)u[i];
+		h.heap[64 + 17 + 2 * i] = (uint8_t)(u[i] >> 8);
+	}
+	hg_string(&h, HG_HEAP + 256, "abc", l);
+	hg_put32(&h, HG_HEAP + 512 + 8, 0x7ffffff0);  /* absurd length */
+	T_EQ_I(hg_image(&img, &h, &e), 0);
+	T_EQ_I(mirror_string(&m, HG_HEAP + 64, 100, &b, &e), 0);
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	b.len = 0;
+	T_EQ_I(mirror_string(&m, HG_HEAP + 256, 100, &b, &e), 0);
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data, "abc");
+	T_EQ_I(mirror_string(&m, HG_HEAP + 512, 100, &b, &e), -ERR_CORRUPT);
+	T_EQ_I(mirror_string(&m, HG_HEAP + 512, 1u << 30, &b, &e), -ERR_UNMAPPED);
+	T_EQ_I(mirror_string(&m, HG_HEAP + HG_HEAP_SIZE - 4, 100, &b, &e), -ERR_UNMAPPED);
+	img_close(&img);
+	wbuf_release(&b);
+	hg_release(&h);
+}
+
+int main(void)
+{
+	test_link_fields();
+	test_names();
+	test_model();
+	test_string();
+	T_DONE();
+}

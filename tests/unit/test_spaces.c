@@ -1,0 +1,264 @@
+/* test_spaces.c - ART space identification: mapping names of both Android styles, the
+ * content probes on hand-made buffers, and spaces_find over small memory images. */
+#include <stdlib.h>
+
+#include "art/spaces.h"
+#include "carver/cursor.h"
+#include "tests/unit/t.h"
+
+static void test_dalvik_names(void)
+{
+	const char *inner;
+	size_t n;
+	T_SECTION("dalvik names");
+	const struct { const char *mapping, *want; } ok[] = {
+		{ "/dev/ashmem/dalvik-main space (deleted)", "main space" },
+		{ "/dev/ashmem/dalvik-zygote space", "zygote space" },
+		{ "[anon:dalvik-main space (region space)]", "main space (region space)" },
+		{ "[anon:dalvik-rosalloc page map]", "rosalloc page map" },
+		{ "dalvik-LinearAlloc", "LinearAlloc" },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char buf[128];
+		T_CHECK(spaces_dalvik_name(ok[i].mapping, &inner, &n), "%s not recognised", ok[i].mapping);
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, inner);
+		T_EQ_S(buf, ok[i].want);
+	}
+	const char *no[] = { "", "/system/lib64/libart.so", "[anon:libc_malloc]", "[heap]", "/dev/ashmem/other", NULL };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		T_CHECK(!spaces_dalvik_name(no[i], &inner, &n), "\"%s\" taken for a dalvik name", no[i] ? no[i] : "(null)");
+}
+
+static void test_kinds(void)
+{
+	T_SECTION("kinds of names");
+	const struct { const char *name; enum space_kind k; } t[] = {
+		{ "main space", SPACE_ROSALLOC },
+		{ "main space 1", SPACE_ROSALLOC },
+		{ "main space (region space)", SPACE_REGION },
+		{ "zygote space", SPACE_ZYGOTE },
+		{ "non moving space", SPACE_DLMALLOC },
+		{ "alloc space", SPACE_DLMALLOC },
+		{ "large object space allocation", SPACE_LOS_ALLOCATION },
+		{ "free list large object space", SPACE_LOS_FREELIST },
+		{ "large object space", SPACE_LOS_FREELIST },
+		{ "large object free list space allocation info map", SPACE_LOS_INFO_MAP },
+		{ "rosalloc page map", SPACE_ROSALLOC_PAGE_MAP },
+		{ "allocspace main rosalloc space live-bitmap 1", SPACE_BITMAP },
+		{ "region space live bitmap", SPACE_BITMAP },
+		{ "large live objects", SPACE_BITMAP },
+		{ "imagespace /system/framework/boot.art live-bitmap 0", SPACE_BITMAP },
+		{ "allocation stack", SPACE_ALLOCATION_STACK },
+		{ "live stack", SPACE_LIVE_STACK },
+		{ "thread local mark stack", SPACE_MARK_STACK },
+		{ "card table", SPACE_CARD_TABLE },
+		{ "classes2.dex extracted in memory from /data/app/x/base.apk", SPACE_DEX_IN_MEMORY },
+		{ "LinearAlloc", SPACE_LINEAR_ALLOC },
+		{ "/data/app/x/oat/arm64/base.art", SPACE_IMAGE },
+		{ "indirect ref table", SPACE_KIND_COUNT },
+		{ "", SPACE_KIND_COUNT },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		enum space_kind k = spaces_kind_of_name(t[i].name, strlen(t[i].name));
+		T_CHECK(k == t[i].k, "\"%s\" -> %s, expected %s", t[i].name, spaces_kind_name(k), spaces_kind_name(t[i].k));
+	}
+	T_EQ_S(spaces_kind_name(SPACE_REGION), "RegionSpace");
+	T_EQ_S(spaces_kind_name(SPACE_KIND_COUNT), "unknown");
+	T_CHECK(spaces_holds_objects(SPACE_LOS_ALLOCATION) && !spaces_holds_objects(SPACE_BITMAP), "holds objects");
+}
+
+static void test_probes(void)
+{
+	uint8_t pm[16] = { 2, 3, 3, 1, 4, 5, 5, 0, 2, 0 };
+	size_t used;
+	T_SECTION("page map");
+	T_CHECK(spaces_probe_page_map(pm, sizeof(pm), &used), "valid page map rejected");
+	T_EQ_U(used, 9);
+	pm[3] = 3; /* run part after a run part is fine */
+	T_CHECK(spaces_probe_page_map(pm, sizeof(pm), &used), "run parts");
+	pm[10] = 3; /* run part after a free page */
+	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "orphan run part accepted");
+	pm[10] = 0;
+	pm[7] = 3; /* run part after a large-object part */
+	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "run part after a large object accepted");
+	pm[7] = 0;
+	pm[10] = 5;
+	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "orphan large part accepted");
+	pm[10] = 6;
+	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "value 6 accepted");
+	pm[0] = 3;
+	pm[10] = 0;
+	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "part at index 0 accepted");
+
+	T_SECTION("dlmalloc");
+	uint8_t ms[128] = { 0 };
+	const uint64_t base = 0x40000000;
+	/* 64-bit: least_addr at 16 + 8 + 16 = 40, top at 56 */
+	for (int i = 0; i < 8; i++) {
+		ms[40 + i] = (uint8_t)(base >> (8 * i));
+		ms[56 + i] = (uint8_t)((base + 0x60) >> (8 * i));
+	}
+	T_CHECK(spaces_probe_dlmalloc(ms, sizeof(ms), base, 8), "64-bit mspace rejected");
+	T_CHECK(spaces_probe_dlmalloc(ms, sizeof(ms), base, 0), "mspace of unknown width rejected");
+	T_CHECK(!spaces_probe_dlmalloc(ms, sizeof(ms), base + 8, 8), "wrong base accepted");
+	T_CHECK(!spaces_probe_dlmalloc(ms, 40, base, 8), "short buffer accepted");
+	memset(ms, 0, sizeof(ms));
+	/* 32-bit: least_addr at 8 + 8 + 8 = 24, top at 32 */
+	for (int i = 0; i < 4; i++) {
+		ms[24 + i] = (uint8_t)(base >> (8 * i));
+		ms[32 + i] = (uint8_t)((base + 0x30) >> (8 * i));
+	}
+	T_CHECK(spaces_probe_dlmalloc(ms, sizeof(ms), base, 4), "32-bit mspace rejected");
+	T_CHECK(!spaces_probe_dlmalloc(ms, sizeof(ms), base, 8), "32-bit mspace read as 64-bit");
+
+	T_SECTION("LOS allocation-info map");
+	uint8_t info[8 * 8] = { 0 };
+	info[4] = 3;                      /* pages 0-2 allocated */
+	info[3 * 8 + 4] = 5;              /* pages 3-7 free */
+	info[3 * 8 + 7] = 0x80;
+	T_CHECK(spaces_probe_los_info(info, sizeof(info), 8), "valid chain rejected");
+	T_CHECK(!spaces_probe_los_info(info, sizeof(info), 7), "chain past the space accepted");
+	T_CHECK(!spaces_probe_los_info(info, 8, 8), "short map accepted");
+	memset(info + 3 * 8, 0, 8);       /* free tail not tracked */
+	T_CHECK(spaces_probe_los_info(info, sizeof(info), 8), "zero free tail rejected");
+	info[6 * 8] = 1;                  /* garbage in the tail */
+	T_CHECK(!spaces_probe_los_info(info, sizeof(info), 8), "non-zero tail accepted");
+	memset(info, 0, sizeof(info));
+	T_CHECK(!spaces_probe_los_info(info, sizeof(info), 8), "all-zero map accepted");
+
+	T_SECTION("image header");
+	uint8_t ih[256] = { 'a', 'r', 't', '\n', '0', '8', '5', 0 };
+	ih[16] = 0x00, ih[17] = 0x00, ih[18] = 0x00, ih[19] = 0x70;
+	T_CHECK(spaces_probe_image_header(ih, sizeof(ih), 0x70000000), "085 header rejected");
+	T_CHECK(!spaces_probe_image_header(ih, sizeof(ih), 0x71000000), "header at the wrong address accepted");
+	T_CHECK(!spaces_probe_image_header(ih, 12, 0x70000000), "short header accepted");
+	ih[6] = '9';
+	T_CHECK(!spaces_probe_image_header(ih, sizeof(ih), 0x70000000), "unknown version accepted");
+	ih[6] = 'x';
+	T_CHECK(!spaces_probe_image_header(ih, sizeof(ih), 0x70000000), "non-digit version accepted");
+}
+
+static const struct art_space *find_kind(const struct art_spaces *s, enum space_kind k)
+{
+	for (size_t i = 0; i < s->count; i++)
+		if (s->v[i].kind == k)
+			return &s->v[i];
+	return NULL;
+}
+
+/* A RosAlloc space (by name or content) with its page map, a dlmalloc space, a region space
+ * and LOS allocations; every object's class chain ends at a self-class at 0x10000000. */
+static void test_find(bool names)
+{
+	enum { PAGE = 4096, REGION = 256 * 1024 };
+	static uint8_t klass[PAGE], ros[4 * PAGE], zeros[PAGE], pm[PAGE], dl[2 * PAGE], reg[2 * REGION], los[4 * PAGE];
+	struct image img;
+	struct art_spaces s;
+	struct err e;
+
+	T_SECTION(names ? "spaces by name" : "spaces by content");
+	err_init(&e);
+	memset(klass, 0, sizeof(klass));
+	klass[0] = 0x00, klass[1] = 0x00, klass[2] = 0x00, klass[3] = 0x10;   /* 0x10000000: own class */
+	klass[8] = 0x00, klass[9] = 0x00, klass[10] = 0x00, klass[11] = 0x10; /* 0x10000008: class of... */
+	memset(ros, 0, sizeof(ros));
+	ros[1] = 5;                                 /* run, bracket 5 */
+	ros[PAGE + 3] = 0x10;                       /* page 1: large object of class 0x10000000 */
+	memset(pm, 0, sizeof(pm));
+	pm[0] = 2, pm[1] = 4, pm[2] = 5;
+	memset(dl, 0, sizeof(dl));
+	const uint64_t dl_base = 0x20000000;
+	for (int i = 0; i < 8; i++) {
+		dl[40 + i] = (uint8_t)(dl_base >> (8 * i));
+		dl[56 + i] = (uint8_t)((dl_base + 64) >> (8 * i));
+	}
+	memset(reg, 0, sizeof(reg));
+	reg[3] = 0x10;
+	reg[REGION + 3] = 0x10;
+	memset(los, 0, sizeof(los));
+	los[3] = 0x10;
+	los[8] = 0x55;
+
+	img_init_empty(&img, "spaces");
+	T_EQ_I(img_add_region_mem(&img, 0x10000000, klass, sizeof(klass), 6, "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x12c00000, ros, sizeof(ros), 6, names ? "[anon:dalvik-main space]" : "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x12c00000 + sizeof(ros), zeros, sizeof(zeros), 0,
+				  names ? "[anon:dalvik-main space]" : "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x7f0000000000, pm, sizeof(pm), 6, names ? "[anon:dalvik-rosalloc page map]" : "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, dl_base, dl, sizeof(dl), 6, names ? "/dev/ashmem/dalvik-non moving space (deleted)" : "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x30000000, reg, sizeof(reg), 6, names ? "[anon:dalvik-main space (region space)]" : "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x40000000, los, sizeof(los), 6, names ? "[anon:dalvik-large object space allocation]" : "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x40010000, los, sizeof(los), 6, names ? "[anon:dalvik-large object space allocation]" : "", &e), 0);
+	T_EQ_I(spaces_find(&s, &img, 0, &e), 0);
+
+	const char *how = names ? "name" : "content";
+	const struct art_space *r = find_kind(&s, SPACE_ROSALLOC);
+	T_CHECK(r && r->begin == 0x12c00000 && r->end == 0x12c00000 + sizeof(ros), "RosAlloc bounds");
+	if (r) {
+		T_EQ_S(r->how, how);
+		T_EQ_U(r->companion, 0x7f0000000000);
+		T_EQ_U(r->limit, names ? 0x12c00000 + sizeof(ros) + sizeof(zeros) : 0x12c00000 + (uint64_t)PAGE * PAGE);
+	}
+	r = find_kind(&s, SPACE_DLMALLOC);
+	T_CHECK(r && r->begin == dl_base && r->end == dl_base + sizeof(dl), "dlmalloc bounds");
+	r = find_kind(&s, SPACE_REGION);
+	T_CHECK(r && r->begin == 0x30000000 && r->end == 0x30000000 + sizeof(reg), "region space bounds");
+	r = find_kind(&s, SPACE_LOS_MAP);
+	T_CHECK(r && r->begin == 0x40000000 && r->end == 0x40010000 + sizeof(los) && r->count == 2, "LOS map space");
+	T_CHECK(find_kind(&s, SPACE_ROSALLOC_PAGE_MAP) != NULL, "page map listed");
+	T_CHECK(spaces_at(&s, 0x30000010) == find_kind(&s, SPACE_REGION), "spaces_at");
+	T_CHECK(spaces_at(&s, 0x7f0000000000) == NULL, "page map holds no objects");
+	spaces_release(&s);
+	img_close(&img);
+}
+
+/* The 5.0/5.1 twin bug: both main maps are called "main space"; only the one the page
+ * map describes is RosAlloc in use, the empty one is the inactive twin. */
+static void test_twins(void)
+{
+	enum { PAGE = 4096 };
+	static uint8_t a[PAGE], none[PAGE], b[PAGE], pm_a[PAGE], pm_b[PAGE];
+	struct image img;
+	struct art_spaces s;
+	struct err e;
+
+	T_SECTION("twin main spaces");
+	err_init(&e);
+	memset(a, 0, sizeof(a));
+	a[1] = 3;
+	memset(pm_a, 0, sizeof(pm_a));
+	pm_a[0] = 2;
+	img_init_empty(&img, "twins");
+	T_EQ_I(img_add_region_mem(&img, 0x12c00000, a, PAGE, 6, "/dev/ashmem/dalvik-main space (deleted)", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x12c01000, none, PAGE, 0, "/dev/ashmem/dalvik-main space (deleted)", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x12c02000, b, PAGE, 6, "/dev/ashmem/dalvik-main space (deleted)", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x7f0000000000, pm_b, PAGE, 6, "/dev/ashmem/dalvik-rosalloc page map (deleted)", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x7f0000001000, pm_a, PAGE, 6, "/dev/ashmem/dalvik-rosalloc page map (deleted)", &e), 0);
+	T_EQ_I(spaces_find(&s, &img, 8, &e), 0);
+	size_t n = 0;
+	for (size_t i = 0; i < s.count; i++) {
+		const struct art_space *sp = &s.v[i];
+		if (sp->kind != SPACE_ROSALLOC)
+			continue;
+		n++;
+		if (sp->begin == 0x12c00000)
+			T_CHECK(!sp->backup && sp->companion == 0x7f0000001000 && sp->limit == 0x12c02000,
+				"active twin: backup %d companion 0x%llx", sp->backup, (unsigned long long)sp->companion);
+		else
+			T_CHECK(sp->backup && sp->begin == 0x12c02000, "inactive twin at 0x%llx", (unsigned long long)sp->begin);
+	}
+	T_EQ_U(n, 2);
+	spaces_release(&s);
+	img_close(&img);
+}
+
+int main(void)
+{
+	test_dalvik_names();
+	test_kinds();
+	test_probes();
+	test_find(true);
+	test_find(false);
+	test_twins();
+	T_DONE();
+}
