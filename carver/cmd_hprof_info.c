@@ -310,10 +310,28 @@ static void info_print_json(const struct info *in, const struct hprof_reader *r,
 	printf("]}\n");
 }
 
+/* --records: one line per top-level record (offset, tag, time, body length), nothing else. */
+static int info_list_records(struct hprof_reader *r, struct err *e)
+{
+	struct hprof_record rec;
+	char name[16];
+	int rc;
+
+	while ((rc = hprof_next(r, &rec, e)) == 1) {
+		const char *nm = hprof_tag_name(rec.tag);
+		if (!nm) {
+			snprintf(name, sizeof(name), "0x%02x", rec.tag);
+			nm = name;
+		}
+		printf("%llu %s %u %zu\n", (unsigned long long)rec.offset, nm, rec.time, rec.body.len);
+	}
+	return rc;
+}
+
 int cmd_hprof_info(int argc, char **argv)
 {
 	const char *path = NULL;
-	bool json = false;
+	bool json = false, records = false;
 	struct mapfile m;
 	struct hprof_reader r;
 	struct info *in;
@@ -323,6 +341,8 @@ int cmd_hprof_info(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "--records"))
+			records = true;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
 		else if (path)
@@ -342,6 +362,16 @@ int cmd_hprof_info(int argc, char **argv)
 		return cli_report(argv[0], &e);
 	}
 	rc = hprof_reader_init(&r, m.data, m.len, path, &e);
+	if (rc == 0 && records) {
+		rc = info_list_records(&r, &e);
+		if (rc == 0 && fflush(stdout) != 0)
+			rc = ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write to standard output");
+		if (rc)
+			err_prefix(&e, "%s", path);
+		xfree(in);
+		mapfile_close(&m);
+		return rc ? cli_report(argv[0], &e) : CLI_OK;
+	}
 	if (rc == 0)
 		rc = info_scan(in, &r, &e);
 	if (rc == 0)

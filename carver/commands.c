@@ -13,7 +13,7 @@ const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
 	  "usage: artcarve version\n\nPrints the artcarve version.\n" },
 	{ "hprof-info", cmd_hprof_info, "summarise an HPROF heap dump (records, objects, roots, heaps)",
-	  "usage: artcarve hprof-info FILE [--json]\n\n"
+	  "usage: artcarve hprof-info FILE [--json | --records]\n\n"
 	  "Reads an HPROF heap dump (JAVA PROFILE 1.0, 1.0.1, 1.0.2 or Android's 1.0.3; 4- or 8-byte\n"
 	  "identifiers), decodes every record and heap sub-record, and prints: the header, record\n"
 	  "counts by tag, sub-record counts by tag, classes (CLASS_DUMP), instances, object arrays,\n"
@@ -22,10 +22,13 @@ const struct cli_command cli_commands[] = {
 	  "HEAP_DUMP_INFO count in the \"default\" heap (a new segment resets the heap, as ART and\n"
 	  "Dalvik write them).  Memory use does not grow with the file.\n\n"
 	  "options:\n"
-	  "  --json    one JSON object on stdout instead of text\n\n"
+	  "  --json     one JSON object on stdout instead of text\n"
+	  "  --records  only list the top-level records, one per line: file offset (decimal), tag,\n"
+	  "             time (microseconds), body length\n\n"
 	  "examples:\n"
 	  "  artcarve hprof-info dialer.android-hprof\n"
-	  "  artcarve hprof-info --json heap.hprof | jq .instances\n\n"
+	  "  artcarve hprof-info --json heap.hprof | jq .instances\n"
+	  "  artcarve hprof-info --records heap.hprof | head\n\n"
 	  "exit status: 0 ok, 1 not a valid HPROF file (the message names the offset), 2 usage,\n"
 	  "3 I/O or out of memory.\n" },
 	{ "info", cmd_info, "describe a process memory image (container, regions, ART runtime)",

@@ -323,6 +323,11 @@ static int sub_array_extent(const struct cursor *c, const char *what, uint64_t a
 	return 0;
 }
 
+static bool prim_type_ok(uint8_t type, unsigned id)
+{
+	return type != HPROF_T_OBJECT && hprof_type_size(type, id) != 0;
+}
+
 static int sub_extent(const struct cursor *c, uint8_t tag, unsigned id, uint64_t at, size_t *extent,
 		      struct err *e)
 {
@@ -331,6 +336,10 @@ static int sub_extent(const struct cursor *c, uint8_t tag, unsigned id, uint64_t
 	if (fixed) {
 		if (cur_remaining(c) < fixed)
 			return sub_trunc(c, hprof_sub_name(tag), at, fixed, e);
+		if (tag == HPROF_PRIM_ARRAY_NODATA && !prim_type_ok(cur_ptr(c)[id + 8], id))
+			return ERR_SET(e, ERR_CORRUPT, at + 1 + id + 8, "PRIMITIVE_ARRAY_NODATA at 0x%llx: element "
+				       "type %u at 0x%llx is not a primitive type (expected 4..11)",
+				       (unsigned long long)at, cur_ptr(c)[id + 8], (unsigned long long)(at + 1 + id + 8));
 		*extent = fixed;
 		return 0;
 	}
@@ -350,7 +359,7 @@ static int sub_extent(const struct cursor *c, uint8_t tag, unsigned id, uint64_t
 			return sub_trunc(c, "PRIMITIVE_ARRAY_DUMP", at, id + 9u, e);
 		type = cur_ptr(c)[id + 8];
 		size = hprof_type_size(type, id);
-		if (size == 0 || type == HPROF_T_OBJECT)
+		if (!prim_type_ok(type, id))
 			return ERR_SET(e, ERR_CORRUPT, at + 1 + id + 8, "PRIMITIVE_ARRAY_DUMP at 0x%llx: element "
 				       "type %u at 0x%llx is not a primitive type (expected 4..11)",
 				       (unsigned long long)at, type, (unsigned long long)(at + 1 + id + 8));
@@ -591,9 +600,5 @@ int hprof_prim_array_parse(const struct hprof_sub *sub, unsigned id_size, struct
 	out->count = ld_u32be(p + id_size + 4);
 	out->type = p[id_size + 8];
 	out->nodata = nodata;
-	if (nodata && (out->type == HPROF_T_OBJECT || hprof_type_size(out->type, id_size) == 0))
-		return ERR_SET(e, ERR_CORRUPT, sub->offset + 1 + id_size + 8, "PRIMITIVE_ARRAY_NODATA at 0x%llx: "
-			       "element type %u is not a primitive type (expected 4..11)",
-			       (unsigned long long)sub->offset, out->type);
 	return cur_sub(&sub->body, id_size + 9u, sub->body.len - (id_size + 9u), &out->data, e);
 }

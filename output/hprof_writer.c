@@ -202,29 +202,39 @@ int hprof_heap_reserve(struct hprof_writer *w, size_t len, struct err *e)
 int hprof_put_root(struct hprof_writer *w, const struct hprof_root *root, struct err *e)
 {
 	unsigned id = w->id_size;
-	size_t len;
+	size_t len = id;
+	bool ref = false, serial = false, frame = false;
 	int rc;
 
 	if (!hprof_sub_is_root(root->tag))
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "hprof writer: tag 0x%02x is not a root", root->tag);
 	switch (root->tag) {
-	case HPROF_ROOT_JNI_GLOBAL: len = 2 * id; break;
-	case HPROF_ROOT_NATIVE_STACK: case HPROF_ROOT_THREAD_BLOCK: len = id + 4; break;
+	case HPROF_ROOT_JNI_GLOBAL:
+		ref = true;
+		len += id;
+		break;
 	case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_THREAD_OBJECT:
-	case HPROF_ROOT_JNI_MONITOR: len = id + 8; break;
-	default: len = id; break;
+	case HPROF_ROOT_JNI_MONITOR:
+		frame = true;
+		len += 4;
+		/* fall through */
+	case HPROF_ROOT_NATIVE_STACK: case HPROF_ROOT_THREAD_BLOCK:
+		serial = true;
+		len += 4;
+		break;
+	default:
+		break;
 	}
 	if ((rc = hprof_heap_reserve(w, 1 + len, e)))
 		return rc;
 	wbuf_u8(&w->buf, root->tag);
 	wbuf_uNbe(&w->buf, id, root->id);
-	if (len == 2 * id) {
+	if (ref)
 		wbuf_uNbe(&w->buf, id, root->ref_id);
-	} else if (len >= id + 4) {
+	if (serial)
 		wbuf_u32be(&w->buf, root->thread_serial);
-		if (len == id + 8)
-			wbuf_u32be(&w->buf, root->frame);
-	}
+	if (frame)
+		wbuf_u32be(&w->buf, root->frame);
 	return wbuf_status(&w->buf, e);
 }
 
