@@ -320,12 +320,28 @@ static void disasm_fill_x86(const cs_insn *ci, bool is64, struct disasm_insn *o)
 	}
 }
 
+/* Bytes an undecodable unit spans: the instruction alignment, except that a Thumb halfword
+ * whose bits [15:11] are 0b11101, 0b11110 or 0b11111 is the first half of a 32-bit encoding
+ * (ARM ARM A6.1), so an undefined 32-bit Thumb-2 instruction is skipped whole. */
+static size_t disasm_undecodable_size(const struct disasm_iter *it)
+{
+	size_t n = disasm_insn_align(it->arch);
+
+	if (it->arch == DISASM_THUMB2 && it->len >= 4 && (it->code[1] >> 3) >= 0x1d)
+		n = 4;
+	return n > it->len ? it->len : n;
+}
+
 static void disasm_fill_invalid(const struct disasm_iter *it, size_t n, struct disasm_insn *o)
 {
 	memcpy(o->bytes, it->code, n);
 	o->size = (unsigned)n;
 	o->valid = false;
-	if (n == 4) {
+	if (n == 4 && it->arch == DISASM_THUMB2) {
+		snprintf(o->mnemonic, sizeof(o->mnemonic), ".word");   /* two halfwords, first one first */
+		snprintf(o->operands, sizeof(o->operands), "0x%04x%04x", (unsigned)(it->code[0] | it->code[1] << 8),
+			 (unsigned)(it->code[2] | it->code[3] << 8));
+	} else if (n == 4) {
 		snprintf(o->mnemonic, sizeof(o->mnemonic), ".word");
 		snprintf(o->operands, sizeof(o->operands), "0x%08x",
 			 (unsigned)(it->code[0] | it->code[1] << 8 | it->code[2] << 16 | (unsigned)it->code[3] << 24));
@@ -351,9 +367,7 @@ int disasm_next(struct disasm_iter *it, struct disasm_insn *out)
 	memset(out, 0, sizeof(*out));
 	out->address = it->address;
 	if (!cs_disasm_iter(hd->h, &code, &len, &addr, ci) || ci->size == 0 || ci->size > DISASM_MAX_BYTES) {
-		size_t n = disasm_insn_align(it->arch);
-		if (n > it->len)
-			n = it->len;
+		size_t n = disasm_undecodable_size(it);
 		disasm_fill_invalid(it, n, out);
 		it->code += n;
 		it->len -= n;

@@ -1,6 +1,16 @@
 /* oat_code.c - OatClass / OatMethodOffsets / OatQuickMethodHeader decoding (see oat_code.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "art/dex.h"
+#include "art/disasm.h"
+#include "art/oat.h"
 #include "art/oat_code.h"
 #include "carver/ck.h"
+#include "carver/elfw.h"
+#include "carver/xalloc.h"
 
 /* Rows verified against GrapheneOS/platform_art and CyanogenMod/android_art history:
  * runtime/oat.h (OatMethodOffsets, OatQuickMethodHeader up to 6.0), runtime/oat_quick_method_header.h
@@ -295,4 +305,710 @@ int oat_method_code_decode(const struct oat_code_space *s, uint32_t code_offset,
 			       code, out->code_size, s->exec.len - p);
 	cur_init(&out->code, s->exec.base + p, out->code_size, code);
 	return 0;
+}
+
+/* ---- the method index ---- */
+
+struct oat_index_ctx {
+	struct oat_code_index *ix;
+	const struct oat_code_dexfile *dexfiles;
+	size_t dex_count;
+	uint32_t *class_offsets;        /* every OatClass offset, sorted (bounds for inferred counts) */
+	size_t class_offsets_count;
+};
+
+static void oat_index_skip(struct oat_code_index *ix, const struct err *why)
+{
+	if (ix->skipped++ == 0)
+		ix->first_skip = *why;
+}
+
+/* Without the DEX the class offsets table has no stated length: it ends where the first
+ * OatClass it points to begins (oat_writer.cc writes all tables, then the classes), or at
+ * the next dex file's table. */
+static uint32_t oat_index_table_count(const struct oat_index_ctx *x, size_t d)
+{
+	const struct cursor *data = &x->ix->space.data;
+	uint64_t limit = data->len, pos;
+	uint32_t n = 0, v;
+	struct err e;
+
+	for (size_t j = 0; j < x->dex_count; j++) {
+		uint32_t other = x->dexfiles[j].class_offsets_off;
+		if (other > x->dexfiles[d].class_offsets_off && other < limit)
+			limit = other;
+	}
+	for (pos = x->dexfiles[d].class_offsets_off; pos + 4 <= limit; pos += 4, n++) {
+		if (cur_peek_u32le(data, (size_t)pos, &v, &e) < 0)
+			break;
+		if (v != 0 && v < limit)
+			limit = v;
+		if (pos + 4 > limit)
+			break;
+	}
+	return n;
+}
+
+static uint32_t oat_index_class_offset(const struct oat_index_ctx *x, size_t d, uint32_t ci, struct err *e,
+				       int *rc)
+{
+	uint32_t v = 0;
+	uint64_t at = (uint64_t)x->dexfiles[d].class_offsets_off + 4 * (uint64_t)ci;
+
+	*rc = at > SIZE_MAX ? ERR_SET(e, ERR_CORRUPT, at, "class offset table entry beyond oatdata")
+			    : cur_peek_u32le(&x->ix->space.data, (size_t)at, &v, e);
+	return v;
+}
+
+static int oat_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int oat_index_collect_class_offsets(struct oat_index_ctx *x, const uint32_t *counts, struct err *e)
+{
+	size_t total = 0, k = 0;
+	int rc;
+
+	for (size_t d = 0; d < x->dex_count; d++)
+		if (ck_add(total, counts[d], &total))
+			return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "class count overflows");
+	x->class_offsets = xcalloc(total ? total : 1, sizeof(uint32_t));
+	if (!x->class_offsets)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu class offsets", total);
+	for (size_t d = 0; d < x->dex_count; d++)
+		for (uint32_t ci = 0; ci < counts[d]; ci++) {
+			uint32_t v = oat_index_class_offset(x, d, ci, e, &rc);
+			if (rc == 0 && v != 0)
+				x->class_offsets[k++] = v;
+		}
+	qsort(x->class_offsets, k, sizeof(uint32_t), oat_cmp_u32);
+	x->class_offsets_count = k;
+	return 0;
+}
+
+/* Upper bound of an OatClass's method offsets: the next OatClass in memory, else oatdata's end. */
+static uint32_t oat_index_next_class(const struct oat_index_ctx *x, uint32_t off)
+{
+	size_t lo = 0, hi = x->class_offsets_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->class_offsets[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->class_offsets_count ? x->class_offsets[lo] : (uint32_t)x->ix->space.data.len;
+}
+
+static int oat_index_name(struct oat_index_ctx *x, size_t d, uint32_t ci, const struct dex_class_def *def,
+			  const struct dex_member *m, struct oat_code_entry *en, struct err *e)
+{
+	struct wbuf *w = &x->ix->names;
+	const struct dex *dex = x->dexfiles[d].dex;
+	struct dex_method_id mid;
+	const uint8_t *s;
+	size_t n;
+	int rc;
+
+	en->name_at = w->len;
+	if (!dex || !def || !m) {
+		wbuf_printf(w, "dex%zu:class%u:method%u", d, ci, en->method_index);
+	} else if ((rc = dex_type_descriptor(dex, def->class_idx, &s, &n, e)) < 0 ||
+		   (rc = dex_method_id(dex, m->idx, &mid, e)) < 0) {
+		return rc;
+	} else {
+		wbuf_put(w, s, n);
+		wbuf_put(w, "->", 2);
+		if ((rc = dex_string(dex, mid.name_idx, &s, &n, e)) < 0)
+			return rc;
+		wbuf_put(w, s, n);
+		if ((rc = dex_proto_signature(dex, mid.proto_idx, w, e)) < 0)
+			return rc;
+	}
+	wbuf_u8(w, 0);
+	return wbuf_status(w, e);
+}
+
+static int oat_index_add(struct oat_index_ctx *x, const struct oat_code_entry *proto, size_t d, uint32_t ci,
+			 const struct dex_class_def *def, const struct dex_member *m, struct err *e)
+{
+	struct oat_code_index *ix = x->ix;
+	struct oat_code_entry en = *proto;
+	struct oat_method_code mc;
+	struct err why;
+	int rc;
+
+	if (oat_method_code_decode(&ix->space, en.code_offset, &mc, &why) < 0) {
+		err_prefix(&why, "dex %zu class_def %u method %u", d, ci, en.method_index);
+		oat_index_skip(ix, &why);
+		return 0;
+	}
+	en.code_start = mc.code_offset;
+	en.code_size = mc.code_size;
+	if (def && m && (rc = oat_index_name(x, d, ci, def, m, &en, &why)) < 0) {
+		if (rc == -ERR_NOMEM)
+			return (*e = why, rc);
+		oat_index_skip(ix, &why);
+		if ((rc = oat_index_name(x, d, ci, NULL, NULL, &en, e)) < 0)
+			return rc;
+	} else if ((!def || !m) && (rc = oat_index_name(x, d, ci, NULL, NULL, &en, e)) < 0) {
+		return rc;
+	}
+	if (ix->count % 256 == 0) {
+		struct oat_code_entry *grown = xreallocarray(ix->entries, ix->count + 256, sizeof(*grown));
+		if (!grown)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu methods", ix->count + 256);
+		ix->entries = grown;
+	}
+	ix->entries[ix->count++] = en;
+	return 0;
+}
+
+/* Methods of a class known through its DEX class_data (direct then virtual). */
+static int oat_index_class_with_dex(struct oat_index_ctx *x, size_t d, uint32_t ci, uint32_t class_off,
+				    struct err *e)
+{
+	const struct dex *dex = x->dexfiles[d].dex;
+	struct dex_class_def def;
+	struct dex_class_data it;
+	struct dex_member m;
+	struct oat_class_info c;
+	struct oat_code_entry en = { .dex_file = (uint32_t)d, .class_def = ci };
+	struct err why;
+	uint32_t nmethods;
+	int rc;
+
+	if (dex_class_def(dex, ci, &def, &why) < 0 || dex_class_data_open(dex, &def, &it, &why) < 0)
+		return oat_index_skip(x->ix, &why), 0;
+	nmethods = it.count[DEX_DIRECT_METHOD] + it.count[DEX_VIRTUAL_METHOD];
+	if (nmethods < it.count[DEX_DIRECT_METHOD]) {
+		ERR_SET(&why, ERR_CORRUPT, ERR_NO_VA, "class_def %u: method count overflows", ci);
+		return oat_index_skip(x->ix, &why), 0;
+	}
+	if (oat_class_decode(&x->ix->space, class_off, nmethods, &c, &why) < 0)
+		return oat_index_skip(x->ix, &why), 0;
+	while ((rc = dex_class_data_next(&it, &m, &why)) == 1) {
+		if (m.kind != DEX_DIRECT_METHOD && m.kind != DEX_VIRTUAL_METHOD)
+			continue;
+		if (oat_class_method_code_offset(&x->ix->space, &c, en.method_index, &en.code_offset, &why) < 0) {
+			oat_index_skip(x->ix, &why);
+			break;
+		}
+		en.method_idx = m.idx;
+		en.access_flags = m.access_flags;
+		if (en.code_offset && (rc = oat_index_add(x, &en, d, ci, &def, &m, e)) < 0)
+			return rc;
+		en.method_index++;
+	}
+	if (rc < 0)
+		oat_index_skip(x->ix, &why);
+	return 0;
+}
+
+/* Without the DEX: the method count is stored (194+), or follows from the bitmap, or (all-
+ * compiled before 194) is bounded by the next OatClass; past the last valid code offset the
+ * array has ended. */
+static int oat_index_class_blind(struct oat_index_ctx *x, size_t d, uint32_t ci, uint32_t class_off, struct err *e)
+{
+	struct oat_class_info c;
+	struct oat_code_entry en = { .dex_file = (uint32_t)d, .class_def = ci, .method_idx = OAT_CODE_NO_IDX };
+	struct oat_method_code mc;
+	struct err why;
+	uint32_t limit;
+	int rc;
+
+	if (oat_class_decode(&x->ix->space, class_off, OAT_CODE_UNKNOWN_COUNT, &c, &why) < 0)
+		return oat_index_skip(x->ix, &why), 0;
+	if (c.type == OAT_CLASS_NONE_COMPILED)
+		return 0;
+	limit = c.num_methods;
+	if (c.type == OAT_CLASS_SOME_COMPILED && limit == OAT_CODE_UNKNOWN_COUNT)
+		limit = (uint32_t)(c.bitmap.len * 8);
+	if (c.type == OAT_CLASS_ALL_COMPILED && limit == OAT_CODE_UNKNOWN_COUNT) {
+		uint32_t next = oat_index_next_class(x, class_off);
+		limit = next > c.methods_at ? (next - c.methods_at) / c.method_offsets_size : 0;
+		x->ix->inferred_counts = true;
+	}
+	for (; en.method_index < limit; en.method_index++) {
+		if (oat_class_method_code_offset(&x->ix->space, &c, en.method_index, &en.code_offset, &why) < 0)
+			break;
+		if (en.code_offset == 0)
+			continue;
+		if (c.type == OAT_CLASS_ALL_COMPILED && c.num_methods == OAT_CODE_UNKNOWN_COUNT &&
+		    oat_method_code_decode(&x->ix->space, en.code_offset, &mc, &why) < 0)
+			break;  /* the inferred array ended */
+		if ((rc = oat_index_add(x, &en, d, ci, NULL, NULL, e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int oat_cmp_by_code(const void *a, const void *b)
+{
+	const struct oat_code_pos *x = a, *y = b;
+
+	if (x->code_start != y->code_start)
+		return x->code_start < y->code_start ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static int oat_index_sort(struct oat_code_index *ix, struct err *e)
+{
+	ix->by_code = xcalloc(ix->count ? ix->count : 1, sizeof(*ix->by_code));
+	if (!ix->by_code)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory sorting %zu methods", ix->count);
+	for (size_t i = 0; i < ix->count; i++)
+		ix->by_code[i] = (struct oat_code_pos){ ix->entries[i].code_start, i };
+	qsort(ix->by_code, ix->count, sizeof(*ix->by_code), oat_cmp_by_code);
+	return 0;
+}
+
+static int oat_index_dexfile(struct oat_index_ctx *x, size_t d, uint32_t count, struct err *e)
+{
+	int rc;
+
+	for (uint32_t ci = 0; ci < count; ci++) {
+		struct err why;
+		uint32_t off = oat_index_class_offset(x, d, ci, &why, &rc);
+		if (rc < 0) {
+			oat_index_skip(x->ix, &why);
+			break;
+		}
+		if (off == 0)
+			continue;
+		rc = x->dexfiles[d].dex ? oat_index_class_with_dex(x, d, ci, off, e)
+					: oat_index_class_blind(x, d, ci, off, e);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int oat_code_index_build(struct oat_code_index *ix, const struct oat_code_space *space,
+			 const struct oat_code_header *header, const struct oat_code_dexfile *dexfiles,
+			 size_t dex_count, struct err *e)
+{
+	struct oat_index_ctx x = { .ix = ix, .dexfiles = dexfiles, .dex_count = dex_count };
+	uint32_t *counts;
+	int rc;
+
+	memset(ix, 0, sizeof(*ix));
+	wbuf_init(&ix->names);
+	ix->space = *space;
+	if (header)
+		ix->header = *header;
+	counts = xcalloc(dex_count ? dex_count : 1, sizeof(uint32_t));
+	if (!counts)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu dex files", dex_count);
+	for (size_t d = 0; d < dex_count; d++) {
+		counts[d] = dexfiles[d].class_count;
+		if (dexfiles[d].class_offsets_off == 0)
+			counts[d] = 0;
+		else if (counts[d] == 0) {
+			counts[d] = oat_index_table_count(&x, d);
+			ix->inferred_counts = true;
+		}
+	}
+	rc = oat_index_collect_class_offsets(&x, counts, e);
+	for (size_t d = 0; rc == 0 && d < dex_count; d++)
+		rc = oat_index_dexfile(&x, d, counts[d], e);
+	if (rc == 0)
+		rc = oat_index_sort(ix, e);
+	xfree(counts);
+	xfree(x.class_offsets);
+	if (rc < 0)
+		oat_code_index_release(ix);
+	return rc;
+}
+
+void oat_code_index_release(struct oat_code_index *ix)
+{
+	for (size_t i = 0; ix->dexfiles && i < ix->dexfile_count; i++)
+		xfree((void *)ix->dexfiles[i].dex);
+	xfree(ix->dexfiles);
+	ix->dexfiles = NULL;
+	xfree(ix->entries);
+	xfree(ix->by_code);
+	wbuf_release(&ix->names);
+	ix->entries = NULL;
+	ix->by_code = NULL;
+	ix->count = 0;
+}
+
+const char *oat_code_index_name_at(const struct oat_code_index *ix, uint32_t off, uint32_t *delta)
+{
+	size_t lo = 0, hi = ix->count;
+
+	for (size_t i = 0; i < ix->header.trampoline_count; i++) {
+		const struct oat_code_trampoline *t = &ix->header.trampolines[i];
+		if (t->offset && (t->offset & ~(uint32_t)ix->space.code_delta) == off) {
+			*delta = 0;
+			return t->name;
+		}
+	}
+	while (lo < hi) {   /* last entry starting at or before off */
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->by_code[mid].code_start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	{
+		size_t first = lo - 1;
+		const struct oat_code_entry *en;
+		/* deduplicated code: report the first method (in class order) sharing this start */
+		while (first > 0 && ix->by_code[first - 1].code_start == ix->by_code[first].code_start)
+			first--;
+		en = &ix->entries[ix->by_code[first].entry];
+		if (off - en->code_start >= en->code_size)
+			return NULL;
+		*delta = off - en->code_start;
+		return oat_code_entry_name(ix, en);
+	}
+}
+
+/* ---- an opened OAT file (art/oat.h) ---- */
+
+/* OatHeader trampolines and bridges, in oat.h's field order */
+static const enum oat_hfield oat_trampoline_fields[] = {
+	OAT_H_INTERPRETER_TO_INTERPRETER_BRIDGE, OAT_H_INTERPRETER_TO_COMPILED_CODE_BRIDGE,
+	OAT_H_JNI_DLSYM_LOOKUP, OAT_H_JNI_DLSYM_LOOKUP_CRITICAL, OAT_H_PORTABLE_IMT_CONFLICT,
+	OAT_H_PORTABLE_RESOLUTION, OAT_H_PORTABLE_TO_INTERPRETER, OAT_H_QUICK_GENERIC_JNI,
+	OAT_H_QUICK_IMT_CONFLICT, OAT_H_QUICK_RESOLUTION, OAT_H_QUICK_TO_INTERPRETER, OAT_H_NTERP,
+};
+
+int oat_code_space_from_oat(struct oat_code_space *s, const struct oat *o, unsigned code_delta, struct err *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->layout = oat_code_layout_for(o->version);
+	if (!s->layout)
+		return ERR_SET(e, ERR_UNSUP, 0, "oat version %03u: compiled code layout unknown", o->version);
+	if (o->oatexec_va < o->oatdata_va)
+		return ERR_SET(e, ERR_CORRUPT, o->oatexec_va, "oatexec 0x%llx lies before oatdata 0x%llx",
+			       (unsigned long long)o->oatexec_va, (unsigned long long)o->oatdata_va);
+	s->data = o->oatdata;
+	s->data.pos = 0;
+	s->exec = o->oatexec;
+	s->exec.pos = 0;
+	s->exec_rel = o->oatexec_va - o->oatdata_va;
+	s->code_delta = code_delta;
+	return 0;
+}
+
+static void oat_code_header_from_oat(const struct oat *o, struct oat_code_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->executable_offset = o->header[OAT_H_EXECUTABLE_OFFSET];
+	for (size_t i = 0; i < sizeof(oat_trampoline_fields) / sizeof(oat_trampoline_fields[0]); i++) {
+		enum oat_hfield f = oat_trampoline_fields[i];
+		if (!oat_has_field(o, f))
+			continue;
+		h->trampolines[h->trampoline_count].name = oat_hfield_name(f);
+		h->trampolines[h->trampoline_count++].offset = o->header[f];
+	}
+}
+
+/* Parses each OatDexFile's DEX when its bytes are present; a DEX that does not parse is left
+ * out (methods are then named by position) and counted as skipped. */
+static int oat_code_dexfiles(const struct oat *o, struct oat_code_dexfile *out, struct oat_code_index *ix,
+			     struct err *e)
+{
+	for (size_t i = 0; i < o->dex_file_count; i++) {
+		const struct oat_dex_file *df = &o->dex_files[i];
+		struct dex *d;
+		struct err why;
+
+		out[i] = (struct oat_code_dexfile){ df->location, df->location_len, NULL, df->class_offsets_off,
+						    df->class_count };
+		if (df->dex.len == 0)
+			continue;
+		if (!(d = xcalloc(1, sizeof(*d))))
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for a dex file");
+		if (dex_parse(d, &df->dex, &why) < 0) {
+			xfree(d);
+			err_prefix(&why, "dex file %zu", i);
+			oat_index_skip(ix, &why);
+			continue;
+		}
+		out[i].dex = d;
+		if (out[i].class_count == 0)
+			out[i].class_count = d->class_defs_size;
+	}
+	return 0;
+}
+
+int oat_code_index_from_oat(struct oat_code_index *ix, const struct oat *o, unsigned code_delta, struct err *e)
+{
+	struct oat_code_space space;
+	struct oat_code_header header;
+	struct oat_code_dexfile *dfs;
+	struct oat_code_index pre = { 0 };
+	int rc;
+
+	if ((rc = oat_code_space_from_oat(&space, o, code_delta, e)) < 0)
+		return rc;
+	oat_code_header_from_oat(o, &header);
+	dfs = xcalloc(o->dex_file_count ? o->dex_file_count : 1, sizeof(*dfs));
+	if (!dfs)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu dex files", o->dex_file_count);
+	rc = oat_code_dexfiles(o, dfs, &pre, e);
+	if (rc == 0)
+		rc = oat_code_index_build(ix, &space, &header, dfs, o->dex_file_count, e);
+	if (rc < 0) {
+		for (size_t i = 0; i < o->dex_file_count; i++)
+			xfree((void *)dfs[i].dex);
+		xfree(dfs);
+		return rc;
+	}
+	ix->dexfiles = dfs;
+	ix->dexfile_count = o->dex_file_count;
+	if (pre.skipped) {
+		if (ix->skipped == 0)
+			ix->first_skip = pre.first_skip;
+		ix->skipped += pre.skipped;
+	}
+	return 0;
+}
+
+/* ---- code sources ---- */
+
+#define OAT_SCAN_PAGES 256u       /* how far into an ELF mapping the OatHeader is looked for */
+#define OAT_PAGE 4096u
+
+static int oat_sources_grow(struct oat_code_sources *s, struct err *e)
+{
+	struct oat_code_source *v;
+	struct vdex *vd;
+
+	if (s->count % 8)
+		return 0;
+	v = xreallocarray(s->v, s->count + 8, sizeof(*v));
+	if (v)
+		s->v = v;
+	vd = v ? xreallocarray(s->vdexes, s->count + 8, sizeof(*vd)) : NULL;
+	if (!v || !vd)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu OAT files", s->count + 8);
+	s->vdexes = vd;
+	memset(&s->v[s->count], 0, 8 * sizeof(*v));
+	memset(&s->vdexes[s->count], 0, 8 * sizeof(*vd));
+	return 0;
+}
+
+/* The arch, the index, and the addresses, once src->oat is open. */
+static int oat_source_finish(struct oat_code_source *src, struct err *e)
+{
+	enum disasm_arch arch;
+	int rc;
+
+	if ((rc = disasm_arch_from_art_isa(src->oat.isa, src->oat.version, &arch, e)) < 0)
+		return rc;
+	src->arch = arch;
+	src->oatdata_va = src->oat.oatdata_va;
+	src->exec_va = src->oat.oatexec_va;
+	return oat_code_index_from_oat(&src->ix, &src->oat, arch == DISASM_THUMB2 ? 1 : 0, e);
+}
+
+static int oat_sources_map(struct oat_code_sources *s, const char *path, struct mapfile **out, struct err *e)
+{
+	struct mapfile *f = xreallocarray(s->files, s->file_count + 1, sizeof(*f));
+	int rc;
+
+	if (!f)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory opening %s", path);
+	s->files = f;
+	if ((rc = mapfile_open(&s->files[s->file_count], path, e)) < 0)
+		return rc;
+	*out = &s->files[s->file_count++];
+	return 0;
+}
+
+/* The VDEX for an OAT file: the one named, or STEM.vdex beside it when that exists and parses. */
+static int oat_sources_vdex(struct oat_code_sources *s, const char *oat_path, const char *vdex_path,
+			    struct vdex *out, bool *have, struct err *e)
+{
+	char buf[4096];
+	struct mapfile *f;
+	struct cursor c;
+	struct err quiet;
+	int rc;
+
+	*have = false;
+	if (!vdex_path) {
+		if (!oat_vdex_path_for(oat_path, buf, sizeof(buf)) || access(buf, R_OK) != 0)
+			return 0;
+		if (oat_sources_map(s, buf, &f, &quiet) < 0)
+			return 0;
+		mapfile_cursor(f, &c);
+		*have = vdex_parse(out, &c, &quiet) == 0;
+		return 0;
+	}
+	if ((rc = oat_sources_map(s, vdex_path, &f, e)) < 0)
+		return rc;
+	mapfile_cursor(f, &c);
+	if ((rc = vdex_parse(out, &c, e)) < 0)
+		return err_prefix(e, "%s", vdex_path);
+	*have = true;
+	return 0;
+}
+
+/* data/len: the mapped OAT (s->files may move while the VDEX is mapped; the bytes do not). */
+static int oat_sources_open_file(struct oat_code_sources *s, const uint8_t *data, size_t len, const char *path,
+				 const char *vdex_path, struct err *e)
+{
+	struct oat_code_source *src;
+	bool have_vdex;
+	int rc;
+
+	if ((rc = oat_sources_grow(s, e)) < 0 ||
+	    (rc = oat_sources_vdex(s, path, vdex_path, &s->vdexes[0], &have_vdex, e)) < 0)
+		return rc;
+	src = &s->v[s->count];
+	src->label = path;
+	if ((rc = oat_open(&src->oat, data, len, path, have_vdex ? &s->vdexes[0] : NULL, e)) < 0)
+		return rc;
+	s->count++;
+	src->file_offset_known = true;
+	src->exec_file_offset = src->oat.oatexec.va;
+	if ((rc = oat_source_finish(src, e)) < 0)
+		return err_prefix(e, "%s", path);
+	return 0;
+}
+
+/* A VDEX mapped in the image whose file stem equals the OAT mapping's ("boot.oat" -> "boot.vdex"). */
+static bool oat_image_vdex(const struct image *img, const char *oat_name, struct vdex *out)
+{
+	const char *base = strrchr(oat_name, '/'), *dot;
+	size_t stem;
+	struct cursor c;
+	struct err quiet;
+
+	base = base ? base + 1 : oat_name;
+	dot = strrchr(base, '.');
+	stem = dot ? (size_t)(dot - base) : strlen(base);
+	for (size_t i = 0; i < img->region_count; i++) {
+		const struct img_region *r = &img->regions[i];
+		const char *rb = strrchr(r->name, '/');
+		rb = rb ? rb + 1 : r->name;
+		if (!r->data || r->file_offset != 0 || strncmp(rb, base, stem) || strcmp(rb + stem, ".vdex"))
+			continue;
+		cur_init(&c, r->data, r->data_len, r->start);
+		if (vdex_parse(out, &c, &quiet) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* One OAT in an image: oatdata found in region r at offset off. */
+static int oat_sources_image_oat(struct oat_code_sources *s, const struct img_region *r, size_t off,
+				 struct err *e)
+{
+	struct oat_code_source *src;
+	const struct img_region *xr;
+	struct cursor c;
+	uint64_t exec_va;
+	bool have_vdex;
+	int rc;
+
+	if ((rc = oat_sources_grow(s, e)) < 0)
+		return rc;
+	src = &s->v[s->count];
+	have_vdex = oat_image_vdex(s->img, r->name, &s->vdexes[s->count]);
+	cur_init(&c, r->data + off, r->data_len - off, r->start + off);
+	if ((rc = oat_parse_oatdata(&src->oat, &c, have_vdex ? &s->vdexes[s->count] : NULL, e)) < 0)
+		return rc;
+	src->label = r->name[0] ? r->name : "(anonymous OAT mapping)";
+	s->count++;
+	src->oat.oatdata_va = r->start + off;
+	exec_va = src->oat.oatdata_va + src->oat.header[OAT_H_EXECUTABLE_OFFSET];
+	xr = img_find(s->img, exec_va);
+	if (!xr || !xr->data || exec_va - xr->start >= xr->data_len)
+		return ERR_SET(e, ERR_UNMAPPED, exec_va, "%s: oatexec at 0x%llx is not captured", src->label,
+			       (unsigned long long)exec_va);
+	cur_init(&src->oat.oatexec, xr->data + (exec_va - xr->start), xr->data_len - (size_t)(exec_va - xr->start),
+		 exec_va);
+	src->oat.oatexec_va = exec_va;
+	if ((rc = oat_source_finish(src, e)) < 0)
+		return err_prefix(e, "%s", src->label);
+	return 0;
+}
+
+static bool oat_region_is_elf(const struct img_region *r)
+{
+	return r->data && r->data_len >= OAT_PAGE && !memcmp(r->data, "\177ELF", 4);
+}
+
+static int oat_sources_scan_image(struct oat_code_sources *s, struct err *e)
+{
+	for (size_t i = 0; i < s->img->region_count; i++) {
+		const struct img_region *r = &s->img->regions[i];
+		if (!oat_region_is_elf(r))
+			continue;
+		for (size_t off = OAT_PAGE; off < r->data_len && off <= OAT_SCAN_PAGES * OAT_PAGE; off += OAT_PAGE) {
+			struct err why;
+			int rc;
+			if (!oat_probe_header(r->data + off, r->data_len - off))
+				continue;
+			rc = oat_sources_image_oat(s, r, off, &why);
+			if (rc == -ERR_NOMEM)
+				return (*e = why, rc);
+			if (rc < 0 && s->failed++ == 0)
+				s->first_failure = why;
+			break;
+		}
+	}
+	return 0;
+}
+
+int oat_code_sources_open(struct oat_code_sources *s, const char *path, const char *vdex_path,
+			  const char *maps_path, struct err *e)
+{
+	struct img_open_opts opts = { .maps_path = maps_path };
+	struct mapfile *f;
+	struct stat st;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((rc = oat_sources_map(s, path, &f, e)) < 0)
+			return rc;
+		if (elfw_probe(f->data, f->len) &&
+		    (rc = oat_sources_open_file(s, f->data, f->len, path, vdex_path, e)) != -ERR_UNSUP) {
+			if (rc < 0)
+				oat_code_sources_close(s);
+			return rc;
+		}
+	}
+	s->is_image = true;
+	if (!(s->img = xcalloc(1, sizeof(*s->img)))) {
+		oat_code_sources_close(s);
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory opening %s", path);
+	}
+	if ((rc = img_open(s->img, path, &opts, e)) < 0 || (rc = oat_sources_scan_image(s, e)) < 0) {
+		oat_code_sources_close(s);
+		return rc;
+	}
+	return 0;
+}
+
+void oat_code_sources_close(struct oat_code_sources *s)
+{
+	for (size_t i = 0; i < s->count; i++) {
+		oat_code_index_release(&s->v[i].ix);
+		oat_close(&s->v[i].oat);
+	}
+	xfree(s->v);
+	xfree(s->vdexes);
+	for (size_t i = 0; i < s->file_count; i++)
+		mapfile_close(&s->files[i]);
+	xfree(s->files);
+	if (s->img) {
+		img_close(s->img);
+		xfree(s->img);
+	}
+	memset(s, 0, sizeof(*s));
 }

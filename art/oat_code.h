@@ -21,10 +21,16 @@
 #define ARTCARVE_OAT_CODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "art/oat.h"
+#include "art/vdex.h"
 #include "carver/cursor.h"
+#include "carver/image.h"
+#include "carver/mapfile.h"
 #include "carver/err.h"
+#include "carver/wbuf.h"
 
 enum oat_class_type {
 	OAT_CLASS_ALL_COMPILED = 0,
@@ -103,5 +109,115 @@ int oat_code_info_field(const struct cursor *code_info, unsigned index, uint32_t
 
 /* Number of set bits among the first n bits of a little-endian bitmap (bit i = byte i/8, bit i%8). */
 uint32_t oat_bitmap_count(const uint8_t *bits, uint32_t n);
+
+/* ---- OatHeader trampolines (filled from art/oat.h by oat_code_index_from_oat) ---- */
+
+#define OAT_CODE_MAX_TRAMPOLINES 12
+
+struct oat_code_trampoline {
+	const char *name;               /* e.g. "quick_resolution_trampoline" */
+	uint32_t offset;                /* oatdata-relative as stored (0 = none; Thumb bit kept) */
+};
+
+struct oat_code_header {
+	uint32_t executable_offset;     /* oatexec - oatdata */
+	size_t trampoline_count;
+	struct oat_code_trampoline trampolines[OAT_CODE_MAX_TRAMPOLINES];
+};
+
+/* ---- the methods of an OAT file and their code ---- */
+
+struct dex;
+
+/* One OatDexFile as the index needs it; dex NULL when its bytes are not available. */
+struct oat_code_dexfile {
+	const uint8_t *location;
+	size_t location_len;
+	const struct dex *dex;
+	uint32_t class_offsets_off;     /* oatdata offset of the u32 OatClass offsets, 0 if none */
+	uint32_t class_count;           /* class_defs_size; 0 = unknown (then inferred, see .c) */
+};
+
+#define OAT_CODE_NO_IDX UINT32_MAX
+
+struct oat_code_entry {
+	uint32_t dex_file, class_def;
+	uint32_t method_index;          /* position in class_data: direct methods, then virtual */
+	uint32_t method_idx;            /* method_ids index, OAT_CODE_NO_IDX without the DEX */
+	uint32_t access_flags;
+	uint32_t code_offset;           /* as stored (Thumb bit kept) */
+	uint32_t code_start, code_size; /* decoded from the method header (code delta removed) */
+	size_t name_at;                 /* into index.names */
+};
+
+struct oat_code_index {
+	struct oat_code_space space;
+	struct oat_code_header header;
+	struct oat_code_entry *entries; /* class_def order, then method order */
+	size_t count;
+	struct wbuf names;              /* NUL-terminated names */
+	struct oat_code_pos { uint32_t code_start; size_t entry; } *by_code;  /* sorted by code, then entry */
+	size_t skipped;                 /* classes or methods left out because they were corrupt */
+	struct err first_skip;          /* why the first one was left out */
+	bool inferred_counts;           /* class or method counts were inferred without the DEX */
+	struct oat_code_dexfile *dexfiles;  /* owned when built by oat_code_index_from_oat */
+	size_t dexfile_count;
+};
+
+/* Walks every OatClass of every dex file and records the methods that have code.  Corrupt
+ * classes/methods are skipped and counted (first reason kept); only NOMEM and a bad
+ * space/header stop it.  Names: "Lpkg/Class;->name(sig)" from the DEX, else
+ * "dexN:classC:methodM" (class_def index, class_data position). */
+int oat_code_index_build(struct oat_code_index *ix, const struct oat_code_space *space,
+			 const struct oat_code_header *header /* may be NULL */,
+			 const struct oat_code_dexfile *dexfiles, size_t dex_count, struct err *e);
+void oat_code_index_release(struct oat_code_index *ix);
+static inline const char *oat_code_entry_name(const struct oat_code_index *ix, const struct oat_code_entry *en)
+{
+	return (const char *)ix->names.data + en->name_at;
+}
+/* Name of the method or trampoline whose code contains oatdata offset `off` (code delta
+ * removed); *delta = off - start.  NULL when nothing is known there. */
+const char *oat_code_index_name_at(const struct oat_code_index *ix, uint32_t off, uint32_t *delta);
+
+
+/* The code space of an opened OAT file (code_delta 1 for Thumb-2). */
+int oat_code_space_from_oat(struct oat_code_space *s, const struct oat *o, unsigned code_delta, struct err *e);
+/* Parses the DEX files the OAT carries and builds the index over them (owning the parsed
+ * dex structs); OatDexFiles without DEX bytes get positional names. */
+int oat_code_index_from_oat(struct oat_code_index *ix, const struct oat *o, unsigned code_delta, struct err *e);
+
+/* ---- code sources: the OAT files of an input (an OAT/ODEX file, or a memory image) ---- */
+
+struct oat_code_source {
+	const char *label;              /* the file path, or the mapping name in an image */
+	struct oat oat;
+	struct oat_code_index ix;
+	unsigned arch;                  /* enum disasm_arch */
+	uint64_t oatdata_va;            /* oatdata's address: ELF vaddr (file) or runtime address (image) */
+	uint64_t exec_va;               /* oatexec's address */
+	bool file_offset_known;         /* OAT files: exec_file_offset is oatexec's file offset */
+	uint64_t exec_file_offset;
+};
+
+struct oat_code_sources {
+	struct oat_code_source *v;
+	size_t count;
+	bool is_image;
+	struct image *img;              /* memory image inputs */
+	struct mapfile *files;          /* OAT file and its VDEX */
+	size_t file_count;
+	struct vdex *vdexes;            /* one per source (unused ones zeroed) */
+	size_t failed;                  /* OATs seen in an image that could not be read */
+	struct err first_failure;
+};
+
+/* Opens path as an OAT/ODEX file (with vdex_path, or the .vdex beside it when present), else as
+ * a memory image (img_open with maps_path) and finds the OAT files mapped in it: mappings that
+ * start with an ELF header and hold an OatHeader ("oat\n" + version) on a page boundary; the
+ * oatexec is at oatdata + executable_offset, DEX names come from a mapped VDEX of the same stem. */
+int oat_code_sources_open(struct oat_code_sources *s, const char *path, const char *vdex_path,
+			  const char *maps_path, struct err *e);
+void oat_code_sources_close(struct oat_code_sources *s);
 
 #endif

@@ -8,6 +8,7 @@ int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_classes(int argc, char **argv);
 int cmd_art_file(int argc, char **argv);
+int cmd_disasm(int argc, char **argv);
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -143,6 +144,39 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve art-file --extract-dex out/ boot.vdex && dexdump -f out/boot.vdex-0.dex\n\n"
 	  "exit status: 0 all files decoded, 1 a file was rejected (unknown, truncated or\n"
 	  "corrupt; the message names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
+	{ "disasm", cmd_disasm, "disassemble compiled methods of an OAT/ODEX file or a memory image",
+	  "usage: artcarve disasm [--json] [--list] [--sample N] [--vdex FILE] [--maps FILE]\n"
+	  "                       (OAT|IMAGE) METHOD\n\n"
+	  "Finds the compiled code of the methods named METHOD and disassembles it with Capstone\n"
+	  "(Thumb-2, arm64, x86, x86_64).  METHOD is a method name as artcarve prints it,\n"
+	  "\"Lpkg/Class;->name(sig)\" (e.g. \"Ljava/lang/Math;->abs(I)I\"), or a glob over it\n"
+	  "(fnmatch: '*', '?', '[...]'; an exact name always matches itself).  Names come from the\n"
+	  "DEX files: inside the OAT (Android 5-7), or in the VDEX beside it (8.0-9; found as\n"
+	  "STEM.vdex next to STEM.oat/.odex, or given with --vdex).  Without the DEX (Android 10+\n"
+	  "keeps it in the APK/JAR) methods are named by position, \"dexD:classC:methodM\" (class_def\n"
+	  "index, position in class_data), and method counts are inferred from the OAT layout.\n"
+	  "For a memory image (any container 'artcarve info' reads), the OAT files mapped in it\n"
+	  "are found by their ELF and OAT headers; addresses are then runtime addresses.\n\n"
+	  "Each instruction is printed with its address, bytes, mnemonic and operands; a comment\n"
+	  "names branch and call targets that are methods or OatHeader trampolines of the same\n"
+	  "OAT (+offset inside a method), loads and calls through ART's thread register (x19, r9,\n"
+	  "fs:, gs:) as \"Thread+0xOFF (quick entry point)\", and PC-relative literals in code.\n"
+	  "Bytes Capstone cannot decode are shown as .short (Thumb-2), .word (arm64) or .byte (x86).\n\n"
+	  "options:\n"
+	  "  --json        a JSON array of methods: method, source, dex, class_def, method_index,\n"
+	  "                isa, address, size, file_offset (OAT files), instructions [{address,\n"
+	  "                size, bytes, mnemonic, operands, valid, target, comment}]\n"
+	  "  --list        list the matching methods (address, size) without disassembling\n"
+	  "  --sample N    only N of the matching methods, spread evenly over them (deterministic)\n"
+	  "  --vdex FILE   the VDEX holding the DEX files of an OAT (8.0+)\n"
+	  "  --maps FILE   /proc/PID/maps listing for a memory image (see 'artcarve info')\n\n"
+	  "examples:\n"
+	  "  artcarve disasm boot.oat 'Ljava/lang/String;->charAt(I)C'\n"
+	  "  artcarve disasm am.odex 'Lcom/android/commands/am/Am;->*'\n"
+	  "  artcarve disasm --list services.odex '*'\n"
+	  "  artcarve disasm --json --sample 30 boot-ext.oat '*'\n\n"
+	  "exit status: 0 ok, 1 input rejected (not an OAT file or image, damaged OAT, no method\n"
+	  "matches; the message names the offset), 2 usage, 3 I/O or out of memory.\n" },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);

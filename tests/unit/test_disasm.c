@@ -101,6 +101,12 @@ static void test_thumb2(void)
 	T_CHECK(!in.valid, "a lone 32-bit prefix is undecodable (%s)", in.mnemonic);
 	T_EQ_S(in.mnemonic, ".short");
 	T_EQ_U(in.size, 2);
+	in = ONE(DISASM_THUMB2, 0x35, 0xeb, 0x45, 0x72);         /* undefined 32-bit encoding */
+	T_CHECK(!in.valid, "0xeb35 0x7245 is undefined (%s)", in.mnemonic);
+	T_EQ_U(in.size, 4);
+	T_EQ_S(in.operands, "0xeb357245");
+	in = ONE(DISASM_THUMB2, 0x35, 0xeb);                     /* its first half alone */
+	T_EQ_U(in.size, 2);
 	T_EQ_U(disasm_code_address(DISASM_THUMB2, 0x7001235), 0x7001234);
 	T_EQ_U(disasm_code_address(DISASM_ARM64, 0x7001235), 0x7001235);
 }
