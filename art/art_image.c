@@ -272,10 +272,8 @@ static int stored_extent(struct art_image_header *h, const struct cursor *file, 
 			       "image at 0x%llx: %llu bytes of image data stored after the %u-byte header, the file has %zu",
 			       (unsigned long long)at, (unsigned long long)h->stored_size, h->fmt->header_size,
 			       cur_remaining(file) - h->fmt->header_size);
-	if (!h->compressed && h->stored_size != body && ART_IMAGE_HAS(h, data_size) && h->data_size != 0)
-		return ERR_SET(e, ERR_CORRUPT, at,
-			       "image header at 0x%llx: uncompressed data_size 0x%llx, expected image_size - header = 0x%llx",
-			       (unsigned long long)at, (unsigned long long)h->stored_size, (unsigned long long)body);
+	/* an uncompressed image is mapped from the file as is (image_size bytes); data_size then
+	 * only places the bitmap, and ART does not check it against image_size either */
 	return 0;
 }
 
