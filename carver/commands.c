@@ -116,7 +116,7 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve classes --json --art-version 11 core | jq '.classes[0]'\n\n"
 	  "exit status: 0 ok, 1 input rejected (not an ART process image, damaged container), 2 usage\n"
 	  "(also an unknown --art-version), 3 I/O or out of memory.\n" },
-	{ "art-file", cmd_art_file, "decode DEX, VDEX and OAT/ODEX files (header and contents summary)",
+	{ "art-file", cmd_art_file, "decode DEX, VDEX, OAT/ODEX and ART image files (header and contents summary)",
 	  "usage: artcarve art-file FILE... [--json] [--extract-dex DIR] [--no-vdex]\n\n"
 	  "Identifies each FILE by its magic and prints its decoded header and a summary:\n"
 	  "  DEX (dex 035-041, compact dex cdex001): version, checksum (verified), counts of\n"
@@ -130,6 +130,16 @@ const struct cli_command cli_commands[] = {
 	  "    the key/value store, and each OatDexFile (location, checksum, offsets) with its\n"
 	  "    DEX: inside the OAT up to Android 7.1, from 8.0 in FILE's VDEX (same folder and\n"
 	  "    stem, e.g. boot.oat + boot.vdex), which is read automatically when present.\n"
+	  "  ART image (.art, image 009-108; boot image, boot image component or app image):\n"
+	  "    every ImageHeader field of that version, storage (LZ4 stream or blocks,\n"
+	  "    decompressed), sections, image methods, live bitmap; for 5.0-11 (a mirror\n"
+	  "    layout row) a walk of the whole objects section, object by object, that must\n"
+	  "    end exactly at its end (counts of instances, arrays, classes, strings, dex\n"
+	  "    caches), with the other .art files of FILE's folder loaded so that class\n"
+	  "    pointers into a primary boot.art resolve (pointers into absent images are\n"
+	  "    counted; those objects are sized by the live bitmap); and the share of its\n"
+	  "    classes named (name_ string, primitive, array, or the DEX of the folder's\n"
+	  "    OAT/ODEX files and their VDEX).\n"
 	  "A DEX checksum mismatch is reported (checksum_ok: no), not an error: DEX files in\n"
 	  "a VDEX are usually quickened in place.  A damaged file gives one line on stderr\n"
 	  "naming the offset, and the other files are still decoded.\n\n"
@@ -141,7 +151,8 @@ const struct cli_command cli_commands[] = {
 	  "examples:\n"
 	  "  artcarve art-file classes.dex\n"
 	  "  artcarve art-file system/framework/arm64/boot.oat --json\n"
-	  "  artcarve art-file --extract-dex out/ boot.vdex && dexdump -f out/boot.vdex-0.dex\n\n"
+	  "  artcarve art-file --extract-dex out/ boot.vdex && dexdump -f out/boot.vdex-0.dex\n"
+	  "  artcarve art-file system/framework/arm/boot-core-libart.art\n\n"
 	  "exit status: 0 all files decoded, 1 a file was rejected (unknown, truncated or\n"
 	  "corrupt; the message names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
 	{ "disasm", cmd_disasm, "disassemble compiled methods of an OAT/ODEX file or a memory image",
