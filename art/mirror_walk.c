@@ -506,7 +506,7 @@ static int name_from_field(const struct mw_space *s, const struct art_layout *la
 	rc = mw_string_utf8(s, lay, name, &tmp, e);
 	if (rc == 1 && (rc = wbuf_status(&tmp, e)) == 0) {
 		if (tmp.len && tmp.data[0] == '[') /* "[Ljava.lang.String;" */
-			rc = mirror_descriptor_to_name(tmp.data, tmp.len, out, e);
+			rc = mirror_java_name(tmp.data, tmp.len, out, e);
 		else
 			wbuf_put(out, tmp.data, tmp.len);
 		rc = rc < 0 ? err_prefix(e, "class name_ string at 0x%x", name) : 1;
@@ -540,7 +540,7 @@ static int name_from_dex(const struct mw_space *s, const struct art_layout *lay,
 	if (def_idx < dex->class_defs_size && dex_class_def(dex, def_idx, &def, &ign) == 0 && def.class_idx != type_idx)
 		return ERR_SET(e, ERR_CORRUPT, k, "class at 0x%x: class def %u defines type %u, not dex_type_idx %u", k,
 			       def_idx, def.class_idx, type_idx);
-	if ((rc = mirror_descriptor_to_name(desc, dlen, out, e)) < 0)
+	if ((rc = mirror_java_name(desc, dlen, out, e)) < 0)
 		return err_prefix(e, "class at 0x%x", k);
 	return 1;
 }
