@@ -12,7 +12,7 @@
 int cmd_convert(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
-	struct hprof_conv_opts opts = { .app_only = false };
+	struct hprof_conv_opts opts = { .app_only = false, .drop_behind = true };
 	struct hprof_conv_stats st;
 	bool verbose = false;
 	struct mapfile m;

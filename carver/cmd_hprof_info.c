@@ -153,6 +153,7 @@ static int info_resolve_heap_names(struct info *in, struct hprof_reader *r, stru
 	int rc;
 
 	r->c.pos = r->header_len;
+	r->dropped = 0;
 	while ((rc = hprof_next(r, &rec, e)) == 1) {
 		if (rec.tag != HPROF_STRING || hprof_string_parse(&rec, r->id_size, &s, e))
 			continue;
@@ -362,6 +363,7 @@ int cmd_hprof_info(int argc, char **argv)
 		return cli_report(argv[0], &e);
 	}
 	rc = hprof_reader_init(&r, m.data, m.len, path, &e);
+	r.drop_behind = true;   /* m is our own read-only mapping */
 	if (rc == 0 && records) {
 		rc = info_list_records(&r, &e);
 		if (rc == 0 && fflush(stdout) != 0)

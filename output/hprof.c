@@ -6,6 +6,8 @@
 #include "output/hprof.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "carver/ck.h"
 
@@ -156,6 +158,20 @@ int hprof_reader_init(struct hprof_reader *r, const uint8_t *data, size_t len, c
 	return 0;
 }
 
+/* See drop_behind in hprof.h: advisory only, failures are ignored. */
+static void hprof_drop_behind(struct hprof_reader *r, size_t upto)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t end;
+
+	if (page <= 0 || (uintptr_t)r->c.base % (size_t)page != 0 || upto < r->dropped ||
+	    upto - r->dropped < HPROF_DROP_STEP)
+		return;
+	end = upto - upto % (size_t)page;
+	madvise((void *)(uintptr_t)(r->c.base + r->dropped), end - r->dropped, MADV_DONTNEED);
+	r->dropped = end;
+}
+
 int hprof_next(struct hprof_reader *r, struct hprof_record *rec, struct err *e)
 {
 	struct cursor *c = &r->c;
@@ -164,6 +180,8 @@ int hprof_next(struct hprof_reader *r, struct hprof_record *rec, struct err *e)
 
 	if (cur_remaining(c) == 0)
 		return 0;
+	if (r->drop_behind)
+		hprof_drop_behind(r, c->pos);
 	rec->offset = cur_where(c);
 	if (cur_remaining(c) < HPROF_RECORD_HEADER)
 		return ERR_SET(e, ERR_TRUNC, rec->offset, "record at 0x%llx: header needs %d bytes, "

@@ -111,7 +111,15 @@ struct hprof_reader {
 	uint64_t timestamp;     /* ms since 1970 */
 	size_t header_len;      /* bytes before the first record */
 	const char *label;      /* file name for messages (borrowed), may be NULL */
+	/* Set by a caller whose buffer is its own private read-only mmap of the file: hprof_next
+	 * then gives the pages behind the current record back to the kernel (MADV_DONTNEED) every
+	 * HPROF_DROP_STEP bytes, so resident memory stays small on huge files.  Going back is
+	 * still fine (the pages fault in again from the file).  Never set it for heap memory. */
+	bool drop_behind;
+	size_t dropped;         /* bytes from the start already given back */
 };
+
+#define HPROF_DROP_STEP ((size_t)16 << 20)
 
 /* Probe: does data start with a "JAVA PROFILE " header?  Sets no error. */
 bool hprof_probe(const uint8_t *data, size_t len);

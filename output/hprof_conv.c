@@ -175,6 +175,7 @@ int hprof_conv(const uint8_t *data, size_t len, const char *label, struct outf *
 	memset(stats, 0, sizeof(*stats));
 	if ((rc = hprof_reader_init(&r, data, len, label, e)))
 		return rc;
+	r.drop_behind = opts && opts->drop_behind;
 	memset(&cv, 0, sizeof(cv));
 	cv.id_size = r.id_size;
 	cv.app_only = opts && opts->app_only;

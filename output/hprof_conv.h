@@ -31,6 +31,7 @@
 
 struct hprof_conv_opts {
 	bool app_only;
+	bool drop_behind;       /* data is the caller's private mmap (see hprof_reader.drop_behind) */
 };
 
 struct hprof_conv_stats {
