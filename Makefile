@@ -119,10 +119,14 @@ deps:
 demo: deps all
 	@./samples/demo.sh
 
+# codec throughput on a >= 100 MB JVM heap dump (bench/codec.sh); not part of check
+bench: all
+	@./bench/codec.sh
+
 clean:
 	rm -rf $(B) artcarve
 
-.PHONY: all asan check check-layers fuzz deps demo clean
+.PHONY: all asan check check-layers fuzz deps demo clean bench
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
