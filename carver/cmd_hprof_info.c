@@ -180,8 +180,12 @@ static void info_heap_label(const struct info_heap *h, unsigned idx, char *buf, 
 		snprintf(buf, n, "default");
 	else if (h->heap_id == UINT32_MAX && !h->name)
 		snprintf(buf, n, "other");
-	else if (h->name)
-		snprintf(buf, n, "%.*s", (int)(h->name_len < 64 ? h->name_len : 64), (const char *)h->name);
+	else if (h->name) {
+		size_t len = h->name_len < n - 1 ? h->name_len : n - 1;
+		for (size_t i = 0; i < len; i++)       /* the name comes from the file: printable only */
+			buf[i] = h->name[i] >= 0x20 && h->name[i] < 0x7f ? (char)h->name[i] : '?';
+		buf[len] = '\0';
+	}
 	else
 		snprintf(buf, n, "heap-0x%x", h->heap_id);
 }

@@ -640,10 +640,10 @@ static void test_outf(void)
 }
 
 /* hprof-conv rules on the hand-made Android file. */
-static void test_conv(bool app_only)
+static void test_conv(unsigned id, bool app_only)
 {
 	size_t n;
-	uint8_t *p = sample_bytes(4, &n);
+	uint8_t *p = sample_bytes(id, &n);
 	struct outf of;
 	struct hprof_conv_opts opts = { .app_only = app_only };
 	struct hprof_conv_stats st;
@@ -658,7 +658,7 @@ static void test_conv(bool app_only)
 	struct hprof_sub sub;
 	unsigned unknown = 0, android = 0, nodata_ok = 0, subs = 0;
 
-	T_SECTION(app_only ? "convert --app-only" : "convert");
+	printf("-- convert id %u%s\n", id, app_only ? " --app-only" : "");
 	close(fd);
 	outf_open(&of, path, &e);
 	T_EQ_I(hprof_conv(p, n, "sample", &of, &opts, &st, &e), 0);
@@ -672,13 +672,16 @@ static void test_conv(bool app_only)
 	while (hprof_next(&r, &rec, &e) == 1) {
 		if (rec.tag != HPROF_HEAP_DUMP_SEGMENT)
 			continue;
-		while (hprof_next_sub(&rec.body, 4, &sub, &e) == 1) {
+		while (hprof_next_sub(&rec.body, id, &sub, &e) == 1) {
+			const uint8_t *b = sub.body.base;
 			subs++;
 			unknown += sub.tag == HPROF_ROOT_UNKNOWN;
 			android += sub.tag >= 0x80 && sub.tag != HPROF_ROOT_UNKNOWN;
-			if (sub.tag == HPROF_PRIM_ARRAY_DUMP && ld_u32be(sub.body.base) == 0x7100)
-				nodata_ok += ld_u32be(sub.body.base + 4) == 0 && ld_u32be(sub.body.base + 8) == 0 &&
-					     sub.body.len == 13;
+			if (sub.tag == HPROF_ROOT_UNKNOWN)
+				T_EQ_U(sub.body.len, id);
+			if (sub.tag == HPROF_PRIM_ARRAY_DUMP && ld_u32be(b + id - 4) == 0x7100)
+				nodata_ok += ld_u32be(b + id) == 0 && ld_u32be(b + id + 4) == 0 &&
+					     b[id + 8] == HPROF_T_INT && sub.body.len == id + 9u;
 		}
 		T_EQ_U(cur_remaining(&rec.body), 0);
 	}
@@ -785,8 +788,9 @@ int main(int argc, char **argv)
 	test_corrupt_lengths();
 	test_writer_errors();
 	test_outf();
-	test_conv(false);
-	test_conv(true);
+	test_conv(4, false);
+	test_conv(4, true);
+	test_conv(8, false);
 	test_conv_zygote();
 	T_DONE();
 }
