@@ -96,7 +96,9 @@
 		       .num_strings = 88, .num_resolved_types = 84, .size = 92 }
 /* art::DexFile 5.0-8.1 (runtime/dex_file.h): virtual, begin_ after the vtable; no data_begin_ */
 #define DEX_FILE_NO_DATA .dex_file = { .begin_slot = 1, .data_begin_slot = ART_ABSENT }
-/* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain ClassStatus enum (no shift) */
+/* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain ClassStatus enum (no shift):
+ * -3 Retired ... 10 Initialized (8.0), 11 Initialized (8.1) (runtime/mirror/class.h @R80/R81;
+ * the shared range 11 is a little loose for 8.0; status range added by the runtime helper) */
 #define CLASS_8X                                                                               \
 	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
 		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
@@ -107,8 +109,10 @@
 		   .object_size_alloc_fast_path = 100, .primitive_type = 104,                       \
 		   .reference_instance_offsets = 108, .status = 112, .copied_methods_offset = 116,  \
 		   .virtual_methods_offset = 118, .num_instance_fields = ART_ABSENT, .size = 120,   \
-		   .status_shift = 0, .primitive_mask = 0xffff }
-/* mirror::Class 7.0/7.1 (@R70/R71): 8 annotation_type_, 12 class_loader_, 16
+		   .status_shift = 0, .status_min = -3, .status_max = 11, .status_retired = -3,    \
+		   .primitive_mask = 0xffff }
+/* ClassStatus 5.0-7.1: int32 -2 kStatusRetired ... 10 kStatusInitialized (class.h @R50..R71).
+ * mirror::Class 7.0/7.1 (@R70/R71): 8 annotation_type_, 12 class_loader_, 16
  * component_type_, 20 dex_cache_, 24 iftable_, 28 name_, 32 super_class_, 36 verify_error_,
  * 40 vtable_, 44 access_flags_, 48 dex_cache_strings_ (u64), 56 ifields_ (u64), 64 methods_
  * (u64), 72 sfields_ (u64), 80 class_flags_, 84 class_size_, 88 clinit_thread_id_,
@@ -127,6 +131,7 @@
 		   .primitive_type = 112, .reference_instance_offsets = 116, .status = 120,         \
 		   .copied_methods_offset = 124, .virtual_methods_offset = 126,                     \
 		   .num_instance_fields = ART_ABSENT, .size = 128, .status_shift = 0,               \
+		   .status_min = -2, .status_max = 10, .status_retired = -2,                        \
 		   .primitive_mask = 0xffff }
 /* image header fields shared by 7.0-9 (runtime/image.h @R70..R9) */
 #define IMAGE_7X(hdr) .image = { .image_begin = 8, .image_size = 12, .image_roots = 56,        \
@@ -158,6 +163,7 @@ const struct art_layout art_layouts[] = {
 			   .primitive_type = 92, .reference_instance_offsets = 96, .status = 104,
 			   .copied_methods_offset = ART_ABSENT, .virtual_methods_offset = ART_ABSENT,
 			   .num_instance_fields = ART_ABSENT, .size = 108, .status_shift = 0,
+			   .status_min = -2, .status_max = 10, .status_retired = -2,
 			   .primitive_mask = 0xffff },
 		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA,
 		/* mirror::ArtMethod @R50 (same for 32/64-bit: u64 entry points): 8 declaring_class_,
@@ -189,6 +195,7 @@ const struct art_layout art_layouts[] = {
 			   .primitive_type = 92, .reference_instance_offsets = 96, .status = 104,
 			   .copied_methods_offset = ART_ABSENT, .virtual_methods_offset = ART_ABSENT,
 			   .num_instance_fields = ART_ABSENT, .size = 108, .status_shift = 0,
+			   .status_min = -2, .status_max = 10, .status_retired = -2,
 			   .primitive_mask = 0xffff },
 		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA,
 		/* mirror::ArtMethod @R51: 8 declaring_class_, 12 dex_cache_resolved_methods_,
@@ -226,6 +233,7 @@ const struct art_layout art_layouts[] = {
 			   .primitive_type = 124, .reference_instance_offsets = 128, .status = 132,
 			   .copied_methods_offset = ART_ABSENT, .virtual_methods_offset = ART_ABSENT,
 			   .num_instance_fields = 100, .size = 136, .status_shift = 0,
+			   .status_min = -2, .status_max = 10, .status_retired = -2,
 			   .primitive_mask = 0xffff },
 		.field_storage = ART_FIELDS_RAW_ARRAY, .field_array_header = 0, .art_field_size = 16,
 		.art_field = { .declaring_class = 0, .access_flags = 4, .field_dex_idx = 8, .offset = 12 },

@@ -107,11 +107,14 @@ int mirror_class_read(const struct mirror *m, uint64_t va, struct mirror_class *
 
 static bool ref_ok(uint32_t ref) { return (ref & 7) == 0; }
 
-/* The object at ref (non-zero) has class jlc, i.e. it is a Class. */
-static bool is_class_ref(const struct mirror *m, uint32_t ref, uint64_t jlc)
+/* The object at ref (non-zero) is a Class, or lies where the image has no bytes (another
+ * boot image component, memory not captured): only a readable non-Class refutes it. */
+static bool may_be_class_ref(const struct mirror *m, uint32_t ref, uint64_t jlc)
 {
 	uint32_t k;
-	return ref_ok(ref) && mirror_klass(m, ref, &k, NULL) == 0 && k == jlc;
+	if (!ref_ok(ref))
+		return false;
+	return mirror_klass(m, ref, &k, NULL) != 0 || k == jlc;
 }
 
 bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c, uint64_t jlc)
@@ -130,9 +133,9 @@ bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c
 	/* class_size_ covers at least the fixed part for every Class, placeholders included */
 	if (c->class_size < l->klass.size)
 		return false;
-	if (c->super_class && !is_class_ref(m, c->super_class, jlc))
+	if (c->super_class && !may_be_class_ref(m, c->super_class, jlc))
 		return false;
-	if (c->component_type && !is_class_ref(m, c->component_type, jlc))
+	if (c->component_type && !may_be_class_ref(m, c->component_type, jlc))
 		return false;
 	return true;
 }

@@ -47,7 +47,8 @@ struct mirror_class {
 /* Reads the fixed part of the Class at va; status is already shifted, primitive_type masked. */
 int mirror_class_read(const struct mirror *m, uint64_t va, struct mirror_class *c, struct err *e);
 /* True when c looks like a Class whose class is jlc: references 8-aligned, referenced
- * super/component classes have class jlc, status, primitive type and sizes in range. */
+ * super/component classes have class jlc where the image holds them, status, primitive
+ * type and sizes in range. */
 bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c, uint64_t jlc);
 /* True when the class is retired (a placeholder replaced during linking). */
 bool mirror_class_retired(const struct mirror *m, const struct mirror_class *c);

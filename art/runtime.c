@@ -84,8 +84,9 @@ static int for_each_chunk(struct art_runtime *rt, chunk_fn fn, void *ctx, struct
 			const struct art_space *s = spaces_at(&rt->spaces, r->start);
 			if (!s)
 				continue;
-			if (s->end < hi)
-				hi = s->end;
+			uint64_t end = s->objects_end ? s->objects_end : s->end;
+			if (end < hi)
+				hi = end;
 		}
 		lo = (lo + 7) & ~(uint64_t)7;
 		if (hi <= lo)
@@ -290,10 +291,9 @@ static int jlc_score(const struct art_runtime *rt, const struct art_layout *l, u
 		score++;
 	}
 	uint32_t cache = c.dex_cache ? c.dex_cache : o.dex_cache;
-	if (cache) {
-		/* the DexCache's class: its instances have this family's DexCache size */
-		if (mirror_klass(&m, cache, &k, NULL) || mirror_class_read(&m, k, &dc, NULL) ||
-		    !mirror_class_plausible(&m, &dc, jlc) || dc.object_size != l->dex_cache.size)
+	if (cache && mirror_klass(&m, cache, &k, NULL) == 0 && mirror_class_read(&m, k, &dc, NULL) == 0) {
+		/* the DexCache's class (when captured): its instances have this family's size */
+		if (!mirror_class_plausible(&m, &dc, jlc) || dc.object_size != l->dex_cache.size)
 			return -1;
 		score += 2;
 	}

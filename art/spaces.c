@@ -250,6 +250,7 @@ struct cand {
 	uint64_t companion;
 	size_t used_pages;           /* page maps */
 	bool paired;
+	uint64_t objects_end;
 };
 
 struct finder {
@@ -561,6 +562,24 @@ static void classify_los_allocations(struct finder *f)
 	}
 }
 
+/* End of an image's objects section: sections[0] (Objects, from offset 0) of the header,
+ * or image_size where the family has no section table (runtime/image.h). */
+static void image_objects_end(const struct finder *f, struct cand *c)
+{
+	uint8_t h[8];
+	unsigned version;
+	if (img_read(f->img, c->begin, h, 8, NULL) || memcmp(h, "art\n", 4))
+		return;
+	version = (unsigned)(h[4] - '0') * 100 + (unsigned)(h[5] - '0') * 10 + (unsigned)(h[6] - '0');
+	const struct art_layout *l = art_layout_by_image_version(version);
+	unsigned off = !l ? ART_ABSENT : l->image.sections != ART_ABSENT ? l->image.sections + 4 : l->image.image_size;
+	if (off == ART_ABSENT || img_read(f->img, c->begin + off, h, 4, NULL))
+		return;
+	uint64_t end = c->begin + ld_u32le(h);
+	if (end > c->begin && end <= c->end)
+		c->objects_end = end;
+}
+
 static int emit(struct finder *f, const struct cand *c)
 {
 	struct art_spaces *s = f->out;
@@ -583,6 +602,7 @@ static int emit(struct finder *f, const struct cand *c)
 	o->detail = c->detail ? c->detail : "";
 	o->backup = c->backup;
 	o->companion = c->companion;
+	o->objects_end = c->objects_end;
 	return 0;
 }
 
@@ -642,9 +662,12 @@ int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_
 		classify_regions(&f);
 		classify_los_allocations(&f);
 	}
-	for (size_t i = 0; rc == 0 && i < f.n; i++)
+	for (size_t i = 0; rc == 0 && i < f.n; i++) {
+		if (f.c[i].kind == SPACE_IMAGE)
+			image_objects_end(&f, &f.c[i]);
 		if (f.c[i].kind != SPACE_KIND_COUNT)
 			rc = emit(&f, &f.c[i]);
+	}
 	if (rc == 0)
 		rc = emit_los_map(&f);
 	xfree(f.c);

@@ -61,6 +61,7 @@ struct art_space {
 	bool backup;            /* an inactive twin (homogeneous-compaction "main space 1", empty) */
 	uint64_t companion;     /* page map / info map of this space, or the space of a helper; 0 */
 	size_t count;           /* LOS map space: allocations; bitmaps: 0 */
+	uint64_t objects_end;   /* image spaces: end of the objects section (header), else 0 */
 };
 
 struct art_spaces {

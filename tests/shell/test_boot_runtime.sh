@@ -1,0 +1,70 @@
+#!/bin/sh
+# test_boot_runtime.sh - the runtime model on boot images of real devices (Android 7.1, 9, 10;
+# 32- and 64-bit) from $CORPUS/art: each set's uncompressed .art files are laid out at their
+# image_begin in a maps-dir image (a listing + one file per region, built here at test time),
+# then `info` must take the layout family and pointer size from the image header, and the
+# classes `classes` finds inside each image must be exactly the classes that `art-file`'s
+# object-by-object walk of the same file counts (an independent decoder: art/mirror_walk.c).
+. "$(dirname "$0")/lib.sh"
+ART_DIR=$CORPUS/art
+[ -d "$ART_DIR" ] || { t_skip "no $ART_DIR"; t_done; exit $?; }
+
+u32() { od -An -tu4 -j "$2" -N 4 "$1" | tr -d ' '; }
+
+# build_set NAME FILE... : a maps-dir in $TMP/NAME; prints nothing, returns 1 if a file is compressed
+build_set() {
+	out=$TMP/$1; shift
+	mkdir -p "$out"; : >"$out/maps.unsorted"
+	for f in "$@"; do
+		v=$(dd if="$f" bs=1 skip=4 count=3 2>/dev/null)
+		case $v in 07*|08*|09*|1*) b=16 ;; *) b=8 ;; esac
+		begin=$(u32 "$f" $b); size=$(u32 "$f" $((b + 4)))
+		[ "$(wc -c <"$f")" -ge "$size" ] || return 1     # compressed image: not laid out here
+		len=$(( (size + 4095) / 4096 * 4096 ))
+		name=$(printf '%x-%x' "$begin" $((begin + len)))
+		head -c "$len" "$f" >"$out/$name.bin"
+		printf '%s rw-p 00000000 00:00 0 /system/framework/%s\n' "$name" "$(basename "$f")" >>"$out/maps.unsorted"
+	done
+	sort "$out/maps.unsorted" >"$out/maps"; rm "$out/maps.unsorted"
+}
+
+check_set() {
+	set_name=$1 family=$2 ptr=$3; shift 3
+	files=
+	for f in "$@"; do files="$files $ART_DIR/$set_name/$f"; done
+	# shellcheck disable=SC2086
+	if ! build_set "$set_name" $files; then t_skip "$set_name: compressed image"; return; fi
+	dir=$TMP/$set_name
+	if ! "$ART" info "$dir" >"$dir/info" 2>&1; then t_fail "$set_name: info: $(tail -n 1 "$dir/info")"; return; fi
+	if grep -q "^ART runtime: layout family $family (.*found by image header" "$dir/info" &&
+	   grep -q "^pointer size: $ptr, found by image header" "$dir/info"; then
+		t_ok "$set_name: layout $family and pointer size $ptr from the image header"
+	else
+		t_fail "$set_name: $(grep -E '^(ART runtime|pointer size)' "$dir/info" | tr '\n' ' ')"
+	fi
+	"$ART" classes "$dir" >"$dir/classes" 2>"$dir/classes.err" || { t_fail "$set_name: classes: $(cat "$dir/classes.err")"; return; }
+	for f in "$@"; do
+		p=$ART_DIR/$set_name/$f
+		line=$(grep " /system/framework/$f\$" "$dir/maps")
+		lo=$((0x${line%%-*})); rest=${line#*-}; hi=$((0x${rest%% *}))
+		mine=$(awk -v lo=$lo -v hi=$hi '$1 == "class" { a = 0; h = substr($2, 3)
+			for (i = 1; i <= length(h); i++) a = a * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			if (a >= lo && a < hi) n++ } END { print n + 0 }' "$dir/classes")
+		walk=$("$ART" art-file "$p" 2>/dev/null | sed -n '/^walk:/,/^[a-z]/s/^  classes: //p' | head -n 1)
+		if [ -n "$walk" ] && [ "$mine" = "$walk" ]; then
+			t_ok "$set_name/$f: $mine classes, as art-file's object walk"
+		else
+			t_fail "$set_name/$f: classes finds $mine classes, art-file's walk '${walk:-nothing}'"
+		fi
+	done
+	named=$(grep -c '^class 0x[0-9a-f]* [^-]' "$dir/classes"); total=$(grep -c '^class ' "$dir/classes")
+	echo "# $set_name: $total classes, $named named (no DEX in the set: names from name_, primitive and component types)"
+}
+
+check_set a10_art074_arm64_samsung-a8s 10 8 boot.art boot-core-libart.art
+check_set a10_art074_arm_samsung-a8s 10 4 boot.art
+check_set a9_art056_arm64_lineage16-eify 9 8 boot.art boot-core-libart.art
+check_set a9_art056_arm_lineage16-eify 9 4 boot.art
+check_set a7.1.1_art030_arm64_nextbit-robin 7.1 8 boot.art boot-core-libart.art boot-core-junit.art
+check_set a7.1.1_art030_arm_nextbit-robin 7.1 4 boot.art
+t_done
