@@ -148,6 +148,14 @@ int disasm_iter_init(struct disasm *d, enum disasm_arch arch, const uint8_t *cod
 	return 0;
 }
 
+static void disasm_note_reg(struct disasm_insn *o, unsigned reg)
+{
+	if (o->reg == DISASM_NO_REG)
+		o->reg = reg;
+	else if (o->reg2 == DISASM_NO_REG)
+		o->reg2 = reg;
+}
+
 /* ---- ARM64 ---- */
 
 static void disasm_fill_arm64(const cs_insn *ci, struct disasm_insn *o)
@@ -170,9 +178,13 @@ static void disasm_fill_arm64(const cs_insn *ci, struct disasm_insn *o)
 	}
 	for (unsigned i = 0; i < a->op_count; i++) {
 		const cs_arm64_op *op = &a->operands[i];
-		if (op->type == ARM64_OP_REG && o->reg == DISASM_NO_REG) {
-			o->reg = op->reg;
-		} else if (op->type == ARM64_OP_MEM && o->mem_base == DISASM_BASE_NONE) {
+		if (op->type == ARM64_OP_REG) {
+			disasm_note_reg(o, op->reg);
+		} else if (op->type == ARM64_OP_IMM) {
+			o->has_imm = true;
+			o->imm = op->imm;
+		}
+		if (op->type == ARM64_OP_MEM && o->mem_base == DISASM_BASE_NONE) {
 			o->mem_base = op->mem.base == ARM64_REG_X19 ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
 			o->mem_disp = op->mem.disp;
 		} else if (op->type == ARM64_OP_IMM && i + 1 == a->op_count) {
@@ -246,9 +258,13 @@ static void disasm_fill_thumb(const cs_insn *ci, struct disasm_insn *o)
 	disasm_arm_flow(ci, a, o);
 	for (unsigned i = 0; i < a->op_count; i++) {
 		const cs_arm_op *op = &a->operands[i];
-		if (op->type == ARM_OP_REG && o->reg == DISASM_NO_REG) {
-			o->reg = op->reg;
-		} else if (op->type == ARM_OP_MEM && o->mem_base == DISASM_BASE_NONE) {
+		if (op->type == ARM_OP_REG) {
+			disasm_note_reg(o, op->reg);
+		} else if (op->type == ARM_OP_IMM) {
+			o->has_imm = true;
+			o->imm = op->imm;
+		}
+		if (op->type == ARM_OP_MEM && o->mem_base == DISASM_BASE_NONE) {
 			o->mem_disp = op->mem.disp;
 			if (op->mem.base == ARM_REG_PC && op->mem.index == ARM_REG_INVALID) {
 				/* Thumb literal base: Align(address + 4, 4) (ARM ARM, LDR literal) */
@@ -291,8 +307,12 @@ static void disasm_fill_x86(const cs_insn *ci, bool is64, struct disasm_insn *o)
 		o->flow = DISASM_FLOW_CJUMP;
 	for (unsigned i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
-		if (op->type == X86_OP_REG && o->reg == DISASM_NO_REG) {
-			o->reg = op->reg;
+		if (op->type == X86_OP_IMM) {
+			o->has_imm = true;
+			o->imm = op->imm;
+		}
+		if (op->type == X86_OP_REG) {
+			disasm_note_reg(o, op->reg);
 			if (o->flow == DISASM_FLOW_JUMP || o->flow == DISASM_FLOW_CALL)
 				o->indirect = true;
 		} else if (op->type == X86_OP_MEM && o->mem_base == DISASM_BASE_NONE) {

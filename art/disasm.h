@@ -61,6 +61,9 @@ struct disasm_insn {
 	int64_t mem_disp;
 	unsigned mem_size;              /* access width in bytes when known, else 0 */
 	unsigned reg;                   /* first register operand (opaque id, DISASM_NO_REG if none) */
+	unsigned reg2;                  /* second register operand, DISASM_NO_REG if none */
+	bool has_imm;                   /* last immediate operand (adrp page, add/mov/push value) */
+	int64_t imm;
 	bool writes_pc;                 /* loads or moves into the program counter (ARM) */
 };
 

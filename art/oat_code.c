@@ -518,6 +518,7 @@ static int oat_index_class_blind(struct oat_index_ctx *x, size_t d, uint32_t ci,
 	struct oat_method_code mc;
 	struct err why;
 	uint32_t limit;
+	bool last = false;
 	int rc;
 
 	if (oat_class_decode(&x->ix->space, class_off, OAT_CODE_UNKNOWN_COUNT, &c, &why) < 0)
@@ -530,6 +531,7 @@ static int oat_index_class_blind(struct oat_index_ctx *x, size_t d, uint32_t ci,
 	if (c.type == OAT_CLASS_ALL_COMPILED && limit == OAT_CODE_UNKNOWN_COUNT) {
 		uint32_t next = oat_index_next_class(x, class_off);
 		limit = next > c.methods_at ? (next - c.methods_at) / c.method_offsets_size : 0;
+		last = next >= x->ix->space.data.len;
 		x->ix->inferred_counts = true;
 	}
 	for (; en.method_index < limit; en.method_index++) {
@@ -537,9 +539,10 @@ static int oat_index_class_blind(struct oat_index_ctx *x, size_t d, uint32_t ci,
 			break;
 		if (en.code_offset == 0)
 			continue;
-		if (c.type == OAT_CLASS_ALL_COMPILED && c.num_methods == OAT_CODE_UNKNOWN_COUNT &&
-		    oat_method_code_decode(&x->ix->space, en.code_offset, &mc, &why) < 0)
-			break;  /* the inferred array ended */
+		/* the last OatClass has no next one to bound it: its array ends at the first entry
+		 * that is not a method's code (bss mappings or code infos follow) */
+		if (last && oat_method_code_decode(&x->ix->space, en.code_offset, &mc, &why) < 0)
+			break;
 		if ((rc = oat_index_add(x, &en, d, ci, NULL, NULL, e)) < 0)
 			return rc;
 	}
@@ -869,8 +872,10 @@ static int oat_sources_open_file(struct oat_code_sources *s, const uint8_t *data
 		return rc;
 	src = &s->v[s->count];
 	src->label = path;
-	if ((rc = oat_open(&src->oat, data, len, path, have_vdex ? &s->vdexes[0] : NULL, e)) < 0)
+	if ((rc = oat_open(&src->oat, data, len, path, have_vdex ? &s->vdexes[0] : NULL, e)) < 0) {
+		oat_close(&src->oat);   /* oat_open leaves a partly opened oat on failure */
 		return rc;
+	}
 	s->count++;
 	src->file_offset_known = true;
 	src->exec_file_offset = src->oat.oatexec.va;
@@ -919,8 +924,10 @@ static int oat_sources_image_oat(struct oat_code_sources *s, const struct img_re
 	src = &s->v[s->count];
 	have_vdex = oat_image_vdex(s->img, r->name, &s->vdexes[s->count]);
 	cur_init(&c, r->data + off, r->data_len - off, r->start + off);
-	if ((rc = oat_parse_oatdata(&src->oat, &c, have_vdex ? &s->vdexes[s->count] : NULL, e)) < 0)
+	if ((rc = oat_parse_oatdata(&src->oat, &c, have_vdex ? &s->vdexes[s->count] : NULL, e)) < 0) {
+		oat_close(&src->oat);
 		return rc;
+	}
 	src->label = r->name[0] ? r->name : "(anonymous OAT mapping)";
 	s->count++;
 	src->oat.oatdata_va = r->start + off;

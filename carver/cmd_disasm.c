@@ -206,6 +206,15 @@ static int dis_collect(const struct oat_code_source *cs, const char *pattern, si
 	return 0;
 }
 
+/* Corrupt classes/methods the index left out: one line on stderr with the first reason. */
+static void dis_warn_skipped(const char *cmd, const struct oat_code_source *cs)
+{
+	if (cs->ix.skipped)
+		fprintf(stderr, "artcarve %s: warning: %s: %zu class%s or method%s left out as corrupt, first: %s\n", cmd,
+			cs->label, cs->ix.skipped, cs->ix.skipped == 1 ? "" : "es", cs->ix.skipped == 1 ? "" : "s",
+			cs->ix.first_skip.msg);
+}
+
 static int dis_source(struct dis_ctx *cx, const struct oat_code_source *cs, struct err *e)
 {
 	size_t *sel = NULL, n = 0, take;
@@ -290,8 +299,10 @@ int cmd_disasm(int argc, char **argv)
 	if (rc == 0) {
 		if (cx.o.json)
 			fputc('[', cx.out);
-		for (size_t i = 0; i < srcs.count && rc == 0; i++)
+		for (size_t i = 0; i < srcs.count && rc == 0; i++) {
+			dis_warn_skipped(argv[0], &srcs.v[i]);
 			rc = dis_source(&cx, &srcs.v[i], &e);
+		}
 		if (cx.o.json)
 			fprintf(cx.out, "%s]\n", cx.printed ? "\n" : "");
 		if (rc == 0 && cx.printed == 0)

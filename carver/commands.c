@@ -9,6 +9,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_classes(int argc, char **argv);
 int cmd_art_file(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
+int cmd_hooks(int argc, char **argv);
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -188,6 +189,35 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve disasm --json --sample 30 boot-ext.oat '*'\n\n"
 	  "exit status: 0 ok, 1 input rejected (not an OAT file or image, damaged OAT, no method\n"
 	  "matches; the message names the offset), 2 usage, 3 I/O or out of memory.\n" },
+	{ "hooks", cmd_hooks, "find hooked ART methods (entry points outside known code, inline jumps)",
+	  "usage: artcarve hooks [--json] [--maps FILE] (OAT|ART-IMAGE|IMAGE)\n\n"
+	  "Looks for ART methods hooked the way Frida, Xposed/LSPosed and similar tools do it:\n"
+	  "  entry    an ArtMethod whose quick entry point lies outside every known code mapping\n"
+	  "           (the executable code of the OAT files, the JIT code cache, libart)\n"
+	  "  inline   compiled code whose first instructions jump out of the method: a direct\n"
+	  "           b/jmp, or a jump through a literal or a register just loaded (arm64\n"
+	  "           ldr x16, #lit; br x16 and adrp/add/br; Thumb-2 ldr.w pc, [pc]; x86 jmp [rip],\n"
+	  "           mov/movabs reg + jmp reg, push imm + ret)\n"
+	  "INPUT is one of:\n"
+	  "  an OAT/ODEX file     every compiled method is checked for inline hooks\n"
+	  "  an ART image file    (.art) its ArtMethods (methods and runtime methods sections,\n"
+	  "                       Android 7.0+) are checked against the code of the OAT files beside\n"
+	  "                       the images of its folder (STEM.oat / STEM.odex, placed at the\n"
+	  "                       image header's oat_data_begin), then the code they enter\n"
+	  "  a memory image       (any container 'artcarve info' reads) the OAT files mapped in it,\n"
+	  "                       the image spaces mapped at their image_begin, the JIT code cache\n"
+	  "                       ([anon:dalvik-jit-code-cache], memfd jit-cache) and libart's\n"
+	  "                       executable mappings are the known code\n\n"
+	  "options:\n"
+	  "  --json        {\"methods_checked\", \"code_checked\", \"hooks\": [{kind, method, source,\n"
+	  "                art_method, entry_point_at, code, target, how}]}\n"
+	  "  --maps FILE   /proc/PID/maps listing for a memory image\n\n"
+	  "examples:\n"
+	  "  artcarve hooks system/framework/arm64/boot.art\n"
+	  "  artcarve hooks --json services.odex\n"
+	  "  artcarve hooks --maps maps.txt core\n\n"
+	  "exit status: 0 checked (hooks or not: read the report), 1 input rejected, 2 usage,\n"
+	  "3 I/O or out of memory.\n" },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
