@@ -52,7 +52,8 @@ else
 	echo "decrunch: not available in this build"
 fi
 
-awk -v size="$SIZE" '
+report() { # report SIZE RESULTS: the table
+awk -v size="$1" '
 	{ name[NR] = $1; secs[NR] = $2; rss[NR] = $3; out[NR] = $4; if ($1 == "gzip-1") g = NR }
 	END {
 		printf "%-12s %8s %9s %10s %12s %12s %12s\n", "tool", "seconds", "MB/s", "peak RSS", "output", "speed/gzip", "size/gzip"
@@ -65,4 +66,25 @@ awk -v size="$SIZE" '
 		}
 		print "MB/s = HPROF bytes / seconds; speed/gzip = gzip -1 seconds / tool seconds (above 1 = faster);"
 		print "size/gzip = output bytes / gzip -1 output bytes; peak RSS = max resident set (/usr/bin/time %M)"
-	}' "$DIR/results.txt"
+	}' "$2"
+}
+report "$SIZE" "$DIR/results.txt"
+
+# convert does real work only on Android (1.0.3) input: time it on the largest realart capture
+SHARED=${ARTCARVE_SHARED:-$(cd .. && pwd)/shared}
+A=$SHARED/corpus/images/realart/cc-nodes-nogc/heap.hprof.zst
+if [ -f "$A" ] && command -v zstd >/dev/null 2>&1; then
+	zstd -q -dc "$A" >"$DIR/android.hprof" || exit 2
+	ASIZE=$(wc -c <"$DIR/android.hprof")
+	echo
+	echo "Android input: realart cc-nodes-nogc heap.hprof, $ASIZE bytes, $("$ART" hprof-info "$DIR/android.hprof" | sed -n 's/^version: //p')"
+	cat "$DIR/android.hprof" >/dev/null
+	mv "$DIR/results.txt" "$DIR/results-jvm.txt"
+	: >"$DIR/results.txt"
+	measure gzip-1 "$DIR/android.hprof.gz" sh -c 'gzip -1 -c "$1" >"$2"' sh "$DIR/android.hprof" "$DIR/android.hprof.gz"
+	measure convert "$DIR/android-conv.hprof" "$ART" convert "$DIR/android.hprof" "$DIR/android-conv.hprof"
+	if "$ART" crunch --help >/dev/null 2>&1; then
+		measure crunch "$DIR/android.bmd" "$ART" crunch "$DIR/android.hprof" "$DIR/android.bmd"
+	fi
+	report "$ASIZE" "$DIR/results.txt"
+fi
