@@ -75,6 +75,14 @@ $(B)/tools/img_%: $(B)/obj/tests/tools/img_%.o $(patsubst %.c,$(B)/obj/%.o,$(FOU
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+# codec test tools (tests/tools/bmd_*.c: link the library)
+BMDTOOL_SRCS := $(wildcard tests/tools/bmd_*.c)
+BMDTOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tools/%,$(BMDTOOL_SRCS))
+all: $(BMDTOOL_BINS)
+$(B)/tools/bmd_%: $(B)/obj/tests/tools/bmd_%.o $(B)/libartcarve.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
 # fuzz targets replayed (gcc + ASan/UBSan) over their corpus and regressions
 $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/libartcarve.a
 	@mkdir -p $(dir $@)

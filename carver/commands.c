@@ -3,6 +3,8 @@
 #include "cli.h"
 
 int cmd_version(int argc, char **argv);
+int cmd_decrunch(int argc, char **argv);
+int cmd_crunch(int argc, char **argv);
 int cmd_hprof_info(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
@@ -14,6 +16,48 @@ int cmd_hooks(int argc, char **argv);
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
 	  "usage: artcarve version\n\nPrints the artcarve version.\n" },
+	{ "crunch", cmd_crunch, "convert an HPROF heap dump to BMD (Badoo-compatible)",
+	  "usage: artcarve crunch [--keep-class NAME ...] [-q] IN.hprof OUT.bmd\n\n"
+	  "Converts an HPROF file (JAVA PROFILE 1.0.1/1.0.2/1.0.3) to BMD (Badoo Memory Dump)\n"
+	  "exactly as Badoo's HprofCruncher does: ids renumbered from 1, strings hashed except\n"
+	  "names starting with java.lang and the primitive type names, primitive instance fields\n"
+	  "and primitive array contents dropped except for classes whose name is kept, other\n"
+	  "records carried as LEGACY records.  The output is byte-identical to Badoo's for 4-byte\n"
+	  "identifier input; 8-byte identifier input (64-bit HotSpot) is accepted too: ids are\n"
+	  "renumbered the same way and a marker string records the original width for decrunch.\n"
+	  "The input is read twice from a read-only mapping; memory holds class layouts, id maps\n"
+	  "and the root list only.\n\n"
+	  "options:\n"
+	  "  --keep-class NAME  also keep this class name in clear with all its fields (Badoo's\n"
+	  "                     Config.preserveClass); repeatable\n"
+	  "  -q, --quiet        no summary line on stderr\n\n"
+	  "examples:\n"
+	  "  artcarve crunch dump.hprof dump.bmd\n"
+	  "  artcarve crunch --keep-class com.example.Session dump.hprof dump.bmd\n\n"
+	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
+	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n" },
+	{ "decrunch", cmd_decrunch, "convert a BMD file back to HPROF (Badoo-compatible)",
+	  "usage: artcarve decrunch [--mat] [--id-size 4|8] [-q] IN.bmd OUT.hprof [APK|JAR|DEX ...]\n\n"
+	  "Converts a BMD (Badoo Memory Dump) file to HPROF exactly as Badoo's BmdDecruncher does:\n"
+	  "strings and classes in BMD order, then one HEAP_DUMP with class dumps, instances, object\n"
+	  "arrays, zero-filled primitive arrays and ROOT_UNKNOWN roots.  Hashed strings are recovered\n"
+	  "from the given files when their Java hash matches, else written as Hash$<hash> padded with\n"
+	  "'+' to the original length:\n"
+	  "  .jar  names of the *.class entries (with '/' kept, as Badoo does)\n"
+	  "  .apk  class names (a.b.C) and field names of every top-level classes*.dex\n"
+	  "  .dex  class names (a.b.C) and field names\n\n"
+	  "options:\n"
+	  "  --mat          write a file Eclipse MAT loads: JAVA PROFILE 1.0.2, heap dump segments\n"
+	  "                 and one HEAP_DUMP_END, strings before use, a LOAD_CLASS and CLASS_DUMP for\n"
+	  "                 every referenced class, no LEGACY records (their ids were never mapped)\n"
+	  "  --id-size N    identifier size of the output (default: 8 if the BMD was crunched from\n"
+	  "                 an 8-byte-id HPROF by artcarve, else 4)\n"
+	  "  -q, --quiet    no summary line on stderr\n\n"
+	  "examples:\n"
+	  "  artcarve decrunch dump.bmd dump.hprof\n"
+	  "  artcarve decrunch --mat dump.bmd dump-mat.hprof app.apk\n\n"
+	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
+	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n" },
 	{ "hprof-info", cmd_hprof_info, "summarise an HPROF heap dump (records, objects, roots, heaps)",
 	  "usage: artcarve hprof-info FILE [--json | --records]\n\n"
 	  "Reads an HPROF heap dump (JAVA PROFILE 1.0, 1.0.1, 1.0.2 or Android's 1.0.3; 4- or 8-byte\n"

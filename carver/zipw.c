@@ -7,6 +7,9 @@
 #include "carver/ck.h"
 #include "carver/xalloc.h"
 
+/* err_prefix that tolerates a NULL error (probes and tests pass none) */
+#define ERR_PREFIX(e, rc, ...) ((e) ? err_prefix((e), __VA_ARGS__) : (rc))
+
 /* APPNOTE 4.3.16 end of central directory record
  * OFFSET SIZE DESCRIPTION
  *   0     4   signature 0x06054b50
@@ -61,7 +64,7 @@ static int zipw_find_eocd(const struct cursor *f, size_t *at, struct err *e)
 
 int zipw_open(struct zipw *z, const uint8_t *data, size_t len, const char *label, struct err *e)
 {
-	size_t at;
+	size_t at = 0;
 	const uint8_t *p;
 	int rc;
 
@@ -102,7 +105,7 @@ int zipw_next(struct zipw_iter *it, struct zipw_entry *out, struct err *e)
 	if (it->left == 0)
 		return 0;
 	if ((rc = cur_bytes(&it->cd, ZIP_CDH_LEN, &p, e)))
-		return err_prefix(e, "central directory entry at 0x%llx", (unsigned long long)at);
+		return ERR_PREFIX(e, rc, "central directory entry at 0x%llx", (unsigned long long)at);
 	if (ld_u32le(p) != ZIP_CDH_SIG)
 		return ERR_SET(e, ERR_CORRUPT, at, "central directory entry at 0x%llx: bad signature 0x%08x",
 			       (unsigned long long)at, ld_u32le(p));
@@ -117,7 +120,7 @@ int zipw_next(struct zipw_iter *it, struct zipw_entry *out, struct err *e)
 	out->local_offset = ld_u32le(p + 42);
 	var = (size_t)ld_u16le(p + 30) + ld_u16le(p + 32);
 	if ((rc = cur_bytes(&it->cd, out->name_len, &out->name, e)) || (rc = cur_skip(&it->cd, var, e)))
-		return err_prefix(e, "central directory entry at 0x%llx", (unsigned long long)at);
+		return ERR_PREFIX(e, rc, "central directory entry at 0x%llx", (unsigned long long)at);
 	it->left--;
 	return 1;
 }
@@ -131,7 +134,7 @@ static int zipw_data(const struct zipw *z, const struct zipw_entry *en, struct c
 	int rc;
 
 	if ((rc = cur_sub(&z->file, (size_t)en->local_offset, ZIP_LFH_LEN, &lh, e)))
-		return err_prefix(e, "local header of '%.*s'", (int)en->name_len, en->name);
+		return ERR_PREFIX(e, rc, "local header of '%.*s'", (int)en->name_len, en->name);
 	p = lh.base;
 	if (ld_u32le(p) != ZIP_LFH_SIG)
 		return ERR_SET(e, ERR_CORRUPT, en->local_offset, "local header at 0x%llx: bad signature 0x%08x",

@@ -11,6 +11,9 @@
 #include "carver/ck.h"
 #include "carver/xalloc.h"
 
+/* err_prefix that tolerates a NULL error (probes and tests pass none) */
+#define ERR_PREFIX(e, rc, ...) ((e) ? err_prefix((e), __VA_ARGS__) : (rc))
+
 /* ---- types --------------------------------------------------------------------------------- */
 
 /* index: BMD type; value: HPROF basic type code (B.5) */
@@ -429,9 +432,9 @@ int bmd_reader_init(struct bmd_reader *r, const uint8_t *data, size_t len, const
 	if (len == 0)
 		return ERR_SET(e, ERR_TRUNC, 0, "empty file: no BMD header");
 	if ((rc = bmd_get_u32(&r->c, &r->version, e)))
-		return err_prefix(e, "BMD header");
+		return ERR_PREFIX(e, rc, "BMD header");
 	if ((rc = bmd_get_u32(&r->c, &meta_len, e)))
-		return err_prefix(e, "BMD header");
+		return ERR_PREFIX(e, rc, "BMD header");
 	if (meta_len > r->c.len - r->c.pos)
 		return ERR_SET(e, ERR_TRUNC, cur_where(&r->c),
 			       "BMD header at 0x%llx: metadata length %u exceeds the %zu bytes left",
@@ -584,7 +587,7 @@ static int bmd_read_instance(struct bmd_reader *r, struct bmd_record *rec, struc
 	for (size_t k = 0; k < n; k++)
 		for (uint32_t i = 0; i < chain[k]->field_count; i++)
 			if ((rc = bmd_skip_value(c, chain[k]->fields[i].type, e)))
-				return err_prefix(e, "instance dump at 0x%llx", (unsigned long long)rec->offset);
+				return ERR_PREFIX(e, rc, "instance dump at 0x%llx", (unsigned long long)rec->offset);
 	return cur_sub(c, start, c->pos - start, &rec->values, e);
 }
 

@@ -39,6 +39,10 @@ struct bmd_sink {
 struct bmd_crunch_opts {
 	const char *const *keep_classes;        /* extra class names kept in clear with all fields */
 	size_t keep_count;
+	/* optional: called now and then with an input offset below which the current pass
+	 * will not read again (lets a caller drop mapped pages); may be NULL */
+	void (*consumed)(void *ctx, size_t upto);
+	void *consumed_ctx;
 };
 
 struct bmd_crunch_stats {

@@ -8,7 +8,7 @@ status=0
 rank() {
 	case "$1" in
 	carver/err.*|carver/ck.*|carver/cursor.*|carver/wbuf.*|carver/xalloc.*|carver/outfile.*|carver/arena.*|carver/mapfile.*|carver/cli.*|carver/progress.*) echo 0 ;;
-	carver/image*|carver/container*|carver/maps*|carver/elfcore*|carver/elfw*) echo 1 ;;
+	carver/image*|carver/container*|carver/maps*|carver/elfcore*|carver/elfw*|carver/zipw*) echo 1 ;;
 	art/*) echo 2 ;;
 	rosalloc/*) echo 3 ;;
 	output/*) echo 4 ;;

@@ -1,0 +1,402 @@
+/* test_bmd.c - BMD encodings, the reader, Java string rules and HashMap order.
+ * Expected values come from Badoo's DataWriter semantics (hprof-bmd.md B.2) and from running
+ * JDK 17 (new String(bytes, UTF-8).getBytes(), String.hashCode(), HashMap<Integer> keySet()
+ * iteration) on the same inputs. */
+#include <stdlib.h>
+
+#include "output/bmd.h"
+#include "output/bmd_codec.h"
+#include "t.h"
+
+static int hex_eq(const struct wbuf *b, const char *hex)
+{
+	char tmp[512];
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->len && n + 3 < sizeof(tmp); i++)
+		n += (size_t)snprintf(tmp + n, sizeof(tmp) - n, "%02x", b->data[i]);
+	tmp[n] = 0;
+	if (strcmp(tmp, hex))
+		printf("  got %s, want %s\n", tmp, hex);
+	return !strcmp(tmp, hex);
+}
+
+static void test_varints(void)
+{
+	struct wbuf b;
+	struct cursor c;
+	uint32_t v;
+	uint64_t v64;
+
+	T_SECTION("varints");
+	wbuf_init(&b);
+	bmd_put_int32(&b, 0);
+	bmd_put_int32(&b, 127);
+	bmd_put_int32(&b, 128);
+	bmd_put_int32(&b, 300);
+	T_CHECK(hex_eq(&b, "007f8001ac02"), "small ints");
+	wbuf_reset(&b);
+	bmd_put_int32(&b, -1);
+	T_CHECK(hex_eq(&b, "ffffffffffffffffff01"), "-1 is 10 bytes");
+	wbuf_reset(&b);
+	bmd_put_int32(&b, 324731034);
+	T_CHECK(hex_eq(&b, "9a81ec9a01"), "spec example hash");
+	wbuf_reset(&b);
+	bmd_put_int32(&b, -1183708150);
+	T_CHECK(hex_eq(&b, "8a98c8cbfbffffffff01"), "negative hash from jdk17-jvm-id4.bmd");
+	wbuf_reset(&b);
+	bmd_put_uint32(&b, 0xffffffffu);
+	T_CHECK(hex_eq(&b, "ffffffff0f"), "raw varint32 of -1 is 5 bytes");
+	wbuf_reset(&b);
+	bmd_put_int64(&b, -2);
+	T_CHECK(hex_eq(&b, "feffffffffffffffff01"), "long -2");
+
+	/* readers keep the low 32 bits of a 10-byte varint */
+	wbuf_reset(&b);
+	bmd_put_int32(&b, INT32_MIN);
+	cur_init(&c, b.data, b.len, 0);
+	T_EQ_I(bmd_get_u32(&c, &v, NULL), 0);
+	T_EQ_U(v, 0x80000000u);
+	T_EQ_U(c.pos, 10);
+	/* 11 continuation bytes: rejected, position unchanged */
+	{
+		static const uint8_t eleven[11] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 };
+		struct err e;
+		cur_init(&c, eleven, sizeof(eleven), 0x100);
+		T_EQ_I(bmd_get_u64(&c, &v64, &e), -ERR_CORRUPT);
+		T_EQ_U(e.va, 0x100);
+		T_EQ_U(c.pos, 0);
+		cur_init(&c, eleven, 3, 0);
+		T_EQ_I(bmd_get_u32(&c, &v, &e), -ERR_TRUNC);
+	}
+	wbuf_release(&b);
+}
+
+static void test_values(void)
+{
+	struct wbuf b;
+	struct cursor c;
+	uint64_t bits;
+
+	T_SECTION("values");
+	wbuf_init(&b);
+	T_CHECK(bmd_put_value(&b, BMD_T_FLOAT, 0x3f800000), "float");
+	T_CHECK(bmd_put_value(&b, BMD_T_CHAR, 0x0041), "char");
+	T_CHECK(bmd_put_value(&b, BMD_T_BOOLEAN, 2), "boolean raw");
+	T_CHECK(hex_eq(&b, "0000803f004102"), "float LE, char BE, boolean raw");
+	wbuf_reset(&b);
+	T_CHECK(bmd_put_value(&b, BMD_T_SHORT, 0xffff), "short -1");
+	T_CHECK(hex_eq(&b, "ffffffffffffffffff01"), "negative short is 10 bytes");
+	cur_init(&c, b.data, b.len, 0);
+	T_EQ_I(bmd_get_value(&c, BMD_T_SHORT, &bits, NULL), 0);
+	T_EQ_U(bits, 0xffff);
+	wbuf_reset(&b);
+	T_CHECK(bmd_put_value(&b, BMD_T_DOUBLE, 0x4000000000000000ULL), "double");
+	T_CHECK(hex_eq(&b, "0000000000000040"), "double LE");
+	T_CHECK(!bmd_put_value(&b, 9, 0), "type 9 is invalid");
+	T_EQ_I(bmd_type_from_hprof(2), BMD_T_OBJECT);
+	T_EQ_I(bmd_type_from_hprof(9), BMD_T_SHORT);
+	T_EQ_I(bmd_type_from_hprof(3), -1);
+	T_EQ_U(bmd_type_to_hprof(BMD_T_LONG), 11);
+	wbuf_release(&b);
+}
+
+struct utf8_case { const char *in, *out; int32_t hash; };
+
+static void test_java_strings(void)
+{
+	/* JDK 17: new String(bytes) (UTF-8) then getBytes() and hashCode() */
+	static const struct utf8_case cases[] = {
+		{ "c080", "efbfbdefbfbd", 2097056 },             /* modified-UTF-8 NUL: two U+FFFD */
+		{ "eda080edb080", "efbfbdefbfbd", 2097056 },     /* CESU-8 surrogates: one each */
+		{ "e4b8", "efbfbd", 65533 },                     /* truncated sequence: one */
+		{ "f09f9880", "f09f9880", 1772899 },             /* supplementary: two UTF-16 units */
+		{ "f09f41", "efbfbd41", 2031588 },
+		{ "e08080", "efbfbdefbfbdefbfbd", 65074269 },    /* overlong */
+		{ "61e4b8ad62", "61e4b8ad62", 713718 },
+		{ "f4908080", "efbfbdefbfbdefbfbdefbfbd", 2017367872 },
+		{ "e441", "efbfbd41", 2031588 },
+		{ "f880", "efbfbdefbfbd", 2097056 },
+		{ "68656c6c6f", "68656c6c6f", 99162322 },        /* "hello" */
+		{ "", "", 0 },
+		{ "6a6176612e6c616e672e537472696e67", "6a6176612e6c616e672e537472696e67", 1195259493 },
+	};
+	struct wbuf b;
+
+	T_SECTION("java strings");
+	wbuf_init(&b);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t in[64];
+		size_t n = strlen(cases[i].in) / 2;
+		int32_t h;
+		for (size_t k = 0; k < n; k++) {
+			unsigned x;
+			sscanf(cases[i].in + 2 * k, "%2x", &x);
+			in[k] = (uint8_t)x;
+		}
+		wbuf_reset(&b);
+		bmd_java_utf8(in, n, &b, &h);
+		T_CHECK(hex_eq(&b, cases[i].out), "decode %s", cases[i].in);
+		T_EQ_I(h, cases[i].hash);
+	}
+	/* modified UTF-8: C0 80 is U+0000, a surrogate pair becomes one 4-byte sequence */
+	{
+		static const uint8_t m[] = { 0xc0, 0x80, 0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80, 0xed, 0xa0, 0x80 };
+		int32_t h;
+		wbuf_reset(&b);
+		bmd_java_mutf8(m, sizeof(m), &b, &h);
+		T_CHECK(hex_eq(&b, "00f09f98803f"), "mutf8: NUL, U+1F600, lone surrogate as '?'");
+		T_EQ_I(h, (int32_t)((((0u * 31 + 0xd83d) * 31 + 0xde00) * 31 + 0xd800)));
+	}
+	{
+		static const uint16_t u[] = { 'h', 'e', 'l', 'l', 'o' };
+		T_EQ_I(bmd_java_hash_utf16(u, 5), 99162322);
+	}
+	T_CHECK(bmd_keep_string((const uint8_t *)"java.lang.String", 16, NULL), "java.lang prefix kept");
+	T_CHECK(bmd_keep_string((const uint8_t *)"java.langX", 10, NULL), "prefix, not package");
+	T_CHECK(!bmd_keep_string((const uint8_t *)"java/lang/String", 16, NULL), "HotSpot names hashed");
+	T_CHECK(bmd_keep_string((const uint8_t *)"int", 3, NULL), "primitive names kept");
+	T_CHECK(!bmd_keep_string((const uint8_t *)"int[]", 5, NULL), "array names hashed");
+	T_CHECK(bmd_keep_string((const uint8_t *)"V", 1, NULL), "V kept");
+	{
+		const char *keep[] = { "com.x.Y" };
+		struct bmd_crunch_opts o = { keep, 1, NULL, NULL };
+		T_CHECK(bmd_keep_string((const uint8_t *)"com.x.Y", 7, &o), "configured class kept");
+	}
+	wbuf_release(&b);
+}
+
+static void check_order(const uint32_t *keys, size_t n, const char *want)
+{
+	size_t order[128];
+	char got[1024];
+	size_t len = 0;
+
+	T_EQ_I(bmd_java_hashmap_order(keys, n, order, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(got + len, sizeof(got) - len, "%zu,", order[i]);
+	got[len] = 0;
+	T_CHECK(!strcmp(got, want), "order %s, want %s", got, want);
+}
+
+static void test_hashmap_order(void)
+{
+	uint32_t k[128];
+
+	T_SECTION("HashMap<Integer> iteration order (JDK 17 keySet())");
+	for (int i = 0; i < 40; i++)
+		k[i] = (uint32_t)(i * 37 + 5);
+	check_order(k, 40, "31,12,38,19,0,26,7,33,14,21,2,28,9,35,16,23,4,30,11,37,18,25,6,32,13,39,20,1,27,8,34,"
+			   "15,22,3,29,10,36,17,24,5,");
+	for (int i = 0; i < 100; i++)
+		k[i] = (uint32_t)(i * 64 + i % 3);
+	check_order(k, 100, "36,0,12,24,48,60,72,84,96,40,4,16,28,52,64,76,88,44,20,8,32,56,68,80,92,45,21,9,33,57,"
+			    "69,81,93,37,1,13,25,49,61,73,85,97,41,5,17,29,53,65,77,89,42,18,6,30,54,66,78,90,46,22,"
+			    "10,34,58,70,82,94,38,2,14,26,50,62,74,86,98,39,3,15,27,51,63,75,87,99,43,19,7,31,55,67,"
+			    "79,91,47,23,11,35,59,71,83,95,");
+	/* 13 keys in one bin of a 16-bin table: treeifyBin resizes instead */
+	for (int i = 0; i < 13; i++)
+		k[i] = (uint32_t)(i * 16);
+	check_order(k, 13, "0,2,4,6,8,10,12,1,3,5,7,9,11,");
+	{
+		const uint32_t hi[] = { 100000, 3, 65536, 7, 1u << 20, 2 };   /* h ^ (h >>> 16) spreading */
+		check_order(hi, 6, "4,0,2,5,1,3,");
+	}
+}
+
+/* A small BMD with every record kind. */
+static void build_bmd(struct wbuf *b)
+{
+	struct bmd_const k = { 3, BMD_T_INT, (uint32_t)-5 };
+	struct bmd_static s[2] = { { 2, BMD_T_OBJECT, 7 }, { 1, BMD_T_DOUBLE, 0x3ff0000000000000ULL } };
+	struct bmd_field f[3] = { { 1, BMD_T_OBJECT }, { 2, BMD_T_SHORT }, { 1, BMD_T_CHAR } };
+	struct bmd_class_def obj = { .id = 1, .name_id = 1 };
+	struct bmd_class_def sub = { .id = 2, .super_id = 1, .name_id = 2, .const_count = 1, .consts = &k,
+				     .static_count = 2, .statics = s, .field_count = 3, .fields = f, .discarded = 6 };
+	const uint8_t legacy[] = { 1, 2, 3 };
+
+	bmd_put_header(b, 1, "JAVA PROFILE 1.0.3", 18);
+	bmd_put_string(b, 1, "java.lang.Object", 16);
+	bmd_put_hashed_string(b, 2, 9, -12345);
+	bmd_put_class_def(b, &obj);
+	bmd_put_class_def(b, &sub);
+	bmd_put_int32(b, BMD_INSTANCE_DUMP);    /* id 9 of class 2: obj 3, short -2, char 'x' */
+	bmd_put_int32(b, 9);
+	bmd_put_int32(b, 2);
+	bmd_put_value(b, BMD_T_OBJECT, 3);
+	bmd_put_value(b, BMD_T_SHORT, 0xfffe);
+	bmd_put_value(b, BMD_T_CHAR, 'x');
+	bmd_put_int32(b, BMD_OBJECT_ARRAY);
+	bmd_put_int32(b, 10);
+	bmd_put_int32(b, 2);
+	bmd_put_int32(b, 2);
+	bmd_put_int32(b, 9);
+	bmd_put_int32(b, 0);
+	bmd_put_prim_array(b, 11, BMD_T_LONG, 3);
+	bmd_put_legacy(b, 5, legacy, sizeof(legacy));
+	bmd_put_int32(b, BMD_ROOT_OBJECTS);
+	bmd_put_int32(b, 2);
+	bmd_put_int32(b, 9);
+	bmd_put_int32(b, 12);
+}
+
+/* Reads the whole buffer: the record count, or -1 on error (offset in *at). */
+static int read_all(const uint8_t *p, size_t n, uint64_t *at, size_t *ends, size_t max_ends)
+{
+	struct bmd_reader r;
+	struct bmd_record rec;
+	struct err e;
+	int rc, count = 0;
+
+	err_init(&e);
+	rc = bmd_reader_init(&r, p, n, "t", &e);
+	while (rc >= 0 && (rc = bmd_next(&r, &rec, &e)) == 1) {
+		if ((size_t)count < max_ends)
+			ends[count] = r.c.pos;
+		count++;
+	}
+	*at = e.va;
+	bmd_reader_release(&r);
+	return rc < 0 ? -1 : count;
+}
+
+static void test_reader(void)
+{
+	struct wbuf b;
+	struct bmd_reader r;
+	struct bmd_record rec;
+	size_t ends[16], header_end;
+	uint64_t at;
+	int count;
+
+	T_SECTION("reader");
+	wbuf_init(&b);
+	build_bmd(&b);
+	T_EQ_I(bmd_reader_init(&r, b.data, b.len, "t", NULL), 0);
+	T_EQ_U(r.meta_len, 18);
+	header_end = r.c.pos;
+	T_EQ_I(bmd_next(&r, &rec, NULL), 1);
+	T_EQ_U(rec.tag, BMD_STRING);
+	T_EQ_U(rec.len, 16);
+	T_EQ_I(bmd_next(&r, &rec, NULL), 1);
+	T_EQ_I(rec.hash, -12345);
+	T_EQ_U(rec.length, 9);
+	T_EQ_I(bmd_next(&r, &rec, NULL), 1);
+	T_EQ_I(bmd_next(&r, &rec, NULL), 1);
+	T_EQ_U(rec.def->static_count, 2);
+	T_EQ_U(rec.def->consts[0].bits, 0xfffffffbu);
+	T_EQ_U(rec.def->discarded, 6);
+	T_EQ_I(bmd_next(&r, &rec, NULL), 1);
+	T_EQ_U(rec.tag, BMD_INSTANCE_DUMP);
+	T_EQ_U(rec.values.len, 1 + 10 + 2);
+	T_EQ_I(bmd_next(&r, &rec, NULL), 1);
+	T_EQ_U(rec.count, 2);
+	bmd_reader_release(&r);
+
+	count = read_all(b.data, b.len, &at, ends, 16);
+	T_EQ_I(count, 9);
+	/* every truncation: an error naming an offset inside the buffer, or a clean end exactly
+	 * at a record boundary (BMD has no end marker) */
+	for (size_t n = 0; n < b.len; n++) {
+		size_t e2[16];
+		int k = read_all(b.data, n, &at, e2, 16);
+		bool boundary = n == header_end;
+		for (int i = 0; i < count; i++)
+			boundary |= ends[i] == n;
+		if (k >= 0)
+			T_CHECK(boundary, "truncation at %zu read %d records without error", n, k);
+		else
+			T_CHECK(at <= n || at == ERR_NO_VA, "truncation at %zu: error offset %llu", n,
+				(unsigned long long)at);
+	}
+	/* an unknown tag and an instance of an undefined class are errors naming the offset */
+	{
+		uint8_t bad[64];
+		struct err e;
+		memcpy(bad, b.data, header_end);
+		bad[header_end] = 9;
+		T_EQ_I(bmd_reader_init(&r, bad, header_end + 1, "t", NULL), 0);
+		T_EQ_I(bmd_next(&r, &rec, &e), -ERR_CORRUPT);
+		T_EQ_U(e.va, header_end);
+		bmd_reader_release(&r);
+		bad[header_end] = BMD_INSTANCE_DUMP;
+		bad[header_end + 1] = 1;
+		bad[header_end + 2] = 5;
+		T_EQ_I(bmd_reader_init(&r, bad, header_end + 3, "t", NULL), 0);
+		T_EQ_I(bmd_next(&r, &rec, &e), -ERR_CORRUPT);
+		T_CHECK(strstr(e.msg, "class 5") != NULL, "message: %s", e.msg);
+		bmd_reader_release(&r);
+	}
+	wbuf_release(&b);
+}
+
+static int mem_write(void *ctx, const void *p, size_t n, struct err *e)
+{
+	(void)e;
+	wbuf_put(ctx, p, n);
+	return 0;
+}
+
+static void test_decrunch_small(void)
+{
+	struct wbuf b, out;
+	struct bmd_sink sink = { mem_write, &out };
+	struct bmd_decrunch_stats st;
+	struct bmd_decrunch_opts mat = { .mat = true };
+
+	T_SECTION("decrunch of the small BMD");
+	wbuf_init(&b);
+	wbuf_init(&out);
+	build_bmd(&b);
+	T_EQ_I(bmd_decrunch(b.data, b.len, "t", NULL, &sink, &st, NULL), 0);
+	T_EQ_U(st.classes, 2);
+	T_EQ_U(st.instances, 1);
+	T_EQ_U(st.roots, 2);
+	T_EQ_U(st.bytes_out, out.len);
+	T_CHECK(out.len > 31 && !memcmp(out.data, "JAVA PROFILE 1.0.3", 19), "Badoo keeps the header");
+	wbuf_reset(&out);
+	T_EQ_I(bmd_decrunch(b.data, b.len, "t", &mat, &sink, &st, NULL), 0);
+	T_CHECK(!memcmp(out.data, "JAVA PROFILE 1.0.2", 19), "--mat writes 1.0.2");
+	T_CHECK(out.len > 9 && out.data[out.len - 9] == 0x2c, "--mat ends with HEAP_DUMP_END");
+	/* every truncation decrunches or fails cleanly, never crashes (ASan build) */
+	for (size_t n = 0; n < b.len; n++) {
+		wbuf_reset(&out);
+		(void)bmd_decrunch(b.data, n, "t", NULL, &sink, &st, NULL);
+		wbuf_reset(&out);
+		(void)bmd_decrunch(b.data, n, "t", &mat, &sink, &st, NULL);
+	}
+	T_CHECK(1, "truncations survived");
+	wbuf_release(&b);
+	wbuf_release(&out);
+}
+
+static void test_dict(void)
+{
+	struct bmd_dict d;
+	const uint8_t *s;
+	size_t n;
+
+	T_SECTION("dictionary");
+	bmd_dict_init(&d);
+	/* "Aa" and "BB" share String.hashCode 2112: the string added first-last wins */
+	T_EQ_I(bmd_dict_add(&d, (const uint8_t *)"Aa", 2, 2112, NULL), 0);
+	T_EQ_I(bmd_dict_add(&d, (const uint8_t *)"BB", 2, 2112, NULL), 0);
+	T_EQ_I(bmd_dict_add(&d, (const uint8_t *)"Aa", 2, 2112, NULL), 0);
+	T_EQ_I(bmd_dict_find(&d, 2112, &s, &n), 1);
+	T_CHECK(n == 2 && !memcmp(s, "BB", 2), "BB wins");
+	T_EQ_U(d.collisions, 1);
+	T_EQ_I(bmd_dict_find(&d, 7, &s, &n), 0);
+	bmd_dict_release(&d);
+}
+
+int main(void)
+{
+	test_varints();
+	test_values();
+	test_java_strings();
+	test_hashmap_order();
+	test_reader();
+	test_decrunch_small();
+	test_dict();
+	T_DONE();
+}
