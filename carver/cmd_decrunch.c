@@ -8,6 +8,7 @@
 #include "carver/cli.h"
 #include "carver/mapfile.h"
 #include "carver/outfile.h"
+#include "carver/xalloc.h"
 #include "output/bmd_codec.h"
 #include "output/bmd_dict.h"
 
@@ -28,8 +29,6 @@ static int decrunch_parse(int argc, char **argv, struct decrunch_args *a)
 {
 	int pos = 0;
 
-	memset(a, 0, sizeof(*a));
-	a->dict_files = argv;   /* positional arguments after OUT are compacted in place */
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		if (!strcmp(s, "--mat")) {
@@ -86,8 +85,16 @@ int cmd_decrunch(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	if ((rc = decrunch_parse(argc, argv, &a)) != CLI_OK)
+	memset(&a, 0, sizeof(a));
+	a.dict_files = xcalloc((size_t)argc + 1, sizeof(*a.dict_files));
+	if (!a.dict_files) {
+		fprintf(stderr, "artcarve %s: out of memory\n", argv[0]);
+		return CLI_INTERNAL;
+	}
+	if ((rc = decrunch_parse(argc, argv, &a)) != CLI_OK) {
+		xfree(a.dict_files);
 		return rc;
+	}
 	err_init(&e);
 	outf_init(&out);
 	bmd_dict_init(&dict);
@@ -108,10 +115,12 @@ int cmd_decrunch(int argc, char **argv)
 	decrunch_summary(&a, &st, a.opts.dict);
 	mapfile_close(&in);
 	bmd_dict_release(&dict);
+	xfree(a.dict_files);
 	return CLI_OK;
 fail:
 	outf_abort(&out);
 	mapfile_close(&in);
 	bmd_dict_release(&dict);
+	xfree(a.dict_files);
 	return cli_report(argv[0], &e);
 }

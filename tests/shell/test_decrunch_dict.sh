@@ -1,0 +1,120 @@
+#!/bin/sh
+# test_decrunch_dict.sh - hashed-string recovery from a JAR.  Compiles a small Java program
+# (javac + jar, at test time, into $TMP), dumps its own heap with
+# HotSpotDiagnosticMXBean.dumpHeap (64-bit JVM: 8-byte identifiers), crunches it, then
+# decrunches with and without the JAR: the program's class names must come back in clear
+# only with it (HotSpot writes "dictest/Holder", the names JarStringReader yields).
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v javac >/dev/null 2>&1 || ! command -v jar >/dev/null 2>&1; then
+	t_skip "no javac/jar (make deps installs default-jdk-headless)"; t_done; exit
+fi
+
+mkdir -p "$TMP/src/dictest" "$TMP/classes"
+cat >"$TMP/src/dictest/DumpMe.java" <<'EOF'
+package dictest;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import java.lang.management.ManagementFactory;
+
+public class DumpMe {
+    static Holder keep;
+
+    public static void main(String[] args) throws Exception {
+        Holder h = new Holder();
+        for (int i = 0; i < 50; i++) h.nodes.add(new Holder.Node(i, "node-" + i));
+        h.widget = new Widget$Part();
+        keep = h;
+        HotSpotDiagnosticMXBean bean = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        bean.dumpHeap(args[0], true);
+    }
+}
+EOF
+cat >"$TMP/src/dictest/Holder.java" <<'EOF'
+package dictest;
+
+import java.util.ArrayList;
+import java.util.List;
+
+public class Holder {
+    List<Node> nodes = new ArrayList<>();
+    Widget$Part widget;
+    long stamp = 42L;
+
+    static class Node {
+        final int value;
+        final String label;
+        Node(int value, String label) { this.value = value; this.label = label; }
+    }
+}
+EOF
+cat >"$TMP/src/dictest/Widget\$Part.java" <<'EOF'
+package dictest;
+
+public class Widget$Part {
+    double weight = 1.5;
+}
+EOF
+
+if ! javac -d "$TMP/classes" "$TMP/src/dictest/"*.java 2>"$TMP/err"; then
+	t_fail "javac: $(head -n 3 "$TMP/err")"; t_done; exit
+fi
+(cd "$TMP/classes" && jar cf "$TMP/dictest.jar" dictest) || { t_fail "jar failed"; t_done; exit; }
+if ! java -cp "$TMP/dictest.jar" dictest.DumpMe "$TMP/heap.hprof" 2>"$TMP/err"; then
+	t_fail "heap dump: $(head -n 3 "$TMP/err")"; t_done; exit
+fi
+t_ok "heap dump of the test program ($(wc -c <"$TMP/heap.hprof") bytes)"
+
+idsz=$("$ART" hprof-info --json "$TMP/heap.hprof" | jq -r .id_size)
+[ "$idsz" = 8 ] && t_ok "64-bit JVM dump has 8-byte ids" || t_skip "JVM wrote id size $idsz"
+
+if "$ART" crunch -q "$TMP/heap.hprof" "$TMP/heap.bmd" 2>"$TMP/err"; then
+	t_ok "crunch"
+else
+	t_fail "crunch: $(cat "$TMP/err")"; t_done; exit
+fi
+
+# names as HotSpot writes them: package/Class, nested classes with '$'
+names="dictest/DumpMe dictest/Holder dictest/Holder\$Node dictest/Widget\$Part"
+has_name() { LC_ALL=C grep -a -c -F "$2" "$1" >/dev/null; }
+
+"$ART" decrunch -q "$TMP/heap.bmd" "$TMP/plain.hprof" 2>"$TMP/err" || t_fail "decrunch without JAR: $(cat "$TMP/err")"
+for n in $names; do
+	if has_name "$TMP/plain.hprof" "$n"; then t_fail "$n in clear without a dictionary"
+	else t_ok "$n hashed without a dictionary"; fi
+done
+
+if "$ART" decrunch "$TMP/heap.bmd" "$TMP/dict.hprof" "$TMP/dictest.jar" 2>"$TMP/err"; then
+	for n in $names; do
+		if has_name "$TMP/dict.hprof" "$n"; then t_ok "$n recovered from the JAR"
+		else t_fail "$n not recovered from the JAR"; fi
+	done
+	rec=$(sed -n 's/.*, \([0-9]*\) recovered).*/\1/p' "$TMP/err")
+	[ "${rec:-0}" -ge 4 ] && t_ok "summary reports $rec recovered strings" || t_fail "summary: $(cat "$TMP/err")"
+	# the recovered file is still a consistent HPROF with the same objects
+	a=$("$ART" hprof-info --json "$TMP/dict.hprof" | jq -r '[.classes, .instances] | @tsv')
+	b=$("$ART" hprof-info --json "$TMP/heap.hprof" | jq -r '[.classes, .instances] | @tsv')
+	[ "$a" = "$b" ] && t_ok "classes/instances unchanged ($a)" || t_fail "counts $a vs $b"
+else
+	t_fail "decrunch with JAR: $(cat "$TMP/err")"
+fi
+
+# --mat output with the JAR: loadable structure and the names in clear
+if "$ART" decrunch -q --mat "$TMP/heap.bmd" "$TMP/mat.hprof" "$TMP/dictest.jar" 2>"$TMP/err"; then
+	out=$(build/tools/bmd_hprof_check --mat "$TMP/mat.hprof")
+	case $out in ok:*) t_ok "--mat with JAR: $out" ;; *) t_fail "--mat with JAR: $out" ;; esac
+	has_name "$TMP/mat.hprof" "dictest/Holder" && t_ok "--mat keeps recovered names" || t_fail "--mat lost names"
+else
+	t_fail "decrunch --mat with JAR: $(cat "$TMP/err")"
+fi
+
+# string sources other than .jar/.apk/.dex are a usage error; a broken JAR is rejected
+"$ART" decrunch -q "$TMP/heap.bmd" "$TMP/x.hprof" "$TMP/heap.hprof" 2>"$TMP/err"
+rc=$?; [ $rc = 2 ] && t_ok "unknown string source: exit 2" || t_fail "unknown string source: exit $rc"
+[ ! -e "$TMP/x.hprof" ] && t_ok "no output left after a usage error" || t_fail "output left behind"
+head -c 100 "$TMP/dictest.jar" >"$TMP/broken.jar"
+"$ART" decrunch -q "$TMP/heap.bmd" "$TMP/x.hprof" "$TMP/broken.jar" 2>"$TMP/err"
+rc=$?; [ $rc = 1 ] && t_ok "truncated JAR rejected: $(cat "$TMP/err")" || t_fail "truncated JAR: exit $rc"
+[ ! -e "$TMP/x.hprof" ] && t_ok "no output left after a rejected JAR" || t_fail "output left behind"
+
+t_done
