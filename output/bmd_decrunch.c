@@ -496,9 +496,9 @@ static int dc_write_instance(struct dc *d, struct bmd_reader *r, const struct bm
 
 	if ((rc = dc_levels(d, r, rec, chain, &n, e)) || (rc = dc_payload(d, rec, chain, n, NULL, &size, e)))
 		return rc;
-	if (size > UINT32_MAX)
-		return ERR_SET(e, ERR_UNSUP, rec->offset, "instance at 0x%llx: payload exceeds 4 GiB",
-			       (unsigned long long)rec->offset);
+	if (size > UINT32_MAX || (d->out.max && size > d->out.max))
+		return ERR_SET(e, ERR_UNSUP, rec->offset, "instance at 0x%llx: payload of %llu bytes is too large",
+			       (unsigned long long)rec->offset, (unsigned long long)size);
 	wbuf_u8(b, DC_INSTANCE_DUMP);
 	wbuf_uNbe(b, d->out.id, rec->id);
 	wbuf_u32be(b, 0);

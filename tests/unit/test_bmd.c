@@ -4,8 +4,10 @@
  * iteration) on the same inputs. */
 #include <stdlib.h>
 
+#include "carver/outfile.h"
 #include "output/bmd.h"
 #include "output/bmd_codec.h"
+#include "output/hprof.h"
 #include "t.h"
 
 static int hex_eq(const struct wbuf *b, const char *hex)
@@ -204,6 +206,13 @@ static void test_hashmap_order(void)
 	}
 }
 
+static int mem_write(void *ctx, const void *p, size_t n, struct err *e)
+{
+	(void)e;
+	wbuf_put(ctx, p, n);
+	return 0;
+}
+
 /* A small BMD with every record kind. */
 static void build_bmd(struct wbuf *b)
 {
@@ -330,13 +339,6 @@ static void test_reader(void)
 	wbuf_release(&b);
 }
 
-static int mem_write(void *ctx, const void *p, size_t n, struct err *e)
-{
-	(void)e;
-	wbuf_put(ctx, p, n);
-	return 0;
-}
-
 static void test_decrunch_small(void)
 {
 	struct wbuf b, out;
@@ -389,8 +391,254 @@ static void test_dict(void)
 	bmd_dict_release(&d);
 }
 
-int main(void)
+/* ---- a small synthetic HPROF, written with the HPROF writer -------------------------------- */
+
+enum { S_OBJECT = 100, S_INTEGER, S_THING, S_VALUE, S_NEXT, S_COUNT, S_INTARR, S_BAD, S_OBJARR, S_STATIC };
+enum { C_OBJECT = 0x1000, C_INTEGER = 0x1010, C_THING = 0x1020, C_INTARR = 0x1030, C_OBJARR = 0x1040 };
+
+static void h_string(struct hprof_writer *w, uint64_t id, const char *s, size_t n)
 {
+	hprof_write_string(w, id, s, n, NULL);
+}
+
+static void h_class(struct hprof_writer *w, uint64_t id, uint64_t super, const struct hprof_class_entry *k,
+		    uint16_t nk, const struct hprof_class_entry *st, uint16_t ns, const struct hprof_class_entry *f,
+		    uint16_t nf)
+{
+	struct hprof_class_dump cd = { .class_id = id, .super_id = super, .const_count = nk, .static_count = ns,
+				       .field_count = nf };
+	hprof_put_class_dump(w, &cd, k, st, f, NULL);
+}
+
+/* Every record kind the cruncher handles; Android flavour adds HEAP_DUMP_INFO, Android roots
+ * and a NODATA array. */
+static void build_hprof(struct wbuf *out, unsigned id, bool android)
+{
+	static const uint8_t roots[] = { 0xff, 1, 2, 3, 4, 5, 6, 7, 8, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x90 };
+	const struct hprof_class_entry int_field[] = { { S_VALUE, HPROF_T_INT, 0, 0 } };
+	const struct hprof_class_entry thing_k[] = { { 1, HPROF_T_INT, 0xfffffffb, 0 } };
+	const struct hprof_class_entry thing_s[] = { { S_STATIC, HPROF_T_OBJECT, 0x2000, 0 },
+						     { S_COUNT, HPROF_T_SHORT, 0xfffe, 0 },
+						     { S_VALUE, HPROF_T_DOUBLE, 0x3ff0000000000000ULL, 0 } };
+	const struct hprof_class_entry thing_f[] = { { S_NEXT, HPROF_T_OBJECT, 0, 0 }, { S_COUNT, HPROF_T_INT, 0, 0 },
+						     { S_VALUE, HPROF_T_BOOLEAN, 0, 0 }, { S_VALUE, HPROF_T_CHAR, 0, 0 },
+						     { S_VALUE, HPROF_T_FLOAT, 0, 0 }, { S_VALUE, HPROF_T_DOUBLE, 0, 0 },
+						     { S_VALUE, HPROF_T_BYTE, 0, 0 }, { S_VALUE, HPROF_T_SHORT, 0, 0 },
+						     { S_VALUE, HPROF_T_LONG, 0, 0 } };
+	const uint64_t elems[] = { 0x2000, 0, 0x2010 };
+	const uint8_t ints[] = { 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 1, 0 };
+	const uint8_t stack_trace[] = { 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0 };
+	struct hprof_writer w;
+	struct wbuf v;
+
+	hprof_writer_init(&w, NULL, id, NULL);
+	hprof_write_header(&w, android ? "1.0.3" : "1.0.2", 0x123456789aULL, NULL);
+	h_string(&w, S_OBJECT, "java.lang.Object", 16);
+	h_string(&w, S_INTEGER, "java.lang.Integer", 17);
+	h_string(&w, S_THING, "com.app.Thing", 13);
+	h_string(&w, S_VALUE, "value", 5);
+	h_string(&w, S_NEXT, "next", 4);
+	h_string(&w, S_COUNT, "count", 5);
+	h_string(&w, S_INTARR, "int[]", 5);
+	h_string(&w, S_BAD, "\xc0\x80" "A", 3);
+	h_string(&w, S_OBJARR, "java.lang.Object[]", 18);
+	h_string(&w, S_STATIC, "STATIC", 6);
+	{
+		const uint64_t cls[][2] = { { C_OBJECT, S_OBJECT }, { C_INTEGER, S_INTEGER }, { C_THING, S_THING },
+					    { C_INTARR, S_INTARR }, { C_OBJARR, S_OBJARR } };
+		for (unsigned i = 0; i < 5; i++) {
+			struct hprof_load_class lc = { i + 1, cls[i][0], 0, cls[i][1] };
+			hprof_write_load_class(&w, &lc, NULL);
+		}
+	}
+	hprof_write_record(&w, HPROF_STACK_TRACE, 0, stack_trace, sizeof(stack_trace), NULL);
+	hprof_writer_set_segments(&w, HPROF_HEAP_DUMP_SEGMENT, 4096);
+	if (android) {
+		struct hprof_heap_info hi = { 'A', S_VALUE };
+		hprof_put_heap_info(&w, &hi, NULL);
+	}
+	h_class(&w, C_OBJECT, 0, NULL, 0, NULL, 0, NULL, 0);
+	h_class(&w, C_INTEGER, C_OBJECT, NULL, 0, NULL, 0, int_field, 1);
+	h_class(&w, C_THING, C_OBJECT, thing_k, 1, thing_s, 3, thing_f, 9);
+	h_class(&w, C_INTARR, C_OBJECT, NULL, 0, NULL, 0, NULL, 0);
+	h_class(&w, C_OBJARR, C_OBJECT, NULL, 0, NULL, 0, NULL, 0);
+	wbuf_init(&v);
+	wbuf_u32be(&v, 0xfffffff9);                             /* Integer.value = -7 */
+	hprof_put_instance(&w, 0x2000, 0, C_INTEGER, v.data, v.len, NULL);
+	wbuf_reset(&v);
+	wbuf_uNbe(&v, id, 0x2000);                              /* next */
+	wbuf_u32be(&v, 12345);                                  /* count */
+	wbuf_u8(&v, 1);                                         /* boolean */
+	wbuf_u16be(&v, 'z');                                    /* char */
+	wbuf_u32be(&v, 0x40490fdb);                             /* float */
+	wbuf_u64be(&v, 0x400921fb54442d18ULL);                  /* double */
+	wbuf_u8(&v, 0x80);                                      /* byte */
+	wbuf_u16be(&v, 0x8000);                                 /* short */
+	wbuf_u64be(&v, 0xfffffffffffffffeULL);                  /* long */
+	hprof_put_instance(&w, 0x2010, 0, C_THING, v.data, v.len, NULL);
+	wbuf_release(&v);
+	hprof_put_obj_array(&w, 0x2020, 0, C_OBJARR, elems, 3, NULL);
+	hprof_put_prim_array(&w, 0x2030, 0, HPROF_T_INT, 3, ints, false, NULL);
+	if (android)
+		hprof_put_prim_array(&w, 0x2040, 0, HPROF_T_BYTE, 0, NULL, true, NULL);
+	for (unsigned i = 0; i < sizeof(roots); i++) {
+		struct hprof_root r = { roots[i], 0x2000 + 0x10 * (i % 4), 0, 1, 2 };
+		if (!android && roots[i] >= 0x89 && roots[i] <= 0x90)
+			continue;
+		hprof_put_root(&w, &r, NULL);
+	}
+	hprof_write_heap_dump_end(&w, NULL);
+	wbuf_init(out);
+	wbuf_put(out, w.buf.data, w.buf.len);
+	hprof_writer_release(&w);
+}
+
+static int crunch_mem(const struct wbuf *in, struct wbuf *out, struct bmd_crunch_stats *st, struct err *e)
+{
+	struct bmd_sink sink = { mem_write, out };
+	wbuf_init(out);
+	return bmd_crunch(in->data, in->len, "t", NULL, &sink, st, e);
+}
+
+/* Finds the first record with tag (and id, if nonzero). */
+static bool find_record(const struct wbuf *b, uint32_t tag, uint32_t id, struct bmd_record *out)
+{
+	struct bmd_reader r;
+	bool found = false;
+
+	if (bmd_reader_init(&r, b->data, b->len, "t", NULL))
+		return false;
+	while (!found && bmd_next(&r, out, NULL) == 1)
+		found = out->tag == tag && (!id || out->id == id);
+	if (found && out->def) {
+		/* copy what the caller reads before the reader goes away */
+		static struct bmd_class_def def;
+		static struct bmd_field fields[16];
+		def = *out->def;
+		memcpy(fields, def.fields, (def.field_count < 16 ? def.field_count : 16) * sizeof(fields[0]));
+		def.fields = fields;
+		out->def = &def;
+	}
+	bmd_reader_release(&r);
+	return found;
+}
+
+static void test_crunch_synthetic(unsigned id, bool android)
+{
+	struct wbuf h, b, d;
+	struct bmd_crunch_stats st;
+	struct bmd_decrunch_stats dst;
+	struct bmd_record rec;
+	struct bmd_sink sink = { mem_write, &d };
+	struct err e;
+
+	printf("-- crunch of a synthetic HPROF (id %u, %s)\n", id, android ? "1.0.3" : "1.0.2");
+	build_hprof(&h, id, android);
+	err_init(&e);
+	T_EQ_I(crunch_mem(&h, &b, &st, &e), 0);
+	if (e.msg[0])
+		printf("  %s\n", e.msg);
+	T_EQ_U(st.id_size, id);
+	T_EQ_U(st.classes, 5);
+	T_EQ_U(st.instances, 2);
+	T_EQ_U(st.obj_arrays, 1);
+	T_EQ_U(st.prim_arrays, 1);           /* NODATA arrays vanish */
+	T_EQ_U(st.roots, android ? 15 : 9);  /* ROOT_UNREACHABLE is not collected */
+	T_EQ_U(st.legacy, 1);
+	T_EQ_U(st.strings, 3);               /* java.lang.Object, java.lang.Integer, java.lang.Object[] */
+	T_EQ_U(st.hashed_strings, 7);
+	/* the 8-byte marker comes first, else the first string: java.lang.Object as id 1 */
+	T_CHECK(find_record(&b, BMD_STRING, 0, &rec), "a STRING record");
+	if (id == 8)
+		T_CHECK(rec.id == 0 && rec.len == 18 && !memcmp(rec.bytes, BMD_MARKER_ID8, 18), "id-size marker");
+	else
+		T_CHECK(rec.id == 1 && rec.len == 16, "java.lang.Object is string 1");
+	/* bad UTF-8 is hashed after replacement: C0 80 41 -> U+FFFD U+FFFD 'A' */
+	T_CHECK(find_record(&b, BMD_HASHED_STRING, 8, &rec), "string 8 hashed");
+	T_EQ_U(rec.length, 7);
+	T_EQ_I(rec.hash, (int32_t)((0xfffdu * 31 + 0xfffdu) * 31 + 'A'));
+	/* Thing: only the object field kept, 30 bytes of primitives discarded */
+	T_CHECK(find_record(&b, BMD_CLASS_DEFINITION, 3, &rec), "class 3 (Thing)");
+	T_EQ_U(rec.def->field_count, 1);
+	T_EQ_U(rec.def->discarded, 4 + 1 + 2 + 4 + 8 + 1 + 2 + 8);
+	/* Integer is preserved (java.lang name): its int field is kept */
+	T_CHECK(find_record(&b, BMD_CLASS_DEFINITION, 2, &rec), "class 2 (Integer)");
+	T_EQ_U(rec.def->field_count, 1);
+	T_EQ_U(rec.def->discarded, 0);
+	T_CHECK(find_record(&b, BMD_ROOT_OBJECTS, 0, &rec), "roots last");
+	/* decrunch both ways */
+	wbuf_init(&d);
+	T_EQ_I(bmd_decrunch(b.data, b.len, "t", NULL, &sink, &dst, &e), 0);
+	T_EQ_U(dst.id_size, id);
+	T_EQ_U(dst.instances, 2);
+	T_EQ_U(dst.classes, 5);
+	T_CHECK(!memcmp(d.data, android ? "JAVA PROFILE 1.0.3" : "JAVA PROFILE 1.0.2", 19), "header text kept");
+	wbuf_reset(&d);
+	{
+		struct bmd_decrunch_opts mat = { .mat = true, .segment_cap = 64 };
+		T_EQ_I(bmd_decrunch(b.data, b.len, "t", &mat, &sink, &dst, &e), 0);
+		T_EQ_U(dst.roots, android ? 15 : 9);
+	}
+	wbuf_release(&d);
+	wbuf_release(&b);
+	wbuf_release(&h);
+}
+
+static int write_file(const char *dir, const char *name, const struct wbuf *b)
+{
+	char path[512];
+	struct outf o;
+	struct err e;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (outf_open(&o, path, &e) || outf_write(&o, b->data, b->len, &e) || outf_commit(&o, &e)) {
+		fprintf(stderr, "%s\n", e.msg);
+		outf_abort(&o);
+		return 1;
+	}
+	return 0;
+}
+
+/* Seeds for tests/fuzz/corpus/fuzz_{bmd,decrunch,crunch}: `test_bmd --write-seeds DIR` writes
+ * DIR/fuzz_crunch/{id4-android,id8-jvm}.hprof and the BMDs made from them plus the
+ * hand-made small BMD into DIR/fuzz_bmd and DIR/fuzz_decrunch. */
+static int write_seeds(const char *dir)
+{
+	static const char *const bmd_dirs[] = { "fuzz_bmd", "fuzz_decrunch" };
+	struct wbuf h, b, small;
+	char sub[512];
+	int rc = 0;
+
+	wbuf_init(&small);
+	build_bmd(&small);
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned id = k ? 8 : 4;
+		const char *name = k ? "id8-jvm" : "id4-android";
+		char file[64];
+		build_hprof(&h, id, !k);
+		snprintf(sub, sizeof(sub), "%s/fuzz_crunch", dir);
+		snprintf(file, sizeof(file), "%s.hprof", name);
+		rc |= write_file(sub, file, &h);
+		rc |= crunch_mem(&h, &b, NULL, NULL) != 0;
+		snprintf(file, sizeof(file), "%s.bmd", name);
+		for (unsigned d = 0; d < 2; d++) {
+			snprintf(sub, sizeof(sub), "%s/%s", dir, bmd_dirs[d]);
+			rc |= write_file(sub, file, &b);
+			rc |= write_file(sub, "small.bmd", &small);
+		}
+		wbuf_release(&b);
+		wbuf_release(&h);
+	}
+	wbuf_release(&small);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--write-seeds"))
+		return write_seeds(argv[2]);
+	test_crunch_synthetic(4, true);
+	test_crunch_synthetic(8, false);
 	test_varints();
 	test_values();
 	test_java_strings();
