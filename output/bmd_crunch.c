@@ -753,8 +753,8 @@ static int cr_run(struct cr *c, struct err *e)
 		return rc;
 	/* startSecondPass: Badoo refuses a file without strings or classes */
 	if (c->strings.count == 0 || c->class_count == 0)
-		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "no %s records: nothing to crunch",
-			       c->strings.count == 0 ? "STRING" : "LOAD_CLASS");
+		return ERR_SET(e, ERR_CORRUPT, c->len, "no %s record before the end of the file at 0x%zx: "
+			       "nothing to crunch", c->strings.count == 0 ? "STRING" : "LOAD_CLASS", c->len);
 	if ((rc = objmap_reserve(&c->objects, (size_t)c->object_records, e)))
 		return rc;
 	if ((rc = cr_pass(c, cr_heap_pass2, true, e)) < 0 || (rc = cr_roots(c, e)))
