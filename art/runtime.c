@@ -201,6 +201,20 @@ static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r,
 	return 0;
 }
 
+/* Version of the OatHeader ("oat\n" + 3 digits + NUL at a page boundary: oatdata) in the
+ * captured part of an OAT mapping, 0 if none (runtime/oat.h). */
+static unsigned oat_version_in(const struct img_region *r)
+{
+	for (size_t off = 0; off + 8 <= r->data_len; off += 4096) {
+		const uint8_t *p = r->data + off;
+		if (memcmp(p, "oat\n", 4) || p[7] || p[4] < '0' || p[4] > '9' || p[5] < '0' || p[5] > '9' ||
+		    p[6] < '0' || p[6] > '9')
+			continue;
+		return (unsigned)(p[4] - '0') * 100 + (unsigned)(p[5] - '0') * 10 + (unsigned)(p[6] - '0');
+	}
+	return 0;
+}
+
 static int add_file(struct art_runtime *rt, const struct img_region *r, const char *kind, struct err *e)
 {
 	struct rt_file *f = xreallocarray(rt->files, rt->file_count + 1, sizeof(*f));
@@ -211,6 +225,7 @@ static int add_file(struct art_runtime *rt, const struct img_region *r, const ch
 	f->addr = r->start;
 	f->kind = kind;
 	f->name = r->name ? r->name : "";
+	f->version = strcmp(kind, "oat") ? 0 : oat_version_in(r);
 	return 0;
 }
 
@@ -319,6 +334,19 @@ static int layout_from_images(struct art_runtime *rt, struct err *e)
 		rt->layout = l;
 		rt->layout_how = rt_printf(rt, "image header version %03u at 0x%llx", rt->images[i].version,
 					   (unsigned long long)rt->images[i].begin);
+		return rt->layout_how ? 0 : rt_nomem(e);
+	}
+	return 0;
+}
+
+static int layout_from_oat(struct art_runtime *rt, struct err *e)
+{
+	for (size_t i = 0; i < rt->file_count; i++) {
+		const struct art_layout *l = art_layout_by_oat_version(rt->files[i].version);
+		if (!l)
+			continue;
+		rt->layout = l;
+		rt->layout_how = rt_printf(rt, "OAT header version %03u in %s", rt->files[i].version, rt->files[i].name);
 		return rt->layout_how ? 0 : rt_nomem(e);
 	}
 	return 0;
@@ -575,6 +603,8 @@ static size_t resolve_cache(struct art_runtime *rt, const size_t *order, size_t 
 	}
 	if (pick != RT_NONE && !tie && loc && !*rt->dexes[pick].location)
 		rt->dexes[pick].location = loc;
+	if (pick != RT_NONE && !tie && pick == native)
+		rt->dex_caches_by_pointer++;
 	return tie ? RT_NONE : pick;
 }
 
@@ -942,6 +972,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rc = layout_from_option(rt, o->art_version, e);
 	if (rc == 0 && !rt->layout)
 		rc = layout_from_images(rt, e);
+	if (rc == 0 && !rt->layout)
+		rc = layout_from_oat(rt, e);
 	if (rc == 0)
 		rc = find_jlc(rt, e);
 	if (rc == 0) {

@@ -4,7 +4,8 @@
  *
  * How each fact was found is kept beside it ("how" strings), because offline evidence
  * differs from image to image:
- *   layout family  --art-version > an image header's version > content: the object whose
+ *   layout family  --art-version > an image header's version > an OAT header's version >
+ *                  content: the object whose
  *                  class is itself (java.lang.Class) checked against every table row
  *                  (java.lang.Object's size, Class flags, DexCache's object size);
  *   pointer size   an image header > native pointers stored in Class/DexCache objects;
@@ -81,6 +82,7 @@ struct rt_file {             /* OAT / VDEX files seen in the image (by magic at 
 	uint64_t addr;
 	const char *kind;         /* "oat", "vdex" */
 	const char *name;
+	unsigned version;         /* OAT header version found in the mapping, 0 if none */
 };
 
 struct art_runtime {
@@ -103,6 +105,7 @@ struct art_runtime {
 	size_t retired_classes;   /* placeholders replaced during linking (not listed) */
 	size_t rejected_classes;  /* words equal to java.lang.Class's address that are no Class */
 	size_t dex_caches, dex_caches_resolved;
+	size_t dex_caches_by_pointer; /* resolved through DexCache.dex_file_ -> DexFile.begin_ */
 	struct arena arena;
 };
 

@@ -506,6 +506,22 @@ static void classify_headers(struct finder *f)
 	}
 }
 
+/* Unnamed regions that start with a DEX header (a DEX extracted into anonymous memory). */
+static void classify_dex(struct finder *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		struct cand *c = &f->c[i];
+		size_t n;
+		const uint8_t *p = cand_data(c, &n);
+		if (c->kind != SPACE_KIND_COUNT || c->name[0] || !p || n < 8)
+			continue;
+		if ((!memcmp(p, "dex\n", 4) && p[7] == 0) || !memcmp(p, "cdex", 4)) {
+			c->kind = SPACE_DEX_IN_MEMORY;
+			c->detail = "DEX header at the start";
+		}
+	}
+}
+
 /* Unnamed regions laid out as a region space (after RosAlloc pairing took its spaces). */
 static void classify_regions(struct finder *f)
 {
@@ -660,6 +676,7 @@ int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_
 		settle_main_spaces(&f);
 		pair_los_info(&f);
 		classify_regions(&f);
+		classify_dex(&f);
 		classify_los_allocations(&f);
 	}
 	for (size_t i = 0; rc == 0 && i < f.n; i++) {

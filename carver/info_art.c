@@ -151,12 +151,12 @@ int info_art_files(const struct info_art *ia, FILE *fp, bool json, struct err *e
 	for (size_t i = 0; i < nf; i++) {
 		const struct rt_file *f = &rt->files[i];
 		if (json) {
-			fprintf(fp, "%s{\"kind\": \"%s\", \"address\": \"0x%llx\", \"name\": ", i ? ", " : "", f->kind,
-				(unsigned long long)f->addr);
+			fprintf(fp, "%s{\"kind\": \"%s\", \"address\": \"0x%llx\", \"version\": %u, \"name\": ",
+				i ? ", " : "", f->kind, (unsigned long long)f->addr, f->version);
 			json_str(fp, f->name);
 			fputc('}', fp);
 		} else {
-			fprintf(fp, "  %s 0x%llx %s\n", f->kind, (unsigned long long)f->addr, f->name);
+			fprintf(fp, "  %s 0x%llx version %03u %s\n", f->kind, (unsigned long long)f->addr, f->version, f->name);
 		}
 	}
 	for (size_t i = 0; i < nd; i++) {
@@ -195,9 +195,10 @@ int info_art_classes(const struct info_art *ia, FILE *fp, bool json, struct err 
 	}
 	if (json)
 		fprintf(fp, "{\"count\": %zu, \"named\": %zu, \"with_fields\": %zu, \"fields_checked\": %zu, "
-			    "\"retired\": %zu, \"rejected\": %zu, \"dex_caches\": %zu, \"dex_caches_resolved\": %zu}",
+			    "\"retired\": %zu, \"rejected\": %zu, \"dex_caches\": %zu, \"dex_caches_resolved\": %zu, "
+			    "\"dex_caches_by_pointer\": %zu}",
 			rt->class_count, named, with_fields, checked, rt->retired_classes, rt->rejected_classes,
-			rt->dex_caches, rt->dex_caches_resolved);
+			rt->dex_caches, rt->dex_caches_resolved, rt->dex_caches_by_pointer);
 	else
 		fprintf(fp, "classes: %zu (%zu named, %zu with field layouts, %zu layouts checked); %zu retired and "
 			    "%zu rejected candidates not listed; dex caches %zu/%zu resolved\n",

@@ -1,8 +1,9 @@
 /* fuzz_classes.c - class decoding (art/runtime.c, art/mirror.c, art/spaces.c) over an image
- * built from the input: [u8 flags][u32le heap_len][heap bytes][DEX bytes].  The heap is
- * mapped at 0x12c00000 (named "non moving space" when flags bit 0 is set, else unnamed and
- * found by content), the rest at 0x7f0000000000 as an in-memory extracted DEX.  Bit 1 forces
- * --art-version 11.  Seeds: tests/tools/mkseeds_classes.c (generated heaps, heapgen.h). */
+ * built from the input: [u8 flags][u32le heap_len][u32le linear_len][heap][linear][DEX].
+ * The heap is mapped at 0x12c00000 (named "non moving space" when flags bit 0 is set, else
+ * unnamed and found by content), the linear part at 0x7f0000100000 (ArtField arrays), the
+ * rest at 0x7f0000000000 as an in-memory extracted DEX.  Bit 1 forces --art-version 11.
+ * Seeds: tests/tools/mkseeds_classes.c (generated heaps, tests/tools/heapgen.h). */
 #include <stdint.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 enum { FUZZ_HEAP = 0x12c00000 };
 #define FUZZ_DEX 0x7f0000000000ull
+#define FUZZ_LINEAR 0x7f0000100000ull
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,19 +35,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct runtime_opts o = { NULL };
 	struct err e;
 
-	if (size < 5)
+	if (size < 9)
 		return 0;
 	uint8_t flags = data[0];
-	size_t rest = size - 5, heap = ld_u32le(data + 1);
+	size_t rest = size - 9, heap = ld_u32le(data + 1), linear = ld_u32le(data + 5);
 	if (heap > rest)
 		heap = rest;
+	if (linear > rest - heap)
+		linear = rest - heap;
+	size_t dex = rest - heap - linear;
+	const uint8_t *p = data + 9;
 	err_init(&e);
 	img_init_empty(&img, "fuzz");
-	if (heap && img_add_region_mem(&img, FUZZ_HEAP, data + 5, heap, IMG_PROT_R | IMG_PROT_W,
+	if (heap && img_add_region_mem(&img, FUZZ_HEAP, p, heap, IMG_PROT_R | IMG_PROT_W,
 				       flags & 1 ? "[anon:dalvik-non moving space]" : "", &e) != 0)
 		goto out;
-	if (rest > heap && img_add_region_mem(&img, FUZZ_DEX, data + 5 + heap, rest - heap, IMG_PROT_R,
-					      "[anon:dalvik-classes.dex extracted in memory from /f.jar]", &e) != 0)
+	if (linear && img_add_region_mem(&img, FUZZ_LINEAR, p + heap, linear < 65536 ? linear : 65536,
+					 IMG_PROT_R | IMG_PROT_W, "[anon:dalvik-LinearAlloc]", &e) != 0)
+		goto out;
+	if (dex && img_add_region_mem(&img, FUZZ_DEX, p + heap + linear, dex, IMG_PROT_R,
+				      "[anon:dalvik-classes.dex extracted in memory from /f.jar]", &e) != 0)
 		goto out;
 	if (flags & 2)
 		o.art_version = "11";

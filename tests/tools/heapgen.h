@@ -6,7 +6,8 @@
  * comes from real images.
  *
  * hg_build fills a struct hg: heap bytes to map at HG_HEAP (as "non moving space") and DEX
- * bytes to map at HG_DEX (as an in-memory extracted dex).  hg_image maps both. */
+ * bytes to map at HG_DEX (as an in-memory extracted dex), and a LinearAlloc page at
+ * HG_LINEAR holding java.lang.String's ArtFields.  hg_image maps all three. */
 #ifndef ARTCARVE_HEAPGEN_H
 #define ARTCARVE_HEAPGEN_H
 
@@ -19,6 +20,7 @@
 #define HG_FN static __attribute__((unused))
 #define HG_HEAP 0x12c00000u
 #define HG_DEX 0x7f0000000000ull
+#define HG_LINEAR 0x7f0000100000ull  /* ArtField arrays (LinearAlloc), above 4 GiB as on 64-bit */
 #define HG_HEAP_NAME "[anon:dalvik-non moving space]"
 #define HG_DEX_NAME "[anon:dalvik-classes.dex extracted in memory from /data/hg.jar]"
 enum { HG_HEAP_SIZE = 8192, HG_CLASS_STRIDE = 128 };
@@ -29,6 +31,7 @@ enum { HG_JLC, HG_OBJECT, HG_STRING, HG_DEXCACHE, HG_NODE, HG_INT, HG_INT_ARRAY,
 
 struct hg {
 	uint8_t heap[HG_HEAP_SIZE];
+	uint8_t linear[4096];
 	struct wbuf dex;
 };
 
@@ -47,12 +50,16 @@ static const struct dg_class hg_classes[] __attribute__((unused)) = {
 
 HG_FN uint64_t hg_class_addr(unsigned slot) { return HG_HEAP + 256 + (uint64_t)slot * HG_CLASS_STRIDE; }
 
+/* Writes v at va in the heap or the LinearAlloc page. */
 HG_FN void hg_put32(struct hg *h, uint64_t va, uint32_t v)
 {
-	size_t off = (size_t)(va - HG_HEAP);
-	if (off + 4 <= HG_HEAP_SIZE)
-		for (int i = 0; i < 4; i++)
-			h->heap[off + i] = (uint8_t)(v >> (8 * i));
+	uint8_t *p = NULL;
+	if (va >= HG_HEAP && va - HG_HEAP + 4 <= HG_HEAP_SIZE)
+		p = h->heap + (va - HG_HEAP);
+	else if (va >= HG_LINEAR && va - HG_LINEAR + 4 <= sizeof(h->linear))
+		p = h->linear + (va - HG_LINEAR);
+	for (int i = 0; p && i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* A compressed java.lang.String at va holding s. */
@@ -78,6 +85,40 @@ HG_FN void hg_dex_indexes(const struct dex *d, const char *desc, uint32_t *type_
 		struct dex_class_def def;
 		if (dex_class_def(d, c, &def, NULL) == 0 && def.class_idx == *type_idx)
 			*def_idx = c;
+	}
+}
+
+/* Index in field_ids of class_desc.name, UINT32_MAX if none. */
+HG_FN uint32_t hg_field_idx(const struct dex *d, const char *class_desc, const char *name)
+{
+	uint32_t type_idx, def_idx;
+	hg_dex_indexes(d, class_desc, &type_idx, &def_idx);
+	for (uint32_t i = 0; i < d->field_ids_size; i++) {
+		struct dex_field_id f;
+		const uint8_t *s;
+		size_t n;
+		if (dex_field_id(d, i, &f, NULL) == 0 && f.class_idx == type_idx &&
+		    dex_string(d, f.name_idx, &s, &n, NULL) == 0 && n == strlen(name) && !memcmp(s, name, n))
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+/* java.lang.String's ifields_: a LengthPrefixedArray<ArtField> {count +8, hash +12} at va,
+ * as the runtime keeps it when ArtField memory is captured. */
+HG_FN void hg_string_ifields(struct hg *h, uint64_t va, const struct dex *d, const struct art_layout *l)
+{
+	static const char *const names[2] = { "count", "hash" };
+	uint64_t k = hg_class_addr(HG_STRING);
+	hg_put32(h, k + l->klass.ifields, (uint32_t)va);
+	hg_put32(h, k + l->klass.ifields + 4, (uint32_t)(va >> 32));
+	hg_put32(h, va, 2);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t f = va + art_layout_field_offset(l, i);
+		hg_put32(h, f + l->art_field.declaring_class, (uint32_t)k);
+		hg_put32(h, f + l->art_field.access_flags, 0x12);
+		hg_put32(h, f + l->art_field.field_dex_idx, hg_field_idx(d, "Ljava/lang/String;", names[i]));
+		hg_put32(h, f + l->art_field.offset, 8 + 4 * (uint32_t)i);
 	}
 }
 
@@ -135,6 +176,7 @@ HG_FN int hg_build(struct hg *h)
 	};
 
 	memset(h->heap, 0, sizeof(h->heap));
+	memset(h->linear, 0, sizeof(h->linear));
 	wbuf_init(&h->dex);
 	if (!l || dg_build(&h->dex, &sp) || wbuf_status(&h->dex, NULL))
 		return -1;
@@ -143,6 +185,7 @@ HG_FN int hg_build(struct hg *h)
 		return -1;
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 		hg_class(h, &classes[i], &d, dex_cache, l);
+	hg_string_ifields(h, HG_LINEAR + 64, &d, l);
 	hg_put32(h, hg_class_addr(HG_PROXY) + l->klass.name, (uint32_t)proxy_name);
 	hg_string(h, proxy_name, "$Proxy7", l);
 	hg_put32(h, dex_cache + l->object.klass, (uint32_t)hg_class_addr(HG_DEXCACHE));
@@ -160,7 +203,9 @@ HG_FN int hg_image(struct image *img, const struct hg *h, struct err *e)
 {
 	img_init_empty(img, "heapgen");
 	if (img_add_region_mem(img, HG_HEAP, h->heap, sizeof(h->heap), IMG_PROT_R | IMG_PROT_W, HG_HEAP_NAME, e) ||
-	    img_add_region_mem(img, HG_DEX, h->dex.data, h->dex.len, IMG_PROT_R, HG_DEX_NAME, e))
+	    img_add_region_mem(img, HG_DEX, h->dex.data, h->dex.len, IMG_PROT_R, HG_DEX_NAME, e) ||
+	    img_add_region_mem(img, HG_LINEAR, h->linear, sizeof(h->linear), IMG_PROT_R | IMG_PROT_W,
+			       "[anon:dalvik-LinearAlloc]", e))
 		return -1;
 	return 0;
 }

@@ -62,6 +62,12 @@ int main(void)
 		check_class_row(r);
 		T_CHECK(art_layout_by_family(r->family) == r, "family %s not unique", r->family);
 		T_CHECK(r->oat_version_min <= r->oat_version_max, "family %s oat range", r->family);
+		/* ClassStatus: Initialized is >= 10 in every family and kRetired is inside the range */
+		T_CHECK(r->klass.status_min < r->klass.status_max && r->klass.status_max >= 10 &&
+				r->klass.status_retired >= r->klass.status_min &&
+				r->klass.status_retired <= r->klass.status_max,
+			"family %s status range %d..%d retired %d", r->family, r->klass.status_min,
+			r->klass.status_max, r->klass.status_retired);
 		T_CHECK(r->art_method_size[0] <= r->art_method_size[1], "family %s method sizes", r->family);
 		/* 5.x headers have no pointer size (ART_ABSENT) */
 		T_CHECK(r->image.pointer_size == ART_ABSENT || r->image.pointer_size + 4 <= r->image.header_size,

@@ -127,6 +127,15 @@ static void test_model(void)
 		T_CHECK(node->super != RT_NONE && !strcmp(rt.classes[node->super].name, "java.lang.Object"),
 			"Node's super");
 	}
+	const struct rt_class *str = by_name(&rt, "java.lang.String");
+	T_CHECK(str && !strcmp(str->fields_how, "ifields_") && str->field_count == 2, "String fields from ifields_");
+	if (str && str->field_count == 2) {
+		T_EQ_S(str->fields[0].name, "count");
+		T_EQ_U(str->fields[0].offset, 8);
+		T_EQ_S(str->fields[1].name, "hash");
+		T_EQ_S(str->fields[1].type, "I");
+		T_EQ_U(str->fields[1].offset, 12);
+	}
 	const struct rt_class *arr = by_name(&rt, "com.example.Node[]");
 	T_CHECK(arr && !strcmp(arr->name_how, "array"), "array named from its component");
 	const struct rt_class *px = by_name(&rt, "$Proxy7");
@@ -147,6 +156,30 @@ static void test_model(void)
 	T_CHECK(rt.layout_how && strstr(rt.layout_how, "--art-version"), "how: %s", rt.layout_how);
 	runtime_close(&rt);
 	img_close(&img);
+
+	T_SECTION("DexCache.dex_file_ -> DexFile.begin_");
+	{
+		const struct art_layout *l11 = art_layout_by_family("11");
+		const uint64_t dex_cache = HG_HEAP + 2048, dexfile = HG_HEAP + 3584;
+		hg_put32(&h, dexfile, 0x1234);              /* vtable */
+		hg_put32(&h, dexfile + 8, (uint32_t)HG_DEX); /* begin_ (64-bit pointer) */
+		hg_put32(&h, dexfile + 12, (uint32_t)(HG_DEX >> 32));
+		hg_put32(&h, dex_cache + l11->dex_cache.dex_file, (uint32_t)dexfile);
+		T_EQ_I(hg_image(&img, &h, &e), 0);
+		T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+		T_EQ_U(rt.dex_caches_by_pointer, 1);
+		T_EQ_U(rt.dex_caches_resolved, 1);
+		runtime_close(&rt);
+		img_close(&img);
+		/* a DexFile pointing at no DEX falls back to the class_def vote */
+		hg_put32(&h, dexfile + 8, 0x5000);
+		T_EQ_I(hg_image(&img, &h, &e), 0);
+		T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+		T_EQ_U(rt.dex_caches_by_pointer, 0);
+		T_EQ_U(rt.dex_caches_resolved, 1);
+		runtime_close(&rt);
+		img_close(&img);
+	}
 
 	T_SECTION("damaged heaps");
 	/* a super-class cycle and a component cycle must terminate */
