@@ -116,7 +116,7 @@ fuzz: $(LIBFUZZ_BINS)
 
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev libelf-dev libcapstone-dev \
 	libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev zstd liblz4-dev default-jdk-headless \
-	dexdump binutils-multiarch gzip jq time python3
+	dexdump binutils-multiarch gzip groff-base jq time python3
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -134,7 +134,10 @@ bench: all
 clean:
 	rm -rf $(B) artcarve
 
-.PHONY: all asan check check-layers fuzz deps demo clean bench
+man: $(B)/artcarve
+	sh tests/tools/genman.sh $(B)/artcarve > doc/artcarve.1
+
+.PHONY: man all asan check check-layers fuzz deps demo clean bench
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
