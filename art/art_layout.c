@@ -96,10 +96,10 @@
 		       .num_strings = 88, .num_resolved_types = 84, .size = 92 }
 /* art::DexFile 5.0-8.1 (runtime/dex_file.h): virtual, begin_ after the vtable; no data_begin_ */
 #define DEX_FILE_NO_DATA .dex_file = { .begin_slot = 1, .data_begin_slot = ART_ABSENT }
-/* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain ClassStatus enum (no shift):
- * -3 Retired ... 10 Initialized (8.0), 11 Initialized (8.1) (runtime/mirror/class.h @R80/R81;
- * the shared range 11 is a little loose for 8.0; status range added by the runtime helper) */
-#define CLASS_8X                                                                               \
+/* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain Status enum (no shift): -3 Retired,
+ * -2/-1 errors, 0 NotReady ... 10 Initialized (8.0) / 11 Initialized (8.1 adds
+ * SuperclassValidated 9) (runtime/mirror/class.h @R80/R81) */
+#define CLASS_8X(max)                                                                          \
 	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
 		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
 		   .methods = 48, .sfields = 56, .access_flags = 64, .class_flags = 68,             \
@@ -109,7 +109,7 @@
 		   .object_size_alloc_fast_path = 100, .primitive_type = 104,                       \
 		   .reference_instance_offsets = 108, .status = 112, .copied_methods_offset = 116,  \
 		   .virtual_methods_offset = 118, .num_instance_fields = ART_ABSENT, .size = 120,   \
-		   .status_shift = 0, .status_min = -3, .status_max = 11, .status_retired = -3,    \
+		   .status_shift = 0, .status_min = -3, .status_max = (max), .status_retired = -3,  \
 		   .primitive_mask = 0xffff }
 /* ClassStatus 5.0-7.1: int32 -2 kStatusRetired ... 10 kStatusInitialized (class.h @R50..R71).
  * mirror::Class 7.0/7.1 (@R70/R71): 8 annotation_type_, 12 class_loader_, 16
@@ -131,8 +131,23 @@
 		   .primitive_type = 112, .reference_instance_offsets = 116, .status = 120,         \
 		   .copied_methods_offset = 124, .virtual_methods_offset = 126,                     \
 		   .num_instance_fields = ART_ABSENT, .size = 128, .status_shift = 0,               \
-		   .status_min = -2, .status_max = 10, .status_retired = -2,                        \
-		   .primitive_mask = 0xffff }
+		   .status_min = -2, .status_max = 10, .status_retired = -2, .primitive_mask = 0xffff }
+/* art::ArtMethod 7.0/7.1 (runtime/art_method.h @R70/R71): 0 declaring_class_, 4 access_flags_,
+ * 8 dex_code_item_offset_, 12 dex_method_index_, 16 method_index_ (u16), 18 hotness_count_
+ * (u16), PtrSizedFields {dex_cache_resolved_methods_, dex_cache_resolved_types_, jni, quick}
+ * at RoundUp(20, P): 20/24/28/32 (size 36), 24/32/40/48 (size 56); data = the JNI entry */
+#define ART_METHOD_7X                                                                          \
+	.art_method_size = { 36, 56 },                                                             \
+	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,       \
+			.dex_method_index = 12, .method_index = 16, .data = { 28, 40 },             \
+			.entry_point_quick = { 32, 48 } }
+/* art::ArtMethod 8.0/8.1 (@R80/R81): fixed part as 7.x, PtrSizedFields
+ * {dex_cache_resolved_methods_, data_, quick}: 20/24/28 (size 32), 24/32/40 (size 48) */
+#define ART_METHOD_8X                                                                          \
+	.art_method_size = { 32, 48 },                                                             \
+	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,       \
+			.dex_method_index = 12, .method_index = 16, .data = { 24, 32 },             \
+			.entry_point_quick = { 28, 40 } }
 /* image header fields shared by 7.0-9 (runtime/image.h @R70..R9) */
 #define IMAGE_7X(hdr) .image = { .image_begin = 8, .image_size = 12, .image_roots = 56,        \
 				 .pointer_size = 60, .sections = 72, .header_size = (hdr) }
@@ -251,15 +266,7 @@ const struct art_layout art_layouts[] = {
 		.family = "7.0", .image_versions = "029", .oat_version_min = 79, .oat_version_max = 79,
 		IMAGE_7X(200), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, ART_FIELD_NATIVE,
 		DEX_CACHE_7X, DEX_FILE_NO_DATA,
-		/* runtime/art_method.h @R70/R71: 0 declaring_class_, 4 access_flags_,
-		 * 8 dex_code_item_offset_, 12 dex_method_index_, 16 method_index_ (u16),
-		 * 18 hotness_count_ (u16), PtrSizedFields {dex_cache_resolved_methods_,
-		 * dex_cache_resolved_types_, jni, quick} at RoundUp(20, P): 20/24/28/32 (size 36),
-		 * 24/32/40/48 (size 56) */
-		.art_method_size = { 36, 56 },
-		.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,
-				.dex_method_index = 12, .method_index = 16, .data = { 28, 40 },
-				.entry_point_quick = { 32, 48 } },
+		ART_METHOD_7X,
 	},
 	{
 		/* 7.1.0 shipped image 030 with oat 079 (same layouts as 7.0, found by image
@@ -267,31 +274,20 @@ const struct art_layout art_layouts[] = {
 		.family = "7.1", .image_versions = "030", .oat_version_min = 80, .oat_version_max = 88,
 		IMAGE_7X(208), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, ART_FIELD_NATIVE,
 		DEX_CACHE_7X, DEX_FILE_NO_DATA,
-		.art_method_size = { 36, 56 },
-		.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,
-				.dex_method_index = 12, .method_index = 16, .data = { 28, 40 },
-				.entry_point_quick = { 32, 48 } },
+		ART_METHOD_7X,
 	},
 	{
 		/* 044 and oat 126: later 8.0 builds (Ghidra ArtConstants/OatConstants, unverified) */
 		.family = "8.0", .image_versions = "043,044", .oat_version_min = 124, .oat_version_max = 126,
-		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X, STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(10), STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
 		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
-		/* runtime/art_method.h @R80/R81: fixed part as 7.x, PtrSizedFields
-		 * {dex_cache_resolved_methods_, data_, quick}: 20/24/28 (size 32), 24/32/40 (48) */
-		.art_method_size = { 32, 48 },
-		.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,
-				.dex_method_index = 12, .method_index = 16, .data = { 24, 32 },
-				.entry_point_quick = { 28, 40 } },
+		ART_METHOD_8X,
 	},
 	{
 		.family = "8.1", .image_versions = "046", .oat_version_min = 131, .oat_version_max = 131,
-		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X, STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(11), STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
 		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
-		.art_method_size = { 32, 48 },
-		.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,
-				.dex_method_index = 12, .method_index = 16, .data = { 24, 32 },
-				.entry_point_quick = { 28, 40 } },
+		ART_METHOD_8X,
 	},
 	{
 		/* 9: Class.status_ holds ClassStatus << 28 (runtime/mirror/class.h @R9) */

@@ -261,6 +261,19 @@ static void rows(void)
 			T_CHECK(f->off.image_methods + 8 * f->image_method_count <= f->off.data_size - (f->off.storage_mode != ART_IMAGE_ABSENT ? 4 : 0),
 				"%03u: image methods overlap the storage fields", want[i].v);
 	}
+	/* Class status ranges of the 5.0-9 layout rows (enum Status in runtime/mirror/class.h
+	 * @R50..R81, ClassStatus << 28 @R9) */
+	static const struct { const char *fam; int min, max, retired; unsigned shift; } st[] = {
+		{ "5.0", -2, 10, -2, 0 }, { "5.1", -2, 10, -2, 0 }, { "6.0", -2, 10, -2, 0 },
+		{ "7.0", -2, 10, -2, 0 }, { "7.1", -2, 10, -2, 0 }, { "8.0", -3, 10, -3, 0 },
+		{ "8.1", -3, 11, -3, 0 }, { "9", 0, 15, 1, 28 },
+	};
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		const struct art_layout *l = art_layout_by_family(st[i].fam);
+		T_CHECK(l && l->klass.status_min == st[i].min && l->klass.status_max == st[i].max &&
+				l->klass.status_retired == st[i].retired && l->klass.status_shift == st[i].shift,
+			"family %s: class status row", st[i].fam);
+	}
 	T_CHECK(art_image_format_by_version(1) == NULL, "version 001 has no row");
 	T_CHECK(art_image_probe((const uint8_t *)"art\n085", 8), "probe");
 	T_CHECK(!art_image_probe((const uint8_t *)"art\n08x", 8), "probe digits");
