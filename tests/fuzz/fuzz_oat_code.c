@@ -3,7 +3,9 @@
  * Input: u8 version selector, u8 flags (bit 0: Thumb code delta, bit 1: known method counts),
  * u16 split, u32 exec_rel, then the payload: [0, split) is oatdata, the rest oatexec.
  * oatdata starts with u32 n and n u32 class offsets (n capped); every class is decoded and every
- * method's code is located and bounds-checked, and the code bytes are read (ASan sees overreads). */
+ * method's code is located and bounds-checked, and the code bytes are read (ASan sees overreads).
+ * Then the method index is built over the same table, once with the stated count and once
+ * with the count inferred from the layout, and code addresses are looked up in it. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +39,20 @@ static void fuzz_class(const struct oat_code_space *s, uint32_t off, uint32_t hi
 	}
 }
 
+static void fuzz_index(const struct oat_code_space *s, uint32_t count)
+{
+	struct oat_code_dexfile df = { (const uint8_t *)"f", 1, NULL, 4, count };
+	struct oat_code_index ix;
+	struct err e;
+	uint32_t delta;
+
+	if (oat_code_index_build(&ix, s, NULL, &df, 1, &e) < 0)
+		return;
+	for (size_t i = 0; i < ix.count; i++)
+		(void)oat_code_index_name_at(&ix, ix.entries[i].code_start + ix.entries[i].code_size / 2, &delta);
+	oat_code_index_release(&ix);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct oat_code_space s = { 0 };
@@ -67,5 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		fuzz_class(&s, off, (data - 8)[1] & 2 ? (off & 0x1f) : OAT_CODE_UNKNOWN_COUNT);
 	}
+	fuzz_index(&s, n);
+	fuzz_index(&s, 0);
 	return 0;
 }

@@ -77,6 +77,55 @@ entry_case() {
 entry_case "boot.art arm64" "$A/a10_art074_arm64_samsung-a8s" 8 32 001000adde7f0000 0x7fdead001000
 entry_case "boot.art arm" "$A/a10_art074_arm_samsung-a8s" 4 24 010000e0 0xe0000001
 
+
+# --- a memory image (maps + region files) built from the arm64 boot image and its OAT, mapped
+# where the image header puts them; plus an uncaptured JIT code cache mapping ---
+D=$A/a10_art074_arm64_samsung-a8s
+M=$TMP/mem
+mkdir -p "$M"
+"$ART" art-file --json "$D/boot.art" | jq -r '.files[0] // .[0] | "\(.header.image_begin) \(.header.image_size) \(.header.oat_file_begin) \(.sections["art-methods"].offset)"' >"$TMP/hdr"
+read -r ibegin isize obegin msec <"$TMP/hdr"
+region() { # START SIZE PERMS OFFSET NAME SRC SRCOFF (SRC "-" = not captured)
+	s=$(printf '%x' $(($1))) e=$(printf '%x' $(( ($1 + $2 + 4095) / 4096 * 4096 )))
+	printf '%s-%s %s %08x 00:00 0 %s\n' "$s" "$e" "$3" $(($4)) "$5" >>"$M/maps"
+	[ "$6" = - ] || tail -c +$(($7 + 1)) "$6" | head -c $(($2)) >"$M/$s-$e.bin"
+}
+: >"$M/maps"
+region "$ibegin" "$isize" rw-p 0 /system/framework/arm64/boot.art "$D/boot.art" 0
+readelf -lW "$D/boot.oat" | awk '$1 == "LOAD" && $5 != "0x000000" { print $2, $3, $5, ($0 ~ / R E /) ? "x" : "r" }' |
+	head -n 2 >"$TMP/segs"
+while read -r off va fsz flg; do
+	if [ "$flg" = x ]; then perms=r-xp; else perms=r--p; fi
+	region $((obegin + va)) "$fsz" "$perms" "$off" /system/framework/arm64/boot.oat "$D/boot.oat" "$off"
+done <"$TMP/segs"
+region 0x7e000000 0x100000 rwxp 0 "[anon:dalvik-jit-code-cache]" - 0
+"$ART" hooks --json "$M" >"$TMP/m.json" 2>"$TMP/err" || t_fail "memory image: $(cat "$TMP/err")"
+t_check "memory image: no hooks, every ArtMethod checked against the mapped OAT" \
+	[ "$(jq '(.hooks | length) == 0 and .methods_checked > 20000 and .entries_unverified == 0' "$TMP/m.json")" = true ]
+"$ART" disasm --json --sample 3 "$M" '*' >"$TMP/md.json" && "$ART" disasm --json --sample 3 "$D/boot.oat" '*' >"$TMP/fd.json"
+t_check "memory image: disasm at runtime addresses, same bytes as the file" \
+	[ "$(jq -s '[.[0], .[1]] | (.[0] | map(.address)) as $m | (.[1] | map(.address)) as $f |
+		(.[0] | map([.instructions[].bytes] | join(""))) == (.[1] | map([.instructions[].bytes] | join(""))) and
+		$m != $f' "$TMP/md.json" "$TMP/fd.json")" = true ]
+ifile=$M/$(printf '%x' $((ibegin)))-*.bin
+ifile=$(echo $ifile)
+entry=$((msec + 8 + 32))
+cp "$ifile" "$TMP/img.keep"
+patch "$ifile" "$entry" 0001007e00000000       # into the JIT code cache: known code
+t_check "memory image: an entry point in the JIT code cache is not a hook" [ "$(hooks_count "$M")" = 0 ]
+patch "$ifile" "$entry" 001000adde7f0000       # anonymous memory: a hook
+"$ART" hooks --json "$M" >"$TMP/m.json"
+t_check "memory image: an entry point outside known code is found" \
+	[ "$(jq -r '.hooks | length, .[0].kind, .[0].code' "$TMP/m.json" | tr '\n' ' ')" = "1 entry 0x7fdead001000 " ]
+cp "$TMP/img.keep" "$ifile"
+# an inline hook written into the mapped OAT code of a method an ArtMethod enters
+code=$(jq -r '.[1].address' "$TMP/md.json")
+xfile=$(grep ' r-xp ' "$M/maps" | awk '{ print $1 }')
+patch "$M/$xfile.bin" $((code - 0x${xfile%-*})) 5000005800021fd6001000007f000000
+"$ART" hooks --json "$M" >"$TMP/m.json"
+t_check "memory image: an inline hook in mapped OAT code is found" \
+	[ "$(jq -r '.hooks | length, .[0].kind, .[0].code, .[0].target' "$TMP/m.json" | tr '\n' ' ')" = "1 inline $code 0x7f00001000 " ]
+
 # --- usage and rejected input ---
 "$ART" hooks >/dev/null 2>&1; t_check "no input: usage error (2)" [ $? -eq 2 ]
 "$ART" hooks --bogus x >/dev/null 2>&1; t_check "unknown option: usage error (2)" [ $? -eq 2 ]

@@ -253,6 +253,73 @@ static void test_v194(void)
 	mini_release(&m);
 }
 
+
+/* The index without a DEX: table length and method counts inferred from the layout. */
+static void test_index_blind(void)
+{
+	struct mini m;
+	struct oat_code_index ix;
+	struct oat_code_dexfile df = { (const uint8_t *)"x.jar", 5, NULL, 0, 0 };
+	struct oat_code_header hdr = { 0 };
+	struct err e;
+	uint32_t c[5], delta, table, first;
+	const char *n;
+
+	T_SECTION("index without DEX (oat 183)");
+	err_init(&e);
+	mini_init(&m, 183, 0);
+	for (int i = 0; i < 5; i++) {
+		c[i] = mini_add_method(&m, 16);
+		wbuf_zeros(&m.exec, 8);
+	}
+	wbuf_zeros(&m.data, 8);                                  /* stands for the OatHeader */
+	table = (uint32_t)m.data.len;
+	first = table + 4 * 4;                                   /* 4 classes */
+	wbuf_u32le(&m.data, first);                              /* all-compiled, 2 methods */
+	wbuf_u32le(&m.data, first + 12);                         /* some-compiled: methods 0 and 2 */
+	wbuf_u32le(&m.data, first + 12 + 8 + 4 + 8);             /* none-compiled */
+	wbuf_u32le(&m.data, first + 12 + 8 + 4 + 8 + 4);         /* the last: all-compiled, 1 + junk */
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, 0); wbuf_u32le(&m.data, c[0]); wbuf_u32le(&m.data, c[1]);
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, 1); wbuf_u32le(&m.data, 4); wbuf_u32le(&m.data, 5);
+	wbuf_u32le(&m.data, c[2]); wbuf_u32le(&m.data, c[3]);
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, 2);
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, 0); wbuf_u32le(&m.data, c[4]);
+	wbuf_u32le(&m.data, 0x12345678);                         /* what follows the last class */
+	mini_bind(&m);
+	df.class_offsets_off = table;
+	hdr.trampoline_count = 1;
+	hdr.trampolines[0] = (struct oat_code_trampoline){ "quick_to_interpreter_bridge", EXEC_REL };
+
+	T_EQ_I(oat_code_index_build(&ix, &m.s, &hdr, &df, 1, &e), 0);
+	T_EQ_U(ix.count, 5);
+	T_CHECK(ix.inferred_counts, "counts were inferred");
+	T_EQ_U(ix.skipped, 0);
+	T_EQ_S(oat_code_entry_name(&ix, &ix.entries[0]), "dex0:class0:method0");
+	T_EQ_S(oat_code_entry_name(&ix, &ix.entries[3]), "dex0:class1:method2");
+	T_EQ_S(oat_code_entry_name(&ix, &ix.entries[4]), "dex0:class3:method0");
+	n = oat_code_index_name_at(&ix, c[1] + 4, &delta);
+	T_EQ_S(n ? n : "(null)", "dex0:class0:method1");
+	T_EQ_U(delta, 4);
+	T_CHECK(oat_code_index_name_at(&ix, c[1] + 16, &delta) == NULL, "past the code: nothing");
+	n = oat_code_index_name_at(&ix, EXEC_REL, &delta);
+	T_EQ_S(n ? n : "(null)", "quick_to_interpreter_bridge");
+	oat_code_index_release(&ix);
+
+	/* a corrupt method header is skipped and counted */
+	memcpy(m.exec.data + (c[2] - EXEC_REL) - 4, &(uint32_t){ 0 }, 4);
+	T_EQ_I(oat_code_index_build(&ix, &m.s, NULL, &df, 1, &e), 0);
+	T_EQ_U(ix.count, 4);
+	T_EQ_U(ix.skipped, 1);
+	T_CHECK(strstr(ix.first_skip.msg, "code size is 0") != NULL, "%s", ix.first_skip.msg);
+	oat_code_index_release(&ix);
+	/* the table pointing outside oatdata */
+	memcpy(m.data.data + table, &(uint32_t){ 0xfffffff0u }, 4);
+	T_EQ_I(oat_code_index_build(&ix, &m.s, NULL, &df, 1, &e), 0);
+	T_CHECK(ix.skipped >= 1, "class outside oatdata skipped (%zu)", ix.skipped);
+	oat_code_index_release(&ix);
+	mini_release(&m);
+}
+
 int main(void)
 {
 	static const unsigned versions[] = { 39, 45, 79, 124, 138, 156, 183 };
@@ -264,5 +331,6 @@ int main(void)
 		test_classes(versions[i]);
 	test_corrupt_methods();
 	test_v194();
+	test_index_blind();
 	T_DONE();
 }
