@@ -25,6 +25,29 @@ struct decrunch_args {
 	bool quiet;
 };
 
+/* "123", "64K", "512M", "4G" -> bytes; nonzero on a bad size. */
+static int decrunch_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+
+	if (end == s)
+		return 1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v == 0 || v > (UINT64_MAX >> shift))
+		return 1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 static int decrunch_parse(int argc, char **argv, struct decrunch_args *a)
 {
 	int pos = 0;
@@ -35,6 +58,10 @@ static int decrunch_parse(int argc, char **argv, struct decrunch_args *a)
 			a->opts.mat = true;
 		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
 			a->quiet = true;
+		} else if (!strcmp(s, "--max-output")) {
+			if (i + 1 >= argc || decrunch_size(argv[i + 1], &a->opts.max_output))
+				return cli_usage_error(argv[0], "--max-output needs a size such as 512M or 4G");
+			i++;
 		} else if (!strcmp(s, "--id-size")) {
 			if (i + 1 >= argc || (strcmp(argv[i + 1], "4") && strcmp(argv[i + 1], "8")))
 				return cli_usage_error(argv[0], "--id-size needs 4 or 8");

@@ -37,7 +37,8 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
 	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n" },
 	{ "decrunch", cmd_decrunch, "convert a BMD file back to HPROF (Badoo-compatible)",
-	  "usage: artcarve decrunch [--mat] [--id-size 4|8] [-q] IN.bmd OUT.hprof [APK|JAR|DEX ...]\n\n"
+	  "usage: artcarve decrunch [--mat] [--id-size 4|8] [--max-output SIZE] [-q] IN.bmd OUT.hprof\n"
+	  "                         [APK|JAR|DEX ...]\n\n"
 	  "Converts a BMD (Badoo Memory Dump) file to HPROF exactly as Badoo's BmdDecruncher does:\n"
 	  "strings and classes in BMD order, then one HEAP_DUMP with class dumps, instances, object\n"
 	  "arrays, zero-filled primitive arrays and ROOT_UNKNOWN roots.  Hashed strings are recovered\n"
@@ -52,6 +53,8 @@ const struct cli_command cli_commands[] = {
 	  "                 every referenced class, no LEGACY records (their ids were never mapped)\n"
 	  "  --id-size N    identifier size of the output (default: 8 if the BMD was crunched from\n"
 	  "                 an 8-byte-id HPROF by artcarve, else 4)\n"
+	  "  --max-output SIZE  refuse (exit 1) a BMD whose HPROF would exceed SIZE bytes (K, M, G\n"
+	  "                 suffixes): a few BMD bytes can ask for gigabytes of zero-filled arrays\n"
 	  "  -q, --quiet    no summary line on stderr\n\n"
 	  "examples:\n"
 	  "  artcarve decrunch dump.bmd dump.hprof\n"

@@ -430,7 +430,7 @@ int bmd_reader_init(struct bmd_reader *r, const uint8_t *data, size_t len, const
 	arena_init(&r->defs);
 	bmd_idmap_init(&r->classes);
 	if (len == 0)
-		return ERR_SET(e, ERR_TRUNC, 0, "empty file: no BMD header");
+		return ERR_SET(e, ERR_TRUNC, 0, "empty file: no BMD header at 0x0");
 	if ((rc = bmd_get_u32(&r->c, &r->version, e)))
 		return ERR_PREFIX(e, rc, "BMD header");
 	if ((rc = bmd_get_u32(&r->c, &meta_len, e)))
@@ -468,8 +468,8 @@ int bmd_reader_chain(const struct bmd_reader *r, const struct bmd_class_def *def
 	while (def) {
 		if (k == max || k > r->def_count)
 			return ERR_SET(e, ERR_CORRUPT, def->offset,
-				       "class %u: superclass chain is cyclic or deeper than %zu classes",
-				       chain[0]->id, max);
+				       "class %u (CLASS_DEFINITION at 0x%llx): superclass chain is cyclic or deeper "
+				       "than %zu classes", chain[0]->id, (unsigned long long)chain[0]->offset, max);
 		chain[k++] = def;
 		def = bmd_reader_class(r, def->super_id);
 	}

@@ -441,7 +441,7 @@ static int dc_payload(struct dc *d, const struct bmd_record *rec, const struct b
 			if (chain[k]->serial != f->serial)
 				continue;
 			total += d->offs[k + 1] - d->offs[k];
-			if (out)
+			if (out && d->offs[k + 1] > d->offs[k])
 				wbuf_put(out, d->vals.data + d->offs[k], d->offs[k + 1] - d->offs[k]);
 		}
 		total += dc_discarded(f);
@@ -614,6 +614,24 @@ static int dc_define_string(struct dc *d, uint32_t id, struct err *e)
 	return d->o->mat ? bmd_idmap_put(&d->strings_defined, id, 0, e) : 0;
 }
 
+/* Adds a record's share of the heap dump; fails as soon as the output would pass the
+ * caller's limit or, for Badoo's single HEAP_DUMP, its u4 length, naming the record. */
+static int dc_add_heap(struct dc *d, const struct bmd_record *rec, uint64_t bytes, struct err *e)
+{
+	uint64_t limit = d->o->mat ? UINT64_MAX : UINT32_MAX;
+
+	if (d->out.max && d->out.max < limit)
+		limit = d->out.max;
+	d->heap_bytes += bytes;
+	if (d->heap_bytes > limit)
+		return ERR_SET(e, ERR_UNSUP, rec->offset,
+			       "%s at 0x%llx takes the heap dump to %llu bytes, over the %llu-byte limit%s",
+			       bmd_tag_name(rec->tag), (unsigned long long)rec->offset,
+			       (unsigned long long)d->heap_bytes, (unsigned long long)limit,
+			       limit == UINT32_MAX ? " of one HEAP_DUMP record (--mat writes segments)" : "");
+	return 0;
+}
+
 static int dc_record_a(struct dc *d, const struct bmd_record *rec, struct err *e)
 {
 	unsigned id = d->out.id;
@@ -633,14 +651,13 @@ static int dc_record_a(struct dc *d, const struct bmd_record *rec, struct err *e
 			put_load_class(&d->out, 0, rec->def->id, rec->def->name_id);
 		return dc_note_class(d, rec->def, e);
 	case BMD_OBJECT_ARRAY:
-		d->heap_bytes += 1 + 2 * (uint64_t)id + 8 + (uint64_t)rec->count * id;
+		if ((rc = dc_add_heap(d, rec, 1 + 2 * (uint64_t)id + 8 + (uint64_t)rec->count * id, e)))
+			return rc;
 		return d->o->mat ? bmd_idmap_put(&d->array_classes, rec->class_id, 0, e) : 0;
 	case BMD_PRIMITIVE_ARRAY:
-		d->heap_bytes += 1 + (uint64_t)id + 9 + dc_prim_bytes(rec);
-		return 0;
+		return dc_add_heap(d, rec, 1 + (uint64_t)id + 9 + dc_prim_bytes(rec), e);
 	case BMD_ROOT_OBJECTS:
-		d->heap_bytes += (uint64_t)rec->count * (1 + id);
-		return 0;
+		return dc_add_heap(d, rec, (uint64_t)rec->count * (1 + id), e);
 	case BMD_LEGACY_RECORD:
 		d->st->legacy++;
 		if (d->o->mat)
@@ -748,10 +765,11 @@ static int dc_heap_badoo(struct dc *d, const size_t *order, struct err *e)
 	if ((rc = dc_pass(d, BMD_INSTANCE_DUMP, dc_size_instance, e)))
 		return rc;
 	total = d->heap_bytes;
-	if (total > UINT32_MAX)
-		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA,
-			       "heap dump of %llu bytes does not fit one HEAP_DUMP record (use --mat for segments)",
-			       (unsigned long long)total);
+	if (total > UINT32_MAX || (d->out.max && total > d->out.max))
+		return ERR_SET(e, ERR_UNSUP, d->len,
+			       "heap dump of %llu bytes (classes and instances up to the end at 0x%zx) is over "
+			       "the limit of one HEAP_DUMP record or --max-output (--mat writes segments)",
+			       (unsigned long long)total, d->len);
 	put_record_header(&d->out.buf, DC_HEAP_DUMP, (uint32_t)total);
 	if ((rc = dc_write_class_dumps(d, order, e)) || (rc = dc_write_objects(d, e)))
 		return rc;
