@@ -116,7 +116,7 @@ fuzz: $(LIBFUZZ_BINS)
 
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev libelf-dev libcapstone-dev \
 	libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev zstd liblz4-dev default-jdk-headless \
-	dexdump binutils-multiarch gzip groff-base jq time python3
+	dexdump binutils-multiarch gzip groff-base visualvm jq time python3
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

@@ -234,10 +234,37 @@ struct dc {
 	uint32_t *synth, *synth_names;  /* --mat: classes referenced but never defined */
 	size_t synth_count;
 	struct wbuf vals, text;
+	struct bmd_dict builtin;        /* --mat: names readers need, see dc_builtin_names */
 	size_t *offs;                   /* per chain level: start of its values in vals */
 };
 
 /* ---- strings ---------------------------------------------------------------------------------- */
+
+/* --mat only: names a loader needs to recognise primitive arrays and the core classes, in
+ * Android (dotted) and HotSpot (slashed) spelling.  The cruncher hashes them (only java.lang.*
+ * dotted names stay clear), and VisualVM/MAT cannot resolve primitive arrays without them. */
+static const char *const dc_builtin_names[] = {
+	"boolean[]", "char[]", "float[]", "double[]", "byte[]", "short[]", "int[]", "long[]",
+	"[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J",
+	"java/lang/Object", "java/lang/String", "java/lang/Class", "java/lang/ClassLoader",
+	"java/lang/Thread", "java/lang/ref/Reference", "[Ljava/lang/Object;", "[Ljava/lang/String;",
+	"java.lang.Object[]", "java.lang.String[]", "java.lang.Class[]",
+	"value", "hash", "count", "offset", "coder", "referent", "next", "name",
+};
+
+static int dc_builtin_init(struct dc *d, struct err *e)
+{
+	for (size_t i = 0; i < sizeof(dc_builtin_names) / sizeof(dc_builtin_names[0]); i++) {
+		const uint8_t *s = (const uint8_t *)dc_builtin_names[i];
+		int32_t hash;
+		int rc;
+		wbuf_reset(&d->text);
+		bmd_java_utf8(s, strlen(dc_builtin_names[i]), &d->text, &hash);
+		if ((rc = bmd_dict_add(&d->builtin, s, strlen(dc_builtin_names[i]), hash, e)))
+			return rc;
+	}
+	return 0;
+}
 
 /* STRING: Badoo decodes with new String(bytes) and writes getBytes(), normalising bad UTF-8. */
 static int dc_string(struct dc *d, const struct bmd_record *rec, struct err *e)
@@ -259,7 +286,9 @@ static int dc_hashed(struct dc *d, const struct bmd_record *rec, struct err *e)
 	size_t n;
 
 	d->st->hashed_strings++;
-	if (bmd_dict_find(d->o->dict, rec->hash, &s, &n)) {
+	/* built-in names must match the original length too, to keep false hits rare */
+	if (bmd_dict_find(d->o->dict, rec->hash, &s, &n) ||
+	    (d->o->mat && bmd_dict_find(&d->builtin, rec->hash, &s, &n) && n == rec->length)) {
 		d->st->recovered++;
 		put_string(&d->out, rec->id, s, n);
 		return 0;
@@ -923,6 +952,7 @@ static void dc_release(struct dc *d)
 	bmd_idmap_release(&d->class_seen);
 	bmd_idmap_release(&d->strings_defined);
 	bmd_idmap_release(&d->array_classes);
+	bmd_dict_release(&d->builtin);
 	xfree(d->class_keys);
 	xfree(d->offs);
 	xfree(d->synth);
@@ -941,6 +971,8 @@ static int dc_run(struct dc *d, struct err *e)
 	if (d->out.id != 4 && d->out.id != 8)
 		return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "identifier size %u: expected 4 or 8", d->out.id);
 	d->st->id_size = d->out.id;
+	if (d->o->mat && (rc = dc_builtin_init(d, e)))
+		return rc;
 	dc_header(d);
 	if ((rc = dc_pass_a(d, e)) < 0)
 		return rc;
@@ -985,6 +1017,7 @@ int bmd_decrunch(const uint8_t *bmd, size_t len, const char *label, const struct
 	bmd_idmap_init(&d.class_seen);
 	bmd_idmap_init(&d.strings_defined);
 	bmd_idmap_init(&d.array_classes);
+	bmd_dict_init(&d.builtin);
 	d.offs = xcalloc(BMD_CHAIN_MAX + 1, sizeof(*d.offs));
 	if (!d.offs)
 		rc = ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
