@@ -17,104 +17,166 @@
 #include "output/hprof.h"
 
 #define CR_FLUSH_AT (1u << 20)
-#define CR_RELEASE_EVERY (8u << 20)
+#define CR_RELEASE_EVERY (4u << 20)
 
-/* ---- object id map: compact 32-bit keys, general map for the rest -------------------------- */
+/* ---- object id map -------------------------------------------------------------------------- */
 
-/* Object ids are addresses: 4-byte ids are stored as they are, 8-byte ids as id >> 3 when
- * 8-aligned below 32 GiB; anything else goes to the general map.  8 bytes per slot. */
-struct objmap {
-	uint32_t *keys, *vals;          /* vals: mapped id + 1, 0 = empty */
-	size_t cap, count;
-	struct bmd_idmap other;
-	unsigned id_size;
+/* mapObjectId for millions of objects in little memory.  Object ids are addresses, 8-aligned
+ * in both HotSpot and ART dumps.  Pass 1 marks the id of every dumped object in a sparse
+ * bitmap (pages of 4096 granules of 8 bytes); freezing it gives each marked id a rank, and
+ * the new ids live in a dense array indexed by rank: about 4.3 bytes per object instead of a
+ * hash table's 10-16.  Ids that are not marked (references to objects the dump lacks,
+ * unaligned ids, anything mapped before the freeze) use a general hash map; the freeze moves
+ * pass-1 mappings of marked ids into the array so each id has exactly one home. */
+#define OM_PAGE_BITS 12                 /* granules per page: 4096 (32 KiB of addresses) */
+#define OM_WORDS (1u << (OM_PAGE_BITS - 6))
+#define OM_NONE UINT64_MAX
+
+struct om_page {
+	uint64_t bits[OM_WORDS];
+	uint16_t prefix[OM_WORDS];      /* marked granules before each word (after freeze) */
+	uint64_t base;                  /* rank of the page's first marked granule */
 };
 
-static inline size_t objmap_slot(uint32_t key, size_t mask)
+struct objmap {
+	struct bmd_idmap pages;         /* page number -> index in page[] */
+	struct om_page *page;
+	size_t page_count, page_cap;
+	uint32_t *ids;                  /* per rank: mapped id + 0 (0 = not yet mapped) */
+	uint64_t ranks;
+	bool frozen;
+	struct bmd_idmap other;
+	uint64_t last_no;               /* one-entry page cache */
+	struct om_page *last;
+};
+
+static struct om_page *om_find(struct objmap *m, uint64_t page_no)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 29) & mask;
+	uint32_t idx;
+
+	if (m->last && m->last_no == page_no)
+		return m->last;
+	if (!bmd_idmap_get(&m->pages, page_no, &idx))
+		return NULL;
+	m->last_no = page_no;
+	m->last = &m->page[idx];
+	return m->last;
 }
 
-static int objmap_rehash(struct objmap *m, size_t cap, struct err *e)
+/* Pass 1: remembers that an object with this id is dumped. */
+static int om_mark(struct objmap *m, uint64_t id, struct err *e)
 {
-	uint32_t *keys = xcalloc(cap, sizeof(*keys)), *vals = xcalloc(cap, sizeof(*vals));
+	uint64_t g = id >> 3, page_no = g >> OM_PAGE_BITS;
+	struct om_page *p;
+	int rc;
 
-	if (!keys || !vals) {
-		xfree(keys);
-		xfree(vals);
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for an id map of %zu slots", cap);
+	if (id == 0 || (id & 7))
+		return 0;
+	p = om_find(m, page_no);
+	if (!p) {
+		if (m->page_count == m->page_cap) {
+			size_t cap = m->page_cap ? m->page_cap * 2 : 64;
+			struct om_page *n = xreallocarray(m->page, cap, sizeof(*n));
+			if (!n)
+				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu id pages", cap);
+			m->page = n;
+			m->page_cap = cap;
+			m->last = NULL;
+		}
+		if ((rc = bmd_idmap_put(&m->pages, page_no, (uint32_t)m->page_count, e)))
+			return rc;
+		p = &m->page[m->page_count++];
+		memset(p, 0, sizeof(*p));
+		m->last_no = page_no;
+		m->last = p;
 	}
-	for (size_t j = 0; j < m->cap; j++) {
-		size_t i;
-		if (!m->vals[j])
-			continue;
-		for (i = objmap_slot(m->keys[j], cap - 1); vals[i]; i = (i + 1) & (cap - 1))
-			;
-		keys[i] = m->keys[j];
-		vals[i] = m->vals[j];
-	}
-	xfree(m->keys);
-	xfree(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
+	p->bits[(g >> 6) & (OM_WORDS - 1)] |= 1ULL << (g & 63);
 	return 0;
 }
 
-/* Sizes the table for `expect` ids up front so it never grows during pass 2. */
-static int objmap_reserve(struct objmap *m, size_t expect, struct err *e)
+static uint64_t om_rank(struct objmap *m, uint64_t id)
 {
-	size_t cap = 1024;
+	uint64_t g = id >> 3, bit, word;
+	struct om_page *p;
+	unsigned w;
 
-	while (cap < expect + expect / 4 + 16 && cap < ((size_t)1 << 40))
-		cap *= 2;
-	return cap > m->cap ? objmap_rehash(m, cap, e) : 0;
+	if (id & 7 || !(p = om_find(m, g >> OM_PAGE_BITS)))
+		return OM_NONE;
+	w = (unsigned)(g >> 6) & (OM_WORDS - 1);
+	word = p->bits[w];
+	bit = 1ULL << (g & 63);
+	if (!(word & bit))
+		return OM_NONE;
+	return p->base + p->prefix[w] + (uint64_t)__builtin_popcountll(word & (bit - 1));
+}
+
+/* After pass 1: ranks, the id array, and pass-1 mappings of marked ids moved into it. */
+static int om_freeze(struct objmap *m, struct err *e)
+{
+	struct bmd_idmap rest;
+	int rc = 0;
+
+	for (size_t i = 0; i < m->page_count; i++) {
+		struct om_page *p = &m->page[i];
+		unsigned n = 0;
+		p->base = m->ranks;
+		for (unsigned w = 0; w < OM_WORDS; w++) {
+			p->prefix[w] = (uint16_t)n;
+			n += (unsigned)__builtin_popcountll(p->bits[w]);
+		}
+		m->ranks += n;
+	}
+	m->ids = xcalloc(m->ranks ? (size_t)m->ranks : 1, sizeof(*m->ids));
+	if (!m->ids)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %llu object ids", (unsigned long long)m->ranks);
+	m->frozen = true;
+	bmd_idmap_init(&rest);
+	for (size_t s = 0; s < m->other.cap && rc == 0; s++) {
+		uint64_t r;
+		if (!m->other.vals[s])
+			continue;
+		r = om_rank(m, m->other.keys[s]);
+		if (r != OM_NONE)
+			m->ids[r] = m->other.vals[s];   /* mapped id + 1, the same convention */
+		else
+			rc = bmd_idmap_put(&rest, m->other.keys[s], m->other.vals[s] - 1, e);
+	}
+	bmd_idmap_release(&m->other);
+	m->other = rest;
+	return rc;
 }
 
 /* mapObjectId: the id's number, a fresh one (*next) on first use; 0 stays 0. */
 static int objmap_map(struct objmap *m, uint64_t id, uint32_t *next, uint32_t *out, struct err *e)
 {
-	size_t mask, i;
-	uint32_t key;
+	uint64_t r;
+	bool added;
 	int rc;
 
 	if (id == 0) {
 		*out = 0;
 		return 0;
 	}
-	if (m->id_size == 4) {
-		key = (uint32_t)id;
-	} else if ((id & 7) == 0 && (id >> 3) <= UINT32_MAX) {
-		key = (uint32_t)(id >> 3);
-	} else {
-		bool added;
-		if ((rc = bmd_idmap_get_or_put(&m->other, id, *next, out, &added, e)))
-			return rc;
-		*next += added;
+	if (*next >= UINT32_MAX - 2)
+		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "more than 4294967293 distinct object ids");
+	if (m->frozen && (r = om_rank(m, id)) != OM_NONE) {
+		if (!m->ids[r])
+			m->ids[r] = ++*next;            /* stored + 1: next - 1 is the new id */
+		*out = m->ids[r] - 1;
 		return 0;
 	}
-	if ((m->count + 1) * 4 > m->cap * 3 && (rc = objmap_rehash(m, m->cap ? m->cap * 2 : 1024, e)))
+	if ((rc = bmd_idmap_get_or_put(&m->other, id, *next, out, &added, e)))
 		return rc;
-	mask = m->cap - 1;
-	for (i = objmap_slot(key, mask); m->vals[i]; i = (i + 1) & mask)
-		if (m->keys[i] == key) {
-			*out = m->vals[i] - 1;
-			return 0;
-		}
-	if (*next == UINT32_MAX - 1)
-		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "more than 4294967293 distinct object ids");
-	m->keys[i] = key;
-	m->vals[i] = *next + 1;
-	m->count++;
-	*out = (*next)++;
+	*next += added;
 	return 0;
 }
 
 static void objmap_release(struct objmap *m)
 {
-	xfree(m->keys);
-	xfree(m->vals);
+	bmd_idmap_release(&m->pages);
 	bmd_idmap_release(&m->other);
+	xfree(m->page);
+	xfree(m->ids);
 }
 
 /* ---- classes ---------------------------------------------------------------------------------- */
@@ -157,7 +219,6 @@ struct cr {
 	size_t class_count, class_cap;
 	uint64_t *roots;
 	size_t root_count, root_cap;
-	uint64_t object_records;        /* pass 1 count, sizes the object map */
 	uint64_t released;              /* input offset last reported as consumed */
 	struct arena plans;
 	struct wbuf text;
@@ -454,16 +515,18 @@ static int cr_heap_pass1(struct cr *c, const struct hprof_record *rec, struct er
 	int rc;
 
 	while ((rc = hprof_next_sub(&body, c->id, &sub, e)) == 1) {
+		uint64_t id;
 		switch (sub.tag) {
 		case HPROF_CLASS_DUMP:
-			c->object_records++;
-			if ((rc = cr_class_dump(c, &sub, e)))
-				return rc;
-			break;
 		case HPROF_INSTANCE_DUMP:
 		case HPROF_OBJ_ARRAY_DUMP:
 		case HPROF_PRIM_ARRAY_DUMP:
-			c->object_records++;
+			/* every object dump starts with its id (the extent walk checked it is there) */
+			id = c->id == 4 ? ld_u32be(sub.body.base) : ld_u64be(sub.body.base);
+			if ((rc = om_mark(&c->objects, id, e)))
+				return rc;
+			if (sub.tag == HPROF_CLASS_DUMP && (rc = cr_class_dump(c, &sub, e)))
+				return rc;
 			break;
 		default:
 			break;
@@ -733,7 +796,6 @@ static int cr_header(struct cr *c, struct err *e)
 		return rc;
 	c->id = r.id_size;
 	c->st->id_size = r.id_size;
-	c->objects.id_size = r.id_size;
 	/* metadata: the version text as new String(text).getBytes() */
 	wbuf_reset(&c->text);
 	bmd_java_utf8(c->data, strnlen((const char *)c->data, r.header_len), &c->text, NULL);
@@ -755,7 +817,7 @@ static int cr_run(struct cr *c, struct err *e)
 	if (c->strings.count == 0 || c->class_count == 0)
 		return ERR_SET(e, ERR_CORRUPT, c->len, "no %s record before the end of the file at 0x%zx: "
 			       "nothing to crunch", c->strings.count == 0 ? "STRING" : "LOAD_CLASS", c->len);
-	if ((rc = objmap_reserve(&c->objects, (size_t)c->object_records, e)))
+	if ((rc = om_freeze(&c->objects, e)))
 		return rc;
 	if ((rc = cr_pass(c, cr_heap_pass2, true, e)) < 0 || (rc = cr_roots(c, e)))
 		return rc;
