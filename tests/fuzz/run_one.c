@@ -76,7 +76,8 @@ static void replay_path(const char *path)
 		snprintf(names[count++], len, "%s/%s", path, de->d_name);
 	}
 	closedir(d);
-	qsort(names, count, sizeof(*names), cmp_names);
+	if (count > 1)
+		qsort(names, count, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < count; i++) {
 		replay_path(names[i]);
 		free(names[i]);
