@@ -16,6 +16,7 @@ struct info_ctx {
 	FILE *out;
 	bool json;
 	bool hash;      /* print an FNV-1a 64 hash of each region's captured bytes */
+	bool image_only; /* only the image sections: no ART analysis */
 	struct info_art *art; /* ART runtime model (carver/info_art.h) */
 };
 
@@ -133,6 +134,9 @@ static int info_images(struct info_ctx *cx, struct err *e) { return info_art_ima
 static int info_files(struct info_ctx *cx, struct err *e) { return info_art_files(cx->art, cx->out, cx->json, e); }
 static int info_classes(struct info_ctx *cx, struct err *e) { return info_art_classes(cx->art, cx->out, cx->json, e); }
 
+/* The sections before the first ART one describe the image alone (--image-only). */
+#define INFO_IMAGE_SECTIONS 4
+
 static const struct info_section info_sections[] = {
 	{ "container", info_container },
 	{ "path", info_path },
@@ -147,7 +151,7 @@ static const struct info_section info_sections[] = {
 
 static int info_print(struct info_ctx *cx, struct err *e)
 {
-	size_t n = sizeof(info_sections) / sizeof(info_sections[0]);
+	size_t n = cx->image_only ? INFO_IMAGE_SECTIONS : sizeof(info_sections) / sizeof(info_sections[0]);
 
 	if (cx->json)
 		fputs("{", cx->out);
@@ -163,10 +167,19 @@ static int info_print(struct info_ctx *cx, struct err *e)
 	return 0;
 }
 
+static int info_flush(const char *cmd, struct err *e)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot write the report");
+		return cli_report(cmd, e);
+	}
+	return CLI_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	struct img_open_opts opts = { NULL };
-	struct info_ctx cx = { NULL, stdout, false, false, NULL };
+	struct info_ctx cx = { NULL, stdout, false, false, false, NULL };
 	struct info_art art;
 	const char *path = NULL, *art_version = NULL;
 	struct image img;
@@ -178,6 +191,8 @@ int cmd_info(int argc, char **argv)
 			cx.json = true;
 		else if (!strcmp(argv[i], "--hash"))
 			cx.hash = true;
+		else if (!strcmp(argv[i], "--image-only"))
+			cx.image_only = true;
 		else if (!strcmp(argv[i], "--maps")) {
 			if (++i == argc)
 				return cli_usage_error(argv[0], "--maps needs a file");
@@ -199,6 +214,11 @@ int cmd_info(int argc, char **argv)
 	if ((rc = img_open(&img, path, &opts, &e)))
 		return cli_report(argv[0], &e);
 	cx.img = &img;
+	if (cx.image_only) {
+		rc = info_print(&cx, &e);
+		img_close(&img);
+		return rc ? cli_report(argv[0], &e) : info_flush(argv[0], &e);
+	}
 	if ((rc = info_art_open(&art, &img, art_version, &e))) {
 		img_close(&img);
 		return cli_report(argv[0], &e);
@@ -209,9 +229,5 @@ int cmd_info(int argc, char **argv)
 	img_close(&img);
 	if (rc)
 		return cli_report(argv[0], &e);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write the report");
-		return cli_report(argv[0], &e);
-	}
-	return CLI_OK;
+	return info_flush(argv[0], &e);
 }

@@ -81,7 +81,7 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 ok, 1 not a valid HPROF file (the message names the offset), 2 usage,\n"
 	  "3 I/O or out of memory.\n" },
 	{ "info", cmd_info, "describe a process memory image (container, regions, ART runtime)",
-	  "usage: artcarve info IMAGE [--maps FILE] [--json] [--hash] [--art-version V]\n\n"
+	  "usage: artcarve info IMAGE [--maps FILE] [--json] [--hash] [--art-version V] [--image-only]\n\n"
 	  "Opens a process memory image and prints its container and its regions (start, end,\n"
 	  "protection, captured bytes, mapping name) with totals.  IMAGE is one of (detected\n"
 	  "automatically; an ambiguous or unknown input is refused):\n"
@@ -110,10 +110,13 @@ const struct cli_command cli_commands[] = {
 	  "                prot, captured, name}], \"totals\"\n"
 	  "  --hash        add an FNV-1a 64 hash of each region's captured bytes\n"
 	  "  --art-version V  use ART layout family V (e.g. 11) instead of detecting it\n"
-	  "                JSON adds \"art\", \"spaces\", \"boot_images\", \"files\", \"classes\"\n\n"
+	  "                JSON adds \"art\", \"spaces\", \"boot_images\", \"files\", \"classes\"\n"
+	  "  --image-only  only the image part (container, path, regions, totals): no ART\n"
+	  "                analysis, a quick look at any process image\n\n"
 	  "examples:\n"
 	  "  artcarve info core --maps maps.txt\n"
-	  "  artcarve info --json --hash memfetch-dir/\n\n"
+	  "  artcarve info --json --hash memfetch-dir/\n"
+	  "  artcarve info --image-only vol3-dump-dir/\n\n"
 	  "exit status: 0 ok, 1 input rejected (unknown, ambiguous or damaged image; the message\n"
 	  "names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
 	{ "convert", cmd_convert, "convert an Android HPROF (1.0.3) to standard HPROF 1.0.2 (like hprof-conv)",

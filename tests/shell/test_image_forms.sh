@@ -17,12 +17,12 @@ strip_json() { grep -v '^  "container"\|^  "path"' "$1"; }
 # forms_same LABEL CORE MAPS FORM...: info of each form equals info of the core
 forms_same() {
 	label=$1 core=$2 maps=$3; shift 3
-	"$ART" info --json --hash "$core" --maps "$maps" >"$TMP/core.json" || { t_fail "$label: info core"; return; }
+	"$ART" info --image-only --json --hash "$core" --maps "$maps" >"$TMP/core.json" || { t_fail "$label: info core"; return; }
 	strip_json "$TMP/core.json" >"$TMP/want.json"
 	for form in "$@"; do
 		rm -rf "$TMP/$form"
 		if ! "$SPLIT" "$core" "$maps" "$form" "$TMP/$form"; then t_fail "$label: img_split $form"; continue; fi
-		if ! "$ART" info --json --hash "$TMP/$form" --maps "$maps" >"$TMP/$form.json" 2>"$TMP/err"; then
+		if ! "$ART" info --image-only --json --hash "$TMP/$form" --maps "$maps" >"$TMP/$form.json" 2>"$TMP/err"; then
 			t_fail "$label: info $form: $(cat "$TMP/err")"; continue
 		fi
 		c=$(sed -n 's/^  "container": "\(.*\)",$/\1/p' "$TMP/$form.json")
@@ -46,13 +46,13 @@ for dir in "$CORPUS"/images/realart/*/; do
 	zstd -dq "$dir/core.zst" -o "$core" || { t_fail "$name: zstd"; continue; }
 
 	# the core alone: one region per PT_LOAD of truth.json, same bounds and protection
-	"$ART" info --json "$core" >"$TMP/plain.json" || t_fail "$name: info core"
+	"$ART" info --image-only --json "$core" >"$TMP/plain.json" || t_fail "$name: info core"
 	jq -r '.core.segments[] | "\(.vaddr) \(.size) \(.flags)"' "$dir/truth.json" >"$TMP/want.txt"
 	jq -r '.regions[] | "\(.start) \(.captured) \(.prot)"' "$TMP/plain.json" >"$TMP/got.txt"
 	t_same "$name: core segments match truth.json" "$TMP/got.txt" "$TMP/want.txt"
 
 	# joined with maps.txt: every captured region carries its ART mapping name
-	"$ART" info --json "$core" --maps "$dir/maps.txt" >"$TMP/named.json" || t_fail "$name: info --maps"
+	"$ART" info --image-only --json "$core" --maps "$dir/maps.txt" >"$TMP/named.json" || t_fail "$name: info --maps"
 	jq -r '.core.segments[] | "\(.vaddr) [anon:dalvik-\(.name)]"' "$dir/truth.json" >"$TMP/want.txt"
 	jq -r '.regions[] | select(.captured > 0) | "\(.start) \(.name)"' "$TMP/named.json" >"$TMP/got.txt"
 	t_same "$name: names from maps.txt" "$TMP/got.txt" "$TMP/want.txt"
@@ -65,7 +65,7 @@ for dir in "$CORPUS"/images/realart/*/; do
 
 	# a maps.txt beside a Volatility dump is picked up without --maps
 	cp "$dir/maps.txt" "$TMP/vol3/maps.txt"
-	"$ART" info --json --hash "$TMP/vol3" >"$TMP/own.json" && strip_json "$TMP/own.json" >"$TMP/got.json"
+	"$ART" info --image-only --json --hash "$TMP/vol3" >"$TMP/own.json" && strip_json "$TMP/own.json" >"$TMP/got.json"
 	t_same "$name: vol3 with its own maps.txt" "$TMP/got.json" "$TMP/want.json"
 	rm -rf "$TMP"/core "$TMP"/maps-dir "$TMP"/memfetch "$TMP"/vol2 "$TMP"/vol3
 done
@@ -76,7 +76,7 @@ done
 forms_same generated "$TMP/gen.core" "$TMP/gen.maps" maps-dir memfetch vol3
 rm -rf "$TMP/vol2"
 "$SPLIT" "$TMP/gen.core" "$TMP/gen.maps" vol2 "$TMP/vol2"
-"$ART" info --json --hash "$TMP/vol2" --maps "$TMP/gen.maps" >"$TMP/vol2.json"
+"$ART" info --image-only --json --hash "$TMP/vol2" --maps "$TMP/gen.maps" >"$TMP/vol2.json"
 strip_json "$TMP/vol2.json" >"$TMP/got.json"
 d=$(diff "$TMP/want.json" "$TMP/got.json" | grep -c '^[<>]')
 # the region with the uncaptured tail is one region in the core, two (captured head, then
@@ -84,7 +84,7 @@ d=$(diff "$TMP/want.json" "$TMP/got.json" | grep -c '^[<>]')
 if [ "$d" -eq 5 ] && grep -q '"start": "0x12c0d000", "end": "0x12c0e000", "prot": "rw-", "captured": 0' "$TMP/got.json"; then
 	t_ok "generated: vol2 differs only by the uncaptured tail"
 else t_fail "generated: vol2 differs in $d lines"; diff "$TMP/want.json" "$TMP/got.json"; fi
-"$ART" info "$TMP/gen.core" >"$TMP/gen.txt" || t_fail "generated: info text"
+"$ART" info --image-only "$TMP/gen.core" >"$TMP/gen.txt" || t_fail "generated: info text"
 grep -q '^  0000000012c00000-0000000012c02000 r-x         8192 /system/bin/app_process64$' "$TMP/gen.txt" &&
 	t_ok "generated: NT_FILE name without --maps" || t_fail "generated: NT_FILE name: $(cat "$TMP/gen.txt")"
 t_done
