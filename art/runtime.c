@@ -19,6 +19,7 @@ enum {
 	RT_MAX_ARRAY_DEPTH = 255,     /* JVM limit on array dimensions */
 	RT_CLASS_FLAG_CLASS = 0x10,   /* mirror::kClassFlagClass, class_flags.h @R71-R14 */
 	RT_LPA_MAX_FIELDS = 1 << 16,
+	RT_MAX_SELF = 1 << 16,        /* self-referencing words tried as java.lang.Class (hostile bound) */
 };
 
 static int rt_nomem(struct err *e)
@@ -268,7 +269,7 @@ static int collect_self(struct art_runtime *rt, uint64_t va, const uint8_t *p, s
 {
 	struct self_scan *s = ctx;
 	(void)rt;
-	for (size_t off = 0; off + 8 <= n; off += 8) {
+	for (size_t off = 0; off + 8 <= n && s->n < RT_MAX_SELF; off += 8) {
 		if (ld_u32le(p + off) != (uint32_t)(va + off))
 			continue;
 		if (s->n == s->cap) {
