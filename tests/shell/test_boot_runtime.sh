@@ -67,4 +67,26 @@ check_set a9_art056_arm64_lineage16-eify 9 8 boot.art boot-core-libart.art
 check_set a9_art056_arm_lineage16-eify 9 4 boot.art
 check_set a7.1.1_art030_arm64_nextbit-robin 7.1 8 boot.art boot-core-libart.art boot-core-junit.art
 check_set a7.1.1_art030_arm_nextbit-robin 7.1 4 boot.art
+# command-line behaviour on the sets built above and on an image without ART
+d10=$TMP/a10_art074_arm64_samsung-a8s
+"$ART" classes >/dev/null 2>&1; t_check "classes without IMAGE: exit 2" [ $? -eq 2 ]
+"$ART" classes "$d10" --art-version 4.4 >/dev/null 2>"$TMP/err"; rc=$?
+if [ $rc -eq 2 ] && grep -q "known layout families" "$TMP/err"; then t_ok "unknown --art-version: exit 2, families named"
+else t_fail "unknown --art-version: exit $rc: $(cat "$TMP/err")"; fi
+"$ART" classes "$d10" --art-version 11 >/dev/null 2>"$TMP/err"; rc=$?
+t_check "an Android 10 image read as 11: refused (exit 1), not misread" [ $rc -eq 1 ]
+mkdir -p "$TMP/plain"
+head -c 65536 /dev/zero | tr '\0' 'x' >"$TMP/plain/10000000-10010000.bin"
+echo "10000000-10010000 rw-p 00000000 00:00 0 [anon:something]" >"$TMP/plain/maps"
+"$ART" classes "$TMP/plain" >/dev/null 2>"$TMP/err"; rc=$?
+t_check "classes on an image without ART: exit 1 ($(cat "$TMP/err"))" [ $rc -eq 1 ]
+"$ART" info "$TMP/plain" >"$TMP/out" 2>&1; rc=$?
+if [ $rc -eq 0 ] && grep -q "^ART runtime: not found" "$TMP/out"; then t_ok "info on an image without ART: exit 0, says so"
+else t_fail "info on an image without ART: exit $rc"; fi
+if "$ART" info --json "$d10" >"$TMP/json" 2>&1 &&
+   jq -e '.art.layout == "10" and .classes.count == 2844 and (.boot_images | length) == 2' "$TMP/json" >/dev/null; then
+	t_ok "info --json: one JSON object with the ART keys"
+else
+	t_fail "info --json: $(head -c 300 "$TMP/json")"
+fi
 t_done
