@@ -35,8 +35,10 @@ for v in $versions; do
 		case $v in 10|11) pat='\[anon:dalvik-main space';; *) pat='/dev/ashmem/dalvik-main space.* (deleted)';; esac
 		grep -q "$pat" "$d/maps" && t_ok "$v/$b: maps naming style" || t_fail "$v/$b: maps naming style"
 		if [ $has_info = 1 ]; then
-			if "$ART" info --maps "$d/maps" "$d/core" >"$TMP/info" 2>&1; then t_ok "$v/$b: artcarve info"
-			else t_fail "$v/$b: artcarve info: $(head -n 3 "$TMP/info")"; fi
+			if "$ART" info --json --maps "$d/maps" "$d/core" >"$TMP/info.json" 2>"$TMP/info.err"; then
+				if $CHECK --info "$d" "$TMP/info.json" >"$TMP/info.out" 2>&1; then t_ok "$v/$b: artcarve info: $(tail -n 1 "$TMP/info.out")"
+				else t_fail "$v/$b: artcarve info: $(head -n 4 "$TMP/info.out")"; fi
+			else t_fail "$v/$b: artcarve info: $(head -n 3 "$TMP/info.err")"; fi
 		fi
 	done
 done

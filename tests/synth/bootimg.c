@@ -310,7 +310,7 @@ void bootimg_finish(struct model *m)
 	uint32_t objects_end = (uint32_t)(img_fields_begin - m->image_begin);
 	uint32_t fields_off = objects_end, fields_size = (uint32_t)(img_fields_end - img_fields_begin);
 	uint32_t end = (uint32_t)(img_fields_end - m->image_begin);
-	uint32_t image_size = RUP(end, PAGE);
+	uint32_t image_size = end;      /* not page-aligned (real boot images are not either) */
 	uint32_t oat_begin = (uint32_t)m->image_begin + RUP(image_size, PAGE);
 	uint32_t roots = m->image_roots_addr;
 	uint32_t bitmap_size = RUP(image_size / 64, 8);
@@ -321,7 +321,7 @@ void bootimg_finish(struct model *m)
 	switch (f->hdr) {
 	case FAM_HDR_A:
 		w32(m, 8, (uint32_t)m->image_begin); w32(m, 12, image_size);
-		w32(m, 16, image_size); w32(m, 20, bitmap_size);
+		w32(m, 16, RUP(image_size, PAGE)); w32(m, 20, bitmap_size);
 		w32(m, 24, 0x5e4d5c11); w32(m, 28, oat_begin); w32(m, 32, oat_begin + PAGE);
 		w32(m, 36, oat_begin + 2 * PAGE); w32(m, 40, oat_begin + 3 * PAGE);
 		w32(m, 44, 0); w32(m, 48, roots);
@@ -342,7 +342,7 @@ void bootimg_finish(struct model *m)
 		w32(m, 60, m->vm.ptr); w32(m, 64, 1); w32(m, 68, 1);
 		sec = 72; meth = 72 + 8 * f->n_sections;
 		w32(m, f->hdr_size - 8, 0);                     /* storage_mode uncompressed */
-		w32(m, f->hdr_size - 4, end - RUP(f->hdr_size, 8));     /* data_size */
+		w32(m, f->hdr_size - 4, image_size - f->hdr_size);      /* data_size */
 		break;
 	case FAM_HDR_D:
 	case FAM_HDR_E: {
@@ -353,7 +353,7 @@ void bootimg_finish(struct model *m)
 		w32(m, 40, oat_begin + 2 * PAGE); w32(m, 44, oat_begin + 3 * PAGE);
 		w32(m, r, roots); w32(m, r + 4, m->vm.ptr);
 		sec = r + 8; meth = sec + 8 * f->n_sections;
-		w32(m, meth + 8 * 9, end - RUP(f->hdr_size, 8));    /* data_size; no blocks */
+		w32(m, meth + 8 * 9, image_size - f->hdr_size);     /* data_size; no blocks */
 		break;
 	}
 	}
@@ -369,6 +369,6 @@ void bootimg_finish(struct model *m)
 		}
 		(void)meth;     /* image methods (runtime ArtMethods) are not generated: 0 */
 	}
-	m->image->rw_size = image_size;
-	m->image->size = image_size;
+	m->image->rw_size = RUP(image_size, PAGE);
+	m->image->size = RUP(image_size, PAGE);
 }

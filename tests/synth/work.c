@@ -175,10 +175,15 @@ static int plan(struct model *m, uint64_t heap)
 	m->native_heap = vm_add(&m->vm, b64 ? "[anon:libc_malloc]" : "[anon:libc_malloc]", native,
 				1024 * 1024, 1024 * 1024, "rw-p", SP_NATIVE);
 	m->native_top = native;
-	vm_dalvik_name(f, "LinearAlloc", name, sizeof(name));
-	m->linear_alloc = vm_add(&m->vm, name, native + 0x200000, 1024 * 1024, 1024 * 1024, "rw-p", SP_NATIVE);
-	m->la_top = native + 0x200000;
-	if (!m->native_heap || !m->linear_alloc)
+	/* LinearAlloc holds native ArtField/ArtMethod arrays from 6.0 on (5.x: mirror objects) */
+	if (f->fields != FAM_FIELDS_MIRROR) {
+		vm_dalvik_name(f, "LinearAlloc", name, sizeof(name));
+		m->linear_alloc = vm_add(&m->vm, name, native + 0x200000, 1024 * 1024, 1024 * 1024, "rw-p", SP_NATIVE);
+		m->la_top = native + 0x200000;
+		if (!m->linear_alloc)
+			return -1;
+	}
+	if (!m->native_heap)
 		return -1;
 	uint64_t image_cap = 1024 * 1024;
 	m->image_begin = 0x70000000;

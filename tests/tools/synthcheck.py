@@ -9,6 +9,7 @@ object for object.  It shares no code with the generator (different language, wr
 documents), so a misreading in one is unlikely to be repeated in the other.
 
 usage: synthcheck.py DIR [--quiet]      exit 0 when everything agrees, 1 otherwise
+       synthcheck.py --info DIR INFO.json  compare `artcarve info --json` with DIR/truth.json
 """
 import json
 import struct
@@ -690,7 +691,47 @@ class Checker:
         self.count('partial objects checked')
 
 
+def check_info(d, path):
+    """Compares `artcarve info --json` of the image with truth.json: container, every heap
+    space (kind, begin, name) and, when the tool identified the runtime, family, pointer size
+    and class count."""
+    info = json.load(open(path, encoding='utf-8'))
+    truth = json.load(open(d + '/truth.json', encoding='utf-8'))
+    errs = []
+    if info.get('container') != 'elf-core':
+        errs.append('container %r, expected elf-core' % info.get('container'))
+    got = {(s['kind'], int(s['begin'], 16)): s.get('name', '') for s in info.get('spaces', [])}
+    for sp in truth['spaces']:
+        key = (sp['kind'], int(sp['begin'], 16))
+        if sp['kind'] == 'LargeObjectMapSpace':
+            continue        # one mapping per object: not one space with bounds
+        if key not in got and sp['kind'] == 'ZygoteSpace' and truth['android'] == '5.0':
+            # 5.0 names the zygote's map "non moving space" (heap.cc @5.0): by name it reads
+            # as a DlMallocSpace
+            key = ('DlMallocSpace', key[1])
+        if key not in got:
+            errs.append('space %s at %s not reported' % key)
+        elif sp['kind'] != 'ImageSpace' and got[key] != dalvik(sp['map']):
+            errs.append('space %s at %s named %r, expected %r' % (key[0], sp['begin'], got[key], dalvik(sp['map'])))
+    art = info.get('art') or {}
+    if art.get('layout'):
+        if art['layout'] != truth['android']:
+            errs.append('layout %s, truth %s' % (art['layout'], truth['android']))
+        if art.get('pointer_size') != truth['pointer_size']:
+            errs.append('pointer size %s, truth %s' % (art.get('pointer_size'), truth['pointer_size']))
+        n = (info.get('classes') or {}).get('count')
+        if n != len(truth['classes']):
+            errs.append('class count %s, truth %d' % (n, len(truth['classes'])))
+    for e in errs:
+        print('MISMATCH info:', e)
+    print('info agrees' + (' (runtime %s identified)' % art['layout'] if art.get('layout') else
+                           ' (runtime not identified)') if not errs else 'info DISAGREES')
+    return 0 if not errs else 1
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--info':
+        return check_info(sys.argv[2], sys.argv[3])
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     if len(args) != 1:
         print(__doc__)
