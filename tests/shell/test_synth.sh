@@ -47,7 +47,7 @@ done
 # determinism: same options, same bytes
 "$SYNTH" --version 6.0 --bits 32 --seed 5 --size tiny --out "$TMP/d1" &&
 "$SYNTH" --version 6.0 --bits 32 --seed 5 --size tiny --out "$TMP/d2"
-for f in core maps truth.jsonl truth.json README; do
+for f in core maps truth.jsonl truth.json truth.hprof README; do
 	t_same "determinism $f" "$TMP/d1/$f" "$TMP/d2/$f"
 done
 "$SYNTH" --version 6.0 --bits 32 --seed 6 --size tiny --out "$TMP/d3"
@@ -68,6 +68,22 @@ for i in $(seq 0 23); do
 	rm -rf "$d"
 done
 [ $bad = 0 ] && t_ok "property: $n random images agree with their truth" || t_fail "property: $bad of $((n + bad)) disagree"
+
+# truth.hprof loads in VisualVM's heap library (Debian visualvm) with every object and value
+VVJAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
+if [ -f "$VVJAR" ] && command -v javac >/dev/null 2>&1 &&
+   javac -cp "$VVJAR" -d "$TMP/vv" tests/tools/HprofLoad.java 2>"$TMP/javac.err"; then
+	for vb in 5.0/32 7.1/64 11/64; do
+		d=$TMP/${vb%/*}-${vb#*/}
+		python3 tests/tools/synthcheck.py --hprof-ids "$d" |
+			java -cp "$VVJAR:$TMP/vv" HprofLoad "$d/truth.hprof" >"$TMP/vv.out" 2>&1
+		out=$(python3 tests/tools/synthcheck.py --visualvm "$d" "$TMP/vv.out")
+		case "$out" in *"visualvm agrees"*) t_ok "$vb: VisualVM loads truth.hprof: $(echo "$out" | tail -n 1)";;
+		*) t_fail "$vb: VisualVM: $(echo "$out" | head -n 5) $(head -n 3 "$TMP/vv.out")";; esac
+	done
+else
+	t_skip "VisualVM heap library or javac missing (make deps installs visualvm)"
+fi
 
 # bad usage
 "$SYNTH" --version 4.4 --bits 32 --out "$TMP/x" 2>/dev/null; [ $? = 2 ] && t_ok "unknown version: exit 2" || t_fail "unknown version"

@@ -172,13 +172,12 @@ static int plan(struct model *m, uint64_t heap)
 	 * not low-4GB on 64-bit */
 	uint64_t native = b64 ? 0x7f40000000ull : 0xe0000000ull;
 	uint64_t cap = RUP(heap * 2 + 4 * 1024 * 1024, 1024 * 1024);
-	m->native_heap = vm_add(&m->vm, b64 ? "[anon:libc_malloc]" : "[anon:libc_malloc]", native,
-				1024 * 1024, 1024 * 1024, "rw-p", SP_NATIVE);
+	m->native_heap = vm_add(&m->vm, "[anon:libc_malloc]", native, 64 * 1024, 64 * 1024, "rw-p", SP_NATIVE);
 	m->native_top = native;
 	/* LinearAlloc holds native ArtField/ArtMethod arrays from 6.0 on (5.x: mirror objects) */
 	if (f->fields != FAM_FIELDS_MIRROR) {
 		vm_dalvik_name(f, "LinearAlloc", name, sizeof(name));
-		m->linear_alloc = vm_add(&m->vm, name, native + 0x200000, 1024 * 1024, 1024 * 1024, "rw-p", SP_NATIVE);
+		m->linear_alloc = vm_add(&m->vm, name, native + 0x200000, 256 * 1024, 256 * 1024, "rw-p", SP_NATIVE);
 		m->la_top = native + 0x200000;
 		if (!m->linear_alloc)
 			return -1;

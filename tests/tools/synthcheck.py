@@ -729,9 +729,75 @@ def check_info(d, path):
     return 0 if not errs else 1
 
 
+def hprof_ids(d):
+    """The ids truth.hprof must hold as instances or arrays: allocated objects, not classes."""
+    for line in open(d + '/truth.jsonl', encoding='utf-8'):
+        t = json.loads(line)
+        if t['alloc'] == 'allocated' and t['kind'] != 'class':
+            print(t['addr'][2:])
+
+
+def check_visualvm(d, path):
+    """Compares what VisualVM's heap library read from truth.hprof (HprofLoad output) with
+    the truth: instance count, and per object its class, array length and field values."""
+    truth, dumped = {}, set()
+    for line in open(d + '/truth.jsonl', encoding='utf-8'):
+        t = json.loads(line)
+        if t['alloc'] == 'allocated':
+            dumped.add(int(t['addr'], 16))
+            if t['kind'] != 'class':
+                truth[int(t['addr'], 16)] = t
+    errs, seen = [], 0
+    for line in open(path, encoding='utf-8'):
+        parts = line.split()
+        if parts[0] == 'instances' and int(parts[1]) != len(truth):
+            errs.append('VisualVM counts %s instances, truth %d' % (parts[1], len(truth)))
+        if parts[0] != 'obj':
+            continue
+        a = int(parts[1], 16)
+        t = truth[a]
+        seen += 1
+        if parts[2] == 'MISSING':
+            errs.append('0x%x (%s) not in the HPROF' % (a, t['class']))
+            continue
+        if parts[2] != t['class']:
+            errs.append('0x%x: VisualVM class %s, truth %s' % (a, parts[2], t['class']))
+        got = dict(p.split('=', 1) for p in parts[3:])
+        if 'length' in got and int(got['length']) != t.get('length'):
+            errs.append('0x%x: length %s, truth %s' % (a, got['length'], t.get('length')))
+        for f in t.get('fields', []):
+            if f['name'] not in got:
+                continue
+            g, v = got[f['name']], f['value']
+            if f['type'] in 'FD':
+                ok = abs(float(g) - v) <= abs(v) * 1e-6
+            elif f['type'] == 'Z':
+                ok = g == ('true' if v else 'false')
+            elif f['type'] == 'C':
+                ok = len(g) == 1 and ord(g) == v
+            elif f['type'] in 'BSIJ':
+                ok = int(g) == v
+            elif v is not None and int(v, 16) not in dumped:
+                ok = g == 'null'        # a reference to a freed object: not in the dump
+            else:
+                ok = (g == 'null' and v is None) or (v is not None and g != 'null' and int(g, 16) == int(v, 16))
+            if not ok:
+                errs.append('0x%x: %s = %s in VisualVM, truth %r' % (a, f['name'], g, v))
+    if seen != len(truth):
+        errs.append('VisualVM output covers %d objects, truth %d' % (seen, len(truth)))
+    for e in errs[:20]:
+        print('MISMATCH visualvm:', e)
+    print('visualvm agrees (%d objects)' % seen if not errs else 'visualvm DISAGREES (%d)' % len(errs))
+    return 0 if not errs else 1
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == '--info':
         return check_info(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 3 and sys.argv[1] == '--hprof-ids':
+        return hprof_ids(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == '--visualvm':
+        return check_visualvm(sys.argv[2], sys.argv[3])
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     if len(args) != 1:
         print(__doc__)
