@@ -127,9 +127,20 @@ deps:
 demo: deps all
 	@./samples/demo.sh
 
-# codec throughput on a >= 100 MB JVM heap dump (bench/codec.sh); not part of check
+# samples/: small images made by the generator; `make samples` regenerates them byte for byte
+SAMPLES_DIR ?= samples
+SAMPLES := android6.0-32bit:6.0:32 android7.1-64bit:7.1:64 android11-64bit:11:64
+samples: $(B)/synth
+	@for s in $(SAMPLES); do n=$${s%%:*}; r=$${s#*:}; \
+	  $(B)/synth --version $${r%%:*} --bits $${r#*:} --seed 1 --size tiny --out $(SAMPLES_DIR)/$$n || exit 1; \
+	  echo "$(SAMPLES_DIR)/$$n"; done
+	@cd $(SAMPLES_DIR) && sha256sum $(foreach s,$(SAMPLES),$(addprefix $(firstword $(subst :, ,$(s)))/,core maps truth.jsonl truth.json truth.hprof README)) >SHA256SUMS
+
+# benchmarks, not part of check: codec throughput on a >= 100 MB JVM heap dump (bench/codec.sh);
+# generation speed of a multi-GB synthetic image (bench/synth.sh)
 bench: all
 	@./bench/codec.sh
+	@sh ./bench/synth.sh
 
 clean:
 	rm -rf $(B) artcarve
@@ -137,7 +148,7 @@ clean:
 man: $(B)/artcarve
 	sh tests/tools/genman.sh $(B)/artcarve > doc/artcarve.1
 
-.PHONY: man all asan check check-layers fuzz deps demo clean bench
+.PHONY: man all asan check check-layers fuzz deps demo samples clean bench
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -85,6 +85,22 @@ else
 	t_skip "VisualVM heap library or javac missing (make deps installs visualvm)"
 fi
 
+# samples/: the committed bytes match their checksums, and `make samples` reproduces them
+if (cd samples && sha256sum --quiet -c SHA256SUMS) >"$TMP/sums.out" 2>&1; then
+	t_ok "samples/ match samples/SHA256SUMS"
+else
+	t_fail "samples/ differ from SHA256SUMS: $(head -n 3 "$TMP/sums.out")"
+fi
+if make -s samples SAMPLES_DIR="$TMP/samples" >/dev/null 2>"$TMP/make.err"; then
+	t_same "make samples reproduces SHA256SUMS" "$TMP/samples/SHA256SUMS" samples/SHA256SUMS
+	for s in samples/android*/; do
+		out=$($CHECK "$s" 2>&1 | tail -n 1)
+		[ "$out" = agree ] && t_ok "$s: checker agrees" || t_fail "$s: checker: $out"
+	done
+else
+	t_fail "make samples: $(head -n 3 "$TMP/make.err")"
+fi
+
 # bad usage
 "$SYNTH" --version 4.4 --bits 32 --out "$TMP/x" 2>/dev/null; [ $? = 2 ] && t_ok "unknown version: exit 2" || t_fail "unknown version"
 t_done

@@ -27,6 +27,7 @@ int model_new_obj(struct model *m, uint32_t addr, uint32_t size, int cls, enum s
 	o->space = sp;
 	o->where = where;
 	o->reach = OB_UNREACHABLE;
+	m->bytes += size;
 	return (int)m->no++;
 }
 

@@ -34,10 +34,12 @@ uint32_t rng_below(struct rng *r, uint32_t n) { return n ? (uint32_t)(rng_next(r
 bool rng_chance(struct rng *r, unsigned percent) { return rng_below(r, 100) < percent; }
 
 static const char usage[] =
-	"usage: synth --version V --bits 32|64 [--seed N] [--size small|medium|tiny|N] --out DIR\n"
+	"usage: synth --version V --bits 32|64 [--seed N] [--size small|medium|tiny|N] [--inject-hooks N]\n"
+	"             [--truth yes|no] --out DIR\n"
 	"       synth --list | --selftest\n"
 	"  V: 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; --size N = N MiB of objects\n"
-	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/README\n";
+	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/README\n"
+	"  (--truth no: no truth.jsonl / truth.hprof, for benchmarks)\n";
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -77,6 +79,26 @@ static void model_free(struct model *m)
 	vm_release(&m->vm);
 }
 
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		char c = buf[i];
+		buf[i] = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		buf[i] = c;
+	}
+	return 0;
+}
+
 static int out_path(char *buf, size_t cap, const char *dir, const char *name)
 {
 	return (size_t)snprintf(buf, cap, "%s/%s", dir, name) >= cap ? -1 : 0;
@@ -86,6 +108,8 @@ int main(int argc, char **argv)
 {
 	const char *version = NULL, *out = NULL, *size_name = "small";
 	int bits = 0;
+	unsigned hooks = 0;
+	bool no_truth = false;
 	unsigned long long seed = 1;
 	struct model m;
 	struct err e;
@@ -122,7 +146,9 @@ int main(int argc, char **argv)
 		else if (strcmp(a, "--out") == 0)
 			out = v;
 		else if (strcmp(a, "--inject-hooks") == 0)
-			(void)v;
+			hooks = (unsigned)strtoul(v, NULL, 10);
+		else if (strcmp(a, "--truth") == 0)
+			no_truth = strcmp(v, "no") == 0;
 		else {
 			fprintf(stderr, "synth: unknown option %s\n%s", a, usage);
 			return 2;
@@ -144,6 +170,8 @@ int main(int argc, char **argv)
 		snprintf(cmd + l, sizeof(cmd) - l, " --out DIR");
 	}
 	m.bits = bits;
+	m.hooks = hooks;
+	m.no_truth = no_truth;
 	m.seed = seed;
 	m.rng.s = seed * 0x2545f4914f6cdd1dull + (uint64_t)m.fam->api * 1000 + (uint64_t)bits;
 	snprintf(m.isa, sizeof(m.isa), "%s", bits == 64 ? "arm64" : "arm");
@@ -154,7 +182,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "synth: out of memory\n");
 		return 3;
 	}
-	if (mkdir(out, 0777) && errno != EEXIST) {
+	if (make_dirs(out)) {
 		fprintf(stderr, "synth: cannot create %s: %s\n", out, strerror(errno));
 		model_free(&m);
 		return 3;
@@ -172,11 +200,11 @@ int main(int argc, char **argv)
 		rc = core_write(&m, p, &e);
 	if (!rc && !(rc = out_path(p, sizeof(p), out, "maps")))
 		rc = maps_write(&m, p, &e);
-	if (!rc && !(rc = out_path(p, sizeof(p), out, "truth.jsonl")))
+	if (!rc && !no_truth && !(rc = out_path(p, sizeof(p), out, "truth.jsonl")))
 		rc = truth_jsonl(&m, p, &e);
 	if (!rc && !(rc = out_path(p, sizeof(p), out, "truth.json")))
 		rc = truth_summary(&m, p, size_name, &e);
-	if (!rc && !(rc = out_path(p, sizeof(p), out, "truth.hprof")))
+	if (!rc && !no_truth && !(rc = out_path(p, sizeof(p), out, "truth.hprof")))
 		rc = hprofw_write(&m, p, &e);
 	if (!rc && !(rc = out_path(p, sizeof(p), out, "README")))
 		rc = truth_readme(&m, p, cmd, &e);

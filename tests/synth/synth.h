@@ -231,6 +231,8 @@ struct model {
 	uint64_t seed;
 	uint64_t heap_target;   /* bytes of objects to generate */
 	unsigned hooks;         /* --inject-hooks */
+	bool no_truth;          /* --no-truth: core, maps and truth.json only (benchmarks) */
+	uint64_t bytes;         /* sum of object sizes so far */
 
 	struct klass *k; unsigned nk;
 	struct obj *o; unsigned no, cap_o;

@@ -184,7 +184,8 @@ static void payload(struct wbuf *b, struct model *m, int oi)
 	}
 }
 
-int truth_snapshot(struct model *m, int oi)
+int truth_snapshot_real(struct model *m, int oi);
+int truth_snapshot_real(struct model *m, int oi)
 {
 	struct wbuf b;
 	wbuf_init(&b);
@@ -246,9 +247,16 @@ static int cmp_idx(const void *a, const void *b)
 int truth_jsonl(struct model *m, const char *path, struct err *e)
 {
 	struct wbuf b;
+	struct outf o;
+	int rc = 0;
 	int *idx = xcalloc(m->no + 1, sizeof(int));
 	if (!idx)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+	outf_init(&o);
+	if ((rc = outf_open(&o, path, e))) {
+		xfree(idx);
+		return rc;
+	}
 	for (unsigned i = 0; i < m->no; i++)
 		idx[i] = (int)i;
 	sort_m = m;
@@ -262,9 +270,17 @@ int truth_jsonl(struct model *m, const char *path, struct err *e)
 		else
 			payload(&b, m, i);
 		wbuf_printf(&b, "}\n");
+		if (b.len > (8u << 20) || j + 1 == m->no) {     /* stream: bounded memory */
+			if ((rc = wbuf_status(&b, e)) || (rc = outf_write(&o, b.data, b.len, e)))
+				break;
+			wbuf_reset(&b);
+		}
 	}
 	xfree(idx);
-	int rc = write_file(path, &b, e);
+	if (!rc)
+		rc = outf_commit(&o, e);
+	if (rc)
+		outf_abort(&o);
 	wbuf_release(&b);
 	return rc;
 }

@@ -10,7 +10,13 @@
 #define PAGE 4096u
 #define RUP(x, a) (((x) + (a) - 1) / (a) * (a))
 
-int truth_snapshot(struct model *m, int oi);
+int truth_snapshot_real(struct model *m, int oi);
+
+/* The truth of a freed object is taken before the free (not needed without truth output). */
+static int truth_snapshot(struct model *m, int oi)
+{
+	return m->no_truth ? 0 : truth_snapshot_real(m, oi);
+}
 int bootimg_build(struct model *m);
 void bootimg_finish(struct model *m);
 
@@ -171,7 +177,10 @@ static int plan(struct model *m, uint64_t heap)
 	/* native memory (malloc heap, LinearAlloc, DEX copies, RosAlloc page map, LOS table):
 	 * not low-4GB on 64-bit */
 	uint64_t native = b64 ? 0x7f40000000ull : 0xe0000000ull;
-	uint64_t cap = RUP(heap * 2 + 4 * 1024 * 1024, 1024 * 1024);
+	/* capacities stay below 4 GiB (every heap mapping is low_4gb): main (and its twin) plus
+	 * the LOS must fit above 0x12c00000 */
+	uint64_t cap = RUP(heap + heap / 4 + 4 * 1024 * 1024, 1024 * 1024);
+	bool twin = !f->region && 0x12c00000 + 2 * cap + heap / 2 + (64u << 20) < 0xe0000000ull;
 	m->native_heap = vm_add(&m->vm, "[anon:libc_malloc]", native, 64 * 1024, 64 * 1024, "rw-p", SP_NATIVE);
 	m->native_top = native;
 	/* LinearAlloc holds native ArtField/ArtMethod arrays from 6.0 on (5.x: mirror objects) */
@@ -185,7 +194,17 @@ static int plan(struct model *m, uint64_t heap)
 	if (!m->native_heap)
 		return -1;
 	uint64_t image_cap = 1024 * 1024;
+	uint64_t heap_end = 0x12c00000 + (twin ? 2 : 1) * cap;
+	uint64_t los_begin = RUP(heap_end + 0x1000000, 0x100000);
+	uint64_t los_size = RUP(heap / 64 + 2 * 1024 * 1024, PAGE);
+	/* the boot image sits at 0x70000000; a heap too big to fit below it is placed first and
+	 * the image after it (ART maps the spaces wherever they fit when the preferred address
+	 * is taken) */
 	m->image_begin = 0x70000000;
+	if (los_begin + los_size + 0x1000000 > m->image_begin)
+		m->image_begin = RUP(los_begin + los_size + 0x1000000, 0x1000000);
+	if (m->image_begin + 0x4000000 + heap / 4 > (b64 ? 0xfff00000ull : native))
+		return -1;      /* does not fit the low 4 GiB */
 	m->image_end = m->image_begin + image_cap;
 	/* non-moving / zygote spaces follow the boot image (heap.cc) */
 	uint64_t zyg = RUP(m->image_end + 0x100000, 0x10000);
@@ -203,12 +222,11 @@ static int plan(struct model *m, uint64_t heap)
 		if (!m->ros)
 			return -1;
 		vm_dalvik_name(f, f->main1_name, name, sizeof(name));
-		if (!vm_add(&m->vm, name, 0x12c00000 + cap, cap, PAGE, "rw-p", SP_NONE))
+		if (twin && !vm_add(&m->vm, name, 0x12c00000 + cap, cap, PAGE, "rw-p", SP_NONE))
 			return -1;
 	}
 	/* LOS: free-list on arm64, one map per object on 32-bit (mem_map.h USE_ART_LOW_4G_ALLOCATOR) */
-	uint64_t los_begin = 0x12c00000 + 2 * cap + 0x1000000;
-	m->los = los_new(m, b64, RUP(los_begin, 0x100000), RUP(heap / 2 + 1024 * 1024, PAGE), native + 0x2000000);
+	m->los = los_new(m, b64, los_begin, los_size, native + 0x2000000);
 	return m->los ? 0 : -1;
 }
 
@@ -461,13 +479,7 @@ static int make_token(struct model *m, unsigned i, int mode)
 	return tok;
 }
 
-static uint64_t heap_used(const struct model *m)
-{
-	uint64_t n = 0;
-	for (unsigned i = 0; i < m->no; i++)
-		n += m->o[i].size;
-	return n;
-}
+static uint64_t heap_used(const struct model *m) { return m->bytes; }
 
 static void workload(struct model *m, struct work *w)
 {
@@ -477,7 +489,7 @@ static void workload(struct model *m, struct work *w)
 	uint64_t target = m->heap_target;
 	static const char prims[] = "ZBCDFIJS";
 
-	w->nkeep = 256 + (unsigned)(target / 2048);
+	w->nkeep = 256 + (unsigned)(target / 160);
 	w->keep = new_obj_array(m, m->c_object_array, w->nkeep, SP_MAIN, 1);
 	vm_w32(&m->vm, app_addr + klass_static_find(m, app, "keep")->offset, m->o[w->keep].addr);
 	obj_set(m, app_addr, klass_static_find(m, app, "started"), 1700000000123ull);
@@ -545,7 +557,7 @@ static void workload(struct model *m, struct work *w)
 	keep_add(m, w, w->leaves_arr);
 	unsigned li = 0;
 	int prev = -1;
-	while (heap_used(m) < target && w->keep_used < w->nkeep) {
+	while (heap_used(m) < target) {
 		int mode = rng_chance(r, 60) ? 0 : rng_chance(r, 70) ? 1 : 2;
 		int l = leaf_new(m, SP_MAIN, mode);
 		if (l < 0)
