@@ -134,7 +134,7 @@ samples: $(B)/synth
 	@for s in $(SAMPLES); do n=$${s%%:*}; r=$${s#*:}; \
 	  $(B)/synth --version $${r%%:*} --bits $${r#*:} --seed 1 --size tiny --out $(SAMPLES_DIR)/$$n || exit 1; \
 	  echo "$(SAMPLES_DIR)/$$n"; done
-	@cd $(SAMPLES_DIR) && sha256sum $(foreach s,$(SAMPLES),$(addprefix $(firstword $(subst :, ,$(s)))/,core maps truth.jsonl truth.json truth.hprof README)) >SHA256SUMS
+	@cd $(SAMPLES_DIR) && sha256sum $(foreach s,$(SAMPLES),$(addprefix $(firstword $(subst :, ,$(s)))/,core maps truth.jsonl truth.json truth.hprof hooks.json README)) >SHA256SUMS
 
 # benchmarks, not part of check: codec throughput on a >= 100 MB JVM heap dump (bench/codec.sh);
 # generation speed of a multi-GB synthetic image (bench/synth.sh)

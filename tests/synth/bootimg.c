@@ -18,7 +18,114 @@
 int new_string(struct model *m, const char *u8, enum sp_kind sp, int mode);
 
 static uint64_t img_top;        /* bump pointer inside the image objects section */
-static uint64_t img_fields_begin, img_fields_end;
+static uint64_t img_fields_begin, img_fields_end, img_methods_end;
+
+/* ---- ArtMethods (7.0+) and the code they enter ----
+ * art_method.h @7.0-11: declaring_class_ u32 @0, access_flags_ @4, dex_code_item_offset_ @8,
+ * dex_method_index_ @12, method_index_ u16 @16, hotness_count_ u16 @18, then pointer-sized
+ * fields ending with entry_point_from_quick_compiled_code_ (fam artmethod_quick32/64) right
+ * after the JNI entry / data_ pointer.  LengthPrefixedArray<ArtMethod>: u32 length, elements
+ * from +P, stride = size rounded up to P.  Native methods enter through libart:
+ * art_quick_generic_jni_trampoline (quick) and art_jni_dlsym_lookup_stub (jni / data_). */
+#define LIBART_GENERIC_JNI 0x2000
+#define LIBART_DLSYM_STUB 0x3000
+
+static unsigned am_size(const struct model *m)
+{
+	unsigned s = m->bits == 64 ? m->fam->artmethod_size64 : m->fam->artmethod_size32;
+	return (s + m->vm.ptr - 1) / m->vm.ptr * m->vm.ptr;
+}
+
+static unsigned am_quick(const struct model *m)
+{
+	return m->bits == 64 ? m->fam->artmethod_quick64 : m->fam->artmethod_quick32;
+}
+
+static uint64_t art_methods(struct model *m, int ki, uint64_t a)
+{
+	struct klass *k = &m->k[ki];
+	unsigned P = m->vm.ptr, size = am_size(m), q = am_quick(m);
+	static const uint32_t flags[2] = {0x010a, 0x0101};      /* as dexw declares them */
+
+	k->methods_addr = a;
+	vm_w32(&m->vm, a, k->n_methods);
+	a += P;
+	for (unsigned w = 0; w < k->n_methods; w++, a += size) {
+		k->method_addr[w] = a;
+		vm_w32(&m->vm, a, k->addr);
+		vm_w32(&m->vm, a + 4, flags[w]);
+		vm_w32(&m->vm, a + 12, k->method_idx[w]);
+		vm_w16(&m->vm, a + 16, (uint16_t)w);    /* virtual: its vtable slot */
+		vm_wptr(&m->vm, a + q - P, m->libart + LIBART_DLSYM_STUB);
+		vm_wptr(&m->vm, a + q, m->libart + LIBART_GENERIC_JNI);
+		m->art_methods++;
+	}
+	return a;
+}
+
+/* libart.so's text (known code) and, with --inject-hooks, an anonymous rwx page of
+ * Frida-style trampolines that N ArtMethods now enter instead. */
+static int code_maps(struct model *m)
+{
+	char name[200];
+	bool b64 = m->bits == 64;
+	const char *lib = b64 ? "lib64" : "lib";
+
+	if (m->fam->api <= 28)
+		snprintf(name, sizeof(name), "/system/%s/libart.so", lib);
+	else if (m->fam->api == 29)
+		snprintf(name, sizeof(name), "/apex/com.android.runtime/%s/libart.so", lib);
+	else
+		snprintf(name, sizeof(name), "/apex/com.android.art/%s/libart.so", lib);
+	m->libart = b64 ? 0x7f60000000ull : 0xe9000000u;
+	m->libart_size = 0x10000;
+	struct vmap *t = vm_add(&m->vm, name, m->libart, m->libart_size, m->libart_size, "r-xp", SP_NATIVE);
+	if (!t)
+		return -1;
+	t->file = true;
+	t->file_off = 0x100000;
+	for (uint64_t i = 0; i + 4 <= m->libart_size; i += 4)     /* ret / bx lr */
+		vm_w32(&m->vm, m->libart + i, b64 ? 0xd65f03c0u : 0x47704770u);
+	if (m->hooks) {
+		m->hook_area = b64 ? 0x7f70000000ull : 0xea000000u;
+		if (!vm_add(&m->vm, "", m->hook_area, 0x1000 * (1 + m->hooks / 256), 0x1000 * (1 + m->hooks / 256),
+			    "rwxp", SP_NATIVE))
+			return -1;
+	}
+	return 0;
+}
+
+/* Hook n: trampoline at hook_area + 16n jumping back to the original entry
+ * (arm64: ldr x16, #8; br x16; .quad T - Thumb-2: ldr.w pc, [pc, #0]; .word T|1). */
+static void inject_hooks(struct model *m)
+{
+	unsigned n = 0, left = m->art_methods;
+	unsigned q = am_quick(m);
+
+	/* selection sampling (Knuth's algorithm S): exactly min(hooks, methods), uniformly */
+	for (unsigned i = 0; i < m->nk; i++) {
+		struct klass *k = &m->k[i];
+		for (unsigned w = 0; w < k->n_methods; w++, left--) {
+			if (n >= m->hooks || rng_below(&m->rng, left) >= m->hooks - n)
+				continue;
+			uint64_t tr = m->hook_area + 16 * (uint64_t)n;
+			uint64_t orig = m->libart + LIBART_GENERIC_JNI;
+			if (m->bits == 64) {
+				vm_w32(&m->vm, tr, 0x58000050u);
+				vm_w32(&m->vm, tr + 4, 0xd61f0200u);
+				vm_w64(&m->vm, tr + 8, orig);
+			} else {
+				vm_w32(&m->vm, tr, 0xf000f8dfu);
+				vm_w32(&m->vm, tr + 4, (uint32_t)orig | 1);
+				tr |= 1;        /* Thumb */
+			}
+			vm_wptr(&m->vm, k->method_addr[w] + q, tr);
+			k->hooked |= 1u << w;
+			n++;
+		}
+	}
+	m->n_hooks_done = n;
+}
 
 static int img_obj(struct model *m, int cls, uint32_t size)
 {
@@ -271,6 +378,18 @@ int bootimg_build(struct model *m)
 			if (m->k[i].in_image)
 				class_fields(m, (int)i, true, &ftop);
 	img_fields_end = ftop;
+	/* 7.0+: the ArtMethods section (native methods of the core classes) */
+	uint64_t mtop = img_fields_end;
+	if (f->fields == FAM_FIELDS_LPA) {
+		if (code_maps(m))
+			return -1;
+		mtop = (mtop + m->vm.ptr - 1) / m->vm.ptr * m->vm.ptr;
+		for (unsigned i = 0; i < m->nk; i++)
+			if (m->k[i].in_image && m->k[i].n_methods)
+				mtop = art_methods(m, (int)i, mtop);
+		inject_hooks(m);
+	}
+	img_methods_end = mtop;
 
 	/* the app's classes: Class objects in the heap, fields in LinearAlloc (or the heap) */
 	for (unsigned i = 0; i < m->nk; i++) {
@@ -309,7 +428,12 @@ void bootimg_finish(struct model *m)
 	const struct fam *f = m->fam;
 	uint32_t objects_end = (uint32_t)(img_fields_begin - m->image_begin);
 	uint32_t fields_off = objects_end, fields_size = (uint32_t)(img_fields_end - img_fields_begin);
-	uint32_t end = (uint32_t)(img_fields_end - m->image_begin);
+	uint32_t methods_off = (uint32_t)(img_fields_end - m->image_begin), methods_size = (uint32_t)(img_methods_end - img_fields_end);
+	if (methods_size) {
+		methods_off = (methods_off + m->vm.ptr - 1) / m->vm.ptr * m->vm.ptr;
+		methods_size = (uint32_t)(img_methods_end - m->image_begin) - methods_off;
+	}
+	uint32_t end = (uint32_t)(img_methods_end - m->image_begin);
 	uint32_t image_size = end;      /* not page-aligned (real boot images are not either) */
 	uint32_t oat_begin = (uint32_t)m->image_begin + RUP(image_size, PAGE);
 	uint32_t roots = m->image_roots_addr;
@@ -363,6 +487,7 @@ void bootimg_finish(struct model *m)
 			uint32_t off = end, size = 0;
 			if (i == 0) { off = 0; size = objects_end; }
 			if (i == 1) { off = fields_off; size = fields_size; }
+			if (i == 2) { off = methods_off; size = methods_size; }
 			if (i == f->n_sections - 1) { off = RUP(end, PAGE); size = bitmap_size; }
 			w32(m, sec + 8 * i, off);
 			w32(m, sec + 8 * i + 4, size);

@@ -69,6 +69,20 @@ static uint32_t adler32(const uint8_t *p, size_t n)
 }
 
 struct fref { int k; struct kfield *f; uint32_t cls, name, type; };
+struct mref { int k; unsigned which; uint32_t cls, name; };
+
+/* The two native methods a class may declare: private static native void nativeCreate()
+ * (direct) and public native void nativeUpdate() (virtual). */
+const char *const dexw_method_names[2] = {"nativeCreate", "nativeUpdate"};
+static const uint32_t method_flags[2] = {0x010a, 0x0101};
+
+static int cmp_mref(const void *a, const void *b)
+{
+	const struct mref *x = a, *y = b;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
 
 static int cmp_fref(const void *a, const void *b)
 {
@@ -93,13 +107,21 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 	unsigned ntypes = 0, nf = 0, nc = 0;
 	uint32_t *types = NULL;
 	struct fref *fr = NULL;
+	struct mref *mr = NULL;
 
+	unsigned nm = 0;
 	for (unsigned i = 0; i < m->nk; i++) {
 		struct klass *k = &m->k[i];
 		if (k->dex != dex)
 			continue;
 		nc++;
 		add_str(&d, k->descriptor);
+		if (k->n_methods) {
+			add_str(&d, dexw_method_names[0]);
+			add_str(&d, dexw_method_names[1]);
+			add_str(&d, "V");
+			nm += 2;
+		}
 		if (k->super >= 0)
 			add_str(&d, m->k[k->super].descriptor);
 		for (unsigned j = 0; j < k->n_ifields + k->n_sfields; j++) {
@@ -113,7 +135,8 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 	/* type ids: every string that is a descriptor, in string order */
 	types = xcalloc(d.ns + 1, sizeof(*types));
 	fr = xcalloc(nf + 1, sizeof(*fr));
-	if (!types || !fr || !d.str)
+	mr = xcalloc(nm + 1, sizeof(*mr));
+	if (!types || !fr || !d.str || !mr)
 		goto fail;
 	for (unsigned i = 0; i < d.ns; i++) {
 		const char *s = d.str[i];
@@ -141,9 +164,28 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 	qsort(fr, nf, sizeof(*fr), cmp_fref);
 	for (unsigned i = 0; i < nf; i++)
 		fr[i].f->dex_field_idx = i;
+	nm = 0;
+	for (unsigned i = 0; i < m->nk; i++) {
+		struct klass *k = &m->k[i];
+		if (k->dex != dex || !k->n_methods)
+			continue;
+		for (unsigned w = 0; w < 2; w++) {
+			mr[nm].k = (int)i;
+			mr[nm].which = w;
+			mr[nm].cls = k->type_idx;
+			mr[nm].name = str_idx(&d, dexw_method_names[w]);
+			nm++;
+		}
+	}
+	qsort(mr, nm, sizeof(*mr), cmp_mref);
+	for (unsigned i = 0; i < nm; i++)
+		m->k[mr[i].k].method_idx[mr[i].which] = i;
 
-	uint32_t off_str = 0x70, off_type = off_str + 4 * d.ns, off_field = off_type + 4 * ntypes;
-	uint32_t off_cdef = off_field + 8 * nf, off_data = off_cdef + 32 * nc;
+	/* one proto "()V" when there are methods: shorty "V", return type V, no parameters */
+	uint32_t nproto = nm ? 1 : 0;
+	uint32_t off_str = 0x70, off_type = off_str + 4 * d.ns, off_proto = off_type + 4 * ntypes;
+	uint32_t off_field = off_proto + 12 * nproto, off_meth = off_field + 8 * nf;
+	uint32_t off_cdef = off_meth + 8 * nm, off_data = off_cdef + 32 * nc;
 	wbuf_reset(out);
 	wbuf_zeros(out, off_data);
 	uint32_t *sdata = xcalloc(d.ns + 1, sizeof(*sdata));
@@ -167,8 +209,8 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 		cdata[ci++] = (uint32_t)out->len;
 		uleb(out, k->n_sfields);
 		uleb(out, k->n_ifields);
-		uleb(out, 0);
-		uleb(out, 0);
+		uleb(out, k->n_methods ? 1 : 0);
+		uleb(out, k->n_methods ? 1 : 0);
 		for (int st = 1; st >= 0; st--) {       /* statics first, each list by field index */
 			uint32_t prev = 0;
 			bool first = true;
@@ -181,13 +223,19 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 				first = false;
 			}
 		}
+		for (unsigned w = 0; k->n_methods && w < 2; w++) {     /* native: code_off 0 */
+			uleb(out, k->method_idx[w]);
+			uleb(out, method_flags[w]);
+			uleb(out, 0);
+		}
 	}
 	while (out->len % 4)
 		wbuf_u8(out, 0);
 	uint32_t off_map = (uint32_t)out->len;
 	struct { uint16_t type; uint32_t n, off; } items[] = {
 		{0x0000, 1, 0}, {0x0001, d.ns, off_str}, {0x0002, ntypes, off_type},
-		{0x0004, nf, off_field}, {0x0006, nc, off_cdef}, {0x2002, d.ns, sdata[0]},
+		{0x0003, nproto, off_proto}, {0x0004, nf, off_field}, {0x0005, nm, off_meth},
+		{0x0006, nc, off_cdef}, {0x2002, d.ns, sdata[0]},
 		{0x2000, nc, nc ? cdata[0] : 0}, {0x1000, 1, off_map}};
 	unsigned nitems = 0;
 	for (unsigned i = 0; i < sizeof(items) / sizeof(items[0]); i++)
@@ -215,6 +263,17 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 		patch32(out, off_field + 8 * i, fr[i].cls | fr[i].type << 16);
 		patch32(out, off_field + 8 * i + 4, fr[i].name);
 	}
+	if (nproto) {
+		patch32(out, off_proto, str_idx(&d, "V"));
+		patch32(out, off_proto + 4, TYPE_IDX("V"));
+		patch32(out, off_proto + 8, 0);
+	}
+	for (unsigned i = 0; i < nm; i++) {
+		patch32(out, off_meth + 8 * i, mr[i].cls);     /* class_idx, proto_idx 0 */
+		patch32(out, off_meth + 8 * i + 4, mr[i].name);
+	}
+	xfree(mr);
+	mr = NULL;
 	ci = 0;
 	for (unsigned i = 0; i < m->nk; i++) {
 		struct klass *k = &m->k[i];
@@ -236,7 +295,7 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 	/* header */
 	memcpy(out->data, "dex\n035", 8);
 	uint32_t hdr[] = {(uint32_t)out->len, 0x70, 0x12345678, 0, 0, off_map, d.ns, off_str, ntypes,
-		off_type, 0, 0, nf, nf ? off_field : 0, 0, 0, nc, off_cdef,
+		off_type, nproto, nproto ? off_proto : 0, nf, nf ? off_field : 0, nm, nm ? off_meth : 0, nc, off_cdef,
 		(uint32_t)out->len - off_data, off_data};
 	for (unsigned i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++)
 		patch32(out, 32 + 4 * i, hdr[i]);
@@ -246,6 +305,7 @@ int dexw_build(struct model *m, int dex, struct wbuf *out)
 	xfree(d.str);
 	return 0;
 fail:
+	xfree(mr);
 	xfree(types);
 	xfree(fr);
 	xfree(d.str);

@@ -213,8 +213,14 @@ void class_write(struct model *m, int ki)
 		cw64(m, k, "sFields", k->sfields_addr);
 		cw32(m, k, "numInstanceFields", k->n_ifields);
 		cw32(m, k, "numStaticFields", k->n_sfields);
-		if (k->methods_addr)
+		if (k->methods_addr) {
 			cw64(m, k, "methods", k->methods_addr);
+			uint32_t vo = class_off(m, "virtualMethodsOffset"), co = class_off(m, "copiedMethodsOffset");
+			if (vo != UINT32_MAX)
+				vm_w16(&m->vm, k->addr + vo, 1);        /* [0,1) direct, [1,2) virtual */
+			if (co != UINT32_MAX)
+				vm_w16(&m->vm, k->addr + co, (uint16_t)k->n_methods);
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ int truth_jsonl(struct model *m, const char *path, struct err *e);
 int truth_summary(struct model *m, const char *path, const char *size_name, struct err *e);
 int truth_readme(struct model *m, const char *path, const char *cmdline, struct err *e);
 int hprofw_write(struct model *m, const char *path, struct err *e);
+int truth_hooks(struct model *m, const char *path, struct err *e);
 
 /* splitmix64 */
 uint64_t rng_next(struct rng *r)
@@ -38,7 +39,8 @@ static const char usage[] =
 	"             [--truth yes|no] --out DIR\n"
 	"       synth --list | --selftest\n"
 	"  V: 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; --size N = N MiB of objects\n"
-	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/README\n"
+	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/hooks.json,\n"
+	"  DIR/README; --inject-hooks N points N ArtMethods' entry points at trampolines (7.0+)\n"
 	"  (--truth no: no truth.jsonl / truth.hprof, for benchmarks)\n";
 
 static int parse_size(const char *s, uint64_t *out)
@@ -206,6 +208,8 @@ int main(int argc, char **argv)
 		rc = truth_summary(&m, p, size_name, &e);
 	if (!rc && !no_truth && !(rc = out_path(p, sizeof(p), out, "truth.hprof")))
 		rc = hprofw_write(&m, p, &e);
+	if (!rc && !(rc = out_path(p, sizeof(p), out, "hooks.json")))
+		rc = truth_hooks(&m, p, &e);
 	if (!rc && !(rc = out_path(p, sizeof(p), out, "README")))
 		rc = truth_readme(&m, p, cmd, &e);
 	if (rc) {

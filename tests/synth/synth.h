@@ -166,6 +166,10 @@ struct klass {
 	uint64_t fields_addr;   /* native ArtField array / mirror ObjectArray */
 	uint64_t sfields_addr;
 	uint64_t methods_addr;
+	unsigned n_methods;     /* 0 or 2: a direct and a virtual native method (7.0+ core classes) */
+	uint32_t method_idx[2]; /* dex method indexes, filled by dexw */
+	uint64_t method_addr[2];
+	unsigned hooked;        /* bit w: method w enters a hook trampoline */
 	uint32_t access_flags;
 	bool in_image;
 	int obj;                /* truth object index of the Class object */
@@ -257,6 +261,8 @@ struct model {
 	int dexcache_index[2];
 
 	char isa[16];
+	uint64_t libart, libart_size, hook_area;
+	uint32_t art_methods;   /* ArtMethods written in the image */
 	uint32_t image_roots_addr, class_roots_addr;
 	unsigned n_hooks_done;
 	struct wbuf notes;      /* extra README text */

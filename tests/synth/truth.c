@@ -399,6 +399,42 @@ int truth_summary(struct model *m, const char *path, const char *size_name, stru
 	return rc;
 }
 
+extern const char *const dexw_method_names[2];
+
+/* hooks.json: the ArtMethods of the image, the known code, and the injected hooks. */
+int truth_hooks(struct model *m, const char *path, struct err *e)
+{
+	struct wbuf b;
+	unsigned q = m->bits == 64 ? m->fam->artmethod_quick64 : m->fam->artmethod_quick32;
+	bool first = true;
+	wbuf_init(&b);
+	wbuf_printf(&b, "{\n \"art_methods\": %u,\n \"quick_entry_offset\": %u,\n", m->art_methods, q);
+	wbuf_printf(&b, " \"known_code\": [{\"what\": \"libart.so\", \"begin\": \"0x%llx\", \"end\": \"0x%llx\"}],\n",
+		    (unsigned long long)m->libart, (unsigned long long)(m->libart + m->libart_size));
+	wbuf_printf(&b, " \"hooks\": [");
+	for (unsigned i = 0; i < m->nk; i++) {
+		struct klass *k = &m->k[i];
+		for (unsigned w = 0; w < k->n_methods; w++) {
+			if (!(k->hooked & 1u << w))
+				continue;
+			char name[200];
+			klass_java_name(m, (int)i, name, sizeof(name));
+			uint64_t entry = m->bits == 64 ? vm_r64(&m->vm, k->method_addr[w] + q) : vm_r32(&m->vm, k->method_addr[w] + q);
+			wbuf_printf(&b, "%s\n  {\"art_method\": \"0x%llx\", \"class\": ", first ? "" : ",",
+				    (unsigned long long)k->method_addr[w]);
+			json_str(&b, name);
+			wbuf_printf(&b, ", \"method\": \"%s\", \"entry\": \"0x%llx\", \"entry_at\": \"0x%llx\"}",
+				    dexw_method_names[w], (unsigned long long)entry,
+				    (unsigned long long)(k->method_addr[w] + q));
+			first = false;
+		}
+	}
+	wbuf_printf(&b, "%s]\n}\n", first ? "" : "\n ");
+	int rc = write_file(path, &b, e);
+	wbuf_release(&b);
+	return rc;
+}
+
 int truth_readme(struct model *m, const char *path, const char *cmdline, struct err *e)
 {
 	struct wbuf b;
@@ -416,11 +452,18 @@ int truth_readme(struct model *m, const char *path, const char *cmdline, struct 
 		    "               (allocated|free), content (intact|partial|residue), reach\n"
 		    "               (reachable|unreachable), field values, string text, array checksums\n"
 		    "  truth.json   summary: spaces, mappings, image, DEX, classes with fields and counts\n"
-		    "  truth.hprof  HPROF 1.0.2 (4-byte ids) of the allocated objects (ids = addresses)\n\n",
+		    "  truth.hprof  HPROF 1.0.2 (4-byte ids) of the allocated objects (ids = addresses)\n"
+		    "  hooks.json   the image's ArtMethods (7.0+), libart's code range and the hooks\n"
+		    "               injected with --inject-hooks (ArtMethod, class, method, entry)\n\n",
 		    m->bits, f->ashmem ? "ashmem '/dev/ashmem/dalvik-<name> (deleted)'" : "'[anon:dalvik-<name>]'");
 	wbuf_printf(&b, "Layout: %s.\n", f->region ? "region space (CC) with TLABs, dlmalloc zygote and non-moving spaces, large object space"
 			    : f->ros == FAM_ROS_BITMAP ? "RosAlloc main space with bitmap runs (alloc, bulk-free, thread-local-free bitmaps), dlmalloc zygote and non-moving spaces, large object space"
 			    : "RosAlloc main space with free-list runs (free, bulk, thread-local lists), dlmalloc zygote and non-moving spaces, large object space");
+	if (m->art_methods)
+		wbuf_printf(&b, "ArtMethods: %u native methods of the core classes in the image's ArtMethods\n"
+			    "section, entering libart.so (generic JNI trampoline); %u of them hooked: their\n"
+			    "quick entry points at an anonymous rwx page of ldr/br trampolines.\n",
+			    m->art_methods, m->n_hooks_done);
 	wbuf_printf(&b, "Reachability roots: every Class object (statics included), the image roots and the app\n"
 		    "dex cache.  Dropped chat messages and old session tokens are unreachable; a sweep freed\n"
 		    "some unreachable objects the way that version frees (RosAlloc: slot zeroed, 7.0+ free-list\n"
@@ -428,7 +471,8 @@ int truth_readme(struct model *m, const char *path, const char *cmdline, struct 
 		    "unevacuated regions: 0xBADDB01D).\n\n");
 	wbuf_printf(&b, "Simplifications (not what a device has): no OAT/VDEX file (the DEX bytes sit in an\n"
 		    "anonymous 'classes.dex extracted in memory' mapping); Class objects carry no embedded\n"
-		    "vtable/IMT (static fields follow the fixed part); image methods, runtime ArtMethods and\n"
+		    "vtable/IMT (static fields follow the fixed part); no compiled code (methods are native);\n"
+		    "image methods, runtime ArtMethods and\n"
 		    "the Oome roots of 10 are null; no live/mark bitmaps, card table or allocation stacks;\n"
 		    "the region space and LOS mappings are cut to their used part.\n");
 	wbuf_printf(&b, "%.*s", (int)m->notes.len, m->notes.data ? (const char *)m->notes.data : "");

@@ -95,6 +95,8 @@ static void build_classes(struct model *m)
 			if (m->k[i].object_size == 0 && m->k[i].super >= 0)
 				m->k[i].object_size = m->k[m->k[i].super].object_size;
 		m->k[i].in_image = true;        /* the boot class path: in the boot image */
+		if (m->k[i].dex == 0 && f->fields == FAM_FIELDS_LPA)
+			m->k[i].n_methods = 2;  /* native methods, for ArtMethods and hooks */
 	}
 
 	/* the app: a 3-level hierarchy with every field type, a chat and a session token */

@@ -666,6 +666,7 @@ class Checker:
                 if t['content'] == 'partial':
                     self.check_partial(t)
                 self.count('free objects')
+        self.check_methods()
         # class metadata: names and field layouts from ifields_ + DEX vs truth.json
         summ = json.load(open(self.d + '/truth.json', encoding='utf-8'))
         for k in summ['classes']:
@@ -678,6 +679,46 @@ class Checker:
                 self.err('class %s: fields from ifields_+DEX %s, truth %s' % (k['name'], got[:4], want[:4]))
             self.count('class layouts checked')
         return not self.errors
+
+    # ---- ArtMethods of the image (7.0+; art-layouts.md §6.2, §2.2 section 2) ----
+    AM_SIZE = {'7.x': (36, 56), '8.0': (32, 48), '8.1': (32, 48)}   # else 9-11: (28, 40)
+
+    def check_methods(self):
+        if self.ver in ('5.0', '5.1', '6.0'):
+            return
+        hooks = json.load(open(self.d + '/hooks.json', encoding='utf-8'))
+        hooked = {int(h['art_method'], 16): h for h in hooks['hooks']}
+        known = [(int(k['begin'], 16), int(k['end'], 16)) for k in hooks['known_code']]
+        s, e = self.image
+        sec = {'10': 64}.get(self.ver, 72)
+        off, size = self.core.u32(s + sec + 16), self.core.u32(s + sec + 20)
+        sz32, sz64 = self.AM_SIZE.get(family(self.ver) if family(self.ver) == '7.x' else self.ver, (28, 40))
+        P = self.ptr
+        stride = -(-(sz64 if P == 8 else sz32) // P) * P
+        quick = stride - P if self.ver not in ('7.0', '7.1') else (48 if P == 8 else 32)
+        quick = {'7.x': (32, 48), '8.0': (28, 40), '8.1': (28, 40)}.get(
+            family(self.ver) if family(self.ver) == '7.x' else self.ver, (24, 32))[P == 8]
+        a, end, n = s + off, s + off + size, 0
+        while a < end:
+            count = self.core.u32(a)
+            m = a + P
+            for i in range(count):
+                c = self.core.u32(m)
+                if not self.class_ok(c):
+                    self.err('ArtMethod 0x%x: declaring class 0x%x is not a Class' % (m, c))
+                entry = self.rptr(m + quick)
+                if m in hooked:
+                    if '0x%x' % entry != hooked[m]['entry']:
+                        self.err('ArtMethod 0x%x: hooked entry 0x%x, hooks.json %s' % (m, entry, hooked[m]['entry']))
+                    self.count('hooked methods')
+                elif not any(lo <= entry < hi for lo, hi in known):
+                    self.err('ArtMethod 0x%x: entry 0x%x outside known code, not a listed hook' % (m, entry))
+                n += 1
+                m += stride
+            a = m
+        if n != hooks['art_methods']:
+            self.err('ArtMethods section holds %d methods, hooks.json %d' % (n, hooks['art_methods']))
+        self.count('art methods', n)
 
     def check_partial(self, t):
         a = t['a']
