@@ -425,7 +425,7 @@ static int af_describe_oat(struct af_ctx *cx, struct err *e)
 			vp = &v;
 		}
 	}
-	rc = oat_open(&o, cx->data, cx->len, cx->path, vp, e);
+	rc = oat_open(&o, cx->data, cx->len, "ELF", vp, e);
 	if (rc == 0) {
 		af_oat_header(cx->r, &o);
 		rep_s(cx->r, "vdex", vp ? vpath : "");
@@ -630,8 +630,12 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 	fclose(mem);
 	if (rc == 0)
 		fwrite(buf, 1, buf_len, out);
-	else
+	else {
+		/* some lower layers (libelf) name no offset: add the one the error is about */
+		if (!strstr(e->msg, "0x"))
+			err_prefix(e, "at 0x%llx", (unsigned long long)(e->va == ERR_NO_VA ? 0 : e->va));
 		err_prefix(e, "%s", path);
+	}
 	free(buf);
 	mapfile_close(&m);
 	return rc;
