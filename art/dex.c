@@ -389,32 +389,40 @@ int dex_type_descriptor(const struct dex *d, uint32_t idx, const uint8_t **s, si
 	return dex_string(d, ld_u32le(id_entry(d, d->type_ids_off, idx, DEX_TYPE_ID_SIZE)), s, len, e);
 }
 
-int dex_field_id(const struct dex *d, uint32_t idx, struct dex_field_id *out, struct err *e)
+/* field_id and method_id share one layout: u16 class_idx, u16 type/proto idx, u32 name_idx */
+static int member_id(const struct dex *d, const char *what, uint32_t idx, uint32_t size, uint32_t off,
+		     uint32_t out[3], struct err *e)
 {
 	const uint8_t *p;
-	int rc = index_check(d, "field", idx, d->field_ids_size, e);
+	int rc = index_check(d, what, idx, size, e);
 
 	if (rc)
 		return rc;
-	p = id_entry(d, d->field_ids_off, idx, DEX_FIELD_ID_SIZE);
-	out->class_idx = ld_u16le(p);
-	out->type_idx = ld_u16le(p + 2);
-	out->name_idx = ld_u32le(p + 4);
+	p = id_entry(d, off, idx, DEX_FIELD_ID_SIZE);
+	out[0] = ld_u16le(p);
+	out[1] = ld_u16le(p + 2);
+	out[2] = ld_u32le(p + 4);
 	return 0;
+}
+
+int dex_field_id(const struct dex *d, uint32_t idx, struct dex_field_id *out, struct err *e)
+{
+	uint32_t v[3];
+	int rc = member_id(d, "field", idx, d->field_ids_size, d->field_ids_off, v, e);
+
+	if (rc == 0)
+		*out = (struct dex_field_id){ v[0], v[1], v[2] };
+	return rc;
 }
 
 int dex_method_id(const struct dex *d, uint32_t idx, struct dex_method_id *out, struct err *e)
 {
-	const uint8_t *p;
-	int rc = index_check(d, "method", idx, d->method_ids_size, e);
+	uint32_t v[3];
+	int rc = member_id(d, "method", idx, d->method_ids_size, d->method_ids_off, v, e);
 
-	if (rc)
-		return rc;
-	p = id_entry(d, d->method_ids_off, idx, DEX_METHOD_ID_SIZE);
-	out->class_idx = ld_u16le(p);
-	out->proto_idx = ld_u16le(p + 2);
-	out->name_idx = ld_u32le(p + 4);
-	return 0;
+	if (rc == 0)
+		*out = (struct dex_method_id){ v[0], v[1], v[2] };
+	return rc;
 }
 
 int dex_proto_id(const struct dex *d, uint32_t idx, struct dex_proto_id *out, struct err *e)
