@@ -971,6 +971,15 @@ static int oat_sources_scan_image(struct oat_code_sources *s, struct err *e)
 	return 0;
 }
 
+/* An ELF core (e_type ET_CORE = 4 at offset 16, in the byte order of EI_DATA) is a memory
+ * image, not an OAT file, even though both start with an ELF header. */
+static bool oat_sources_is_core(const uint8_t *p, size_t len)
+{
+	if (len < 18)
+		return false;
+	return (p[5] == 2 ? ld_u16be(p + 16) : ld_u16le(p + 16)) == 4;
+}
+
 int oat_code_sources_open(struct oat_code_sources *s, const char *path, const char *vdex_path,
 			  const char *maps_path, struct err *e)
 {
@@ -983,7 +992,7 @@ int oat_code_sources_open(struct oat_code_sources *s, const char *path, const ch
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		if ((rc = oat_sources_map(s, path, &f, e)) < 0)
 			return rc;
-		if (elfw_probe(f->data, f->len) &&
+		if (elfw_probe(f->data, f->len) && !oat_sources_is_core(f->data, f->len) &&
 		    (rc = oat_sources_open_file(s, f->data, f->len, path, vdex_path, e)) != -ERR_UNSUP) {
 			if (rc < 0)
 				oat_code_sources_close(s);
