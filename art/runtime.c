@@ -504,6 +504,14 @@ static void choose_pointer_size(struct art_runtime *rt)
 			return;
 		}
 	}
+	if (rt->img->pointer_bits == 32 || rt->img->pointer_bits == 64) {
+		/* a core's ELF class is the process's word size; needed for 5.x, whose Class objects
+		 * hold heap references where later versions hold native pointers */
+		rt->pointer_size = rt->img->pointer_bits / 8;
+		rt->pointer_how = rt->img->pointer_bits == 64 ? "container: ELF class 64 of the core"
+							      : "container: ELF class 32 of the core";
+		return;
+	}
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct mirror_class *c = &rt->classes[i].raw;
 		const uint64_t v[3] = { c->ifields, c->methods, c->sfields };

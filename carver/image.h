@@ -49,6 +49,7 @@ struct image {
 	size_t region_count;
 	const char *container;     /* "elf-core", "maps-dir", "memfetch", "volatility2", "volatility3", "memory" */
 	const char *path;
+	unsigned pointer_bits;     /* the process's word size from the container (ELF class of a core), 0 if unknown */
 	/* private: use the functions below */
 	struct img_region *reg_;
 	size_t reg_cap_;

@@ -148,6 +148,8 @@ int img_load_core_bytes(struct image *img, const uint8_t *data, size_t len, cons
 		rc = ERR_SET(e, ERR_UNSUP, 16, "%s: an ELF file of type %u, not a core file (ET_CORE)", label, elfw_type(w));
 	else
 		rc = core_load(img, w, label, e);
+	if (rc == 0)
+		img->pointer_bits = elfw_bits(w);
 	elfw_close(w);
 	return rc;
 }
