@@ -145,25 +145,6 @@ bool mirror_class_retired(const struct mirror *m, const struct mirror_class *c)
 	return (int32_t)c->status == m->l->klass.status_retired;
 }
 
-static void put_utf8(struct wbuf *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		wbuf_u8(out, (uint8_t)cp);
-	} else if (cp < 0x800) {
-		wbuf_u8(out, (uint8_t)(0xc0 | cp >> 6));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		wbuf_u8(out, (uint8_t)(0xe0 | cp >> 12));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp >> 6 & 0x3f)));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp & 0x3f)));
-	} else {
-		wbuf_u8(out, (uint8_t)(0xf0 | cp >> 18));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp >> 12 & 0x3f)));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp >> 6 & 0x3f)));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp & 0x3f)));
-	}
-}
-
 static void utf16_to_utf8(const uint8_t *p, size_t units, struct wbuf *out)
 {
 	for (size_t i = 0; i < units; i++) {
@@ -171,12 +152,12 @@ static void utf16_to_utf8(const uint8_t *p, size_t units, struct wbuf *out)
 		if (u >= 0xd800 && u < 0xdc00 && i + 1 < units) {
 			uint32_t lo = ld_u16le(p + 2 * i + 2);
 			if (lo >= 0xdc00 && lo < 0xe000) {
-				put_utf8(out, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
+				wbuf_utf8(out, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
 				i++;
 				continue;
 			}
 		}
-		put_utf8(out, u >= 0xd800 && u < 0xe000 ? 0xfffd : u);
+		wbuf_utf8(out, u >= 0xd800 && u < 0xe000 ? 0xfffd : u);
 	}
 }
 
@@ -209,7 +190,7 @@ int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct 
 		utf16_to_utf8(c.base, len, out);
 	} else {
 		for (size_t i = 0; i < len; i++)
-			put_utf8(out, c.base[i]);
+			wbuf_utf8(out, c.base[i]);
 	}
 	return wbuf_status(out, e);
 }

@@ -443,20 +443,6 @@ void mirror_walk_release(struct mirror_walk *w)
 
 /* ---- naming ---- */
 
-static void put_utf8(struct wbuf *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		wbuf_u8(out, (uint8_t)cp);
-	} else if (cp < 0x800) {
-		wbuf_u8(out, (uint8_t)(0xc0 | cp >> 6));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp & 0x3f)));
-	} else {
-		wbuf_u8(out, (uint8_t)(0xe0 | cp >> 12));
-		wbuf_u8(out, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
-		wbuf_u8(out, (uint8_t)(0x80 | (cp & 0x3f)));
-	}
-}
-
 /* chars: n UTF-16 units (wide) or n bytes at addr, all loaded */
 static int chars_utf8(const struct mw_space *s, uint64_t addr, uint32_t n, bool wide, struct wbuf *out, struct err *e)
 {
@@ -469,7 +455,7 @@ static int chars_utf8(const struct mw_space *s, uint64_t addr, uint32_t n, bool 
 			       (unsigned long long)addr, n);
 	p = im->data + (addr - im->h.image_begin);
 	for (uint32_t i = 0; i < n; i++)
-		put_utf8(out, wide ? ld_u16le(p + 2 * i) : p[i]);
+		wbuf_utf8(out, wide ? ld_u16le(p + 2 * i) : p[i]);
 	return 1;
 }
 

@@ -100,6 +100,29 @@ void wbuf_zeros(struct wbuf *b, size_t n)
 	b->len += n;
 }
 
+void wbuf_utf8(struct wbuf *b, uint32_t cp)
+{
+	uint8_t t[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		t[0] = (uint8_t)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		t[0] = (uint8_t)(0xc0 | cp >> 6);
+		n = 2;
+	} else if (cp < 0x10000) {
+		t[0] = (uint8_t)(0xe0 | cp >> 12);
+		n = 3;
+	} else {
+		t[0] = (uint8_t)(0xf0 | (cp >> 18 & 0x07));
+		n = 4;
+	}
+	for (size_t i = 1; i < n; i++)
+		t[i] = (uint8_t)(0x80 | (cp >> (6 * (n - 1 - i)) & 0x3f));
+	wbuf_put(b, t, n);
+}
+
 void wbuf_printf(struct wbuf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -29,6 +29,8 @@ void wbuf_u32le(struct wbuf *b, uint32_t v);
 void wbuf_u64le(struct wbuf *b, uint64_t v);
 void wbuf_varint64(struct wbuf *b, uint64_t v);
 void wbuf_zeros(struct wbuf *b, size_t n);
+/* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */
+void wbuf_utf8(struct wbuf *b, uint32_t cp);
 void wbuf_printf(struct wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Overwrites 4 bytes at off (for back-patched lengths); off+4 must be <= len. */
 void wbuf_patch_u32be(struct wbuf *b, size_t off, uint32_t v);

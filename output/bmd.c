@@ -702,28 +702,10 @@ static inline void jstr_unit(struct jstr *s, uint32_t unit)
 /* Appends code point cp (BMP or supplementary) as UTF-8 and hashes its UTF-16 units. */
 static void jstr_cp(struct jstr *s, uint32_t cp)
 {
-	uint8_t t[4];
-
-	if (cp < 0x80) {
-		wbuf_u8(s->out, (uint8_t)cp);
-		jstr_unit(s, cp);
-	} else if (cp < 0x800) {
-		t[0] = (uint8_t)(0xc0 | cp >> 6);
-		t[1] = (uint8_t)(0x80 | (cp & 0x3f));
-		wbuf_put(s->out, t, 2);
-		jstr_unit(s, cp);
-	} else if (cp < 0x10000) {
-		t[0] = (uint8_t)(0xe0 | cp >> 12);
-		t[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-		t[2] = (uint8_t)(0x80 | (cp & 0x3f));
-		wbuf_put(s->out, t, 3);
+	wbuf_utf8(s->out, cp);
+	if (cp < 0x10000) {
 		jstr_unit(s, cp);
 	} else {
-		t[0] = (uint8_t)(0xf0 | cp >> 18);
-		t[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-		t[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-		t[3] = (uint8_t)(0x80 | (cp & 0x3f));
-		wbuf_put(s->out, t, 4);
 		jstr_unit(s, 0xd800 + ((cp - 0x10000) >> 10));
 		jstr_unit(s, 0xdc00 + ((cp - 0x10000) & 0x3ff));
 	}

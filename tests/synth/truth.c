@@ -22,16 +22,8 @@ static void json_utf16(struct wbuf *b, const uint16_t *s, uint32_t n)
 			wbuf_printf(b, "\\%c", (char)c);
 		else if (c < 0x20 || (c >= 0xd800 && c < 0xe000))
 			wbuf_printf(b, "\\u%04x", c);
-		else if (c < 0x80)
-			wbuf_u8(b, (uint8_t)c);
-		else if (c < 0x800) {
-			wbuf_u8(b, (uint8_t)(0xc0 | c >> 6));
-			wbuf_u8(b, (uint8_t)(0x80 | (c & 0x3f)));
-		} else {
-			wbuf_u8(b, (uint8_t)(0xe0 | c >> 12));
-			wbuf_u8(b, (uint8_t)(0x80 | (c >> 6 & 0x3f)));
-			wbuf_u8(b, (uint8_t)(0x80 | (c & 0x3f)));
-		}
+		else
+			wbuf_utf8(b, c);
 	}
 	wbuf_u8(b, '"');
 }

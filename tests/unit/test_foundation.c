@@ -46,6 +46,21 @@ static void test_wbuf_roundtrip(void)
 	T_EQ_U(cur_remaining(&c), 0);
 	wbuf_patch_u32be(&b, 0, 0x11223344);
 	T_EQ_U(ld_u32be(b.data), 0x11223344);
+
+	T_SECTION("wbuf UTF-8 encoder at every length boundary");
+	{
+		static const struct { uint32_t cp; const char *utf8; } v[] = {
+			{ 0x41, "A" }, { 0x7f, "\x7f" }, { 0x80, "\xc2\x80" }, { 0x7ff, "\xdf\xbf" },
+			{ 0x800, "\xe0\xa0\x80" }, { 0xfffd, "\xef\xbf\xbd" }, { 0x10000, "\xf0\x90\x80\x80" },
+			{ 0x1f600, "\xf0\x9f\x98\x80" }, { 0x10ffff, "\xf4\x8f\xbf\xbf" },
+		};
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			wbuf_reset(&b);
+			wbuf_utf8(&b, v[i].cp);
+			T_CHECK(b.len == strlen(v[i].utf8) && !memcmp(b.data, v[i].utf8, b.len),
+				"U+%04X encodes to %zu bytes, expected %zu", (unsigned)v[i].cp, b.len, strlen(v[i].utf8));
+		}
+	}
 	wbuf_release(&b);
 
 	T_SECTION("wbuf allocation failure is sticky and reported");
