@@ -10,40 +10,13 @@
 . "$(dirname "$0")/lib.sh"
 G=$CORPUS/hprof/badoo-golden
 RECORDS=$PWD/build/tools/bmd_records
-EVERY_ASAN=${SWEEP_ASAN_EVERY:-8}
+SWEEP_ASAN_EVERY=${SWEEP_ASAN_EVERY:-8}
 SAMPLES=${SWEEP_BOUNDARY_RECORDS:-6}
 
-[ -x "$ASAN_ART" ] || ASAN_ART=$ART
-for w in art:$ART asan:$ASAN_ART; do
-	printf '#!/bin/sh\nexec timeout 60 %s "$@"\n' "${w#*:}" >"$TMP/${w%%:*}"
-	chmod +x "$TMP/${w%%:*}"
-done
-O=$TMP/out
-M=$TMP/mutant
-n_runs=0
+. "$(dirname "$0")/sweep_lib.sh"
 
 tool_decrunch() { "$1" decrunch -q --max-output 64M "$2" "$3/out.hprof"; }
 tool_decrunch_mat() { "$1" decrunch -q --mat --max-output 64M "$2" "$3/out.hprof"; }
-
-check() { # check TOOL LABEL
-	n_runs=$((n_runs + 1))
-	bin=$TMP/art
-	[ $((n_runs % EVERY_ASAN)) -eq 0 ] && bin=$TMP/asan
-	rm -rf "$O"; mkdir "$O"
-	"$1" "$bin" "$M" "$O" 2>"$TMP/err"
-	rc=$? why=
-	case $rc in
-	0) ;;
-	1)
-		if [ "$(wc -l <"$TMP/err")" -ne 1 ]; then why="$(wc -l <"$TMP/err") lines on stderr"
-		elif ! grep -q '0x[0-9a-f]' "$TMP/err"; then why="message names no offset"
-		elif [ -n "$(ls -A "$O")" ]; then why="left $(ls -A "$O" | tr '\n' ' ')"
-		fi ;;
-	*) why="exit $rc" ;;
-	esac
-	[ -n "$why" ] && echo "$1 on $2 ($(basename "$bin")): $why: $(head -c 300 "$TMP/err")" >>"$TMP/fail"
-	return 0
-}
 
 lengths() { # lengths FILE: truncation points, largest first
 	size=$(wc -c <"$1")
@@ -74,30 +47,15 @@ positions() { # positions FILE: bytes to corrupt
 sweep() { # sweep FILE
 	f=$1 name=$(basename "$1")
 	: >"$TMP/fail"
-	before=$n_runs
+	before=$sweep_n
 	cp "$f" "$M" && chmod u+w "$M"
 	for n in $(lengths "$f"); do
 		truncate -s "$n" "$M"
-		check tool_decrunch "$name truncated to $n"
-		[ $((n % 3)) -eq 0 ] && check tool_decrunch_mat "$name truncated to $n"
+		sweep_check tool_decrunch "$name truncated to $n"
+		[ $((n % 3)) -eq 0 ] && sweep_check tool_decrunch_mat "$name truncated to $n"
 	done
-	cp "$f" "$M" && chmod u+w "$M"
-	for p in $(positions "$f"); do
-		orig=$(od -An -tu1 -j "$p" -N1 "$f" | tr -d ' ')
-		for v in 0 255 $((orig ^ 1)); do
-			[ "$v" -eq "$orig" ] && continue
-			printf "\\$(printf %03o "$v")" | dd of="$M" bs=1 seek="$p" conv=notrunc 2>/dev/null
-			check tool_decrunch "$name byte $p = $v"
-			check tool_decrunch_mat "$name byte $p = $v"
-		done
-		printf "\\$(printf %03o "$orig")" | dd of="$M" bs=1 seek="$p" conv=notrunc 2>/dev/null
-	done
-	runs=$((n_runs - before))
-	if [ -s "$TMP/fail" ]; then
-		t_fail "$name: $(wc -l <"$TMP/fail") of $runs runs misbehaved:"; head -n 10 "$TMP/fail"
-	else
-		t_ok "$name: $runs decrunch runs exited 0 or 1 cleanly"
-	fi
+	sweep_corrupt "$f" "$name" "$(positions "$f")" tool_decrunch tool_decrunch_mat
+	sweep_report "$name" "$before" "decrunch runs"
 }
 
 if [ ! -d "$G" ]; then t_skip "no golden corpus at $G"; t_done; exit; fi

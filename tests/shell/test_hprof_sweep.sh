@@ -26,37 +26,7 @@ if "$ART" crunch --help >/dev/null 2>&1; then
 	SWEEP_TOOLS="$SWEEP_TOOLS tool_crunch"
 fi
 
-[ -x "$ASAN_ART" ] || ASAN_ART=$ART
-# the binaries run through wrappers that stop a hang after 60 s (exit 124 = failure)
-for w in art:$ART asan:$ASAN_ART; do
-	printf '#!/bin/sh\nexec timeout 60 %s "$@"\n' "${w#*:}" >"$TMP/${w%%:*}"
-	chmod +x "$TMP/${w%%:*}"
-done
-O=$TMP/out
-M=$TMP/mutant
-sweep_n=0
-
-# sweep_check TOOL LABEL: runs TOOL on $M, records a failure line in $TMP/fail
-sweep_check() {
-	sweep_n=$((sweep_n + 1))
-	bin=$TMP/art
-	[ $((sweep_n % SWEEP_ASAN_EVERY)) -eq 0 ] && bin=$TMP/asan
-	rm -rf "$O"; mkdir "$O"
-	"$1" "$bin" "$M" "$O" 2>"$TMP/err"
-	rc=$?
-	why=
-	case $rc in
-	0) ;;
-	1)
-		if [ "$(wc -l <"$TMP/err")" -ne 1 ]; then why="$(wc -l <"$TMP/err") lines on stderr"
-		elif ! grep -q '0x[0-9a-f]' "$TMP/err"; then why="message names no offset"
-		elif [ -n "$(ls -A "$O")" ]; then why="left $(ls -A "$O" | tr '\n' ' ')"
-		fi ;;
-	*) why="exit $rc" ;;
-	esac
-	[ -n "$why" ] && echo "$1 on $2 ($(basename "$bin")): $why: $(head -c 300 "$TMP/err")" >>"$TMP/fail"
-	return 0
-}
+. "$(dirname "$0")/sweep_lib.sh"
 
 # sweep_lengths FILE: the truncation lengths, largest first
 sweep_lengths() {
@@ -102,22 +72,8 @@ sweep_file() {
 		truncate -s "$n" "$M"
 		for t in "$@"; do sweep_check "$t" "$name truncated to $n"; done
 	done
-	cp "$f" "$M" && chmod u+w "$M"
-	for p in $(sweep_positions "$f"); do
-		orig=$(od -An -tu1 -j "$p" -N1 "$f" | tr -d ' ')
-		for v in 0 255 $((orig ^ 1)); do
-			[ "$v" -eq "$orig" ] && continue
-			printf "\\$(printf %03o "$v")" | dd of="$M" bs=1 seek="$p" conv=notrunc 2>/dev/null
-			for t in "$@"; do sweep_check "$t" "$name byte $p = $v"; done
-		done
-		printf "\\$(printf %03o "$orig")" | dd of="$M" bs=1 seek="$p" conv=notrunc 2>/dev/null
-	done
-	runs=$((sweep_n - runs_before))
-	if [ -s "$TMP/fail" ]; then
-		t_fail "$name: $(wc -l <"$TMP/fail") of $runs runs misbehaved:"; head -n 10 "$TMP/fail"
-	else
-		t_ok "$name: $runs runs ($*) exited 0 or 1 cleanly"
-	fi
+	sweep_corrupt "$f" "$name" "$(sweep_positions "$f")" "$@"
+	sweep_report "$name" "$runs_before" "runs ($*)"
 }
 
 if [ ! -d "$H" ]; then t_skip "no HPROF corpus at $H"; t_done; exit; fi
