@@ -10,7 +10,7 @@ CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm $(LDLIBS)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-LIB_SRCS  := $(filter-out carver/main.c,$(wildcard carver/*.c art/*.c rosalloc/*.c output/*.c))
+LIB_SRCS  := $(filter-out carver/cli/main.c,$(wildcard carver/*/*.c art/*/*.c rosalloc/*.c rosalloc/*/*.c output/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 SYNTH_SRCS := $(wildcard tests/synth/*.c)
@@ -18,7 +18,7 @@ SYNTH_SRCS := $(wildcard tests/synth/*.c)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,build/tools/%,$(TOOL_SRCS))
 # the synthetic generator may share only the foundation (constants, cursor, buffers)
-FOUND_SRCS := carver/err.c carver/cursor.c carver/wbuf.c carver/xalloc.c carver/outfile.c carver/arena.c carver/mapfile.c
+FOUND_SRCS := $(wildcard carver/base/*.c)
 
 B  := build
 BA := build/asan
@@ -42,10 +42,10 @@ $(B)/libartcarve.a: $(call lib_objs,$(B))
 $(BA)/libartcarve.a: $(call lib_objs,$(BA))
 	@rm -f $@; ar rcs $@ $^
 
-$(B)/artcarve: $(B)/obj/carver/main.o $(B)/libartcarve.a
+$(B)/artcarve: $(B)/obj/carver/cli/main.o $(B)/libartcarve.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BA)/artcarve: $(BA)/obj/carver/main.o $(BA)/libartcarve.a
+$(BA)/artcarve: $(BA)/obj/carver/cli/main.o $(BA)/libartcarve.a
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/libartcarve.a
@@ -90,7 +90,7 @@ $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/liba
 
 # real libFuzzer builds (clang), for `make fuzz`
 # (the command layer and its CLI helpers are left out: they need main.c)
-FUZZ_LIB_SRCS := $(filter-out carver/cli.c carver/commands.c carver/cmd_%.c carver/info_%.c,$(LIB_SRCS))
+FUZZ_LIB_SRCS := $(filter-out carver/cli/%,$(LIB_SRCS))
 $(B)/libfuzzer/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS_ALL)

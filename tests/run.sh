@@ -42,6 +42,7 @@ for t in build/asan/fuzz/fuzz_*; do
 	n=$(basename "$t")
 	run_one "$t" "$t" "tests/fuzz/corpus/$n" "tests/fuzz/regress/$n"
 done
+run_one tests/check_layers.sh sh tests/check_layers.sh
 for t in tests/shell/test_*.sh; do [ -f "$t" ] && run_one "$t" sh "$t"; done
 
 echo "$passed passed, $failed failed, $skipped skipped"

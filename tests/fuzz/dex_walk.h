@@ -4,7 +4,7 @@
 #ifndef ARTCARVE_FUZZ_DEX_WALK_H
 #define ARTCARVE_FUZZ_DEX_WALK_H
 
-#include "art/dex.h"
+#include "art/format/dex.h"
 
 enum { FUZZ_CAP = 512 };
 

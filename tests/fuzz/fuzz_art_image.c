@@ -3,10 +3,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "art/art_image.h"
-#include "art/art_layout.h"
-#include "art/mirror_walk.h"
-#include "carver/wbuf.h"
+#include "art/format/art_image.h"
+#include "art/format/art_layout.h"
+#include "art/mirror/mirror_walk.h"
+#include "carver/base/wbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,11 @@
-/* fuzz_bmd.c - libFuzzer target for the BMD reader (output/bmd.h): reads every record,
+/* fuzz_bmd.c - libFuzzer target for the BMD reader (output/bmd/bmd.h): reads every record,
  * re-decodes instance values, array elements and root ids from the cursors the reader hands
  * out, and walks each instance's class chain.  Seeds: tests/fuzz/corpus/fuzz_bmd (written by
  * `build/tests/test_bmd --write-seeds tests/fuzz/corpus`). */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "output/bmd.h"
+#include "output/bmd/bmd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "output/bmd_codec.h"
+#include "output/bmd/bmd_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,10 +1,10 @@
-/* fuzz_decrunch.c - libFuzzer target for decrunch (output/bmd_codec.h): every input is
+/* fuzz_decrunch.c - libFuzzer target for decrunch (output/bmd/bmd_codec.h): every input is
  * decrunched in Badoo's layout and with --mat into a byte-counting sink (output capped at
  * 8 MiB so zero-filled arrays cannot run away).  Seeds: tests/fuzz/corpus/fuzz_decrunch. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "output/bmd_codec.h"
+#include "output/bmd/bmd_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/elfw.h"
-#include "carver/image.h"
-#include "carver/image_int.h"
+#include "carver/image/elfw.h"
+#include "carver/image/image.h"
+#include "carver/image/image_int.h"
 
 static void poke_regions(const struct image *img)
 {

@@ -3,9 +3,9 @@
  * huge ranges), the image must come out sorted and without overlaps. */
 #include <stdlib.h>
 
-#include "carver/image.h"
-#include "carver/image_int.h"
-#include "carver/maps.h"
+#include "carver/image/image.h"
+#include "carver/image/image_int.h"
+#include "carver/image/maps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/image_int.h"
+#include "carver/image/image_int.h"
 
 static int check_entry(void *ctx, const struct img_mfetch_entry *ent, struct err *e)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "art/oat.h"
+#include "art/format/oat.h"
 #include "tests/fuzz/dex_walk.h"
 
 static void fuzz_records(const struct oat *o)

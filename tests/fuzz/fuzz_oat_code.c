@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "art/oat_code.h"
+#include "art/code/oat_code.h"
 
 static const unsigned fuzz_versions[] = { 39, 45, 79, 124, 138, 156, 170, 183, 192, 195 };
 

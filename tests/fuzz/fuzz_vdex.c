@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "art/vdex.h"
+#include "art/format/vdex.h"
 #include "tests/fuzz/dex_walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

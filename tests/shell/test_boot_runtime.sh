@@ -4,7 +4,7 @@
 # image_begin in a maps-dir image (a listing + one file per region, built here at test time),
 # then `info` must take the layout family and pointer size from the image header, and the
 # classes `classes` finds inside each image must be exactly the classes that `art-file`'s
-# object-by-object walk of the same file counts (an independent decoder: art/mirror_walk.c).
+# object-by-object walk of the same file counts (an independent decoder: art/mirror/mirror_walk.c).
 . "$(dirname "$0")/lib.sh"
 ART_DIR=$CORPUS/art
 [ -d "$ART_DIR" ] || { t_skip "no $ART_DIR"; t_done; exit $?; }

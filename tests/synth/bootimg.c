@@ -8,7 +8,7 @@
  * 5.x: ObjectArray<ArtField> of mirror ArtField objects. */
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

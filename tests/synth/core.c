@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "carver/outfile.h"
-#include "carver/xalloc.h"
+#include "carver/base/outfile.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 
 #define PAGE 4096u

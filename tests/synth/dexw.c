@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 
 struct dexw {

@@ -11,7 +11,7 @@
  * compaction copied bump-pointer style after them (heap.cc PreZygoteFork). */
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

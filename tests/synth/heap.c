@@ -2,7 +2,7 @@
  * instance fields, arrays, strings and Class objects in each family's layout. */
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

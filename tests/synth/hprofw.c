@@ -7,8 +7,8 @@
  * with their declared fields only (their characters are in truth.jsonl). */
 #include <string.h>
 
-#include "carver/outfile.h"
-#include "carver/xalloc.h"
+#include "carver/base/outfile.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 
 unsigned klass_type_size(const char *t)

@@ -8,7 +8,7 @@
  * prev_free_ counts the free pages before a block.  Freed pages are madvised (zero). */
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

@@ -8,7 +8,7 @@
  * table itself is native memory and is not part of the image. */
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

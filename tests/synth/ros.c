@@ -8,7 +8,7 @@
  * write next_ in the first pointer-sized word and push at the list head). */
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

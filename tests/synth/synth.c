@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 
 int work_build(struct model *m);

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "carver/err.h"
-#include "carver/wbuf.h"
+#include "carver/base/err.h"
+#include "carver/base/wbuf.h"
 
 /* ---- version families (fam.c) ---- */
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/outfile.h"
-#include "carver/xalloc.h"
+#include "carver/base/outfile.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
 
 const char *const sp_names[] = {"none", "image", "main", "region", "non-moving", "zygote", "los",

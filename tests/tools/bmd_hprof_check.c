@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "carver/mapfile.h"
-#include "carver/xalloc.h"
-#include "output/bmd.h"
-#include "output/hprof.h"
+#include "carver/base/mapfile.h"
+#include "carver/base/xalloc.h"
+#include "output/bmd/bmd.h"
+#include "output/hprof/hprof.h"
 
 struct chk {
 	unsigned id;

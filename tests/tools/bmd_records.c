@@ -3,8 +3,8 @@
  * a BMD by eye.  Exit 0, or 1 with the reader's error after the records read so far. */
 #include <stdio.h>
 
-#include "carver/mapfile.h"
-#include "output/bmd.h"
+#include "carver/base/mapfile.h"
+#include "output/bmd/bmd.h"
 
 int main(int argc, char **argv)
 {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "art/dex.h"
-#include "carver/wbuf.h"
+#include "art/format/dex.h"
+#include "carver/base/wbuf.h"
 
 #define DG_FN static __attribute__((unused))
 enum { DG_MAX = 256 };
@@ -494,7 +494,7 @@ DG_FN int dg_build(struct wbuf *out, const struct dg_spec *sp)
 }
 
 
-/* ---- VDEX (see art/vdex.h for the layouts) ----
+/* ---- VDEX (see art/format/vdex.h for the layouts) ----
  * dex[i]/dex_len[i]: files to embed (with_dex false: only their checksums, as 021/027 do for
  * dex files kept in the APK).  A compact dex must be the only one: its data section becomes
  * the shared data after the dex section. */

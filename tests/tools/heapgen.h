@@ -11,10 +11,10 @@
 #ifndef ARTCARVE_HEAPGEN_H
 #define ARTCARVE_HEAPGEN_H
 
-#include "art/art_layout.h"
-#include "art/dex.h"
-#include "carver/image.h"
-#include "carver/wbuf.h"
+#include "art/format/art_layout.h"
+#include "art/format/dex.h"
+#include "carver/image/image.h"
+#include "carver/base/wbuf.h"
 #include "tests/tools/dexgen.h"
 
 #define HG_FN static __attribute__((unused))

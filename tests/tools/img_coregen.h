@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "carver/wbuf.h"
+#include "carver/base/wbuf.h"
 
 struct coregen_seg {
 	uint64_t start, memsz, filesz; /* in units */

@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "carver/cursor.h"
-#include "carver/mapfile.h"
-#include "carver/wbuf.h"
+#include "carver/base/cursor.h"
+#include "carver/base/mapfile.h"
+#include "carver/base/wbuf.h"
 #include "tests/tools/img_coregen.h"
 
 #define SPLIT_PID 4242

@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "art/runtime.h"
-#include "carver/elfw.h"
-#include "carver/maps.h"
+#include "art/runtime/runtime.h"
+#include "carver/image/elfw.h"
+#include "carver/image/maps.h"
 
 enum { LIMIT_MS = 20000, PT_LOAD_TYPE = 1, CLASS_BYTES = 120, DEX_BYTES = 0x70 + 4096 };
 

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "art/art_image.h"
-#include "art/art_layout.h"
-#include "art/lz4w.h"
+#include "art/format/art_image.h"
+#include "art/format/art_layout.h"
+#include "art/format/lz4w.h"
 
 enum { SYN_MAX = 16384, SYN_BEGIN = 0x70000000u };
 

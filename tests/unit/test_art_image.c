@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "art/art_image.h"
-#include "art/dex.h"
-#include "art/lz4w.h"
-#include "art/mirror_walk.h"
+#include "art/format/art_image.h"
+#include "art/format/dex.h"
+#include "art/format/lz4w.h"
+#include "art/mirror/mirror_walk.h"
 #include "t.h"
 #include "art_image_synth.h"
 

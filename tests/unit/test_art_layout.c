@@ -1,5 +1,5 @@
 /* test_art_layout.c - the layout table: lookups and row invariants. */
-#include "art/art_layout.h"
+#include "art/format/art_layout.h"
 #include "tests/unit/t.h"
 
 /* Every present Class field must lie inside the fixed part and not overlap the header. */

@@ -4,10 +4,10 @@
  * iteration) on the same inputs. */
 #include <stdlib.h>
 
-#include "carver/outfile.h"
-#include "output/bmd.h"
-#include "output/bmd_codec.h"
-#include "output/hprof.h"
+#include "carver/base/outfile.h"
+#include "output/bmd/bmd.h"
+#include "output/bmd/bmd_codec.h"
+#include "output/hprof/hprof.h"
 #include "t.h"
 
 static int hex_eq(const struct wbuf *b, const char *hex)

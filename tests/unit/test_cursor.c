@@ -1,6 +1,6 @@
 /* test_cursor.c - the bounded reader: values, every truncation, position kept on failure. */
-#include "carver/ck.h"
-#include "carver/cursor.h"
+#include "carver/base/ck.h"
+#include "carver/base/cursor.h"
 #include "t.h"
 
 static void test_fixed_reads(void)

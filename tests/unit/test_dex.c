@@ -1,10 +1,10 @@
 /* test_dex.c - DEX / compact DEX reader on DEX files built by tests/tools/dexgen.h:
  * valid input, every truncation, corrupted header fields, flipped magic. */
-#include "art/dex.h"
+#include "art/format/dex.h"
 
 #include <stdlib.h>
 
-#include "carver/xalloc.h"
+#include "carver/base/xalloc.h"
 #include "t.h"
 #include "tests/tools/dexgen.h"
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "art/disasm.h"
+#include "art/code/disasm.h"
 #include "tests/unit/t.h"
 
 static struct disasm *dis;

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/elfw.h"
-#include "carver/image.h"
-#include "carver/maps.h"
-#include "carver/mapfile.h"
+#include "carver/image/elfw.h"
+#include "carver/image/image.h"
+#include "carver/image/maps.h"
+#include "carver/base/mapfile.h"
 #include "t.h"
 
 int elfw_test_marker(void);

@@ -3,11 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "carver/arena.h"
-#include "carver/cursor.h"
-#include "carver/outfile.h"
-#include "carver/wbuf.h"
-#include "carver/xalloc.h"
+#include "carver/base/arena.h"
+#include "carver/base/cursor.h"
+#include "carver/base/outfile.h"
+#include "carver/base/wbuf.h"
+#include "carver/base/xalloc.h"
 #include "t.h"
 
 static void test_wbuf_roundtrip(void)

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "art/hooks.h"
-#include "carver/wbuf.h"
+#include "art/code/hooks.h"
+#include "carver/base/wbuf.h"
 #include "tests/unit/t.h"
 
 static struct disasm *dis;

@@ -1,4 +1,4 @@
-/* test_hprof.c - HPROF reader, writer and converter (output/hprof.h, output/hprof_conv.h):
+/* test_hprof.c - HPROF reader, writer and converter (output/hprof/hprof.h, output/hprof/hprof_conv.h):
  * writer -> reader round trips for id sizes 4 and 8 over every record and sub-record kind,
  * segment rotation, every truncation of a small file, corrupted length and count fields,
  * and the hprof-conv rules on a hand-made Android file.
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "carver/outfile.h"
-#include "output/hprof.h"
-#include "output/hprof_conv.h"
+#include "carver/base/outfile.h"
+#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_conv.h"
 #include "t.h"
 
 /* ---- a sample heap written with the writer ------------------------------------------------ */

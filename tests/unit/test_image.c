@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "carver/image.h"
-#include "carver/image_int.h"
-#include "carver/maps.h"
+#include "carver/image/image.h"
+#include "carver/image/image_int.h"
+#include "carver/image/maps.h"
 #include "t.h"
 #include "tests/tools/img_coregen.h"
 

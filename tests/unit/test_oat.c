@@ -1,10 +1,10 @@
 /* test_oat.c - OAT reader on ELF files built by tests/tools/dexgen.h for one version of
  * every header/record row: header fields, key/value store, records, dex inside the OAT
  * (< 124) or in a paired VDEX (124+), class offsets; truncations and corruptions. */
-#include "art/oat.h"
+#include "art/format/oat.h"
 
-#include "art/dex.h"
-#include "carver/xalloc.h"
+#include "art/format/dex.h"
+#include "carver/base/xalloc.h"
 #include "t.h"
 #include "tests/tools/dexgen.h"
 

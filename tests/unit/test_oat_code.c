@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "art/oat_code.h"
-#include "carver/wbuf.h"
+#include "art/code/oat_code.h"
+#include "carver/base/wbuf.h"
 #include "tests/unit/t.h"
 
 /* A tiny oatdata (.rodata) + oatexec (.text) pair: exec starts 0x100 after oatdata. */

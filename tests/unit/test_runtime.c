@@ -1,7 +1,7 @@
 /* test_runtime.c - the runtime model on a generated ART 11 heap (tests/tools/heapgen.h),
  * field linking, descriptor names, String decoding, and damaged heaps. */
-#include "art/mirror.h"
-#include "art/runtime.h"
+#include "art/mirror/mirror.h"
+#include "art/runtime/runtime.h"
 #include "tests/tools/heapgen.h"
 #include "tests/unit/t.h"
 

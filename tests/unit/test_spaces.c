@@ -2,8 +2,8 @@
  * content probes on hand-made buffers, and spaces_find over small memory images. */
 #include <stdlib.h>
 
-#include "art/spaces.h"
-#include "carver/cursor.h"
+#include "art/runtime/spaces.h"
+#include "carver/base/cursor.h"
 #include "tests/unit/t.h"
 
 static void test_dalvik_names(void)

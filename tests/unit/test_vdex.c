@@ -1,9 +1,9 @@
 /* test_vdex.c - VDEX 006/010/019/021/027 on files built by tests/tools/dexgen.h: layout,
  * dex iteration (standard and compact), absent dex, truncations, corrupted sizes. */
-#include "art/vdex.h"
+#include "art/format/vdex.h"
 
-#include "art/dex.h"
-#include "carver/xalloc.h"
+#include "art/format/dex.h"
+#include "carver/base/xalloc.h"
 #include "t.h"
 #include "tests/tools/dexgen.h"
 

@@ -1,0 +1,383 @@
+/* art_layout.c - the layout table: one row per ART layout family.
+ *
+ * Row sources (platform/art, GrapheneOS mirror of the AOSP commits; see
+ * docs/art-layouts.md §0): "10" = tag QQ3A.200805.001.2020.09.11.14 (image 074, oat 170),
+ * "11" = tag RP1A.200720.009.2020.09.25.00 (image 085, oat 183).  Files read for each:
+ * runtime/image.h (ImageHeader), runtime/mirror/object.h, class.h, string.h, array.h,
+ * dex_cache.h, runtime/art_field.h, runtime/art_method.h, libdexfile/dex/dex_file.h,
+ * libartbase/base/length_prefixed_array.h.  Rows for 5.0-9 are added by the artimg helper. */
+#include "art/format/art_layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* mirror::Class data members are identical in 8.0-14 (runtime/mirror/class.h @R10, @R11):
+ * 8 class_loader_, 12 component_type_, 16 dex_cache_, 20 ext_data_, 24 iftable_, 28 name_,
+ * 32 super_class_, 36 vtable_, 40 ifields_ (u64), 48 methods_ (u64), 56 sfields_ (u64),
+ * 64 access_flags_, 68 class_flags_, 72 class_size_, 76 clinit_thread_id_,
+ * 80 dex_class_def_idx_, 84 dex_type_idx_, 88 num_reference_instance_fields_,
+ * 92 num_reference_static_fields_, 96 object_size_, 100 object_size_alloc_fast_path_,
+ * 104 primitive_type_, 108 reference_instance_offsets_, 112 status_,
+ * 116 copied_methods_offset_ (u16), 118 virtual_methods_offset_ (u16); end 120.
+ * ClassStatus (runtime/class_status.h @R9-R14) is status_ >> 28: 0 NotReady, 1 Retired, ...,
+ * 14 Initialized, 15 VisiblyInitialized (11; 10 stops at 14, 15 is unused). */
+#define CLASS_8_TO_14                                                                          \
+	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
+		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
+		   .methods = 48, .sfields = 56, .access_flags = 64, .class_flags = 68,             \
+		   .class_size = 72, .clinit_thread_id = 76, .dex_class_def_idx = 80,               \
+		   .dex_type_idx = 84, .num_reference_instance_fields = 88,                         \
+		   .num_reference_static_fields = 92, .object_size = 96,                            \
+		   .object_size_alloc_fast_path = 100, .primitive_type = 104,                       \
+		   .reference_instance_offsets = 108, .status = 112, .copied_methods_offset = 116,  \
+		   .virtual_methods_offset = 118, .num_instance_fields = ART_ABSENT, .size = 120,   \
+		   .status_shift = 28, .status_min = 0, .status_max = 15, .status_retired = 1,   \
+		   .primitive_mask = 0xffff }
+
+/* mirror::Object: klass_ 0, monitor_ 4 (no Brooks fields in production builds) */
+#define OBJECT_HEADER .object = { .klass = 0, .monitor = 4, .size = 8 }
+/* mirror::String 8.0+: count_ 8 (length << 1 | uncompressed flag), hash_code_ 12, chars 16 */
+#define STRING_COMPRESSIBLE .string = { .count = 8, .hash = 12, .value = 16, .compressible = true }
+/* mirror::Array: length_ 8, first_element_ 12 */
+#define ARRAY_12 .array = { .length = 8, .data = 12 }
+/* art::ArtField 6.0+: declaring_class_ 0 (GcRoot), access_flags_ 4, field_dex_idx_ 8, offset_ 12;
+ * LengthPrefixedArray<ArtField>: u32 size_ then elements aligned to alignof(ArtField) = 4 */
+#define ART_FIELD_NATIVE                                                                       \
+	.field_storage = ART_FIELDS_LPA, .field_array_header = 4, .art_field_size = 16,           \
+	.art_field = { .declaring_class = 0, .access_flags = 4, .field_dex_idx = 8, .offset = 12 }
+/* art::ArtMethod 9-11: declaring_class_ 0, access_flags_ 4, dex_code_item_offset_ 8,
+ * dex_method_index_ 12, method_index_ 16 (u16), hotness_count_/imt_index_ 18 (u16), then
+ * PtrSizedFields { data_, entry_point_from_quick_compiled_code_ } at RoundUp(20, P) */
+#define ART_METHOD_9_TO_11                                                                     \
+	.art_method_size = { 28, 40 },                                                             \
+	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,       \
+			.dex_method_index = 12, .method_index = 16, .data = { 20, 24 },             \
+			.entry_point_quick = { 24, 32 } }
+
+/* ---- rows 5.0-9 (artimg helper).  Offsets read from the data members of
+ * runtime/mirror/{class,string,array,dex_cache}.h, runtime/mirror/art_field.h and
+ * art_method.h (5.x), runtime/art_field.h and art_method.h (6.0+), runtime/image.h at the
+ * reference commits R50 ... R9 (docs/art-layouts.md §0), member by member with C++
+ * alignment (u64 fields 8-aligned).  Checked on the corpus boot images 7.0-9 by the
+ * object walk (art/mirror/mirror_walk.c): every object size derived from these rows lands on
+ * the next live-bitmap bit and the walk ends exactly at the objects section end. ---- */
+
+/* mirror::String 5.x (runtime/mirror/string.h @R50/R51): 8 array_ (char[]), 12 count_,
+ * 16 hash_code_, 20 offset_; fixed size 24, the chars are not inline (value absent) */
+#define STRING_5X .string = { .count = 12, .hash = 16, .value = ART_ABSENT, .compressible = false }
+/* mirror::String 6.0-7.1: 8 count_ (length), 12 hash_code_, 16 UTF-16 chars */
+#define STRING_UTF16 .string = { .count = 8, .hash = 12, .value = 16, .compressible = false }
+/* 5.x mirror::ArtField objects (runtime/mirror/art_field.h @R50/R51): 8 declaring_class_,
+ * 12 access_flags_, 16 field_dex_idx_, 20 offset_, size 24; Class.ifields_ is a reference
+ * to an ObjectArray<ArtField> (references from +12, not inline structs) */
+#define ART_FIELD_5X                                                                           \
+	.field_storage = ART_FIELDS_OBJECT_ARRAY, .field_array_header = 12, .art_field_size = 24, \
+	.art_field = { .declaring_class = 8, .access_flags = 12, .field_dex_idx = 16, .offset = 20 }
+/* mirror::DexCache 5.0-6.0 (runtime/mirror/dex_cache.h @R50/R51/R60): 8 dex_, 12 location_,
+ * 16 resolved_fields_, 20 resolved_methods_, 24 resolved_types_, 28 strings_ (managed
+ * arrays), 32 dex_file_ (u64); end 40 */
+#define DEX_CACHE_5X                                                                           \
+	.dex_cache = { .location = 12, .dex_file = 32, .strings = 28, .resolved_types = 24,       \
+		       .num_strings = ART_ABSENT, .num_resolved_types = ART_ABSENT, .size = 40 }
+/* mirror::DexCache 7.0/7.1 (@R70/R71): 8 dex_, 12 location_, 16 dex_file_, 24
+ * resolved_fields_, 32 resolved_methods_, 40 resolved_types_, 48 strings_ (u64 native
+ * arrays), 56 num_resolved_fields_, 60 num_resolved_methods_, 64 num_resolved_types_,
+ * 68 num_strings_; end 72 */
+#define DEX_CACHE_7X                                                                           \
+	.dex_cache = { .location = 12, .dex_file = 16, .strings = 48, .resolved_types = 40,       \
+		       .num_strings = 68, .num_resolved_types = 64, .size = 72 }
+/* mirror::DexCache 8.0-9 (@R80/R81/R9): 8 location_, 12 num_resolved_call_sites_,
+ * 16 dex_file_, 24 resolved_call_sites_, 32 resolved_fields_, 40 resolved_method_types_,
+ * 48 resolved_methods_, 56 resolved_types_, 64 strings_, 72 num_resolved_fields_,
+ * 76 num_resolved_method_types_, 80 num_resolved_methods_, 84 num_resolved_types_,
+ * 88 num_strings_; end 92 */
+#define DEX_CACHE_8_TO_9                                                                       \
+	.dex_cache = { .location = 8, .dex_file = 16, .strings = 64, .resolved_types = 56,        \
+		       .num_strings = 88, .num_resolved_types = 84, .size = 92 }
+/* art::DexFile 5.0-8.1 (runtime/dex_file.h): virtual, begin_ after the vtable; no data_begin_ */
+#define DEX_FILE_NO_DATA .dex_file = { .begin_slot = 1, .data_begin_slot = ART_ABSENT }
+/* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain Status enum (no shift): -3 Retired,
+ * -2/-1 errors, 0 NotReady ... 10 Initialized (8.0) / 11 Initialized (8.1 adds
+ * SuperclassValidated 9) (runtime/mirror/class.h @R80/R81) */
+#define CLASS_8X(max)                                                                          \
+	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
+		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
+		   .methods = 48, .sfields = 56, .access_flags = 64, .class_flags = 68,             \
+		   .class_size = 72, .clinit_thread_id = 76, .dex_class_def_idx = 80,               \
+		   .dex_type_idx = 84, .num_reference_instance_fields = 88,                         \
+		   .num_reference_static_fields = 92, .object_size = 96,                            \
+		   .object_size_alloc_fast_path = 100, .primitive_type = 104,                       \
+		   .reference_instance_offsets = 108, .status = 112, .copied_methods_offset = 116,  \
+		   .virtual_methods_offset = 118, .num_instance_fields = ART_ABSENT, .size = 120,   \
+		   .status_shift = 0, .status_min = -3, .status_max = (max), .status_retired = -3,  \
+		   .primitive_mask = 0xffff }
+/* ClassStatus 5.0-7.1: int32 -2 kStatusRetired ... 10 kStatusInitialized (class.h @R50..R71).
+ * mirror::Class 7.0/7.1 (@R70/R71): 8 annotation_type_, 12 class_loader_, 16
+ * component_type_, 20 dex_cache_, 24 iftable_, 28 name_, 32 super_class_, 36 verify_error_,
+ * 40 vtable_, 44 access_flags_, 48 dex_cache_strings_ (u64), 56 ifields_ (u64), 64 methods_
+ * (u64), 72 sfields_ (u64), 80 class_flags_, 84 class_size_, 88 clinit_thread_id_,
+ * 92 dex_class_def_idx_, 96 dex_type_idx_, 100 num_reference_instance_fields_,
+ * 104 num_reference_static_fields_, 108 object_size_, 112 primitive_type_,
+ * 116 reference_instance_offsets_, 120 status_, 124 copied_methods_offset_ (u16),
+ * 126 virtual_methods_offset_ (u16); end 128 */
+#define CLASS_7X                                                                               \
+	.klass = { .class_loader = 12, .component_type = 16, .dex_cache = 20,                     \
+		   .ext_data = ART_ABSENT, .iftable = 24, .name = 28, .super_class = 32,            \
+		   .vtable = 40, .ifields = 56, .methods = 64, .sfields = 72, .access_flags = 44,   \
+		   .class_flags = 80, .class_size = 84, .clinit_thread_id = 88,                     \
+		   .dex_class_def_idx = 92, .dex_type_idx = 96,                                     \
+		   .num_reference_instance_fields = 100, .num_reference_static_fields = 104,        \
+		   .object_size = 108, .object_size_alloc_fast_path = ART_ABSENT,                   \
+		   .primitive_type = 112, .reference_instance_offsets = 116, .status = 120,         \
+		   .copied_methods_offset = 124, .virtual_methods_offset = 126,                     \
+		   .num_instance_fields = ART_ABSENT, .size = 128, .status_shift = 0,               \
+		   .status_min = -2, .status_max = 10, .status_retired = -2, .primitive_mask = 0xffff }
+/* art::ArtMethod 7.0/7.1 (runtime/art_method.h @R70/R71): 0 declaring_class_, 4 access_flags_,
+ * 8 dex_code_item_offset_, 12 dex_method_index_, 16 method_index_ (u16), 18 hotness_count_
+ * (u16), PtrSizedFields {dex_cache_resolved_methods_, dex_cache_resolved_types_, jni, quick}
+ * at RoundUp(20, P): 20/24/28/32 (size 36), 24/32/40/48 (size 56); data = the JNI entry */
+#define ART_METHOD_7X                                                                          \
+	.art_method_size = { 36, 56 },                                                             \
+	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,       \
+			.dex_method_index = 12, .method_index = 16, .data = { 28, 40 },             \
+			.entry_point_quick = { 32, 48 } }
+/* art::ArtMethod 8.0/8.1 (@R80/R81): fixed part as 7.x, PtrSizedFields
+ * {dex_cache_resolved_methods_, data_, quick}: 20/24/28 (size 32), 24/32/40 (size 48) */
+#define ART_METHOD_8X                                                                          \
+	.art_method_size = { 32, 48 },                                                             \
+	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,       \
+			.dex_method_index = 12, .method_index = 16, .data = { 24, 32 },             \
+			.entry_point_quick = { 28, 40 } }
+/* image header fields shared by 7.0-9 (runtime/image.h @R70..R9) */
+#define IMAGE_7X(hdr) .image = { .image_begin = 8, .image_size = 12, .image_roots = 56,        \
+				 .pointer_size = 60, .sections = 72, .header_size = (hdr) }
+
+const struct art_layout art_layouts[] = {
+	{
+		.family = "5.0", .image_versions = "009", .oat_version_min = 39, .oat_version_max = 39,
+		/* runtime/image.h @R50: image_begin_ 8, image_size_ 12, image_roots_ 48; no
+		 * pointer size or sections; sizeof 52 */
+		.image = { .image_begin = 8, .image_size = 12, .image_roots = 48,
+			   .pointer_size = ART_ABSENT, .sections = ART_ABSENT, .header_size = 52 },
+		OBJECT_HEADER,
+		/* runtime/mirror/class.h @R50: 8 class_loader_, 12 component_type_, 16 dex_cache_,
+		 * 20 direct_methods_, 24 ifields_, 28 iftable_, 32 imtable_, 36 name_, 40 sfields_,
+		 * 44 super_class_, 48 verify_error_class_, 52 virtual_methods_, 56 vtable_,
+		 * 60 access_flags_, 64 class_size_, 68 clinit_thread_id_, 72 dex_class_def_idx_,
+		 * 76 dex_type_idx_, 80 num_reference_instance_fields_, 84
+		 * num_reference_static_fields_, 88 object_size_, 92 primitive_type_ (plain
+		 * Primitive::Type), 96 reference_instance_offsets_, 100 reference_static_offsets_,
+		 * 104 status_; end 108 */
+		.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16,
+			   .ext_data = ART_ABSENT, .iftable = 28, .name = 36, .super_class = 44,
+			   .vtable = 56, .ifields = 24, .methods = ART_ABSENT, .sfields = 40,
+			   .access_flags = 60, .class_flags = ART_ABSENT, .class_size = 64,
+			   .clinit_thread_id = 68, .dex_class_def_idx = 72, .dex_type_idx = 76,
+			   .num_reference_instance_fields = 80, .num_reference_static_fields = 84,
+			   .object_size = 88, .object_size_alloc_fast_path = ART_ABSENT,
+			   .primitive_type = 92, .reference_instance_offsets = 96, .status = 104,
+			   .copied_methods_offset = ART_ABSENT, .virtual_methods_offset = ART_ABSENT,
+			   .num_instance_fields = ART_ABSENT, .size = 108, .status_shift = 0,
+			   .status_min = -2, .status_max = 10, .status_retired = -2,
+			   .primitive_mask = 0xffff },
+		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA,
+		/* mirror::ArtMethod @R50 (same for 32/64-bit: u64 entry points): 8 declaring_class_,
+		 * 24 entry_point_from_interpreter_, 32 _from_jni_, 40 _from_quick_compiled_code_,
+		 * 48 gc_map_, 56 access_flags_, 60 dex_code_item_offset_, 64 dex_method_index_,
+		 * 68 method_index_; size 72 (no portable entry point in shipped builds) */
+		.art_method_size = { 72, 72 },
+		.art_method = { .declaring_class = 8, .access_flags = 56, .dex_code_item_offset = 60,
+				.dex_method_index = 64, .method_index = 68, .data = { 32, 32 },
+				.entry_point_quick = { 40, 40 } },
+	},
+	{
+		.family = "5.1", .image_versions = "012", .oat_version_min = 45, .oat_version_max = 45,
+		/* runtime/image.h @R51: as 5.0 plus compile_pic_ 52; sizeof 56 */
+		.image = { .image_begin = 8, .image_size = 12, .image_roots = 48,
+			   .pointer_size = ART_ABSENT, .sections = ART_ABSENT, .header_size = 56 },
+		OBJECT_HEADER,
+		/* runtime/mirror/class.h @R51: 8 class_loader_, 12 component_type_, 16 dex_cache_,
+		 * 20 dex_cache_strings_, 24 direct_methods_, 28 ifields_, 32 iftable_, 36 name_,
+		 * 40 sfields_, 44 super_class_, 48 verify_error_class_, 52 virtual_methods_,
+		 * 56 vtable_, then as 5.0 from 60 access_flags_ to 104 status_; end 108 */
+		.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16,
+			   .ext_data = ART_ABSENT, .iftable = 32, .name = 36, .super_class = 44,
+			   .vtable = 56, .ifields = 28, .methods = ART_ABSENT, .sfields = 40,
+			   .access_flags = 60, .class_flags = ART_ABSENT, .class_size = 64,
+			   .clinit_thread_id = 68, .dex_class_def_idx = 72, .dex_type_idx = 76,
+			   .num_reference_instance_fields = 80, .num_reference_static_fields = 84,
+			   .object_size = 88, .object_size_alloc_fast_path = ART_ABSENT,
+			   .primitive_type = 92, .reference_instance_offsets = 96, .status = 104,
+			   .copied_methods_offset = ART_ABSENT, .virtual_methods_offset = ART_ABSENT,
+			   .num_instance_fields = ART_ABSENT, .size = 108, .status_shift = 0,
+			   .status_min = -2, .status_max = 10, .status_retired = -2,
+			   .primitive_mask = 0xffff },
+		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA,
+		/* mirror::ArtMethod @R51: 8 declaring_class_, 12 dex_cache_resolved_methods_,
+		 * 16 dex_cache_resolved_types_, 20 access_flags_, 24 dex_code_item_offset_,
+		 * 28 dex_method_index_, 32 method_index_, then PtrSizedFields {interpreter, jni,
+		 * quick}: 36/40/44 (32-bit, size 48), 40/48/56 after 4 bytes padding (64-bit, 64) */
+		.art_method_size = { 48, 64 },
+		.art_method = { .declaring_class = 8, .access_flags = 20, .dex_code_item_offset = 24,
+				.dex_method_index = 28, .method_index = 32, .data = { 40, 48 },
+				.entry_point_quick = { 44, 56 } },
+	},
+	{
+		.family = "6.0", .image_versions = "017", .oat_version_min = 64, .oat_version_max = 64,
+		/* runtime/image.h @R60: image_roots_ 40, pointer_size_ 44, sections_[5] 52; 140 */
+		.image = { .image_begin = 8, .image_size = 12, .image_roots = 40, .pointer_size = 44,
+			   .sections = 52, .header_size = 140 },
+		OBJECT_HEADER,
+		/* runtime/mirror/class.h @R60: 8 class_loader_, 12 component_type_, 16 dex_cache_,
+		 * 20 dex_cache_strings_, 24 iftable_, 28 name_, 32 super_class_,
+		 * 36 verify_error_class_, 40 vtable_, 44 access_flags_, 48 direct_methods_ (u64),
+		 * 56 ifields_ (u64), 64 sfields_ (u64), 72 virtual_methods_ (u64), 80 class_size_,
+		 * 84 clinit_thread_id_, 88 dex_class_def_idx_, 92 dex_type_idx_,
+		 * 96 num_direct_methods_, 100 num_instance_fields_, 104
+		 * num_reference_instance_fields_, 108 num_reference_static_fields_,
+		 * 112 num_static_fields_, 116 num_virtual_methods_, 120 object_size_,
+		 * 124 primitive_type_ (type | size shift << 16), 128 reference_instance_offsets_,
+		 * 132 status_; end 136 */
+		.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16,
+			   .ext_data = ART_ABSENT, .iftable = 24, .name = 28, .super_class = 32,
+			   .vtable = 40, .ifields = 56, .methods = ART_ABSENT, .sfields = 64,
+			   .access_flags = 44, .class_flags = ART_ABSENT, .class_size = 80,
+			   .clinit_thread_id = 84, .dex_class_def_idx = 88, .dex_type_idx = 92,
+			   .num_reference_instance_fields = 104, .num_reference_static_fields = 108,
+			   .object_size = 120, .object_size_alloc_fast_path = ART_ABSENT,
+			   .primitive_type = 124, .reference_instance_offsets = 128, .status = 132,
+			   .copied_methods_offset = ART_ABSENT, .virtual_methods_offset = ART_ABSENT,
+			   .num_instance_fields = 100, .size = 136, .status_shift = 0,
+			   .status_min = -2, .status_max = 10, .status_retired = -2,
+			   .primitive_mask = 0xffff },
+		.field_storage = ART_FIELDS_RAW_ARRAY, .field_array_header = 0, .art_field_size = 16,
+		.art_field = { .declaring_class = 0, .access_flags = 4, .field_dex_idx = 8, .offset = 12 },
+		STRING_UTF16, ARRAY_12, DEX_CACHE_5X, DEX_FILE_NO_DATA,
+		/* runtime/art_method.h @R60: 0 declaring_class_, 4 dex_cache_resolved_methods_,
+		 * 8 dex_cache_resolved_types_, 12 access_flags_, 16 dex_code_item_offset_,
+		 * 20 dex_method_index_, 24 method_index_ (u32), PtrSizedFields {interpreter, jni,
+		 * quick} at RoundUp(28, P): 28/32/36 (size 40), 32/40/48 (size 56) */
+		.art_method_size = { 40, 56 },
+		.art_method = { .declaring_class = 0, .access_flags = 12, .dex_code_item_offset = 16,
+				.dex_method_index = 20, .method_index = 24, .data = { 32, 40 },
+				.entry_point_quick = { 36, 48 } },
+	},
+	{
+		.family = "7.0", .image_versions = "029", .oat_version_min = 79, .oat_version_max = 79,
+		IMAGE_7X(200), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, ART_FIELD_NATIVE,
+		DEX_CACHE_7X, DEX_FILE_NO_DATA,
+		ART_METHOD_7X,
+	},
+	{
+		/* 7.1.0 shipped image 030 with oat 079 (same layouts as 7.0, found by image
+		 * version); 7.1.1/7.1.2 oat 088 */
+		.family = "7.1", .image_versions = "030", .oat_version_min = 80, .oat_version_max = 88,
+		IMAGE_7X(208), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, ART_FIELD_NATIVE,
+		DEX_CACHE_7X, DEX_FILE_NO_DATA,
+		ART_METHOD_7X,
+	},
+	{
+		/* 044 and oat 126: later 8.0 builds (Ghidra ArtConstants/OatConstants, unverified) */
+		.family = "8.0", .image_versions = "043,044", .oat_version_min = 124, .oat_version_max = 126,
+		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(10), STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
+		ART_METHOD_8X,
+	},
+	{
+		.family = "8.1", .image_versions = "046", .oat_version_min = 131, .oat_version_max = 131,
+		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(11), STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
+		ART_METHOD_8X,
+	},
+	{
+		/* 9: Class.status_ holds ClassStatus << 28 (runtime/mirror/class.h @R9) */
+		.family = "9", .image_versions = "056", .oat_version_min = 138, .oat_version_max = 138,
+		IMAGE_7X(232), OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12,
+		ART_FIELD_NATIVE, DEX_CACHE_8_TO_9,
+		/* libdexfile/dex/dex_file.h @R9: vtable, begin_, size_, data_begin_, data_size_ */
+		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		ART_METHOD_9_TO_11,
+	},
+	{
+		.family = "10", .image_versions = "074", .oat_version_min = 170, .oat_version_max = 170,
+		/* runtime/image.h @R10: image_begin_ 16, image_size_ 20, image_roots_ 56,
+		 * pointer_size_ 60, sections_[12] 64; sizeof 248 */
+		.image = { .image_begin = 16, .image_size = 20, .image_roots = 56, .pointer_size = 60,
+			   .sections = 64, .header_size = 248 },
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		ART_METHOD_9_TO_11,
+		/* runtime/mirror/dex_cache.h @R10: location_ 8, num_preresolved_strings_ 12,
+		 * dex_file_ 16, preresolved_strings_ 24, resolved_call_sites_ 32,
+		 * resolved_fields_ 40, resolved_method_types_ 48, resolved_methods_ 56,
+		 * resolved_types_ 64, strings_ 72, num_resolved_call_sites_ 80 ... num_resolved_types_
+		 * 96, num_strings_ 100; end 104 */
+		.dex_cache = { .location = 8, .dex_file = 16, .strings = 72, .resolved_types = 64,
+			       .num_strings = 100, .num_resolved_types = 96, .size = 104 },
+		/* libdexfile/dex/dex_file.h @R10: vtable, begin_, size_, data_begin_, data_size_ */
+		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
+	{
+		.family = "11", .image_versions = "085,086", .oat_version_min = 183, .oat_version_max = 183,
+		/* runtime/image.h @R11: adds boot_image_component_count_/checksum_ at 56/60:
+		 * image_roots_ 64, pointer_size_ 68, sections_[12] 72; sizeof 256 */
+		.image = { .image_begin = 16, .image_size = 20, .image_roots = 64, .pointer_size = 68,
+			   .sections = 72, .header_size = 256 },
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		ART_METHOD_9_TO_11,
+		/* runtime/mirror/dex_cache.h @R11: class_loader_ 8, location_ 12, dex_file_ 16,
+		 * preresolved_strings_ 24, resolved_call_sites_ 32, resolved_fields_ 40,
+		 * resolved_method_types_ 48, resolved_methods_ 56, resolved_types_ 64, strings_ 72,
+		 * num_preresolved_strings_ 80, num_resolved_call_sites_ 84 ... num_resolved_types_
+		 * 100, num_strings_ 104; end 108 */
+		.dex_cache = { .location = 12, .dex_file = 16, .strings = 72, .resolved_types = 64,
+			       .num_strings = 104, .num_resolved_types = 100, .size = 108 },
+		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
+};
+
+const size_t art_layout_count = sizeof(art_layouts) / sizeof(art_layouts[0]);
+
+const struct art_layout *art_layout_by_family(const char *family)
+{
+	for (size_t i = 0; family && i < art_layout_count; i++)
+		if (!strcmp(art_layouts[i].family, family))
+			return &art_layouts[i];
+	return NULL;
+}
+
+/* True when "ddd" (three digits) of v occurs as a comma-separated item of list. */
+static bool version_listed(const char *list, unsigned v)
+{
+	for (const char *p = list; p && *p;) {
+		char *end;
+		unsigned long x = strtoul(p, &end, 10);
+		if (end == p)
+			return false;
+		if (x == v)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+const struct art_layout *art_layout_by_image_version(unsigned image_version)
+{
+	for (size_t i = 0; i < art_layout_count; i++)
+		if (version_listed(art_layouts[i].image_versions, image_version))
+			return &art_layouts[i];
+	return NULL;
+}
+
+const struct art_layout *art_layout_by_oat_version(unsigned oat_version)
+{
+	for (size_t i = 0; i < art_layout_count; i++)
+		if (oat_version >= art_layouts[i].oat_version_min &&
+		    oat_version <= art_layouts[i].oat_version_max)
+			return &art_layouts[i];
+	return NULL;
+}
+
+size_t art_layout_field_offset(const struct art_layout *l, size_t i)
+{
+	return l->field_array_header + i * l->art_field_size;
+}

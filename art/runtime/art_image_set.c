@@ -1,0 +1,456 @@
+/* art_image_set.c - see art_image_set.h. */
+#include "art/runtime/art_image_set.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "art/format/oat.h"
+#include "art/format/vdex.h"
+#include "carver/base/mapfile.h"
+#include "carver/base/xalloc.h"
+
+/* an OAT kept open while its DEX files are in use */
+struct art_set_oat {
+	struct mapfile oat_map, vdex_map;
+	struct vdex vdex;
+	bool has_vdex;
+	struct oat oat;
+	bool open;
+};
+
+enum { SET_MAX_FILES = 4096 }; /* bound on the folder entries considered */
+
+static char *dup_str(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+static int nomem(struct err *e) { return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "image set: out of memory"); }
+
+static bool overlaps(const struct art_image_set *s, const struct art_image *im)
+{
+	uint64_t b = im->h.image_begin, end = b + im->len;
+
+	for (size_t i = 0; i < s->image_count; i++) {
+		uint64_t ob = s->images[i].img.h.image_begin, oe = ob + s->images[i].img.len;
+		if (b < oe && ob < end)
+			return true;
+	}
+	return false;
+}
+
+static void rebuild_space(struct art_image_set *s)
+{
+	for (size_t i = 0; i < s->image_count; i++)
+		s->ptrs[i] = &s->images[i].img;
+	s->space.images = s->ptrs;
+	s->space.count = s->image_count;
+}
+
+/* Loads path; 1 added, 0 skipped (not an image of the same kind, or overlapping), <0 error
+ * (only when want_errors: for images[0]). */
+static int add_image(struct art_image_set *s, const char *path, bool want_errors, struct err *e)
+{
+	struct art_set_image *im, *grown;
+	const struct art_image **ptrs;
+	struct err ign;
+	struct err *ee = want_errors ? e : &ign;
+	int rc;
+
+	grown = xreallocarray(s->images, s->image_count + 1, sizeof(*grown));
+	if (!grown)
+		return nomem(e);
+	s->images = grown;
+	ptrs = xreallocarray(s->ptrs, s->image_count + 1, sizeof(*ptrs));
+	if (!ptrs)
+		return nomem(e);
+	s->ptrs = ptrs;
+	im = &s->images[s->image_count];
+	memset(im, 0, sizeof(*im));
+	im->path = dup_str(path, strlen(path));
+	im->map = xcalloc(1, sizeof(*im->map));
+	if (!im->path || !im->map) {
+		xfree(im->path);
+		xfree(im->map);
+		return nomem(e);
+	}
+	err_init(&ign);
+	rc = mapfile_open(im->map, path, ee);
+	if (!rc)
+		rc = art_image_load(&im->img, im->map->data, im->map->len, ee);
+	if (!rc && s->image_count > 0) {
+		const struct art_image_header *h0 = &s->images[0].img.h;
+		if (im->img.h.version != h0->version || im->img.h.pointer_size != h0->pointer_size ||
+		    overlaps(s, &im->img))
+			rc = 1;
+	}
+	if (rc) {
+		art_image_release(&im->img);
+		mapfile_close(im->map);
+		xfree(im->map);
+		xfree(im->path);
+		rebuild_space(s);
+		return want_errors && rc < 0 ? err_prefix(e, "%s", path) : 0;
+	}
+	s->image_count++;
+	rebuild_space(s);
+	return 1;
+}
+
+int art_image_set_open(struct art_image_set *s, const char *path, struct err *e)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = add_image(s, path, true, e);
+	if (rc < 0) {
+		art_image_set_release(s);
+		return rc;
+	}
+	return 0;
+}
+
+static bool rd_u32(const struct art_image_set *s, uint64_t addr, uint32_t *v)
+{
+	const struct art_image *im = mw_space_find(&s->space, addr, 4);
+
+	if (!im)
+		return false;
+	*v = ld_u32le(im->data + (addr - im->h.image_begin));
+	return true;
+}
+
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), m = strlen(suffix);
+
+	return n > m && !strcmp(name + n - m, suffix);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		xfree(names[i]);
+	xfree(names);
+}
+
+/* Sorted "dir/name" paths of the folder entries ending in one of the suffixes. */
+static int list_folder(const char *dir, const char *const *suffixes, char ***out, size_t *count, struct err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (!d)
+		return 0; /* an unreadable folder just adds nothing */
+	while ((de = readdir(d)) != NULL && n < SET_MAX_FILES) {
+		bool match = false;
+		char **grown;
+		size_t len;
+		for (const char *const *sx = suffixes; *sx; sx++)
+			match |= has_suffix(de->d_name, *sx);
+		if (!match)
+			continue;
+		grown = xreallocarray(names, n + 1, sizeof(*names));
+		if (!grown)
+			goto oom;
+		names = grown;
+		len = strlen(dir) + strlen(de->d_name) + 2;
+		if (!(names[n] = xmalloc(len)))
+			goto oom;
+		snprintf(names[n++], len, "%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*out = names;
+	*count = n;
+	return 0;
+oom:
+	closedir(d);
+	free_names(names, n);
+	return nomem(e);
+}
+
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return dup_str(".", 1);
+	return dup_str(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+static void close_oat(struct art_set_oat *o)
+{
+	if (o->open)
+		oat_close(&o->oat);
+	mapfile_close(&o->oat_map);
+	mapfile_close(&o->vdex_map);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Opens an OAT (with its VDEX when there is one) and adds its DEX files. */
+static int add_oat(struct art_image_set *s, const char *path, struct err *e)
+{
+	struct art_set_oat *o, **grown;
+	char vpath[4096];
+	struct err ign;
+
+	grown = xreallocarray(s->oats, s->oat_count + 1, sizeof(*grown));
+	if (!grown)
+		return nomem(e);
+	s->oats = grown;
+	/* separately allocated: struct oat may keep pointers to its vdex */
+	if (!(o = xcalloc(1, sizeof(*o))))
+		return nomem(e);
+	s->oats[s->oat_count] = o;
+	err_init(&ign);
+	if (mapfile_open(&o->oat_map, path, &ign)) {
+		xfree(o);
+		return 0;
+	}
+	if (oat_vdex_path_for(path, vpath, sizeof(vpath)) && mapfile_open(&o->vdex_map, vpath, &ign) == 0) {
+		struct cursor c;
+		mapfile_cursor(&o->vdex_map, &c);
+		o->has_vdex = vdex_parse(&o->vdex, &c, &ign) == 0;
+	}
+	if (oat_open(&o->oat, o->oat_map.data, o->oat_map.len, path, o->has_vdex ? &o->vdex : NULL, &ign)) {
+		close_oat(o);
+		xfree(o);
+		return 0;
+	}
+	o->open = true;
+	s->oat_count++;
+	for (size_t i = 0; i < o->oat.dex_file_count; i++) {
+		const struct oat_dex_file *df = &o->oat.dex_files[i];
+		struct art_set_dex *d, *dg;
+		if (df->dex.len == 0)
+			continue;
+		dg = xreallocarray(s->dexes, s->dex_count + 1, sizeof(*dg));
+		if (!dg)
+			return nomem(e);
+		s->dexes = dg;
+		d = &s->dexes[s->dex_count];
+		memset(d, 0, sizeof(*d));
+		if (dex_parse(&d->dex, &df->dex, &ign))
+			continue; /* a damaged DEX names nothing */
+		if (!(d->location = dup_str((const char *)df->location, df->location_len)))
+			return nomem(e);
+		d->container = o->oat_map.path;
+		s->dex_count++;
+	}
+	return 0;
+}
+
+int art_image_set_add_folder(struct art_image_set *s, struct err *e)
+{
+	static const char *const image_sfx[] = { ".art", NULL };
+	static const char *const oat_sfx[] = { ".oat", ".odex", NULL };
+	char *dir, **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (s->image_count == 0)
+		return 0;
+	if (!(dir = folder_of(s->images[0].path)))
+		return nomem(e);
+	rc = list_folder(dir, image_sfx, &names, &n, e);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (strcmp(names[i], s->images[0].path))
+			rc = add_image(s, names[i], false, e) < 0 ? -ERR_NOMEM : 0;
+	free_names(names, n);
+	if (rc == 0)
+		rc = list_folder(dir, oat_sfx, &names, &n, e);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = add_oat(s, names[i], e);
+	if (rc == 0)
+		free_names(names, n);
+	xfree(dir);
+	return rc;
+}
+
+void art_image_set_release(struct art_image_set *s)
+{
+	for (size_t i = 0; i < s->image_count; i++) {
+		art_image_release(&s->images[i].img);
+		mapfile_close(s->images[i].map);
+		xfree(s->images[i].map);
+		xfree(s->images[i].path);
+	}
+	for (size_t i = 0; i < s->dex_count; i++)
+		xfree(s->dexes[i].location);
+	for (size_t i = 0; i < s->oat_count; i++) {
+		close_oat(s->oats[i]);
+		xfree(s->oats[i]);
+	}
+	for (size_t i = 0; i < s->missing_count; i++)
+		xfree(s->missing[i]);
+	xfree(s->missing);
+	xfree(s->memo);
+	xfree(s->images);
+	xfree(s->ptrs);
+	xfree(s->dexes);
+	xfree(s->oats);
+	memset(s, 0, sizeof(*s));
+}
+
+/* "core-oj.jar:classes2.dex" -> the part after the last '/' */
+static const char *base_name(const char *p, size_t len, size_t *blen)
+{
+	const char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i] == '/')
+			b = p + i + 1;
+	*blen = len - (size_t)(b - p);
+	return b;
+}
+
+static void note_missing(struct art_image_set *s, const char *loc, size_t len)
+{
+	char **grown;
+
+	for (size_t i = 0; i < s->missing_count; i++)
+		if (strlen(s->missing[i]) == len && !memcmp(s->missing[i], loc, len))
+			return;
+	grown = xreallocarray(s->missing, s->missing_count + 1, sizeof(*grown));
+	if (!grown)
+		return; /* the report only loses one missing name */
+	s->missing = grown;
+	if ((s->missing[s->missing_count] = dup_str(loc, len)) != NULL)
+		s->missing_count++;
+}
+
+void art_image_set_bind(struct art_image_set *s, const struct art_layout *lay, const uint32_t *own_dex_caches,
+			size_t own_count)
+{
+	s->lay = lay;
+	s->own_dex_caches = own_dex_caches;
+	s->own_count = own_count;
+	s->memo_count = 0;
+}
+
+static long by_location(const struct art_image_set *s, const char *location, size_t len)
+{
+	size_t blen, dblen;
+	const char *b = base_name(location, len, &blen);
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < s->dex_count; i++) {
+			const char *dl = s->dexes[i].location, *db = base_name(dl, strlen(dl), &dblen);
+			bool hit = pass == 0 ? strlen(dl) == len && !memcmp(dl, location, len)
+					     : dblen == blen && !memcmp(db, b, blen);
+			if (hit)
+				return (long)i;
+		}
+	}
+	return -1;
+}
+
+/* "DIR/X.art" and "DIR/X.oat" (or .odex) share the stem X */
+static bool same_stem(const char *image_path, const char *oat_path)
+{
+	const char *a = strrchr(image_path, '/'), *b = strrchr(oat_path, '/');
+	size_t la, lb;
+
+	a = a ? a + 1 : image_path;
+	b = b ? b + 1 : oat_path;
+	la = strrchr(a, '.') ? (size_t)(strrchr(a, '.') - a) : strlen(a);
+	lb = strrchr(b, '.') ? (size_t)(strrchr(b, '.') - b) : strlen(b);
+	return la == lb && !memcmp(a, b, la);
+}
+
+/* The k-th own DexCache -> the k-th DEX of the image's own OAT, when the counts agree. */
+static long by_own_order(const struct art_image_set *s, uint32_t dex_cache)
+{
+	size_t k = 0, first = 0, n = 0;
+	const char *own_oat = NULL;
+
+	while (k < s->own_count && s->own_dex_caches[k] != dex_cache)
+		k++;
+	if (k == s->own_count)
+		return -1;
+	for (size_t i = 0; i < s->dex_count; i++) {
+		if (!same_stem(s->images[0].path, s->dexes[i].container))
+			continue;
+		if (!own_oat) {
+			own_oat = s->dexes[i].container;
+			first = i;
+		}
+		n += s->dexes[i].container == own_oat;
+	}
+	return own_oat && n == s->own_count ? (long)(first + k) : -1;
+}
+
+static long find_dex(struct art_image_set *s, uint32_t dex_cache, bool record)
+{
+	struct wbuf loc;
+	struct err ign;
+	uint32_t str;
+	long d = -1;
+	int rc = 0;
+
+	wbuf_init(&loc);
+	err_init(&ign);
+	if (rd_u32(s, (uint64_t)dex_cache + s->lay->dex_cache.location, &str) && str)
+		rc = mw_string_utf8(&s->space, s->lay, str, &loc, &ign);
+	if (rc == 1 && wbuf_status(&loc, &ign) == 0) {
+		d = by_location(s, (const char *)loc.data, loc.len);
+		if (d < 0 && record)
+			note_missing(s, (const char *)loc.data, loc.len);
+	} else {
+		d = by_own_order(s, dex_cache);
+		if (d < 0 && record) {
+			char what[64];
+			snprintf(what, sizeof(what), "(DexCache 0x%x, location not loaded)", dex_cache);
+			note_missing(s, what, strlen(what));
+		}
+	}
+	wbuf_release(&loc);
+	return d;
+}
+
+int art_image_set_has_dex(struct art_image_set *s, uint32_t dex_cache)
+{
+	return s->lay && find_dex(s, dex_cache, false) >= 0;
+}
+
+int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out)
+{
+	struct art_image_set *s = ctx;
+	long d = -2;
+
+	if (!s->lay)
+		return 0;
+	for (size_t i = 0; i < s->memo_count; i++)
+		if (s->memo[i].dex_cache == dex_cache)
+			d = s->memo[i].dex;
+	if (d == -2) {
+		void *grown = xreallocarray(s->memo, s->memo_count + 1, sizeof(*s->memo));
+		d = find_dex(s, dex_cache, true);
+		if (grown) {
+			s->memo = grown;
+			s->memo[s->memo_count].dex_cache = dex_cache;
+			s->memo[s->memo_count++].dex = d;
+		}
+	}
+	if (d < 0)
+		return 0;
+	s->dexes[d].used = true;
+	*out = &s->dexes[d].dex;
+	return 1;
+}

@@ -1,0 +1,1020 @@
+/* runtime.c - the runtime model: layout, pointer size, classes (see runtime.h). */
+#include "art/runtime/runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/ck.h"
+#include "carver/base/cursor.h"
+#include "carver/base/wbuf.h"
+#include "carver/base/xalloc.h"
+
+enum {
+	RT_LOW4G_SHIFT = 32,
+	RT_MAX_NAME = 4096,           /* longest class name read from a String */
+	RT_MAX_DEXES = 4096,
+	RT_MAX_IFIELDS = 65535,       /* u16 field counts in DEX class_data practice */
+	RT_MAX_ARRAY_DEPTH = 255,     /* JVM limit on array dimensions */
+	RT_CLASS_FLAG_CLASS = 0x10,   /* mirror::kClassFlagClass, class_flags.h @R71-R14 */
+	RT_LPA_MAX_FIELDS = 1 << 16,
+	RT_MAX_SELF = 1 << 16,        /* self-referencing words tried as java.lang.Class (hostile bound) */
+};
+
+static int rt_nomem(struct err *e)
+{
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory building the runtime model");
+}
+
+static const char *rt_strdup(struct art_runtime *rt, const char *s, size_t n)
+{
+	return arena_strndup(&rt->arena, s, n);
+}
+
+static const char *rt_printf(struct art_runtime *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *rt_printf(struct art_runtime *rt, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return rt_strdup(rt, buf, strlen(buf));
+}
+
+const char *runtime_families(void)
+{
+	static char list[256];
+	size_t n = 0;
+	for (size_t i = 0; i < art_layout_count && n + 8 < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", art_layouts[i].family);
+	return list;
+}
+
+/* ---- object chunks: the captured bytes of the spaces that hold objects ---- */
+
+typedef int (*chunk_fn)(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
+			struct err *e);
+
+static bool object_space_kind(enum space_kind k)
+{
+	return spaces_holds_objects(k) && k != SPACE_LOS_MAP;
+}
+
+static bool any_object_space(const struct art_runtime *rt)
+{
+	for (size_t i = 0; i < rt->spaces.count; i++)
+		if (object_space_kind(rt->spaces.v[i].kind))
+			return true;
+	return false;
+}
+
+/* Calls fn for the captured bytes of every object space; without any known space, for
+ * every captured region below 4 GiB (heap references are 32-bit). */
+static int for_each_chunk(struct art_runtime *rt, chunk_fn fn, void *ctx, struct err *e)
+{
+	const struct image *img = rt->img;
+	bool spaces = any_object_space(rt);
+	for (size_t i = 0; i < img->region_count; i++) {
+		const struct img_region *r = &img->regions[i];
+		if (!r->data || r->data_len < 8 || r->start >> RT_LOW4G_SHIFT)
+			continue;
+		uint64_t lo = r->start, hi = r->start + r->data_len;
+		if (spaces) {
+			const struct art_space *s = spaces_at(&rt->spaces, r->start);
+			if (!s)
+				continue;
+			uint64_t end = s->objects_end ? s->objects_end : s->end;
+			if (end < hi)
+				hi = end;
+		}
+		lo = (lo + 7) & ~(uint64_t)7;
+		if (hi <= lo)
+			continue;
+		int rc = fn(rt, lo, r->data + (lo - r->start), (size_t)(hi - lo), ctx, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- image spaces ---- */
+
+static int find_images(struct art_runtime *rt, struct err *e)
+{
+	for (size_t i = 0; i < rt->spaces.count; i++) {
+		const struct art_space *s = &rt->spaces.v[i];
+		uint8_t h[512];
+		if (s->kind != SPACE_IMAGE || img_read(rt->img, s->begin, h, 8, NULL) != 0)
+			continue;
+		if (memcmp(h, "art\n", 4) != 0)
+			continue;
+		unsigned v = (unsigned)strtoul((const char *)h + 4, NULL, 10);
+		const struct art_layout *l = art_layout_by_image_version(v);
+		if (!l || l->image.header_size > sizeof(h) ||
+		    img_read(rt->img, s->begin, h, l->image.header_size, NULL) != 0)
+			continue;
+		struct rt_image *im = xreallocarray(rt->images, rt->image_count + 1, sizeof(*im));
+		if (!im)
+			return rt_nomem(e);
+		rt->images = im;
+		im = &rt->images[rt->image_count++];
+		im->begin = s->begin;
+		im->version = v;
+		im->size = ld_u32le(h + l->image.image_size);
+		im->roots = ld_u32le(h + l->image.image_roots);
+		im->pointer_size = l->image.pointer_size == ART_ABSENT ? 0 : ld_u32le(h + l->image.pointer_size);
+		im->name = s->name;
+	}
+	return 0;
+}
+
+/* ---- DEX, OAT and VDEX files ---- */
+
+static const char *dex_location_of(struct art_runtime *rt, const char *region_name)
+{
+	static const char from[] = " extracted in memory from ";
+	const char *inner;
+	size_t len;
+	if (!region_name || !*region_name)
+		return "";
+	if (!spaces_dalvik_name(region_name, &inner, &len))
+		return region_name;
+	for (size_t i = 0; i + sizeof(from) - 1 <= len; i++) {
+		if (memcmp(inner + i, from, sizeof(from) - 1))
+			continue;
+		const char *zip = inner + i + sizeof(from) - 1;
+		size_t zn = len - i - (sizeof(from) - 1);
+		/* multidex: "classes2.dex extracted ... from X" has location "X!classes2.dex" */
+		if (i == strlen("classes.dex") && !memcmp(inner, "classes.dex", i))
+			return rt_strdup(rt, zip, zn);
+		return rt_printf(rt, "%.*s!%.*s", (int)zn, zip, (int)i, inner);
+	}
+	return rt_strdup(rt, inner, len);
+}
+
+static int add_dex(struct art_runtime *rt, const struct img_region *r, size_t off, const struct dex *d,
+		   struct err *e)
+{
+	struct rt_dex *v = xreallocarray(rt->dexes, rt->dex_count + 1, sizeof(*v));
+	if (!v)
+		return rt_nomem(e);
+	rt->dexes = v;
+	v = &rt->dexes[rt->dex_count++];
+	memset(v, 0, sizeof(*v));
+	v->addr = r->start + off;
+	v->size = d->file_size;
+	v->dex = *d;
+	v->location = dex_location_of(rt, r->name);
+	v->how = rt_printf(rt, "magic at 0x%llx", (unsigned long long)v->addr);
+	return v->location && v->how ? 0 : rt_nomem(e);
+}
+
+static const uint8_t *find_magic(const uint8_t *p, size_t n, size_t from)
+{
+	for (size_t i = from; i + 8 <= n; i += 4)
+		if ((p[i] == 'd' && !memcmp(p + i, "dex\n", 4)) || (p[i] == 'c' && !memcmp(p + i, "cdex", 4)))
+			return p + i;
+	return NULL;
+}
+
+static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r, struct err *e)
+{
+	size_t off = 0;
+	const uint8_t *hit;
+	while (rt->dex_count < RT_MAX_DEXES && (hit = find_magic(r->data, r->data_len, off))) {
+		size_t at = (size_t)(hit - r->data);
+		struct cursor c;
+		struct dex d;
+		off = at + 4;
+		if (!dex_probe(hit, r->data_len - at))
+			continue;
+		cur_init(&c, hit, r->data_len - at, r->start + at);
+		if (dex_parse(&d, &c, NULL) != 0)
+			continue;
+		int rc = add_dex(rt, r, at, &d, e);
+		if (rc)
+			return rc;
+		if (d.file_size > 4 && d.file_size <= r->data_len - at)
+			off = at + ((d.file_size + 3) & ~(size_t)3);
+	}
+	return 0;
+}
+
+/* Version of the OatHeader ("oat\n" + 3 digits + NUL at a page boundary: oatdata) in the
+ * captured part of an OAT mapping, 0 if none (runtime/oat.h). */
+static unsigned oat_version_in(const struct img_region *r)
+{
+	for (size_t off = 0; off + 8 <= r->data_len; off += 4096) {
+		const uint8_t *p = r->data + off;
+		if (memcmp(p, "oat\n", 4) || p[7] || p[4] < '0' || p[4] > '9' || p[5] < '0' || p[5] > '9' ||
+		    p[6] < '0' || p[6] > '9')
+			continue;
+		return (unsigned)(p[4] - '0') * 100 + (unsigned)(p[5] - '0') * 10 + (unsigned)(p[6] - '0');
+	}
+	return 0;
+}
+
+static int add_file(struct art_runtime *rt, const struct img_region *r, const char *kind, struct err *e)
+{
+	struct rt_file *f = xreallocarray(rt->files, rt->file_count + 1, sizeof(*f));
+	if (!f)
+		return rt_nomem(e);
+	rt->files = f;
+	f = &rt->files[rt->file_count++];
+	f->addr = r->start;
+	f->kind = kind;
+	f->name = r->name ? r->name : "";
+	f->version = strcmp(kind, "oat") ? 0 : oat_version_in(r);
+	return 0;
+}
+
+static bool name_ends(const char *n, const char *suffix)
+{
+	size_t a = n ? strlen(n) : 0, b = strlen(suffix);
+	return a >= b && !strcmp(n + a - b, suffix);
+}
+
+static int find_files(struct art_runtime *rt, struct err *e)
+{
+	const struct image *img = rt->img;
+	for (size_t i = 0; i < img->region_count; i++) {
+		const struct img_region *r = &img->regions[i];
+		int rc = 0;
+		if (!r->data || r->data_len < 8 || spaces_at(&rt->spaces, r->start))
+			continue;
+		if (!memcmp(r->data, "vdex", 4))
+			rc = add_file(rt, r, "vdex", e);
+		else if (!memcmp(r->data, "\177ELF", 4) &&
+			 (name_ends(r->name, ".oat") || name_ends(r->name, ".odex")))
+			rc = add_file(rt, r, "oat", e);
+		if (rc == 0)
+			rc = scan_region_dexes(rt, r, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- layout family and java.lang.Class ---- */
+
+struct self_scan {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int collect_self(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
+			struct err *e)
+{
+	struct self_scan *s = ctx;
+	(void)rt;
+	for (size_t off = 0; off + 8 <= n && s->n < RT_MAX_SELF; off += 8) {
+		if (ld_u32le(p + off) != (uint32_t)(va + off))
+			continue;
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 16;
+			uint64_t *v = xreallocarray(s->v, cap, sizeof(*v));
+			if (!v)
+				return rt_nomem(e);
+			s->v = v;
+			s->cap = cap;
+		}
+		s->v[s->n++] = va + off;
+	}
+	return 0;
+}
+
+/* How well row l explains candidate jlc as java.lang.Class: -1 if it cannot, else the
+ * number of optional checks passed.  *dexcache_ok tells whether the DexCache size fit. */
+static int jlc_score(const struct art_runtime *rt, const struct art_layout *l, uint64_t jlc)
+{
+	struct mirror m = { rt->img, l, 8 };
+	struct mirror_class c, o, dc;
+	uint32_t k;
+	int score = 0;
+
+	if (mirror_class_read(&m, jlc, &c, NULL) || !mirror_class_plausible(&m, &c, jlc) ||
+	    c.super_class == 0 || c.component_type != 0 || (c.primitive_type & l->klass.primitive_mask))
+		return -1;
+	/* java.lang.Object: no super class, 8-byte instances (the object header) */
+	if (mirror_class_read(&m, c.super_class, &o, NULL) || !mirror_class_plausible(&m, &o, jlc) ||
+	    o.super_class != 0 || o.object_size != l->object.size)
+		return -1;
+	if (l->klass.class_flags != ART_ABSENT) {
+		if (!(c.class_flags & RT_CLASS_FLAG_CLASS))
+			return -1;
+		score++;
+	}
+	uint32_t cache = c.dex_cache ? c.dex_cache : o.dex_cache;
+	if (cache && mirror_klass(&m, cache, &k, NULL) == 0 && mirror_class_read(&m, k, &dc, NULL) == 0) {
+		/* the DexCache's class (when captured): its instances have this family's size */
+		if (!mirror_class_plausible(&m, &dc, jlc) || dc.object_size != l->dex_cache.size)
+			return -1;
+		score += 2;
+	}
+	return score;
+}
+
+static int layout_from_option(struct art_runtime *rt, const char *family, struct err *e)
+{
+	rt->layout = art_layout_by_family(family);
+	if (!rt->layout)
+		return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "unknown ART version '%s' (known layout families: %s)",
+			       family, runtime_families());
+	rt->layout_how = rt_printf(rt, "--art-version %s", family);
+	return rt->layout_how ? 0 : rt_nomem(e);
+}
+
+static int layout_from_images(struct art_runtime *rt, struct err *e)
+{
+	for (size_t i = 0; i < rt->image_count; i++) {
+		const struct art_layout *l = art_layout_by_image_version(rt->images[i].version);
+		if (!l)
+			continue;
+		rt->layout = l;
+		rt->layout_how = rt_printf(rt, "image header version %03u at 0x%llx", rt->images[i].version,
+					   (unsigned long long)rt->images[i].begin);
+		return rt->layout_how ? 0 : rt_nomem(e);
+	}
+	return 0;
+}
+
+static int layout_from_oat(struct art_runtime *rt, struct err *e)
+{
+	for (size_t i = 0; i < rt->file_count; i++) {
+		const struct art_layout *l = art_layout_by_oat_version(rt->files[i].version);
+		if (!l)
+			continue;
+		rt->layout = l;
+		rt->layout_how = rt_printf(rt, "OAT header version %03u in %s", rt->files[i].version, rt->files[i].name);
+		return rt->layout_how ? 0 : rt_nomem(e);
+	}
+	return 0;
+}
+
+/* Picks java.lang.Class among the self-referencing words and, unless fixed, the row. */
+static int find_jlc(struct art_runtime *rt, struct err *e)
+{
+	struct self_scan s = { 0 };
+	int rc = for_each_chunk(rt, collect_self, &s, e);
+	int best = -1;
+	const struct art_layout *best_l = NULL, *tie = NULL;
+	uint64_t best_va = 0;
+
+	for (size_t i = 0; rc == 0 && i < s.n; i++) {
+		int cbest = -1;
+		const struct art_layout *cl = NULL, *ctie = NULL;
+		for (size_t j = 0; j < art_layout_count; j++) {
+			const struct art_layout *l = &art_layouts[j];
+			int sc = rt->layout && l != rt->layout ? -1 : jlc_score(rt, l, s.v[i]);
+			if (sc > cbest) {
+				cbest = sc;
+				cl = l;
+				ctie = NULL;
+			} else if (sc >= 0 && sc == cbest) {
+				ctie = l;
+			}
+		}
+		if (cbest > best) {
+			best = cbest;
+			best_l = cl;
+			tie = ctie;
+			best_va = s.v[i];
+		}
+	}
+	xfree(s.v);
+	if (rc)
+		return rc;
+	if (best < 0)
+		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA,
+			       "no java.lang.Class found: no object whose class is itself reads as a Class in any "
+			       "known layout (families %s); is this an ART process image?", runtime_families());
+	if (tie)
+		return ERR_SET(e, ERR_UNSUP, best_va,
+			       "java.lang.Class at 0x%llx reads equally well with layouts %s and %s; "
+			       "choose one with --art-version", (unsigned long long)best_va, best_l->family,
+			       tie->family);
+	rt->java_lang_class = best_va;
+	if (!rt->layout) {
+		rt->layout = best_l;
+		rt->layout_how = rt_printf(rt, "content: java.lang.Class at 0x%llx (its own class) read with "
+					   "every layout row; only %s fits (java.lang.Object size, Class flags, "
+					   "DexCache size %u)", (unsigned long long)best_va, best_l->family,
+					   best_l->dex_cache.size);
+		if (!rt->layout_how)
+			return rt_nomem(e);
+	}
+	return 0;
+}
+
+/* ---- classes ---- */
+
+static int add_class(struct art_runtime *rt, const struct mirror_class *c, struct err *e)
+{
+	if (rt->class_count % 256 == 0) {
+		struct rt_class *v = xreallocarray(rt->classes, rt->class_count + 256, sizeof(*v));
+		if (!v)
+			return rt_nomem(e);
+		rt->classes = v;
+	}
+	struct rt_class *k = &rt->classes[rt->class_count++];
+	memset(k, 0, sizeof(*k));
+	k->addr = c->addr;
+	k->raw = *c;
+	k->name_how = "";
+	k->fields_how = "";
+	k->dex = k->super = k->component = RT_NONE;
+	k->space = spaces_at(&rt->spaces, c->addr);
+	return 0;
+}
+
+static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
+			   struct err *e)
+{
+	uint32_t jlc = (uint32_t)rt->java_lang_class;
+	(void)ctx;
+	for (size_t off = 0; off + 8 <= n; off += 8) {
+		struct mirror_class c;
+		if (ld_u32le(p + off) != jlc)
+			continue;
+		/* a from-space copy left behind by a moving GC carries a forwarding lock word */
+		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD ||
+		    mirror_class_read(&rt->m, va + off, &c, NULL) || !mirror_class_plausible(&rt->m, &c, jlc)) {
+			rt->rejected_classes++;
+			continue;
+		}
+		if (mirror_class_retired(&rt->m, &c)) {
+			rt->retired_classes++;
+			continue;
+		}
+		int rc = add_class(rt, &c, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct rt_class *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr)
+{
+	size_t lo = 0, hi = rt->class_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rt->classes[mid].addr == addr)
+			return &rt->classes[mid];
+		if (rt->classes[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static size_t class_index(const struct art_runtime *rt, uint64_t addr)
+{
+	const struct rt_class *k = addr ? runtime_class_at(rt, addr) : NULL;
+	return k ? (size_t)(k - rt->classes) : RT_NONE;
+}
+
+static void link_classes(struct art_runtime *rt)
+{
+	for (size_t i = 0; i < rt->class_count; i++) {
+		struct rt_class *k = &rt->classes[i];
+		k->super = class_index(rt, k->raw.super_class);
+		k->component = class_index(rt, k->raw.component_type);
+	}
+}
+
+/* ---- pointer size ---- */
+
+static void choose_pointer_size(struct art_runtime *rt)
+{
+	size_t nonzero = 0;
+	for (size_t i = 0; i < rt->image_count; i++) {
+		unsigned p = rt->images[i].pointer_size;
+		if (p == 4 || p == 8) {
+			rt->pointer_size = p;
+			rt->pointer_how = rt_printf(rt, "image header at 0x%llx", (unsigned long long)rt->images[i].begin);
+			return;
+		}
+	}
+	if (rt->img->pointer_bits == 32 || rt->img->pointer_bits == 64) {
+		/* a core's ELF class is the process's word size; needed for 5.x, whose Class objects
+		 * hold heap references where later versions hold native pointers */
+		rt->pointer_size = rt->img->pointer_bits / 8;
+		rt->pointer_how = rt->img->pointer_bits == 64 ? "container: ELF class 64 of the core"
+							      : "container: ELF class 32 of the core";
+		return;
+	}
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct mirror_class *c = &rt->classes[i].raw;
+		const uint64_t v[3] = { c->ifields, c->methods, c->sfields };
+		for (int j = 0; j < 3; j++) {
+			if (v[j] >> 32) {
+				rt->pointer_size = 8;
+				rt->pointer_how = rt_printf(rt, "content: native pointer 0x%llx above 4 GiB in the Class at 0x%llx",
+							    (unsigned long long)v[j], (unsigned long long)c->addr);
+				return;
+			}
+			nonzero += v[j] != 0;
+		}
+	}
+	rt->pointer_size = nonzero ? 4 : 8;
+	rt->pointer_how = nonzero ? "content: every native pointer in Class objects is below 4 GiB"
+				  : "unknown (no native pointers seen); 8 assumed";
+}
+
+/* ---- DexCache -> DEX ---- */
+
+/* True when the class's class_def in d names its own type. */
+static bool class_def_agrees(const struct dex *d, const struct mirror_class *c)
+{
+	struct dex_class_def def;
+	return c->dex_class_def_idx < d->class_defs_size && c->dex_type_idx < d->type_ids_size &&
+	       dex_class_def(d, c->dex_class_def_idx, &def, NULL) == 0 && def.class_idx == c->dex_type_idx;
+}
+
+/* Classes loaded from a class_def (not arrays, primitives or proxies) vote for their DEX. */
+static bool dex_class_votes(const struct rt_class *k)
+{
+	return k->raw.dex_cache && !k->raw.component_type && !(k->raw.primitive_type & 0xffff) &&
+	       k->raw.dex_class_def_idx != 0xffffffffu && k->raw.dex_class_def_idx != 0xffffu;
+}
+
+/* The DEX whose address is what DexCache.dex_file_->begin_ holds, RT_NONE if unreadable. */
+static size_t dex_by_native(struct art_runtime *rt, uint32_t cache)
+{
+	const struct art_layout *l = rt->layout;
+	uint64_t df, begin;
+	if (l->dex_cache.dex_file == ART_ABSENT ||
+	    mirror_u64(&rt->m, cache + l->dex_cache.dex_file, &df, NULL) || df == 0 ||
+	    mirror_ptr(&rt->m, df + (uint64_t)l->dex_file.begin_slot * rt->pointer_size, &begin, NULL))
+		return RT_NONE;
+	for (size_t i = 0; i < rt->dex_count; i++)
+		if (rt->dexes[i].addr == begin)
+			return i;
+	return RT_NONE;
+}
+
+static const char *cache_location(struct art_runtime *rt, uint32_t cache)
+{
+	uint32_t s;
+	struct wbuf b;
+	const char *out = NULL;
+	if (rt->layout->dex_cache.location == ART_ABSENT ||
+	    mirror_u32(&rt->m, cache + rt->layout->dex_cache.location, &s, NULL) || !s)
+		return NULL;
+	wbuf_init(&b);
+	if (mirror_string(&rt->m, s, RT_MAX_NAME, &b, NULL) == 0)
+		out = rt_strdup(rt, (const char *)b.data ? (const char *)b.data : "", b.len);
+	wbuf_release(&b);
+	return out;
+}
+
+static bool same_location(const char *a, const char *b)
+{
+	return a && b && *a && !strcmp(a, b);
+}
+
+/* Classes [lo, hi) of order[] share one DexCache: find their DEX. */
+static size_t resolve_cache(struct art_runtime *rt, const size_t *order, size_t lo, size_t hi)
+{
+	uint32_t cache = rt->classes[order[lo]].raw.dex_cache;
+	const char *loc = cache_location(rt, cache);
+	size_t native = dex_by_native(rt, cache), pick = RT_NONE, voters = 0;
+	bool tie = false;
+
+	for (size_t d = 0; d < rt->dex_count; d++) {
+		size_t agree = 0;
+		voters = 0;
+		for (size_t i = lo; i < hi; i++) {
+			const struct rt_class *k = &rt->classes[order[i]];
+			if (!dex_class_votes(k))
+				continue;
+			voters++;
+			agree += class_def_agrees(&rt->dexes[d].dex, &k->raw);
+		}
+		if (voters == 0 || agree != voters)
+			continue;
+		if (d == native || same_location(loc, rt->dexes[d].location)) {
+			pick = d;
+			tie = false;
+			break;
+		}
+		tie = pick != RT_NONE;
+		pick = d;
+	}
+	if (pick != RT_NONE && !tie && loc && !*rt->dexes[pick].location)
+		rt->dexes[pick].location = loc;
+	if (pick != RT_NONE && !tie && pick == native)
+		rt->dex_caches_by_pointer++;
+	return tie ? RT_NONE : pick;
+}
+
+struct cache_ref {
+	uint32_t cache;
+	size_t i;
+};
+
+static int by_cache(const void *a, const void *b)
+{
+	const struct cache_ref *x = a, *y = b;
+	if (x->cache != y->cache)
+		return x->cache < y->cache ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int resolve_dex_caches(struct art_runtime *rt, struct err *e)
+{
+	size_t n = 0;
+	struct cache_ref *refs = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*refs));
+	size_t *order = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*order));
+	if (!refs || !order) {
+		xfree(refs);
+		xfree(order);
+		return rt_nomem(e);
+	}
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].raw.dex_cache)
+			refs[n++] = (struct cache_ref){ rt->classes[i].raw.dex_cache, i };
+	qsort(refs, n, sizeof(*refs), by_cache);
+	for (size_t i = 0; i < n; i++)
+		order[i] = refs[i].i;
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo + 1; hi < n && refs[hi].cache == refs[lo].cache; hi++)
+			;
+		size_t d = resolve_cache(rt, order, lo, hi);
+		rt->dex_caches++;
+		rt->dex_caches_resolved += d != RT_NONE;
+		for (size_t i = lo; i < hi; i++)
+			rt->classes[order[i]].dex = d;
+	}
+	xfree(refs);
+	xfree(order);
+	return 0;
+}
+
+/* ---- names ---- */
+
+static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b);
+
+static int name_from_dex(struct art_runtime *rt, struct rt_class *k, struct wbuf *b)
+{
+	const uint8_t *s;
+	size_t n;
+	if (k->dex == RT_NONE || dex_type_descriptor(&rt->dexes[k->dex].dex, k->raw.dex_type_idx, &s, &n, NULL))
+		return -1;
+	if (mirror_java_name(s, n, b, NULL))
+		return -1;
+	k->name_how = "dex";
+	rt->dexes[k->dex].classes++;
+	return 0;
+}
+
+/* Appends the name of class i to b (computing and caching it); -1 if unknown. */
+static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b)
+{
+	struct rt_class *k = &rt->classes[i];
+	size_t start = b->len;
+	const char *p;
+
+	if (k->name) {
+		wbuf_put(b, k->name, strlen(k->name));
+		return 0;
+	}
+	if (depth > RT_MAX_ARRAY_DEPTH)
+		return -1;
+	if (k->raw.name && mirror_string(&rt->m, k->raw.name, RT_MAX_NAME, b, NULL) == 0) {
+		k->name_how = "name_";
+	} else if ((p = mirror_primitive_name(k->raw.primitive_type & rt->layout->klass.primitive_mask))) {
+		b->len = start;
+		wbuf_put(b, p, strlen(p));
+		k->name_how = "primitive";
+	} else if (k->component != RT_NONE && k->component != i) {
+		b->len = start;
+		if (name_class(rt, k->component, depth + 1, b))
+			return -1;
+		wbuf_put(b, "[]", 2);
+		k->name_how = "array";
+	} else {
+		b->len = start;
+		if (name_from_dex(rt, k, b))
+			return -1;
+	}
+	if (b->failed)
+		return -1;
+	k->name = rt_strdup(rt, (const char *)b->data + start, b->len - start);
+	return k->name ? 0 : -1;
+}
+
+static int name_classes(struct art_runtime *rt, struct err *e)
+{
+	struct wbuf b;
+	wbuf_init(&b);
+	for (size_t i = 0; i < rt->class_count; i++) {
+		b.len = 0;
+		(void)name_class(rt, i, 0, &b);
+	}
+	int rc = wbuf_status(&b, e);
+	wbuf_release(&b);
+	return rc;
+}
+
+/* ---- field linking (class_linker.cc LinkFields, ShuffleForward, AddFieldGap @R11) ---- */
+
+struct gap { uint32_t start, size; };
+struct gaps { struct gap v[32]; unsigned n; };
+
+static void gap_push(struct gaps *g, uint32_t start, uint32_t size)
+{
+	if (g->n < sizeof(g->v) / sizeof(g->v[0]))
+		g->v[g->n++] = (struct gap){ start, size };
+}
+
+/* AddFieldGap: split [start, end) into the largest aligned 4/2/1-byte pieces. */
+static void gap_add(struct gaps *g, uint32_t start, uint32_t end)
+{
+	while (start < end) {
+		uint32_t left = end - start, piece = left >= 4 && start % 4 == 0 ? 4 : left >= 2 && start % 2 == 0 ? 2 : 1;
+		gap_push(g, start, piece);
+		start += piece;
+	}
+}
+
+/* The priority queue's top: the largest gap, the lowest offset among equals. */
+static int gap_top(const struct gaps *g)
+{
+	int best = -1;
+	for (unsigned i = 0; i < g->n; i++)
+		if (best < 0 || g->v[i].size > g->v[best].size ||
+		    (g->v[i].size == g->v[best].size && g->v[i].start < g->v[best].start))
+			best = (int)i;
+	return best;
+}
+
+/* LinkFieldsComparator groups: references, then J D, I F, C S, Z B (larger first; within a
+ * size by Primitive::Type order). */
+static unsigned link_group(uint8_t t)
+{
+	switch (t) {
+	case 'J': return 1;
+	case 'D': return 2;
+	case 'I': return 3;
+	case 'F': return 4;
+	case 'C': return 5;
+	case 'S': return 6;
+	case 'Z': return 7;
+	case 'B': return 8;
+	default: return 0;
+	}
+}
+
+struct link_item { unsigned group; uint32_t dex_idx, i; };
+
+static int by_link_order(const void *a, const void *b)
+{
+	const struct link_item *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->dex_idx != y->dex_idx)
+		return x->dex_idx < y->dex_idx ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int runtime_link_fields(const uint8_t *type0, const uint32_t *dex_idx, uint32_t n, uint32_t start,
+			uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e)
+{
+	struct link_item *it = xcalloc(n ? n : 1, sizeof(*it));
+	struct gaps g = { .n = 0 };
+	uint32_t off = start, k = 0;
+
+	if (!it)
+		return rt_nomem(e);
+	for (uint32_t i = 0; i < n; i++)
+		it[i] = (struct link_item){ link_group(type0[i]), dex_idx[i], i };
+	qsort(it, n, sizeof(*it), by_link_order);
+	*refs = 0;
+	for (; k < n && it[k].group == 0; k++) {
+		if (off % 4) {
+			gap_add(&g, off, (off + 3) & ~3u);
+			off = (off + 3) & ~3u;
+		}
+		offsets[it[k].i] = off;
+		off += 4;
+		++*refs;
+	}
+	for (uint32_t width = 8; width >= 1; width /= 2) {         /* ShuffleForward<8,4,2,1> */
+		for (; k < n && mirror_field_size(type0[it[k].i]) >= width; k++) {
+			if (off % width) {
+				uint32_t up = (off + width - 1) & ~(width - 1);
+				gap_add(&g, off, up);
+				off = up;
+			}
+			int t = gap_top(&g);
+			if (t >= 0 && g.v[t].size >= width) {
+				struct gap gp = g.v[t];
+				g.v[t] = g.v[--g.n];
+				offsets[it[k].i] = gp.start;
+				if (gp.size > width)
+					gap_add(&g, gp.start + width, gp.start + gp.size);
+			} else {
+				offsets[it[k].i] = off;
+				off += width;
+			}
+		}
+	}
+	*size = off;
+	xfree(it);
+	return 0;
+}
+
+/* ---- instance fields ---- */
+
+static int field_strings(struct art_runtime *rt, const struct dex *d, uint32_t idx, struct rt_field *f)
+{
+	struct dex_field_id id;
+	const uint8_t *s, *t;
+	size_t sn, tn;
+	if (dex_field_id(d, idx, &id, NULL) || dex_string(d, id.name_idx, &s, &sn, NULL) ||
+	    dex_type_descriptor(d, id.type_idx, &t, &tn, NULL) || tn == 0)
+		return -1;
+	f->name = rt_strdup(rt, (const char *)s, sn);
+	f->type = rt_strdup(rt, (const char *)t, tn);
+	f->dex_field_idx = idx;
+	return f->name && f->type ? 0 : -1;
+}
+
+/* Fields from Class.ifields_ (LengthPrefixedArray<ArtField>): offsets as ART set them. */
+static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const struct dex *d)
+{
+	const struct art_layout *l = rt->layout;
+	uint32_t count, v;
+	if (l->field_storage != ART_FIELDS_LPA || !k->raw.ifields ||
+	    mirror_u32(&rt->m, k->raw.ifields, &count, NULL) || count == 0 || count > RT_LPA_MAX_FIELDS)
+		return -1;
+	struct rt_field *f = arena_array(&rt->arena, count, sizeof(*f));
+	if (!f)
+		return -1;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t a = k->raw.ifields + art_layout_field_offset(l, i);
+		if (mirror_u32(&rt->m, a + l->art_field.declaring_class, &v, NULL) || v != (uint32_t)k->addr ||
+		    mirror_u32(&rt->m, a + l->art_field.field_dex_idx, &v, NULL) || field_strings(rt, d, v, &f[i]) ||
+		    mirror_u32(&rt->m, a + l->art_field.offset, &f[i].offset, NULL) ||
+		    mirror_u32(&rt->m, a + l->art_field.access_flags, &f[i].access_flags, NULL))
+			return -1;
+	}
+	k->fields = f;
+	k->field_count = count;
+	k->fields_how = "ifields_";
+	return 0;
+}
+
+static uint32_t super_size(const struct art_runtime *rt, const struct rt_class *k, bool *known)
+{
+	*known = true;
+	if (!k->raw.super_class)
+		return 0;
+	if (k->super == RT_NONE) {
+		*known = false;
+		return 0;
+	}
+	return rt->classes[k->super].raw.object_size;
+}
+
+/* Offsets re-derived with LinkFields; checked against what the Class says. */
+static int link_dex_fields(struct art_runtime *rt, struct rt_class *k, struct rt_field *f, uint32_t n)
+{
+	bool known;
+	uint32_t start = super_size(rt, k, &known), size = 0, refs = 0;
+	uint8_t *t = xcalloc(n, 1);
+	uint32_t *idx = xcalloc(n, sizeof(*idx)), *off = xcalloc(n, sizeof(*off));
+	int rc = -1;
+	if (t && idx && off) {
+		for (uint32_t i = 0; i < n; i++) {
+			t[i] = (uint8_t)f[i].type[0];
+			idx[i] = f[i].dex_field_idx;
+		}
+		rc = runtime_link_fields(t, idx, n, start, off, &size, &refs, NULL);
+	}
+	if (rc == 0) {
+		/* "we lie to the GC about java.lang.ref.Reference.referent" (LinkFields) */
+		if (k->name && !strcmp(k->name, "java.lang.ref.Reference") && refs)
+			refs--;
+		for (uint32_t i = 0; i < n; i++)
+			f[i].offset = known ? off[i] : RT_OFFSET_UNKNOWN;
+		k->fields_checked = known && refs == k->raw.num_reference_instance_fields &&
+				    (k->raw.object_size == 0 || size == k->raw.object_size);
+	}
+	xfree(t);
+	xfree(idx);
+	xfree(off);
+	return rc;
+}
+
+/* Fields from the DEX class_data of the class's class_def. */
+static int fields_from_dex(struct art_runtime *rt, struct rt_class *k, const struct dex *d)
+{
+	struct dex_class_def def;
+	struct dex_class_data it;
+	struct dex_member mb;
+	uint32_t n = 0;
+
+	if (!class_def_agrees(d, &k->raw) || dex_class_def(d, k->raw.dex_class_def_idx, &def, NULL) ||
+	    dex_class_data_open(d, &def, &it, NULL))
+		return -1;
+	uint32_t count = it.count[DEX_INSTANCE_FIELD];
+	if (count > RT_MAX_IFIELDS)
+		return -1;
+	struct rt_field *f = arena_array(&rt->arena, count ? count : 1, sizeof(*f));
+	if (!f)
+		return -1;
+	int rc;
+	while ((rc = dex_class_data_next(&it, &mb, NULL)) == 1) {
+		if (mb.kind != DEX_INSTANCE_FIELD)
+			continue;
+		if (n == count || field_strings(rt, d, mb.idx, &f[n]))
+			return -1;
+		f[n++].access_flags = mb.access_flags;
+	}
+	if (rc != 0 || n != count || link_dex_fields(rt, k, f, n))
+		return -1;
+	k->fields = f;
+	k->field_count = n;
+	k->fields_how = "dex";
+	return 0;
+}
+
+static void decode_fields(struct art_runtime *rt)
+{
+	for (size_t i = 0; i < rt->class_count; i++) {
+		struct rt_class *k = &rt->classes[i];
+		if (k->dex == RT_NONE || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
+			continue;
+		const struct dex *d = &rt->dexes[k->dex].dex;
+		if (fields_from_ifields(rt, k, d) == 0) {
+			k->fields_checked = true;
+			continue;
+		}
+		(void)fields_from_dex(rt, k, d);
+	}
+}
+
+int runtime_open(struct art_runtime *rt, const struct image *img, const struct runtime_opts *o, struct err *e)
+{
+	int rc;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->img = img;
+	arena_init(&rt->arena);
+	rc = spaces_find(&rt->spaces, img, 0, e);
+	if (rc == 0)
+		rc = find_images(rt, e);
+	if (rc == 0)
+		rc = find_files(rt, e);
+	if (rc == 0 && o && o->art_version)
+		rc = layout_from_option(rt, o->art_version, e);
+	if (rc == 0 && !rt->layout)
+		rc = layout_from_images(rt, e);
+	if (rc == 0 && !rt->layout)
+		rc = layout_from_oat(rt, e);
+	if (rc == 0)
+		rc = find_jlc(rt, e);
+	if (rc == 0) {
+		rt->m = (struct mirror){ img, rt->layout, 8 };
+		rc = for_each_chunk(rt, collect_classes, NULL, e);
+	}
+	if (rc == 0) {
+		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
+		link_classes(rt);
+		choose_pointer_size(rt);
+		rt->m.pointer_size = rt->pointer_size;
+		if (!rt->pointer_how)
+			rc = rt_nomem(e);
+	}
+	if (rc == 0)
+		rc = resolve_dex_caches(rt, e);
+	if (rc == 0)
+		rc = name_classes(rt, e);
+	if (rc == 0)
+		decode_fields(rt);
+	if (rc)
+		runtime_close(rt);
+	return rc;
+}
+
+void runtime_close(struct art_runtime *rt)
+{
+	spaces_release(&rt->spaces);
+	xfree(rt->images);
+	xfree(rt->dexes);
+	xfree(rt->files);
+	xfree(rt->classes);
+	arena_release(&rt->arena);
+	memset(rt, 0, sizeof(*rt));
+}

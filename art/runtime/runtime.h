@@ -1,0 +1,135 @@
+/* runtime.h - the ART runtime model of a process image: layout family, pointer size,
+ * spaces, image spaces, DEX files, and every java.lang.Class with its name, super class,
+ * sizes and instance field layout.
+ *
+ * How each fact was found is kept beside it ("how" strings), because offline evidence
+ * differs from image to image:
+ *   layout family  --art-version > an image header's version > an OAT header's version >
+ *                  content: the object whose
+ *                  class is itself (java.lang.Class) checked against every table row
+ *                  (java.lang.Object's size, Class flags, DexCache's object size);
+ *   pointer size   an image header > native pointers stored in Class/DexCache objects;
+ *   classes        8-aligned words equal to java.lang.Class's address in the object spaces,
+ *                  kept when the Class reads plausibly (retired placeholders are counted,
+ *                  not listed, as ART's own HPROF does);
+ *   names          Class.name_ > primitive type > component type + "[]" > DEX type_ids via
+ *                  the class's DexCache, whose DEX is found through DexCache.dex_file_ ->
+ *                  DexFile.begin_ when that native memory is captured, else among the DEX
+ *                  files in the image the one whose class_defs agree with the classes
+ *                  (class_defs[dex_class_def_idx_].class_idx == dex_type_idx_ for all);
+ *   fields         Class.ifields_ (LengthPrefixedArray<ArtField>) when captured, else the
+ *                  DEX class_data instance fields with offsets re-derived by ART's field
+ *                  linking rules (class_linker.cc LinkFields) and checked against
+ *                  object_size_ and num_reference_instance_fields_. */
+#ifndef ARTCARVE_RUNTIME_H
+#define ARTCARVE_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "art/format/art_layout.h"
+#include "art/format/dex.h"
+#include "art/mirror/mirror.h"
+#include "art/runtime/spaces.h"
+#include "carver/base/arena.h"
+#include "carver/base/err.h"
+#include "carver/image/image.h"
+
+#define RT_NONE ((size_t)-1)
+#define RT_OFFSET_UNKNOWN UINT32_MAX
+
+struct rt_field {
+	const char *name;         /* MUTF-8 from the DEX */
+	const char *type;         /* type descriptor, e.g. "I", "Ljava/lang/String;" */
+	uint32_t offset;          /* byte offset in the instance, RT_OFFSET_UNKNOWN if not derivable */
+	uint32_t access_flags;
+	uint32_t dex_field_idx;
+};
+
+struct rt_class {
+	uint64_t addr;
+	struct mirror_class raw;  /* the Class's own words */
+	const char *name;         /* Java name as ART prints it ("int[]", "java.util.Map$Entry"); NULL if unknown */
+	const char *name_how;     /* "name_", "primitive", "array", "dex", "" */
+	size_t dex;               /* index in dexes, RT_NONE */
+	size_t super;             /* index in classes, RT_NONE */
+	size_t component;         /* index in classes, RT_NONE */
+	struct rt_field *fields;  /* declared instance fields in declaration (ifields_) order */
+	uint32_t field_count;
+	const char *fields_how;   /* "ifields_", "dex", "" (none known) */
+	bool fields_checked;      /* offsets agree with object_size_ and the reference count */
+	const struct art_space *space;
+};
+
+struct rt_dex {
+	uint64_t addr;            /* address of the DEX header */
+	size_t size;              /* bytes of the DEX in the image */
+	const char *location;     /* from its mapping name or a DexCache.location_, "" if unknown */
+	const char *how;          /* "magic in <region name>" */
+	struct dex dex;
+	size_t classes;           /* classes named through it */
+};
+
+struct rt_image {
+	uint64_t begin;
+	uint32_t size, roots;
+	unsigned version, pointer_size;
+	const char *name;
+};
+
+struct rt_file {             /* OAT / VDEX files seen in the image (by magic at a region start) */
+	uint64_t addr;
+	const char *kind;         /* "oat", "vdex" */
+	const char *name;
+	unsigned version;         /* OAT header version found in the mapping, 0 if none */
+};
+
+struct art_runtime {
+	const struct image *img;
+	const struct art_layout *layout;
+	const char *layout_how;
+	unsigned pointer_size;
+	const char *pointer_how;
+	struct mirror m;          /* img + layout + pointer size, for decoding objects */
+	struct art_spaces spaces;
+	struct rt_image *images;
+	size_t image_count;
+	struct rt_dex *dexes;
+	size_t dex_count;
+	struct rt_file *files;
+	size_t file_count;
+	uint64_t java_lang_class;
+	struct rt_class *classes; /* sorted by address */
+	size_t class_count;
+	size_t retired_classes;   /* placeholders replaced during linking (not listed) */
+	size_t rejected_classes;  /* words equal to java.lang.Class's address that are no Class */
+	size_t dex_caches, dex_caches_resolved;
+	size_t dex_caches_by_pointer; /* resolved through DexCache.dex_file_ -> DexFile.begin_ */
+	struct arena arena;
+};
+
+struct runtime_opts {
+	const char *art_version;  /* --art-version: a layout family ("11") or NULL to detect */
+};
+
+/* Builds the model.  Returns 0, -ERR_UNSUP when no java.lang.Class (or no layout) can be
+ * found, -ERR_USAGE for an unknown --art-version, -ERR_NOMEM.  Odd content never fails
+ * the whole model: what cannot be decoded stays unnamed / without fields. */
+int runtime_open(struct art_runtime *rt, const struct image *img, const struct runtime_opts *o, struct err *e);
+void runtime_close(struct art_runtime *rt);
+
+/* The class at addr, NULL if none. */
+const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr);
+/* Comma-separated list of the layout families the table knows (for messages). */
+const char *runtime_families(void);
+
+/* Field linking (class_linker.cc LinkFields @R11): assigns offsets[i] to n fields whose
+ * types are given by descriptor first characters type0[i] and whose dex field indexes
+ * order them inside a size group, starting at start (the super class's object size).
+ * *size = the object size after the last field, *refs = number of reference fields.
+ * Returns 0 or -ERR_NOMEM. */
+int runtime_link_fields(const uint8_t *type0, const uint32_t *dex_idx, uint32_t n, uint32_t start,
+			uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e);
+
+#endif

@@ -1,0 +1,22 @@
+/* mapfile.h - read-only memory mapping of an input file (never written). */
+#ifndef ARTCARVE_MAPFILE_H
+#define ARTCARVE_MAPFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/cursor.h"
+#include "carver/base/err.h"
+
+struct mapfile {
+	const uint8_t *data;    /* NULL for an empty file */
+	size_t len;
+	char *path;
+};
+
+/* Maps path PROT_READ/MAP_PRIVATE.  Empty files map to data=NULL, len=0. */
+int mapfile_open(struct mapfile *m, const char *path, struct err *e);
+void mapfile_close(struct mapfile *m);
+static inline void mapfile_cursor(const struct mapfile *m, struct cursor *c) { cur_init(c, m->data, m->len, 0); }
+
+#endif

@@ -1,0 +1,94 @@
+/* outfile.c - see outfile.h. */
+#include "carver/base/outfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "carver/base/xalloc.h"
+
+void outf_init(struct outf *o) { memset(o, 0, sizeof(*o)); }
+
+static char *outf_tmp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dir_len;
+	size_t n = strlen(path) + 16;
+	char *t = xmalloc(n);
+
+	if (t)
+		snprintf(t, n, "%.*s.%s.XXXXXX", (int)dir_len, path, base);
+	return t;
+}
+
+int outf_open(struct outf *o, const char *path, struct err *e)
+{
+	int fd;
+
+	outf_init(o);
+	o->path = xmalloc(strlen(path) + 1);
+	o->tmp = outf_tmp_name(path);
+	if (!o->path || !o->tmp) {
+		outf_abort(o);
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", path);
+	}
+	strcpy(o->path, path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int saved = errno;
+		xfree(o->tmp);
+		o->tmp = NULL;
+		outf_abort(o);
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot create output: %s", path, strerror(saved));
+	}
+	fchmod(fd, 0644);
+	o->fp = fdopen(fd, "wb");
+	if (!o->fp) {
+		close(fd);
+		outf_abort(o);
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot open output stream", path);
+	}
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
+{
+	if (n && fwrite(p, 1, n, o->fp) != n)
+		return ERR_SET(e, ERR_IO, o->written, "%s: write failed at byte %llu: %s", o->path,
+			       (unsigned long long)o->written, strerror(errno));
+	o->written += n;
+	return 0;
+}
+
+int outf_commit(struct outf *o, struct err *e)
+{
+	int rc = 0;
+
+	if (fclose(o->fp) != 0)
+		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot finish output: %s", o->path, strerror(errno));
+	o->fp = NULL;
+	if (rc == 0 && rename(o->tmp, o->path) != 0)
+		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot rename output into place: %s", o->path,
+			     strerror(errno));
+	if (rc == 0) {
+		xfree(o->tmp);
+		o->tmp = NULL;
+	}
+	outf_abort(o);
+	return rc;
+}
+
+void outf_abort(struct outf *o)
+{
+	if (o->fp)
+		fclose(o->fp);
+	if (o->tmp)
+		unlink(o->tmp);
+	xfree(o->tmp);
+	xfree(o->path);
+	outf_init(o);
+}

@@ -1,0 +1,27 @@
+/* outfile.h - atomic output files.
+ *
+ * Output goes to a temporary file beside the destination (".NAME.XXXXXX") and is renamed
+ * over the destination only by outf_commit, so a failed run leaves no partial output.
+ * outf_abort (also safe after commit, and on a never-opened outf) removes the temporary. */
+#ifndef ARTCARVE_OUTFILE_H
+#define ARTCARVE_OUTFILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "carver/base/err.h"
+
+struct outf {
+	FILE *fp;
+	char *path;     /* destination */
+	char *tmp;      /* temporary name, NULL once committed or aborted */
+	uint64_t written;
+};
+
+void outf_init(struct outf *o);
+int outf_open(struct outf *o, const char *path, struct err *e);
+int outf_write(struct outf *o, const void *p, size_t n, struct err *e);
+int outf_commit(struct outf *o, struct err *e);
+void outf_abort(struct outf *o);
+
+#endif

@@ -1,0 +1,157 @@
+/* wbuf.c - see wbuf.h. */
+#include "carver/base/wbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "carver/base/ck.h"
+#include "carver/base/xalloc.h"
+
+void wbuf_init(struct wbuf *b) { memset(b, 0, sizeof(*b)); }
+
+void wbuf_release(struct wbuf *b)
+{
+	xfree(b->data);
+	wbuf_init(b);
+}
+
+int wbuf_reserve(struct wbuf *b, size_t extra)
+{
+	size_t need, cap;
+	uint8_t *p;
+
+	if (b->failed)
+		return -1;
+	if (ck_add(b->len, extra, &need)) {
+		b->failed = 1;
+		return -1;
+	}
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < need) {
+		if (ck_mul(cap, 2, &cap)) {
+			cap = need;
+			break;
+		}
+	}
+	p = xrealloc(b->data, cap);
+	if (!p) {
+		b->failed = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void wbuf_put(struct wbuf *b, const void *p, size_t n)
+{
+	if (n == 0 || wbuf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void wbuf_u8(struct wbuf *b, uint8_t v) { wbuf_put(b, &v, 1); }
+
+void wbuf_uNbe(struct wbuf *b, unsigned width, uint64_t v)
+{
+	uint8_t t[8];
+	for (unsigned i = 0; i < width && i < 8; i++)
+		t[i] = (uint8_t)(v >> (8 * (width - 1 - i)));
+	wbuf_put(b, t, width < 8 ? width : 8);
+}
+
+void wbuf_u16be(struct wbuf *b, uint16_t v) { wbuf_uNbe(b, 2, v); }
+void wbuf_u32be(struct wbuf *b, uint32_t v) { wbuf_uNbe(b, 4, v); }
+void wbuf_u64be(struct wbuf *b, uint64_t v) { wbuf_uNbe(b, 8, v); }
+
+static void wbuf_uNle(struct wbuf *b, unsigned width, uint64_t v)
+{
+	uint8_t t[8];
+	for (unsigned i = 0; i < width; i++)
+		t[i] = (uint8_t)(v >> (8 * i));
+	wbuf_put(b, t, width);
+}
+
+void wbuf_u16le(struct wbuf *b, uint16_t v) { wbuf_uNle(b, 2, v); }
+void wbuf_u32le(struct wbuf *b, uint32_t v) { wbuf_uNle(b, 4, v); }
+void wbuf_u64le(struct wbuf *b, uint64_t v) { wbuf_uNle(b, 8, v); }
+
+void wbuf_varint64(struct wbuf *b, uint64_t v)
+{
+	uint8_t t[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		t[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	t[n++] = (uint8_t)v;
+	wbuf_put(b, t, n);
+}
+
+void wbuf_zeros(struct wbuf *b, size_t n)
+{
+	if (n == 0 || wbuf_reserve(b, n))
+		return;
+	memset(b->data + b->len, 0, n);
+	b->len += n;
+}
+
+void wbuf_utf8(struct wbuf *b, uint32_t cp)
+{
+	uint8_t t[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		t[0] = (uint8_t)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		t[0] = (uint8_t)(0xc0 | cp >> 6);
+		n = 2;
+	} else if (cp < 0x10000) {
+		t[0] = (uint8_t)(0xe0 | cp >> 12);
+		n = 3;
+	} else {
+		t[0] = (uint8_t)(0xf0 | (cp >> 18 & 0x07));
+		n = 4;
+	}
+	for (size_t i = 1; i < n; i++)
+		t[i] = (uint8_t)(0x80 | (cp >> (6 * (n - 1 - i)) & 0x3f));
+	wbuf_put(b, t, n);
+}
+
+void wbuf_printf(struct wbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || wbuf_reserve(b, (size_t)n + 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void wbuf_patch_u32be(struct wbuf *b, size_t off, uint32_t v)
+{
+	if (b->failed || ck_range(off, 4, b->len))
+		return;
+	b->data[off] = (uint8_t)(v >> 24);
+	b->data[off + 1] = (uint8_t)(v >> 16);
+	b->data[off + 2] = (uint8_t)(v >> 8);
+	b->data[off + 3] = (uint8_t)v;
+}
+
+int wbuf_status(const struct wbuf *b, struct err *e)
+{
+	if (b->failed)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory growing a %zu-byte buffer", b->len);
+	return 0;
+}

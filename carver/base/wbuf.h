@@ -1,0 +1,40 @@
+/* wbuf.h - growable output buffer with the encoders the writers need
+ * (big-endian for HPROF, base-128 varints for BMD, little-endian for ART). */
+#ifndef ARTCARVE_WBUF_H
+#define ARTCARVE_WBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/err.h"
+
+struct wbuf {
+	uint8_t *data;
+	size_t len, cap;
+	int failed;     /* sticky: an allocation failed; later appends are no-ops */
+};
+
+void wbuf_init(struct wbuf *b);
+void wbuf_release(struct wbuf *b);
+static inline void wbuf_reset(struct wbuf *b) { b->len = 0; }
+int wbuf_reserve(struct wbuf *b, size_t extra);
+void wbuf_put(struct wbuf *b, const void *p, size_t n);
+void wbuf_u8(struct wbuf *b, uint8_t v);
+void wbuf_u16be(struct wbuf *b, uint16_t v);
+void wbuf_u32be(struct wbuf *b, uint32_t v);
+void wbuf_u64be(struct wbuf *b, uint64_t v);
+void wbuf_uNbe(struct wbuf *b, unsigned width, uint64_t v);
+void wbuf_u16le(struct wbuf *b, uint16_t v);
+void wbuf_u32le(struct wbuf *b, uint32_t v);
+void wbuf_u64le(struct wbuf *b, uint64_t v);
+void wbuf_varint64(struct wbuf *b, uint64_t v);
+void wbuf_zeros(struct wbuf *b, size_t n);
+/* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */
+void wbuf_utf8(struct wbuf *b, uint32_t cp);
+void wbuf_printf(struct wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Overwrites 4 bytes at off (for back-patched lengths); off+4 must be <= len. */
+void wbuf_patch_u32be(struct wbuf *b, size_t off, uint32_t v);
+/* 0, or -ERR_NOMEM (with a message) if any append failed. */
+int wbuf_status(const struct wbuf *b, struct err *e);
+
+#endif

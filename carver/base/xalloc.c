@@ -1,0 +1,49 @@
+/* xalloc.c - see xalloc.h. */
+#include "carver/base/xalloc.h"
+
+#include <stdlib.h>
+
+#include "carver/base/ck.h"
+
+static unsigned long xalloc_countdown;
+
+void xalloc_fail_after(unsigned long n) { xalloc_countdown = n; }
+
+static int xalloc_should_fail(void)
+{
+	if (xalloc_countdown == 0)
+		return 0;
+	return --xalloc_countdown == 0;
+}
+
+void *xmalloc(size_t n)
+{
+	if (xalloc_should_fail())
+		return NULL;
+	return malloc(n ? n : 1);
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	size_t total;
+	if (ck_mul(count, size, &total) || xalloc_should_fail())
+		return NULL;
+	return calloc(total ? total : 1, 1);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	if (xalloc_should_fail())
+		return NULL;
+	return realloc(p, n ? n : 1);
+}
+
+void *xreallocarray(void *p, size_t count, size_t size)
+{
+	size_t total;
+	if (ck_mul(count, size, &total))
+		return NULL;
+	return xrealloc(p, total);
+}
+
+void xfree(void *p) { free(p); }

@@ -1,0 +1,167 @@
+/* cmd_classes.c - `artcarve classes IMAGE [--maps F] [--json] [--art-version V]`: every
+ * java.lang.Class of a process image with its name, super class, sizes, component type and
+ * instance fields (name, type, offset) in declaration order. */
+#include <stdio.h>
+#include <string.h>
+
+#include "art/mirror/mirror.h"
+#include "art/runtime/runtime.h"
+#include "carver/cli/cli.h"
+#include "carver/image/image.h"
+#include "carver/base/wbuf.h"
+
+struct classes_opts {
+	const char *path, *maps, *art_version;
+	bool json;
+};
+
+static const char *or_dash(const char *s) { return s ? s : "-"; }
+
+static const char *class_name(const struct art_runtime *rt, size_t i)
+{
+	return i == RT_NONE ? NULL : rt->classes[i].name;
+}
+
+/* Java name of a field type descriptor (falls back to the descriptor itself). */
+static const char *type_name(const char *descriptor, struct wbuf *b)
+{
+	b->len = 0;
+	if (mirror_java_name((const uint8_t *)descriptor, strlen(descriptor), b, NULL) == 0) {
+		wbuf_u8(b, 0);
+		if (!b->failed)
+			return (const char *)b->data;
+	}
+	return descriptor;
+}
+
+static void print_text(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
+{
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct rt_class *k = &rt->classes[i];
+		fprintf(fp, "class 0x%08llx %s super=%s object_size=%u component=%s name_from=%s fields_from=%s%s\n",
+			(unsigned long long)k->addr, or_dash(k->name), or_dash(class_name(rt, k->super)),
+			k->raw.object_size, or_dash(class_name(rt, k->component)), *k->name_how ? k->name_how : "-",
+			*k->fields_how ? k->fields_how : "-", k->field_count && !k->fields_checked ? " unchecked" : "");
+		for (uint32_t j = 0; j < k->field_count; j++) {
+			const struct rt_field *f = &k->fields[j];
+			if (f->offset == RT_OFFSET_UNKNOWN)
+				fprintf(fp, "  field +? %s %s\n", type_name(f->type, b), f->name);
+			else
+				fprintf(fp, "  field +%u %s %s\n", f->offset, type_name(f->type, b), f->name);
+		}
+	}
+}
+
+static void json_str(FILE *fp, const char *s)
+{
+	if (s)
+		cli_json_string(fp, s, strlen(s));
+	else
+		fputs("null", fp);
+}
+
+static void json_ref(FILE *fp, const struct art_runtime *rt, const char *key, uint32_t addr, size_t idx)
+{
+	if (!addr) {
+		fprintf(fp, ", \"%s\": null", key);
+		return;
+	}
+	fprintf(fp, ", \"%s\": {\"address\": \"0x%x\", \"name\": ", key, addr);
+	json_str(fp, class_name(rt, idx));
+	fputc('}', fp);
+}
+
+static void print_json(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
+{
+	fprintf(fp, "{\"layout\": ");
+	json_str(fp, rt->layout->family);
+	fprintf(fp, ", \"pointer_size\": %u, \"count\": %zu, \"retired\": %zu, \"classes\": [", rt->pointer_size,
+		rt->class_count, rt->retired_classes);
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct rt_class *k = &rt->classes[i];
+		fprintf(fp, "%s\n  {\"address\": \"0x%llx\", \"name\": ", i ? "," : "", (unsigned long long)k->addr);
+		json_str(fp, k->name);
+		fputs(", \"name_from\": ", fp);
+		json_str(fp, k->name_how);
+		json_ref(fp, rt, "super", k->raw.super_class, k->super);
+		json_ref(fp, rt, "component", k->raw.component_type, k->component);
+		fprintf(fp, ", \"object_size\": %u, \"class_size\": %u, \"access_flags\": %u, \"status\": %u",
+			k->raw.object_size, k->raw.class_size, k->raw.access_flags, k->raw.status);
+		fputs(", \"fields_from\": ", fp);
+		json_str(fp, k->fields_how);
+		fprintf(fp, ", \"fields_checked\": %s, \"fields\": [", k->fields_checked ? "true" : "false");
+		for (uint32_t j = 0; j < k->field_count; j++) {
+			const struct rt_field *f = &k->fields[j];
+			fprintf(fp, "%s{\"name\": ", j ? ", " : "");
+			json_str(fp, f->name);
+			fputs(", \"type\": ", fp);
+			json_str(fp, type_name(f->type, b));
+			if (f->offset == RT_OFFSET_UNKNOWN)
+				fputs(", \"offset\": null", fp);
+			else
+				fprintf(fp, ", \"offset\": %u", f->offset);
+			fputc('}', fp);
+		}
+		fputs("]}", fp);
+	}
+	fputs("\n]}\n", fp);
+}
+
+static int parse_args(int argc, char **argv, struct classes_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			o->json = true;
+		} else if (!strcmp(argv[i], "--maps") || !strcmp(argv[i], "--art-version")) {
+			if (i + 1 == argc)
+				return cli_usage_error(argv[0], "%s needs a value", argv[i]);
+			if (argv[i][2] == 'm')
+				o->maps = argv[++i];
+			else
+				o->art_version = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
+		} else if (o->path) {
+			return cli_usage_error(argv[0], "more than one IMAGE");
+		} else {
+			o->path = argv[i];
+		}
+	}
+	return o->path ? 0 : cli_usage_error(argv[0], "IMAGE is missing");
+}
+
+int cmd_classes(int argc, char **argv)
+{
+	struct classes_opts o = { 0 };
+	struct img_open_opts io = { NULL };
+	struct runtime_opts ro = { NULL };
+	struct image img;
+	struct art_runtime rt;
+	struct wbuf b;
+	struct err e;
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	err_init(&e);
+	io.maps_path = o.maps;
+	ro.art_version = o.art_version;
+	if (img_open(&img, o.path, &io, &e))
+		return cli_report(argv[0], &e);
+	if (runtime_open(&rt, &img, &ro, &e)) {
+		img_close(&img);
+		return cli_report(argv[0], &e);
+	}
+	wbuf_init(&b);
+	if (o.json)
+		print_json(&rt, stdout, &b);
+	else
+		print_text(&rt, stdout, &b);
+	rc = wbuf_status(&b, &e);
+	wbuf_release(&b);
+	runtime_close(&rt);
+	img_close(&img);
+	if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		rc = ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write the class list");
+	return rc ? cli_report(argv[0], &e) : CLI_OK;
+}

@@ -1,0 +1,398 @@
+/* cmd_hprof_info.c - `artcarve hprof-info FILE [--json]`: header, record and sub-record
+ * counts, roots by kind and Android heaps of an HPROF file.  Streams the file twice (the
+ * second pass only resolves heap names), decoding every sub-record fully, so it doubles as a
+ * validator; memory is constant. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "carver/cli/cli.h"
+#include "carver/base/mapfile.h"
+#include "carver/base/xalloc.h"
+#include "output/hprof/hprof.h"
+
+#define INFO_MAX_HEAPS 16       /* distinct (heap id, name id) pairs tracked; more go to "other" */
+
+struct info_heap {
+	uint32_t heap_id;
+	uint64_t name_id;
+	bool named;             /* came from a HEAP_DUMP_INFO (else: the default heap) */
+	const uint8_t *name;    /* resolved in pass 2 (borrowed from the map) */
+	size_t name_len;
+	uint64_t infos, objects, classes, instances, obj_arrays, prim_arrays;
+};
+
+struct info {
+	uint64_t records[256], subs[256];
+	uint64_t record_count, sub_count;
+	uint64_t prim_elements_bytes, instance_bytes;
+	struct info_heap heaps[INFO_MAX_HEAPS + 1];    /* [0] = default heap, last = other */
+	unsigned heap_count;
+};
+
+static struct info_heap *info_heap_for(struct info *in, const struct hprof_heap_info *hi)
+{
+	for (unsigned i = 1; i < in->heap_count; i++)
+		if (in->heaps[i].heap_id == hi->heap_id && in->heaps[i].name_id == hi->name_id)
+			return &in->heaps[i];
+	if (in->heap_count == INFO_MAX_HEAPS) {
+		struct info_heap *other = &in->heaps[INFO_MAX_HEAPS];
+		other->named = true;
+		other->heap_id = UINT32_MAX;
+		return other;
+	}
+	in->heaps[in->heap_count].heap_id = hi->heap_id;
+	in->heaps[in->heap_count].name_id = hi->name_id;
+	in->heaps[in->heap_count].named = true;
+	return &in->heaps[in->heap_count++];
+}
+
+/* Decodes a CLASS_DUMP completely (fixed part and every entry). */
+static int info_class(const struct hprof_sub *sub, unsigned id_size, struct err *e)
+{
+	struct hprof_class_dump cd;
+	struct hprof_class_entry ent;
+	int rc = hprof_class_dump_parse(sub, id_size, &cd, e);
+
+	while (rc == 0 && (rc = hprof_class_next_constant(&cd, &ent, e)) == 1)
+		rc = 0;
+	while (rc == 0 && (rc = hprof_class_next_static(&cd, &ent, e)) == 1)
+		rc = 0;
+	while (rc == 0 && (rc = hprof_class_next_field(&cd, &ent, e)) == 1)
+		rc = 0;
+	return rc;
+}
+
+/* Decodes one sub-record and counts it; *heap is the current heap (HEAP_DUMP_INFO moves it). */
+static int info_sub(struct info *in, const struct hprof_sub *sub, unsigned id_size,
+		    struct info_heap **heap, struct err *e)
+{
+	union { struct hprof_root root; struct hprof_heap_info hi; struct hprof_instance inst;
+		struct hprof_obj_array oa; struct hprof_prim_array pa; } u;
+	struct info_heap *h = *heap;
+	int rc = 0;
+
+	in->subs[sub->tag]++;
+	in->sub_count++;
+	switch (sub->tag) {
+	case HPROF_HEAP_DUMP_INFO:
+		if ((rc = hprof_heap_info_parse(sub, id_size, &u.hi, e)))
+			return rc;
+		*heap = info_heap_for(in, &u.hi);
+		(*heap)->infos++;
+		return 0;
+	case HPROF_CLASS_DUMP:
+		rc = info_class(sub, id_size, e);
+		h->classes++;
+		break;
+	case HPROF_INSTANCE_DUMP:
+		rc = hprof_instance_parse(sub, id_size, &u.inst, e);
+		in->instance_bytes += u.inst.values.len;
+		h->instances++;
+		break;
+	case HPROF_OBJ_ARRAY_DUMP:
+		rc = hprof_obj_array_parse(sub, id_size, &u.oa, e);
+		h->obj_arrays++;
+		break;
+	case HPROF_PRIM_ARRAY_DUMP: case HPROF_PRIM_ARRAY_NODATA:
+		rc = hprof_prim_array_parse(sub, id_size, &u.pa, e);
+		in->prim_elements_bytes += u.pa.data.len;
+		h->prim_arrays++;
+		break;
+	default:
+		return hprof_root_parse(sub, id_size, &u.root, e);
+	}
+	h->objects++;
+	return rc;
+}
+
+static int info_heap_dump(struct info *in, const struct hprof_record *rec, unsigned id_size, struct err *e)
+{
+	struct cursor body = rec->body;
+	struct info_heap *heap = &in->heaps[0];  /* a new segment starts in the default heap (art
+						  * StartNewHeapDumpSegment, dalvik HprofHeap.c) */
+	struct hprof_sub sub;
+	int rc;
+
+	while ((rc = hprof_next_sub(&body, id_size, &sub, e)) == 1)
+		if ((rc = info_sub(in, &sub, id_size, &heap, e)))
+			return rc;
+	return rc;
+}
+
+static int info_scan(struct info *in, struct hprof_reader *r, struct err *e)
+{
+	struct hprof_record rec;
+	int rc;
+
+	in->heap_count = 1;
+	while ((rc = hprof_next(r, &rec, e)) == 1) {
+		in->records[rec.tag]++;
+		in->record_count++;
+		if (rec.tag == HPROF_HEAP_DUMP || rec.tag == HPROF_HEAP_DUMP_SEGMENT) {
+			if ((rc = info_heap_dump(in, &rec, r->id_size, e)))
+				return rc;
+		} else if (rec.tag == HPROF_STRING) {
+			struct hprof_string s;
+			if ((rc = hprof_string_parse(&rec, r->id_size, &s, e)))
+				return rc;
+		} else if (rec.tag == HPROF_LOAD_CLASS) {
+			struct hprof_load_class lc;
+			if ((rc = hprof_load_class_parse(&rec, r->id_size, &lc, e)))
+				return rc;
+		}
+	}
+	return rc;
+}
+
+/* Pass 2: finds the STRING records that name the heaps. */
+static int info_resolve_heap_names(struct info *in, struct hprof_reader *r, struct err *e)
+{
+	struct hprof_record rec;
+	struct hprof_string s;
+	int rc;
+
+	r->c.pos = r->header_len;
+	r->dropped = 0;
+	while ((rc = hprof_next(r, &rec, e)) == 1) {
+		if (rec.tag != HPROF_STRING || hprof_string_parse(&rec, r->id_size, &s, e))
+			continue;
+		for (unsigned i = 1; i < in->heap_count; i++)
+			if (in->heaps[i].name_id == s.id && !in->heaps[i].name) {
+				in->heaps[i].name = s.text;
+				in->heaps[i].name_len = s.len;
+			}
+	}
+	return rc;
+}
+
+static void info_name(char *buf, size_t n, const char *name, unsigned tag)
+{
+	if (name)
+		snprintf(buf, n, "%s", name);
+	else
+		snprintf(buf, n, "0x%02x", tag);
+}
+
+static void info_heap_label(const struct info_heap *h, unsigned idx, char *buf, size_t n)
+{
+	if (idx == 0)
+		snprintf(buf, n, "default");
+	else if (h->heap_id == UINT32_MAX && !h->name)
+		snprintf(buf, n, "other");
+	else if (h->name) {
+		size_t len = h->name_len < n - 1 ? h->name_len : n - 1;
+		for (size_t i = 0; i < len; i++)       /* the name comes from the file: printable only */
+			buf[i] = h->name[i] >= 0x20 && h->name[i] < 0x7f ? (char)h->name[i] : '?';
+		buf[len] = '\0';
+	}
+	else
+		snprintf(buf, n, "heap-0x%x", h->heap_id);
+}
+
+static uint64_t info_roots(const struct info *in)
+{
+	uint64_t n = 0;
+	for (unsigned t = 0; t < 256; t++)
+		if (hprof_sub_is_root(t))
+			n += in->subs[t];
+	return n;
+}
+
+static bool info_heap_shown(const struct info *in, unsigned i)
+{
+	return i < in->heap_count || (i == INFO_MAX_HEAPS && in->heaps[i].named);
+}
+
+static void info_print_text(const struct info *in, const struct hprof_reader *r, const char *path)
+{
+	char name[80];
+
+	printf("file: %s\nsize: %zu\nversion: %s\nid size: %u\ntimestamp: %" PRIu64 "\n", path, r->c.len,
+	       r->version, r->id_size, r->timestamp);
+	printf("records: %" PRIu64 "\n", in->record_count);
+	for (unsigned t = 0; t < 256; t++)
+		if (in->records[t]) {
+			info_name(name, sizeof(name), hprof_tag_name(t), t);
+			printf("  %-24s %" PRIu64 "\n", name, in->records[t]);
+		}
+	printf("heap sub-records: %" PRIu64 "\n", in->sub_count);
+	for (unsigned t = 0; t < 256; t++)
+		if (in->subs[t]) {
+			info_name(name, sizeof(name), hprof_sub_name(t), t);
+			printf("  %-24s %" PRIu64 "\n", name, in->subs[t]);
+		}
+	printf("strings: %" PRIu64 "\nloaded classes: %" PRIu64 "\n", in->records[HPROF_STRING],
+	       in->records[HPROF_LOAD_CLASS]);
+	printf("segments: %" PRIu64 "\nheap dumps: %" PRIu64 "\n", in->records[HPROF_HEAP_DUMP_SEGMENT],
+	       in->records[HPROF_HEAP_DUMP]);
+	printf("classes: %" PRIu64 "\ninstances: %" PRIu64 "\nobject arrays: %" PRIu64 "\n",
+	       in->subs[HPROF_CLASS_DUMP], in->subs[HPROF_INSTANCE_DUMP], in->subs[HPROF_OBJ_ARRAY_DUMP]);
+	printf("primitive arrays: %" PRIu64 "\n", in->subs[HPROF_PRIM_ARRAY_DUMP] + in->subs[HPROF_PRIM_ARRAY_NODATA]);
+	printf("roots: %" PRIu64 "\n", info_roots(in));
+	for (unsigned t = 0; t < 256; t++)
+		if (hprof_sub_is_root(t) && in->subs[t])
+			printf("  %-24s %" PRIu64 "\n", hprof_sub_name(t), in->subs[t]);
+	printf("heaps:\n");
+	for (unsigned i = 0; i <= INFO_MAX_HEAPS; i++) {
+		const struct info_heap *h = &in->heaps[i];
+		if (!info_heap_shown(in, i) || (i == 0 && h->objects == 0))
+			continue;
+		info_heap_label(h, i, name, sizeof(name));
+		printf("  %-8s id 0x%02x: %" PRIu64 " objects (%" PRIu64 " classes, %" PRIu64 " instances, %"
+		       PRIu64 " object arrays, %" PRIu64 " primitive arrays), %" PRIu64 " HEAP_DUMP_INFO\n",
+		       name, h->heap_id, h->objects, h->classes, h->instances, h->obj_arrays, h->prim_arrays,
+		       h->infos);
+	}
+}
+
+static void info_json_map(const uint64_t *counts, const char *(*namer)(unsigned), bool roots_only)
+{
+	char name[16];
+	bool first = true;
+
+	putchar('{');
+	for (unsigned t = 0; t < 256; t++) {
+		const char *nm;
+		if (!counts[t] || (roots_only && !hprof_sub_is_root(t)))
+			continue;
+		nm = namer(t);
+		if (!nm) {
+			snprintf(name, sizeof(name), "0x%02x", t);
+			nm = name;
+		}
+		printf("%s", first ? "" : ", ");
+		cli_json_string(stdout, nm, strlen(nm));
+		printf(": %" PRIu64, counts[t]);
+		first = false;
+	}
+	putchar('}');
+}
+
+static void info_print_json(const struct info *in, const struct hprof_reader *r, const char *path)
+{
+	char name[80];
+	bool first = true;
+
+	printf("{\"file\": ");
+	cli_json_string(stdout, path, strlen(path));
+	printf(", \"size\": %zu, \"version\": ", r->c.len);
+	cli_json_string(stdout, r->version, strlen(r->version));
+	printf(", \"id_size\": %u, \"timestamp\": %" PRIu64 ", \"record_count\": %" PRIu64 ", \"records\": ",
+	       r->id_size, r->timestamp, in->record_count);
+	info_json_map(in->records, hprof_tag_name, false);
+	printf(", \"sub_record_count\": %" PRIu64 ", \"sub_records\": ", in->sub_count);
+	info_json_map(in->subs, hprof_sub_name, false);
+	printf(", \"strings\": %" PRIu64 ", \"load_classes\": %" PRIu64 ", \"segments\": %" PRIu64
+	       ", \"heap_dumps\": %" PRIu64 ", \"heap_dump_ends\": %" PRIu64, in->records[HPROF_STRING],
+	       in->records[HPROF_LOAD_CLASS], in->records[HPROF_HEAP_DUMP_SEGMENT], in->records[HPROF_HEAP_DUMP],
+	       in->records[HPROF_HEAP_DUMP_END]);
+	printf(", \"classes\": %" PRIu64 ", \"instances\": %" PRIu64 ", \"object_arrays\": %" PRIu64
+	       ", \"primitive_arrays\": %" PRIu64 ", \"primitive_arrays_nodata\": %" PRIu64
+	       ", \"instance_bytes\": %" PRIu64 ", \"primitive_array_bytes\": %" PRIu64,
+	       in->subs[HPROF_CLASS_DUMP], in->subs[HPROF_INSTANCE_DUMP], in->subs[HPROF_OBJ_ARRAY_DUMP],
+	       in->subs[HPROF_PRIM_ARRAY_DUMP] + in->subs[HPROF_PRIM_ARRAY_NODATA],
+	       in->subs[HPROF_PRIM_ARRAY_NODATA], in->instance_bytes, in->prim_elements_bytes);
+	printf(", \"root_count\": %" PRIu64 ", \"roots\": ", info_roots(in));
+	info_json_map(in->subs, hprof_sub_name, true);
+	printf(", \"heaps\": [");
+	for (unsigned i = 0; i <= INFO_MAX_HEAPS; i++) {
+		const struct info_heap *h = &in->heaps[i];
+		if (!info_heap_shown(in, i) || (i == 0 && h->objects == 0))
+			continue;
+		info_heap_label(h, i, name, sizeof(name));
+		printf("%s{\"name\": ", first ? "" : ", ");
+		if (h->name)
+			cli_json_string(stdout, (const char *)h->name, h->name_len);
+		else
+			cli_json_string(stdout, name, strlen(name));
+		printf(", \"id\": %u, \"infos\": %" PRIu64 ", \"objects\": %" PRIu64 ", \"classes\": %" PRIu64
+		       ", \"instances\": %" PRIu64 ", \"object_arrays\": %" PRIu64 ", \"primitive_arrays\": %"
+		       PRIu64 "}", h->heap_id, h->infos, h->objects, h->classes, h->instances, h->obj_arrays,
+		       h->prim_arrays);
+		first = false;
+	}
+	printf("]}\n");
+}
+
+/* --records: one line per top-level record (offset, tag, time, body length), nothing else. */
+static int info_list_records(struct hprof_reader *r, struct err *e)
+{
+	struct hprof_record rec;
+	char name[16];
+	int rc;
+
+	while ((rc = hprof_next(r, &rec, e)) == 1) {
+		const char *nm = hprof_tag_name(rec.tag);
+		if (!nm) {
+			snprintf(name, sizeof(name), "0x%02x", rec.tag);
+			nm = name;
+		}
+		printf("%llu %s %u %zu\n", (unsigned long long)rec.offset, nm, rec.time, rec.body.len);
+	}
+	return rc;
+}
+
+int cmd_hprof_info(int argc, char **argv)
+{
+	const char *path = NULL;
+	bool json = false, records = false;
+	struct mapfile m;
+	struct hprof_reader r;
+	struct info *in;
+	struct err e;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--records"))
+			records = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
+		else if (path)
+			return cli_usage_error(argv[0], "more than one input file");
+		else
+			path = argv[i];
+	}
+	if (!path)
+		return cli_usage_error(argv[0], "no input file");
+	err_init(&e);
+	if ((rc = mapfile_open(&m, path, &e)))
+		return cli_report(argv[0], &e);
+	in = xcalloc(1, sizeof(*in));
+	if (!in) {
+		mapfile_close(&m);
+		ERR_SET(&e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+		return cli_report(argv[0], &e);
+	}
+	rc = hprof_reader_init(&r, m.data, m.len, path, &e);
+	r.drop_behind = true;   /* m is our own read-only mapping */
+	if (rc == 0 && records) {
+		rc = info_list_records(&r, &e);
+		if (rc == 0 && fflush(stdout) != 0)
+			rc = ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write to standard output");
+		if (rc)
+			err_prefix(&e, "%s", path);
+		xfree(in);
+		mapfile_close(&m);
+		return rc ? cli_report(argv[0], &e) : CLI_OK;
+	}
+	if (rc == 0)
+		rc = info_scan(in, &r, &e);
+	if (rc == 0)
+		rc = info_resolve_heap_names(in, &r, &e);
+	if (rc == 0) {
+		if (json)
+			info_print_json(in, &r, path);
+		else
+			info_print_text(in, &r, path);
+		if (fflush(stdout) != 0)
+			rc = ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write to standard output");
+	} else {
+		err_prefix(&e, "%s", path);
+	}
+	xfree(in);
+	mapfile_close(&m);
+	return rc ? cli_report(argv[0], &e) : CLI_OK;
+}

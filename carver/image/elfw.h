@@ -1,0 +1,90 @@
+/* elfw.h - the one wrapper around libelf/gelf (the only file that includes them).
+ *
+ * An elfw borrows the bytes it is opened on (an mmap'd file or a buffer): it never writes
+ * to them and they must outlive the elfw.  Everything it hands out (note descriptors,
+ * section bounds) points into or describes those bytes.  Every offset and size read from
+ * the file is checked against the buffer before any byte is touched, so hostile files give
+ * -ERR_TRUNC/-ERR_CORRUPT, never a crash.  Cores often have no section headers (elfw_open
+ * accepts that; the section and symbol functions then report "no section"). */
+#ifndef ARTCARVE_ELFW_H
+#define ARTCARVE_ELFW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/cursor.h"
+#include "carver/base/err.h"
+
+struct elfw; /* opaque */
+
+struct elfw_phdr {
+	uint32_t type, flags;   /* PT_*, PF_* */
+	uint64_t offset, vaddr, filesz, memsz, align;
+};
+
+struct elfw_section {
+	uint64_t offset, size, addr; /* size is 0 for SHT_NOBITS' file extent checks */
+	uint32_t type;               /* SHT_* */
+	uint64_t flags;              /* SHF_* */
+};
+
+/* ELF constants callers need without including <elf.h> (values from the ELF gABI). */
+enum {
+	ELFW_ET_EXEC = 2, ELFW_ET_DYN = 3, ELFW_ET_CORE = 4,
+	ELFW_PT_LOAD = 1, ELFW_PT_NOTE = 4,
+	ELFW_PF_X = 1, ELFW_PF_W = 2, ELFW_PF_R = 4,
+	ELFW_NT_PRSTATUS = 1, ELFW_NT_AUXV = 6, ELFW_NT_FILE = 0x46494c45
+};
+
+/* True when the bytes start with the ELF magic (no error set; a probe). */
+bool elfw_probe(const uint8_t *data, size_t len);
+
+/* Opens the ELF held in data[0, len).  label names the file in messages.  The header, the
+ * program header table and (when present) the section header table must lie inside the
+ * buffer.  Returns 0 and *out (free with elfw_close), or -ERR_CORRUPT/-ERR_TRUNC ("not an
+ * ELF file" etc.), -ERR_NOMEM. */
+int elfw_open(struct elfw **out, const uint8_t *data, size_t len, const char *label, struct err *e);
+void elfw_close(struct elfw *w); /* NULL-safe */
+
+unsigned elfw_bits(const struct elfw *w);    /* 32 or 64 */
+unsigned elfw_machine(const struct elfw *w); /* EM_* value */
+unsigned elfw_type(const struct elfw *w);    /* ET_* value */
+bool elfw_big_endian(const struct elfw *w);
+const uint8_t *elfw_data(const struct elfw *w, size_t *len); /* the borrowed bytes */
+
+size_t elfw_phdr_count(const struct elfw *w);
+/* Program header i (i < elfw_phdr_count).  Does not check the segment's file extent:
+ * use elfw_segment for its bytes. */
+int elfw_phdr(const struct elfw *w, size_t i, struct elfw_phdr *out, struct err *e);
+/* Cursor over the file bytes [offset, offset+filesz) of a program header (cursor.va =
+ * p_vaddr); -ERR_TRUNC naming the segment when they exceed the file. */
+int elfw_segment(const struct elfw *w, const struct elfw_phdr *ph, struct cursor *out, struct err *e);
+
+/* Calls fn for each note of every PT_NOTE segment, in file order.  name is the note's
+ * NUL-terminated name ("" when absent), desc a cursor over the descriptor bytes (cursor.va
+ * = file offset).  A non-zero return from fn stops the walk and is returned.  Malformed
+ * note headers give -ERR_CORRUPT/-ERR_TRUNC naming the file offset. */
+int elfw_for_each_note(const struct elfw *w,
+		       int (*fn)(void *ctx, const char *name, uint32_t type, struct cursor *desc,
+				 struct err *e),
+		       void *ctx, struct err *e);
+
+/* 0 and *out filled, or -ERR_CORRUPT "no section NAME" (also when there is no section
+ * header table).  The section's file extent is checked unless it is SHT_NOBITS. */
+int elfw_section_by_name(const struct elfw *w, const char *name, struct elfw_section *out,
+			 struct err *e);
+/* Cursor over a section's file bytes (cursor.va = sh_addr); -ERR_TRUNC when outside. */
+int elfw_section_bytes(const struct elfw *w, const struct elfw_section *s, struct cursor *out,
+		       struct err *e);
+
+/* Looks NAME up in .dynsym, then .symtab; -ERR_CORRUPT "no symbol NAME" if absent.
+ * value/size may be NULL. */
+int elfw_symbol(const struct elfw *w, const char *name, uint64_t *value, uint64_t *size,
+		struct err *e);
+
+/* File offset of virtual address va through the PT_LOAD segments (va must lie in a
+ * segment's file-backed part); -ERR_UNMAPPED naming va otherwise. */
+int elfw_va_to_offset(const struct elfw *w, uint64_t va, uint64_t *off, struct err *e);
+
+#endif

@@ -1,0 +1,553 @@
+/* image.c - process memory images (see image.h): region bookkeeping, lookups and reads,
+ * name joining with a maps listing, and container detection.  The loaders live in
+ * image_core.c (ELF cores) and image_dirs.c (directory containers). */
+#include "carver/image/image.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "carver/base/ck.h"
+#include "carver/image/image_int.h"
+#include "carver/base/mapfile.h"
+#include "carver/base/xalloc.h"
+
+/* LiME range header magic (504ensicsLabs/LiME src/lime.h: LIME_MAGIC 0x4C694D45, "EMiL"
+ * in little-endian file order). */
+#define IMG_LIME_MAGIC 0x4C694D45u
+
+void img_init_empty(struct image *img, const char *label)
+{
+	memset(img, 0, sizeof(*img));
+	arena_init(&img->strings_);
+	img->container = "memory";
+	img->path = label ? img_strdup(img, label, strlen(label)) : "";
+	if (!img->path)
+		img->path = "";
+	img->sorted_ = true;
+}
+
+void img_close(struct image *img)
+{
+	for (size_t i = 0; i < img->file_count_; i++)
+		mapfile_close(&img->files_[i]);
+	xfree(img->files_);
+	xfree(img->reg_);
+	arena_release(&img->strings_);
+	memset(img, 0, sizeof(*img));
+}
+
+const char *img_strdup(struct image *img, const char *s, size_t n)
+{
+	return arena_strndup(&img->strings_, s, n);
+}
+
+int img_begin(struct image *img, const char *container, const char *path, struct err *e)
+{
+	img_init_empty(img, NULL);
+	img->container = container;
+	img->path = img_strdup(img, path, strlen(path));
+	if (!img->path)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", path);
+	img->sorted_ = false;
+	return 0;
+}
+
+int img_map_file(struct image *img, const char *path, const uint8_t **data, size_t *len, struct err *e)
+{
+	int rc;
+
+	if (img->file_count_ == img->file_cap_) {
+		size_t cap = img->file_cap_ ? img->file_cap_ * 2 : 8;
+		struct mapfile *p = xreallocarray(img->files_, cap, sizeof(*p));
+		if (!p)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", path);
+		img->files_ = p;
+		img->file_cap_ = cap;
+	}
+	rc = mapfile_open(&img->files_[img->file_count_], path, e);
+	if (rc)
+		return rc;
+	*data = img->files_[img->file_count_].data;
+	*len = img->files_[img->file_count_].len;
+	img->file_count_++;
+	return 0;
+}
+
+static int img_grow(struct image *img, struct err *e)
+{
+	size_t cap;
+	struct img_region *p;
+
+	if (img->region_count < img->reg_cap_)
+		return 0;
+	cap = img->reg_cap_ ? img->reg_cap_ * 2 : 64;
+	p = xreallocarray(img->reg_, cap, sizeof(*p));
+	if (!p)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory for %zu regions", img->path, cap);
+	img->reg_ = p;
+	img->reg_cap_ = cap;
+	img->regions = p;
+	return 0;
+}
+
+int img_push(struct image *img, uint64_t start, uint64_t end, uint32_t prot, const char *name,
+	     uint64_t file_offset, const uint8_t *data, size_t data_len, struct err *e)
+{
+	struct img_region *r;
+	int rc;
+
+	if (end <= start || data_len > end - start)
+		return ERR_SET(e, ERR_INTERNAL, start, "%s: bad region 0x%llx-0x%llx with %zu bytes", img->path,
+			       (unsigned long long)start, (unsigned long long)end, data_len);
+	if ((rc = img_grow(img, e)))
+		return rc;
+	r = &img->reg_[img->region_count];
+	r->start = start;
+	r->end = end;
+	r->prot = prot;
+	r->name = name ? img_strdup(img, name, strlen(name)) : "";
+	if (!r->name)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", img->path);
+	r->file_offset = file_offset;
+	r->data = data_len ? data : NULL;
+	r->data_len = data ? data_len : 0;
+	img->region_count++;
+	return 0;
+}
+
+static int img_cmp_start(const void *a, const void *b)
+{
+	const struct img_region *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int img_check_overlaps(const struct image *img, struct err *e)
+{
+	for (size_t i = 1; i < img->region_count; i++) {
+		const struct img_region *p = &img->reg_[i - 1], *r = &img->reg_[i];
+		if (r->start < p->end)
+			return ERR_SET(e, ERR_CORRUPT, r->start,
+				       "%s: regions 0x%llx-0x%llx and 0x%llx-0x%llx overlap", img->path,
+				       (unsigned long long)p->start, (unsigned long long)p->end,
+				       (unsigned long long)r->start, (unsigned long long)r->end);
+	}
+	return 0;
+}
+
+int img_add_region_mem(struct image *img, uint64_t va, const uint8_t *data, size_t len,
+		       uint32_t prot, const char *name, struct err *e)
+{
+	uint64_t end;
+	int rc;
+
+	if (len == 0 || ck_add64(va, len, &end))
+		return ERR_SET(e, ERR_CORRUPT, va, "%s: region at 0x%llx of %zu bytes is empty or wraps",
+			       img->path, (unsigned long long)va, len);
+	for (size_t i = 0; i < img->region_count; i++)
+		if (img->reg_[i].start < end && va < img->reg_[i].end)
+			return ERR_SET(e, ERR_CORRUPT, va, "%s: region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
+				       img->path, (unsigned long long)va, (unsigned long long)end,
+				       (unsigned long long)img->reg_[i].start, (unsigned long long)img->reg_[i].end);
+	rc = img_push(img, va, end, prot & 7, name, 0, data, len, e);
+	if (rc)
+		return rc;
+	qsort(img->reg_, img->region_count, sizeof(*img->reg_), img_cmp_start);
+	return 0;
+}
+
+/* ---- lookups ---- */
+
+/* Index of the first region whose end is above va (region_count if none). */
+static size_t img_lower(const struct image *img, uint64_t va)
+{
+	size_t lo = 0, hi = img->region_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->regions[mid].end <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct img_region *img_find(const struct image *img, uint64_t va)
+{
+	size_t i = img_lower(img, va);
+	if (i < img->region_count && img->regions[i].start <= va)
+		return &img->regions[i];
+	return NULL;
+}
+
+static int img_unmapped(const struct image *img, uint64_t va, size_t len, uint64_t at, struct err *e)
+{
+	const struct img_region *r = img_find(img, at);
+	return ERR_SET(e, ERR_UNMAPPED, at, "%s: 0x%llx (reading %zu bytes at 0x%llx) is %s", img->path,
+		       (unsigned long long)at, len, (unsigned long long)va,
+		       r ? "mapped but not captured" : "not mapped");
+}
+
+int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *out, struct err *e)
+{
+	const struct img_region *r = img_find(img, va);
+	uint64_t off;
+
+	if (!r || va - r->start >= r->data_len)
+		return img_unmapped(img, va, len, va, e);
+	off = va - r->start;
+	if (len > r->data_len - off)
+		return img_unmapped(img, va, len, r->start + r->data_len, e);
+	cur_init(out, r->data + off, len, va);
+	return 0;
+}
+
+int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct err *e)
+{
+	uint8_t *dst = buf;
+	uint64_t at = va;
+	size_t done = 0;
+
+	if (len && ck_add64(va, len - 1, &(uint64_t){ 0 }))
+		return img_unmapped(img, va, len, UINT64_MAX, e);
+	/* each step copies from one region and moves to the next; at most region_count steps */
+	while (done < len) {
+		const struct img_region *r = img_find(img, at);
+		uint64_t off;
+		size_t n;
+
+		if (!r || at - r->start >= r->data_len)
+			return img_unmapped(img, va, len, at, e);
+		off = at - r->start;
+		n = r->data_len - (size_t)off;
+		if (n > len - done)
+			n = len - done;
+		memcpy(dst + done, r->data + off, n);
+		done += n;
+		at += n;
+	}
+	return 0;
+}
+
+uint64_t img_captured_bytes(const struct image *img)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < img->region_count; i++)
+		n += img->regions[i].data_len;
+	return n;
+}
+
+uint64_t img_mapped_bytes(const struct image *img)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < img->region_count; i++)
+		n += img->regions[i].end - img->regions[i].start;
+	return n;
+}
+
+const char *img_prot_text(uint32_t prot, char buf[4])
+{
+	buf[0] = prot & IMG_PROT_R ? 'r' : '-';
+	buf[1] = prot & IMG_PROT_W ? 'w' : '-';
+	buf[2] = prot & IMG_PROT_X ? 'x' : '-';
+	buf[3] = '\0';
+	return buf;
+}
+
+/* ---- joining with a maps listing ---- */
+
+static int img_cmp_entry(const void *a, const void *b)
+{
+	const struct maps_entry *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The listing sorted by start with overlaps clipped away (a hostile or merged listing must
+ * not produce overlapping regions).  *out is freed by the caller. */
+static int img_sorted_lines(const struct maps *m, struct maps_entry **out, size_t *count, struct err *e)
+{
+	struct maps_entry *v;
+	size_t n = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (!m || m->count == 0)
+		return 0;
+	v = xreallocarray(NULL, m->count, sizeof(*v));
+	if (!v)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "maps: out of memory for %zu lines", m->count);
+	memcpy(v, m->entries, m->count * sizeof(*v));
+	qsort(v, m->count, sizeof(*v), img_cmp_entry);
+	for (size_t i = 0; i < m->count; i++) {
+		struct maps_entry l = v[i];
+		if (n && l.start < v[n - 1].end) {
+			if (l.end <= v[n - 1].end)
+				continue;
+			l.offset += v[n - 1].end - l.start;
+			l.start = v[n - 1].end;
+		}
+		v[n++] = l;
+	}
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+/* First line whose end is above va. */
+static size_t img_line_lower(const struct maps_entry *v, size_t n, uint64_t va)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint32_t img_resolve_prot(uint32_t prot, const struct maps_entry *l)
+{
+	if (!(prot & IMG_PROT_UNKNOWN))
+		return prot;
+	return l ? l->prot : IMG_PROT_R;
+}
+
+/* Cuts captured region r at the listing's line boundaries into img (names from the lines). */
+static int img_split_region(struct image *img, const struct img_region *r, const struct maps_entry *v,
+			    size_t n, struct err *e)
+{
+	uint64_t pos = r->start;
+	size_t li = img_line_lower(v, n, pos);
+
+	/* each step ends at a line boundary or r->end, so pos strictly advances */
+	while (pos < r->end) {
+		const struct maps_entry *l = li < n && v[li].start <= pos ? &v[li] : NULL;
+		uint64_t end = r->end, off = pos - r->start, fofs;
+		const uint8_t *data = NULL;
+		size_t dlen = 0;
+		int rc;
+
+		if (l && l->end < end)
+			end = l->end;
+		else if (!l && li < n && v[li].start < end)
+			end = v[li].start;
+		if (off < r->data_len) {
+			data = r->data + off;
+			dlen = r->data_len - (size_t)off;
+			if (dlen > end - pos)
+				dlen = (size_t)(end - pos);
+		}
+		fofs = l ? l->offset + (pos - l->start) : r->file_offset + off;
+		rc = img_push(img, pos, end, img_resolve_prot(r->prot, l), l && l->name[0] ? l->name : r->name,
+			      fofs, data, dlen, e);
+		if (rc)
+			return rc;
+		if (l && end == l->end)
+			li++;
+		pos = end;
+	}
+	return 0;
+}
+
+/* Adds the parts of line l that no captured region (caps[0, nc), sorted) covers. */
+static int img_add_uncaptured(struct image *img, const struct maps_entry *l, const struct img_region *caps,
+			      size_t nc, struct err *e)
+{
+	uint64_t pos = l->start;
+	size_t lo = 0, hi = nc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (caps[mid].end <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (pos < l->end) {
+		const struct img_region *c = lo < nc ? &caps[lo] : NULL;
+		if (c && c->start <= pos) {
+			pos = c->end;
+			lo++;
+			continue;
+		}
+		uint64_t end = c && c->start < l->end ? c->start : l->end;
+		int rc = img_push(img, pos, end, l->prot, l->name, l->offset + (pos - l->start), NULL, 0, e);
+		if (rc)
+			return rc;
+		pos = end;
+	}
+	return 0;
+}
+
+int img_finish(struct image *img, const struct maps *m, struct err *e)
+{
+	struct maps_entry *v = NULL;
+	struct img_region *caps;
+	size_t nc = img->region_count, nv = 0;
+	int rc;
+
+	if (nc > 1)
+		qsort(img->reg_, nc, sizeof(*img->reg_), img_cmp_start);
+	if ((rc = img_check_overlaps(img, e)))
+		return rc;
+	if ((rc = img_sorted_lines(m, &v, &nv, e)))
+		return rc;
+	/* rebuild the region array from the captured regions plus the listing */
+	caps = img->reg_;
+	img->reg_ = NULL;
+	img->regions = NULL;
+	img->region_count = 0;
+	img->reg_cap_ = 0;
+	for (size_t i = 0; i < nc && rc == 0; i++)
+		rc = img_split_region(img, &caps[i], v, nv, e);
+	for (size_t i = 0; i < nv && rc == 0; i++)
+		rc = img_add_uncaptured(img, &v[i], caps, nc, e);
+	xfree(caps);
+	xfree(v);
+	if (rc)
+		return rc;
+	if (img->region_count > 1)
+		qsort(img->reg_, img->region_count, sizeof(*img->reg_), img_cmp_start);
+	img->regions = img->reg_;
+	img->sorted_ = true;
+	return img_check_overlaps(img, e);
+}
+
+/* ---- container detection ---- */
+
+static bool img_file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Message for a regular file that is not an ELF core. */
+static int img_reject_file(const char *path, const uint8_t *p, size_t len, struct err *e)
+{
+	if (len >= 4 && ld_u32le(p) == IMG_LIME_MAGIC)
+		return ERR_SET(e, ERR_UNSUP, 0,
+			       "%s: a LiME physical memory image, not a process image; extract the process first "
+			       "(Volatility 2 linux_dump_map -p PID -D DIR, or Volatility 3 linux.proc.Maps --pid PID --dump) "
+			       "and give artcarve that directory", path);
+	return ERR_SET(e, ERR_UNSUP, 0,
+		       "%s: unknown image format (expected an ELF core file, or a directory of maps + region files, "
+		       "memfetch or Volatility output)", path);
+}
+
+static int img_open_file(struct image *img, const char *path, struct err *e)
+{
+	struct mapfile f;
+	int rc = mapfile_open(&f, path, e);
+	bool elf;
+
+	if (rc)
+		return rc;
+	elf = f.len >= 4 && !memcmp(f.data, "\177ELF", 4);
+	if (!elf) {
+		rc = img_reject_file(path, f.data, f.len, e);
+		mapfile_close(&f);
+		return rc;
+	}
+	mapfile_close(&f);
+	if ((rc = img_begin(img, "elf-core", path, e)))
+		return rc;
+	return img_load_core(img, path, e);
+}
+
+static int img_open_dir(struct image *img, const char *path, struct err *e)
+{
+	static const char *const names[] = { "maps-dir", "memfetch", "volatility2", "volatility3" };
+	bool hit[4];
+	unsigned n = 0, which = 0;
+	int rc;
+
+	hit[0] = img_is_maps_dir(path);
+	hit[1] = img_is_memfetch(path);
+	hit[2] = img_is_volatility(path, 2);
+	hit[3] = img_is_volatility(path, 3);
+	for (unsigned i = 0; i < 4; i++)
+		if (hit[i]) {
+			n++;
+			which = i;
+		}
+	if (n == 0)
+		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA,
+			       "%s: directory holds no known image (maps + START-END.bin files, memfetch mfetch.lst, "
+			       "Volatility task.PID.0xSTART.vma or pid.PID.vma.0xS-0xE.dmp files)", path);
+	if (n > 1) {
+		char list[128] = "";
+		for (unsigned i = 0; i < 4; i++)
+			if (hit[i]) {
+				strcat(list, list[0] ? ", " : "");
+				strcat(list, names[i]);
+			}
+		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%s: ambiguous directory: looks like %s; keep one dump per directory",
+			       path, list);
+	}
+	if ((rc = img_begin(img, names[which], path, e)))
+		return rc;
+	switch (which) {
+	case 0: return img_load_maps_dir(img, path, e);
+	case 1: return img_load_memfetch(img, path, e);
+	default: return img_load_volatility(img, path, which == 2 ? 2 : 3, e);
+	}
+}
+
+/* Listing to join: --maps, else the directory's own `maps` / `maps.txt` if any. */
+static int img_listing(const struct image *img, const char *path, const struct img_open_opts *opts,
+		       struct maps *m, bool *have, struct err *e)
+{
+	static const char *const own[] = { "maps", "maps.txt" };
+	char buf[4096];
+
+	*have = false;
+	if (opts && opts->maps_path) {
+		*have = true;
+		return maps_load(m, opts->maps_path, e);
+	}
+	if (!strcmp(img->container, "elf-core"))
+		return 0;
+	for (size_t i = 0; i < 2; i++) {
+		if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", path, own[i]) >= sizeof(buf))
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: path too long", path);
+		if (img_file_exists(buf)) {
+			*have = true;
+			return maps_load(m, buf, e);
+		}
+	}
+	return 0;
+}
+
+int img_open(struct image *img, const char *path, const struct img_open_opts *opts, struct err *e)
+{
+	const char *base = strrchr(path, '/');
+	struct maps m;
+	struct stat st;
+	bool have = false;
+	int rc;
+
+	memset(img, 0, sizeof(*img));
+	maps_init(&m);
+	if (stat(path, &st) != 0)
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot open: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		rc = img_open_dir(img, path, e);
+	else if (!strcmp(base ? base + 1 : path, "mfetch.lst"))
+		rc = ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%s: give the directory that holds mfetch.lst, not the file", path);
+	else
+		rc = img_open_file(img, path, e);
+	if (rc == 0)
+		rc = img_listing(img, path, opts, &m, &have, e);
+	if (rc == 0)
+		rc = img_finish(img, have ? &m : NULL, e);
+	maps_release(&m);
+	if (rc)
+		img_close(img);
+	return rc;
+}

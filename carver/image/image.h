@@ -1,0 +1,92 @@
+/* image.h - a process memory image: regions of virtual address space, sorted by start,
+ * whose bytes are mapped from the input files, never copied.
+ *
+ * Containers (detected by img_open; ambiguity and unknown input are errors):
+ *   "elf-core"    an ELF core file (ET_CORE): one region per PT_LOAD; file-backed mapping
+ *                 names from the NT_FILE note; p_memsz > p_filesz means the tail was not
+ *                 captured (data_len < end - start).
+ *   "maps-dir"    a directory with a `maps` listing and one raw file per captured region,
+ *                 named START-END.bin (lowercase or uppercase hex, no 0x) or
+ *                 0xSTART-0xEND.bin.  A file shorter than the region captures its head.
+ *   "memfetch"    memfetch output: mfetch.lst plus mem-NNN.bin / map-NNN.bin.
+ *   "volatility2" Volatility 2 linux_dump_map output: task.PID.0xSTART.vma files.
+ *   "volatility3" Volatility 3 linux.proc.Maps --dump output: pid.PID.vma.0xS-0xE.dmp.
+ *   "memory"      built in memory with img_init_empty + img_add_region_mem (tests, tools).
+ * A maps listing (opts->maps_path, or the maps-dir's own `maps`, or a `maps` / `maps.txt`
+ * beside a memfetch or Volatility dump) names the regions by address; its lines that
+ * nothing captured become regions with data == NULL, so the image lists the whole address
+ * space the listing knows.  Captured regions are split where listing lines change.
+ *
+ * Ownership: the image owns every mapped byte and every name; views, cursors and region
+ * pointers are borrowed and must not outlive img_close.  Memory use does not depend on the
+ * size of the input (files are mmap'd read-only). */
+#ifndef ARTCARVE_IMAGE_H
+#define ARTCARVE_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/arena.h"
+#include "carver/base/cursor.h"
+#include "carver/base/err.h"
+
+enum { IMG_PROT_R = 4, IMG_PROT_W = 2, IMG_PROT_X = 1 };
+
+struct img_region {
+	uint64_t start, end;       /* [start, end) */
+	uint32_t prot;             /* IMG_PROT_* */
+	const char *name;          /* mapping name ("" if none); NUL-terminated; owned by the image */
+	uint64_t file_offset;      /* offset within the mapped file per maps/NT_FILE, else 0 */
+	const uint8_t *data;       /* captured bytes for [start, start+data_len); NULL if none */
+	size_t data_len;           /* <= end - start */
+};
+
+struct mapfile;
+
+struct image {
+	const struct img_region *regions; /* sorted by start, not overlapping */
+	size_t region_count;
+	const char *container;     /* "elf-core", "maps-dir", "memfetch", "volatility2", "volatility3", "memory" */
+	const char *path;
+	unsigned pointer_bits;     /* the process's word size from the container (ELF class of a core), 0 if unknown */
+	/* private: use the functions below */
+	struct img_region *reg_;
+	size_t reg_cap_;
+	struct mapfile *files_;    /* every mapped input file */
+	size_t file_count_, file_cap_;
+	struct arena strings_;     /* names and the path */
+	bool sorted_;
+};
+
+struct img_open_opts {
+	const char *maps_path; /* --maps, may be NULL */
+};
+
+/* Opens path (a file or a directory), detects the container and loads the regions.
+ * Returns 0, or -ERR_UNSUP (unknown or ambiguous input, LiME physical image), -ERR_CORRUPT/
+ * -ERR_TRUNC (damaged container), -ERR_IO, -ERR_NOMEM; on error the image is released. */
+int img_open(struct image *img, const char *path, const struct img_open_opts *opts, struct err *e);
+/* Container "memory" with no regions. */
+void img_init_empty(struct image *img, const char *label);
+/* Adds [va, va+len) with borrowed bytes (must outlive the image).  Rejects overlaps with
+ * -ERR_CORRUPT and len 0 / wrap-around with -ERR_CORRUPT. */
+int img_add_region_mem(struct image *img, uint64_t va, const uint8_t *data, size_t len,
+		       uint32_t prot, const char *name, struct err *e);
+void img_close(struct image *img); /* safe on a zeroed or closed image */
+
+/* Region holding va (captured or not), NULL if unmapped. */
+const struct img_region *img_find(const struct image *img, uint64_t va);
+/* Zero-copy cursor over [va, va+len) inside ONE region's captured bytes (cursor.va = va);
+ * -ERR_UNMAPPED (message names the address) when any byte is not captured. */
+int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *out, struct err *e);
+/* Copies [va, va+len) even across abutting captured regions; -ERR_UNMAPPED on a gap. */
+int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct err *e);
+
+/* Sum of data_len over all regions, and of (end - start). */
+uint64_t img_captured_bytes(const struct image *img);
+uint64_t img_mapped_bytes(const struct image *img);
+/* "rwx" text of prot (buf of at least 4 bytes). */
+const char *img_prot_text(uint32_t prot, char buf[4]);
+
+#endif

@@ -1,0 +1,25 @@
+/* bmd_dict.h - fills the decrunch string dictionary from JAR, APK and DEX files, the way
+ * Badoo's decruncher recovers hashed strings (hprof-bmd.md B.7.3):
+ *   .jar  every entry ending in ".class" contributes its name without ".class", with ':'
+ *         replaced by '.' (JarStringReader replaces File.pathSeparator, so '/' stays: that
+ *         matches HotSpot class names, not Android's dotted ones);
+ *   .dex  every class_def contributes its class name as a.b.C and every field in its
+ *         class_data its name (ApkStringReader via dex2jar's dex-reader);
+ *   .apk  the same for each top-level classes*.dex (Badoo reads classes.dex only).
+ * Any other extension is a usage error, as in Badoo. */
+#ifndef ARTCARVE_BMD_DICT_H
+#define ARTCARVE_BMD_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/err.h"
+#include "output/bmd/bmd_codec.h"
+
+/* Dispatches on the file name's extension; maps the file read-only. */
+int bmd_dict_load_file(struct bmd_dict *d, const char *path, struct err *e);
+int bmd_dict_add_jar(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e);
+int bmd_dict_add_apk(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e);
+int bmd_dict_add_dex(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e);
+
+#endif
