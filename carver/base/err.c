@@ -32,6 +32,8 @@ int err_prefix(struct err *e, const char *fmt, ...)
 	char head[256], old[sizeof(e->msg)];
 	va_list ap;
 
+	if (!e)
+		return -(int)ERR_INTERNAL;
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);

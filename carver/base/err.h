@@ -35,7 +35,9 @@ void err_init(struct err *e);
 /* Fills *e (if non-NULL) and returns -code, so `return ERR_SET(...)` works. */
 int err_set(struct err *e, enum err_code code, uint64_t va, const char *file, int line,
 	    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/* Prepends "context: " to the message as the call stack unwinds; returns -e->code. */
+/* Prepends "context: " to the message as the call stack unwinds; returns -e->code.  Like
+ * err_set it accepts a NULL e; it then returns -ERR_INTERNAL (the code went with the error
+ * object, the failure must not). */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *err_code_name(enum err_code code);
 /* Process exit status for an error: 1 input rejected, 2 usage, 3 internal/io/nomem. */
