@@ -1,8 +1,15 @@
 # artcarve - one Makefile (targets: all check asan fuzz check-layers deps demo samples bench clean)
 CC      ?= cc
-PKGS    := libelf capstone sqlite3 zlib libzstd liblz4
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# pkg-config module -> the Debian package that ships its .pc file
+PKG_DEB := libelf:libelf-dev capstone:libcapstone-dev sqlite3:libsqlite3-dev zlib:zlib1g-dev \
+	libzstd:libzstd-dev liblz4:liblz4-dev
+PKGS    := $(foreach m,$(PKG_DEB),$(firstword $(subst :, ,$(m))))
+# The flags are computed when a recipe first needs them, not when make reads this file: `make
+# demo` installs the packages (deps) before anything is compiled.  A missing .pc file is an
+# error naming the package.  Each variable is expanded once, then kept (a self-replacing eval).
+pkg_check = $(if $(shell command -v pkg-config),,$(error pkg-config is not installed: run 'make deps' (Debian package pkg-config)))$(foreach m,$(PKG_DEB),$(if $(shell pkg-config --exists $(firstword $(subst :, ,$(m))) && echo y),,$(error pkg-config finds no $(firstword $(subst :, ,$(m))).pc: run 'make deps' (Debian package $(lastword $(subst :, ,$(m)))))))
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(pkg_check)$(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(pkg_check)$(shell pkg-config --libs $(PKGS)))$(PKG_LIBS)
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -Wstrict-prototypes
 DEFS    := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64
 OPT     ?= -O2 -g
@@ -114,17 +121,35 @@ fuzz: $(LIBFUZZ_BINS)
 	  echo "fuzzing $$t for $(FUZZ_SECONDS)s"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/ $(B)/fuzz-corpus/$$t tests/fuzz/corpus/$$t || exit 1; done
 
-DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev libelf-dev libcapstone-dev \
-	libsqlite3-dev sqlite3 zlib1g-dev libzstd-dev zstd liblz4-dev default-jdk-headless \
-	dexdump binutils-multiarch gzip groff-base visualvm jq time python3
+# Debian packages: BUILD_DEBS to build and run the tool (`make demo`), TEST_DEBS for `make check`
+# (clang/libFuzzer, a JDK to make test heap dumps, reference peers, VisualVM's heap library).
+BUILD_DEBS := build-essential pkg-config $(foreach m,$(PKG_DEB),$(lastword $(subst :, ,$(m))))
+TEST_DEBS  := $(BUILD_DEBS) clang libclang-rt-14-dev sqlite3 zstd default-jdk-headless dexdump \
+	binutils-multiarch gzip groff-base visualvm jq time python3
+APT_GET ?= apt-get
+SUDO    ?= sudo
+# Installs the missing packages of $(1): as root directly, else through $(SUDO) (e.g. SUDO=doas);
+# without either, one line saying what to run as root.
+define install_debs
+	@missing=$$(for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "deps: all $(words $(1)) packages are installed"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then su=; \
+	elif command -v $(SUDO) >/dev/null 2>&1; then su=$(SUDO); \
+	else echo "deps: missing packages, not root and no $(SUDO): run as root: $(APT_GET) update && $(APT_GET) install -y$$(printf ' %s' $$missing)" >&2; exit 1; fi; \
+	echo "deps: installing $$(echo $$missing | wc -w) packages:" $$missing; \
+	$$su $(APT_GET) update -q && $$su env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q $$missing
+endef
 deps:
-	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then echo "installing:" $$missing; \
-	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
-	else echo "all build and test dependencies are installed"; fi
+	$(call install_debs,$(TEST_DEBS))
+deps-build:
+	$(call install_debs,$(BUILD_DEBS))
 
-demo: deps all
+# Sequential on purpose (also under -j): the packages, then the build (a new make reads the
+# flags of the packages just installed), then the sample.
+demo:
+	@$(MAKE) --no-print-directory deps-build
+	@$(MAKE) --no-print-directory all
 	@./samples/demo.sh
 
 # samples/: small images made by the generator; `make samples` regenerates them byte for byte
