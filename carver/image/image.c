@@ -137,24 +137,34 @@ static int img_check_overlaps(const struct image *img, struct err *e)
 	return 0;
 }
 
+static size_t img_lower(const struct image *img, uint64_t va);
+
 int img_add_region_mem(struct image *img, uint64_t va, const uint8_t *data, size_t len,
 		       uint32_t prot, const char *name, struct err *e)
 {
 	uint64_t end;
+	size_t at, last;
 	int rc;
 
 	if (len == 0 || ck_add64(va, len, &end))
 		return ERR_SET(e, ERR_CORRUPT, va, "%s: region at 0x%llx of %zu bytes is empty or wraps",
 			       img->path, (unsigned long long)va, len);
-	for (size_t i = 0; i < img->region_count; i++)
-		if (img->reg_[i].start < end && va < img->reg_[i].end)
-			return ERR_SET(e, ERR_CORRUPT, va, "%s: region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
-				       img->path, (unsigned long long)va, (unsigned long long)end,
-				       (unsigned long long)img->reg_[i].start, (unsigned long long)img->reg_[i].end);
+	/* the regions are sorted and disjoint: only the first one ending above va can overlap */
+	at = img_lower(img, va);
+	if (at < img->region_count && img->reg_[at].start < end)
+		return ERR_SET(e, ERR_CORRUPT, va, "%s: region 0x%llx-0x%llx overlaps 0x%llx-0x%llx",
+			       img->path, (unsigned long long)va, (unsigned long long)end,
+			       (unsigned long long)img->reg_[at].start, (unsigned long long)img->reg_[at].end);
 	rc = img_push(img, va, end, prot & 7, name, 0, data, len, e);
 	if (rc)
 		return rc;
-	qsort(img->reg_, img->region_count, sizeof(*img->reg_), img_cmp_start);
+	/* moved into place rather than re-sorting the whole array on every addition */
+	last = img->region_count - 1;
+	if (at < last) {
+		struct img_region r = img->reg_[last];
+		memmove(&img->reg_[at + 1], &img->reg_[at], (last - at) * sizeof(r));
+		img->reg_[at] = r;
+	}
 	return 0;
 }
 

@@ -7,17 +7,28 @@
  *   word count; word page_size;                       (word = 4 or 8 bytes, ELF class)
  *   count x { word start; word end; word file_ofs; }  (file_ofs in units of page_size)
  *   count NUL-terminated file names, in the same order. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "carver/base/ck.h"
+#include "carver/base/xalloc.h"
 #include "carver/image/elfw.h"
 #include "carver/image/image_int.h"
+
+struct core_file {           /* one NT_FILE entry */
+	uint64_t start, end, file_ofs;
+	const char *name;           /* in the note (the mapped input outlives the load) */
+	size_t name_len;
+	size_t order;               /* position among all NT_FILE entries of the core */
+};
 
 struct core_ctx {
 	struct image *img;
 	struct elfw *w;
 	size_t first;           /* index of this core's first region in img->reg_ */
 	const char *path;
+	struct core_file *files;  /* every NT_FILE entry, in note order */
+	size_t file_count, file_cap;
 };
 
 static int core_word(const struct elfw *w, struct cursor *c, uint64_t *v, struct err *e)
@@ -30,24 +41,23 @@ static int core_word(const struct elfw *w, struct cursor *c, uint64_t *v, struct
 	return rc;
 }
 
-/* Names every region that starts inside [start, end) after one NT_FILE entry. */
-static int core_name_regions(struct core_ctx *cx, uint64_t start, uint64_t end, uint64_t file_ofs,
-			     const char *name, size_t name_len)
+static int core_add_file(struct core_ctx *cx, const struct core_file *f, struct err *e)
 {
-	struct image *img = cx->img;
-
-	for (size_t i = cx->first; i < img->region_count; i++) {
-		struct img_region *r = &img->reg_[i];
-		if (r->start < start || r->start >= end || r->name[0])
-			continue;
-		r->name = img_strdup(img, name, name_len);
-		if (!r->name)
-			return -ERR_NOMEM;
-		r->file_offset = file_ofs + (r->start - start);
+	if (cx->file_count == cx->file_cap) {
+		size_t cap = cx->file_cap ? cx->file_cap * 2 : 64;
+		struct core_file *v = xreallocarray(cx->files, cap, sizeof(*v));
+		if (!v)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "NT_FILE note: out of memory for %zu entries", cap);
+		cx->files = v;
+		cx->file_cap = cap;
 	}
+	cx->files[cx->file_count] = *f;
+	cx->files[cx->file_count].order = cx->file_count;
+	cx->file_count++;
 	return 0;
 }
 
+/* Collects the note's entries; core_name_regions applies them once every note is read. */
 static int core_nt_file(struct core_ctx *cx, struct cursor *desc, struct err *e)
 {
 	const struct elfw *w = cx->w;
@@ -67,12 +77,11 @@ static int core_nt_file(struct core_ctx *cx, struct cursor *desc, struct err *e)
 		return rc;
 	names = *desc;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t start, end, ofs, file_ofs;
+		struct core_file f = { 0 };
+		uint64_t ofs;
 		const uint8_t *nul;
-		const char *name = (const char *)cur_ptr(&names);
-		size_t len;
 
-		if ((rc = core_word(w, &tab, &start, e)) || (rc = core_word(w, &tab, &end, e)) ||
+		if ((rc = core_word(w, &tab, &f.start, e)) || (rc = core_word(w, &tab, &f.end, e)) ||
 		    (rc = core_word(w, &tab, &ofs, e)))
 			return rc;
 		nul = memchr(cur_ptr(&names), '\0', cur_remaining(&names));
@@ -80,12 +89,13 @@ static int core_nt_file(struct core_ctx *cx, struct cursor *desc, struct err *e)
 			return ERR_SET(e, ERR_CORRUPT, cur_where(&names),
 				       "NT_FILE note: name %zu of %zu at file offset 0x%llx is not NUL-terminated",
 				       i, n, (unsigned long long)cur_where(&names));
-		len = (size_t)(nul - cur_ptr(&names));
-		names.pos += len + 1;
-		if (ck_mul64(ofs, page_size, &file_ofs))
-			file_ofs = 0;
-		if (end > start && core_name_regions(cx, start, end, file_ofs, name, len))
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "NT_FILE note: out of memory");
+		f.name = (const char *)cur_ptr(&names);
+		f.name_len = (size_t)(nul - cur_ptr(&names));
+		names.pos += f.name_len + 1;
+		if (ck_mul64(ofs, page_size, &f.file_ofs))
+			f.file_ofs = 0;
+		if (f.end > f.start && (rc = core_add_file(cx, &f, e)))
+			return rc;
 	}
 	return 0;
 }
@@ -99,6 +109,105 @@ static int core_note(void *ctx, const char *name, uint32_t type, struct cursor *
 	return 0;
 }
 
+/* ---- naming regions: one sweep over both lists sorted by address ---- */
+
+static int core_cmp_region(const void *a, const void *b)
+{
+	const struct img_region *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int core_cmp_file(const void *a, const void *b)
+{
+	const struct core_file *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A binary min-heap of indexes into the sorted entries, keyed by note order. */
+struct core_heap {
+	size_t *v, n;
+	const struct core_file *f;
+};
+
+static bool core_heap_less(const struct core_heap *h, size_t a, size_t b)
+{
+	return h->f[h->v[a]].order < h->f[h->v[b]].order;
+}
+
+static void core_heap_swap(struct core_heap *h, size_t a, size_t b)
+{
+	size_t t = h->v[a];
+	h->v[a] = h->v[b];
+	h->v[b] = t;
+}
+
+static void core_heap_push(struct core_heap *h, size_t idx)
+{
+	size_t i = h->n++;
+	h->v[i] = idx;
+	while (i > 0 && core_heap_less(h, i, (i - 1) / 2)) {
+		core_heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void core_heap_pop(struct core_heap *h)
+{
+	size_t i = 0;
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && core_heap_less(h, l, m))
+			m = l;
+		if (r < h->n && core_heap_less(h, r, m))
+			m = r;
+		if (m == i)
+			return;
+		core_heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+/* Each region takes the name of the first entry (in note order) whose [start, end) holds
+ * the region's start.  Regions and entries are sorted by start and swept once; the entries
+ * that have begun wait in a heap ordered by note order, and one that has ended is dropped
+ * for good (later regions start higher): O((entries + regions) log entries) instead of
+ * entries x regions, which a hostile note would make quadratic. */
+static int core_name_regions(struct core_ctx *cx, struct err *e)
+{
+	struct image *img = cx->img;
+	struct img_region *regs = img->reg_ + cx->first;
+	size_t nr = img->region_count - cx->first, next = 0;
+	struct core_heap h = { NULL, 0, cx->files };
+
+	if (cx->file_count == 0)
+		return 0;
+	if (!(h.v = xreallocarray(NULL, cx->file_count, sizeof(*h.v))))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: NT_FILE note: out of memory", cx->path);
+	qsort(regs, nr, sizeof(*regs), core_cmp_region);
+	qsort(cx->files, cx->file_count, sizeof(*cx->files), core_cmp_file);
+	for (size_t i = 0; i < nr; i++) {
+		struct img_region *r = &regs[i];
+		const struct core_file *f;
+		while (next < cx->file_count && cx->files[next].start <= r->start)
+			core_heap_push(&h, next++);
+		while (h.n && cx->files[h.v[0]].end <= r->start)
+			core_heap_pop(&h);
+		if (!h.n || r->name[0])
+			continue;
+		f = &cx->files[h.v[0]];
+		if (!(r->name = img_strdup(img, f->name, f->name_len))) {
+			xfree(h.v);
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: NT_FILE note: out of memory", cx->path);
+		}
+		r->file_offset = f->file_ofs + (r->start - f->start);
+	}
+	xfree(h.v);
+	return 0;
+}
+
 static uint32_t core_prot(uint32_t flags)
 {
 	return (flags & ELFW_PF_R ? IMG_PROT_R : 0) | (flags & ELFW_PF_W ? IMG_PROT_W : 0) |
@@ -108,7 +217,7 @@ static uint32_t core_prot(uint32_t flags)
 static int core_load(struct image *img, struct elfw *w, const char *path, struct err *e)
 {
 	size_t n = elfw_phdr_count(w);
-	struct core_ctx cx = { img, w, img->region_count, path };
+	struct core_ctx cx = { img, w, img->region_count, path, NULL, 0, 0 };
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
@@ -134,7 +243,11 @@ static int core_load(struct image *img, struct elfw *w, const char *path, struct
 	}
 	if (img->region_count == cx.first)
 		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "%s: core holds no memory (no PT_LOAD segment)", path);
-	return elfw_for_each_note(w, core_note, &cx, e);
+	rc = elfw_for_each_note(w, core_note, &cx, e);
+	if (rc == 0)
+		rc = core_name_regions(&cx, e);
+	xfree(cx.files);
+	return rc;
 }
 
 int img_load_core_bytes(struct image *img, const uint8_t *data, size_t len, const char *label, struct err *e)

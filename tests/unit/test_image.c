@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "carver/image/image.h"
@@ -170,6 +171,26 @@ static void test_regions(void)
 	T_EQ_U(img_captured_bytes(&img), 0x2800);
 	T_EQ_S(img_prot_text(img.regions[0].prot, prot), "rw-");
 
+	{
+		/* regions added in a scattered order end up sorted, each found at its address */
+		struct image many;
+		unsigned bad = 0;
+		img_init_empty(&many, "many");
+		for (uint64_t i = 0; i < 1000; i++) {
+			uint64_t slot = i * 617 % 1000;     /* 617 is coprime with 1000: every slot once */
+			if (img_add_region_mem(&many, 0x100000 + slot * 0x2000, a, 0x1000, IMG_PROT_R, "m", &e))
+				bad++;
+		}
+		T_EQ_I(img_add_region_mem(&many, 0x100000 + 500 * 0x2000 + 0xfff, a, 2, IMG_PROT_R, "x", &e),
+		       -ERR_CORRUPT);
+		T_EQ_I(img_add_region_mem(&many, 0x100000 + 500 * 0x2000 + 0x1000, a, 0x1000, IMG_PROT_R, "gap", &e), 0);
+		for (size_t i = 1; i < many.region_count; i++)
+			bad += many.regions[i - 1].end > many.regions[i].start;
+		T_EQ_U(many.region_count, 1001);
+		T_CHECK(bad == 0, "%u regions failed to add or are out of order", bad);
+		T_EQ_S(img_find(&many, 0x100000 + 500 * 0x2000 + 0x1800)->name, "gap");
+		img_close(&many);
+	}
 	T_CHECK(img_find(&img, 0xfff) == NULL, "below");
 	T_EQ_S(img_find(&img, 0x1000)->name, "a");
 	T_EQ_S(img_find(&img, 0x1fff)->name, "a");
@@ -314,6 +335,114 @@ static void test_core(void)
 			}
 		T_CHECK(rejected > runs / 4 && rejected < runs, "%u of %u corrupted cores rejected", rejected, runs);
 	}
+	wbuf_release(&b);
+}
+
+/* A core of n one-page PT_LOADs (nothing captured) whose NT_FILE note names the even
+ * regions in reverse address order, then holds k entries that each span every region
+ * (a hostile note): the odd regions take the first of those, the even ones keep theirs. */
+static int many_files_core(struct wbuf *b, size_t n, size_t k)
+{
+	const uint64_t base = 0x10000000, page = 4096;
+	struct wbuf d, names;
+	size_t entries = (n + 1) / 2 + k, phnum = n + 1;
+	char name[32];
+
+	wbuf_init(&d);
+	wbuf_init(&names);
+	wbuf_u64le(&d, entries);
+	wbuf_u64le(&d, page);
+	for (size_t i = n; i-- > 0;) {
+		if (i % 2)
+			continue;
+		wbuf_u64le(&d, base + i * page);
+		wbuf_u64le(&d, base + (i + 1) * page);
+		wbuf_u64le(&d, i);                      /* file offset in pages */
+		snprintf(name, sizeof(name), "/f/%zu", i);
+		wbuf_put(&names, name, strlen(name) + 1);
+	}
+	for (size_t j = 0; j < k; j++) {
+		wbuf_u64le(&d, base);
+		wbuf_u64le(&d, base + n * page);
+		wbuf_u64le(&d, 7 + j);
+		snprintf(name, sizeof(name), "/all/%zu", j);
+		wbuf_put(&names, name, strlen(name) + 1);
+	}
+	wbuf_put(&d, names.data, names.len);
+	wbuf_put(b, "\177ELF\2\1\1\0\0\0\0\0\0\0\0\0", 16);
+	wbuf_u16le(b, 4);                               /* ET_CORE */
+	wbuf_u16le(b, 62);
+	wbuf_u32le(b, 1);
+	wbuf_u64le(b, 0);
+	wbuf_u64le(b, 64);                              /* e_phoff */
+	wbuf_u64le(b, 0);
+	wbuf_u32le(b, 0);
+	wbuf_u16le(b, 64);
+	wbuf_u16le(b, 56);
+	wbuf_u16le(b, (uint16_t)phnum);
+	wbuf_u16le(b, 64);
+	wbuf_u16le(b, 0);
+	wbuf_u16le(b, 0);
+	/* PT_NOTE, then the PT_LOADs: type, flags, offset, vaddr, paddr, filesz, memsz, align */
+	wbuf_u32le(b, 4);
+	wbuf_u32le(b, 0);
+	wbuf_u64le(b, 64 + 56 * phnum);
+	wbuf_u64le(b, 0);
+	wbuf_u64le(b, 0);
+	wbuf_u64le(b, 20 + ((d.len + 3) & ~(size_t)3));
+	wbuf_u64le(b, 0);
+	wbuf_u64le(b, 4);
+	for (size_t i = 0; i < n; i++) {
+		wbuf_u32le(b, 1);
+		wbuf_u32le(b, 4);
+		wbuf_u64le(b, 0);
+		wbuf_u64le(b, base + i * page);
+		wbuf_u64le(b, 0);
+		wbuf_u64le(b, 0);
+		wbuf_u64le(b, page);
+		wbuf_u64le(b, page);
+	}
+	coregen_note(b, "CORE", 0x46494c45, &d);
+	wbuf_release(&d);
+	wbuf_release(&names);
+	return b->failed || n + 1 > 0xffff ? -1 : 0;
+}
+
+static void test_core_many_files(void)
+{
+	const size_t n = 60000, k = 60000;
+	struct wbuf b;
+	struct image img;
+	struct err e;
+	clock_t t0;
+	double secs;
+	unsigned wrong = 0;
+	char want[32];
+
+	T_SECTION("NT_FILE x PT_LOAD: 60000 regions, 90000 entries, 60000 of them spanning everything");
+	err_init(&e);
+	wbuf_init(&b);
+	T_EQ_I(many_files_core(&b, n, k), 0);
+	t0 = clock();
+	T_EQ_I(load_core_bytes(&img, b.data, b.len, NULL, &e), 0);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	/* entries x regions would be 5.4e9 steps here (minutes); the sweep takes well under a second */
+	printf("loaded in %.3f s of CPU\n", secs);
+	T_CHECK(secs < 2.0, "NT_FILE naming took %.3f s of CPU: not linear in entries + regions", secs);
+	T_EQ_U(img.region_count, n);
+	for (size_t i = 0; i < img.region_count; i++) {
+		const struct img_region *r = &img.regions[i];
+		uint64_t ofs = i % 2 ? 7 * 4096 + i * 4096 : i * 4096;
+		snprintf(want, sizeof(want), i % 2 ? "/all/0" : "/f/%zu", i);
+		if (r->start != 0x10000000 + i * 4096 || strcmp(r->name, want) || r->file_offset != ofs) {
+			if (wrong++ < 5)
+				printf("region %zu at 0x%llx: name %s offset 0x%llx, expected %s 0x%llx\n", i,
+				       (unsigned long long)r->start, r->name, (unsigned long long)r->file_offset, want,
+				       (unsigned long long)ofs);
+		}
+	}
+	T_CHECK(wrong == 0, "%u of %zu regions named wrongly", wrong, n);
+	img_close(&img);
 	wbuf_release(&b);
 }
 
@@ -477,6 +606,7 @@ int main(void)
 	test_maps_listing();
 	test_regions();
 	test_core();
+	test_core_many_files();
 	test_containers();
 	test_names();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
