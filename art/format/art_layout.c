@@ -37,13 +37,16 @@
 /* mirror::Object: klass_ 0, monitor_ 4 (no Brooks fields in production builds) */
 #define OBJECT_HEADER .object = { .klass = 0, .monitor = 4, .size = 8 }
 /* mirror::String 8.0+: count_ 8 (length << 1 | uncompressed flag), hash_code_ 12, chars 16 */
-#define STRING_COMPRESSIBLE .string = { .count = 8, .hash = 12, .value = 16, .compressible = true }
+#define STRING_COMPRESSIBLE                                                                    \
+	.string = { .count = 8, .hash = 12, .value = 16, .array = ART_ABSENT, .offset = ART_ABSENT, \
+		    .size = 16, .compressible = true }
 /* mirror::Array: length_ 8, first_element_ 12 */
 #define ARRAY_12 .array = { .length = 8, .data = 12 }
 /* art::ArtField 6.0+: declaring_class_ 0 (GcRoot), access_flags_ 4, field_dex_idx_ 8, offset_ 12;
  * LengthPrefixedArray<ArtField>: u32 size_ then elements aligned to alignof(ArtField) = 4 */
 #define ART_FIELD_NATIVE                                                                       \
 	.field_storage = ART_FIELDS_LPA, .field_array_header = 4, .art_field_size = 16,           \
+	.field_link = ART_LINK_SHUFFLE,                                                           \
 	.art_field = { .declaring_class = 0, .access_flags = 4, .field_dex_idx = 8, .offset = 12 }
 /* art::ArtMethod 9-11: declaring_class_ 0, access_flags_ 4, dex_code_item_offset_ 8,
  * dex_method_index_ 12, method_index_ 16 (u16), hotness_count_/imt_index_ 18 (u16), then
@@ -62,11 +65,16 @@
  * object walk (art/mirror/mirror_walk.c): every object size derived from these rows lands on
  * the next live-bitmap bit and the walk ends exactly at the objects section end. ---- */
 
-/* mirror::String 5.x (runtime/mirror/string.h @R50/R51): 8 array_ (char[]), 12 count_,
- * 16 hash_code_, 20 offset_; fixed size 24, the chars are not inline (value absent) */
-#define STRING_5X .string = { .count = 12, .hash = 16, .value = ART_ABSENT, .compressible = false }
+/* mirror::String 5.x (runtime/mirror/string.h @ android-5.0.0_r5, android-5.1.0_r1): 8 array_
+ * (char[]), 12 count_, 16 hash_code_, 20 offset_; fixed size 24, the chars are not inline
+ * (value absent): count_ chars of array_ from element offset_ (String::CharAt, string-inl.h) */
+#define STRING_5X                                                                              \
+	.string = { .count = 12, .hash = 16, .value = ART_ABSENT, .array = 8, .offset = 20,       \
+		    .size = 24, .compressible = false }
 /* mirror::String 6.0-7.1: 8 count_ (length), 12 hash_code_, 16 UTF-16 chars */
-#define STRING_UTF16 .string = { .count = 8, .hash = 12, .value = 16, .compressible = false }
+#define STRING_UTF16                                                                           \
+	.string = { .count = 8, .hash = 12, .value = 16, .array = ART_ABSENT, .offset = ART_ABSENT, \
+		    .size = 16, .compressible = false }
 /* 5.x mirror::ArtField objects (runtime/mirror/art_field.h @R50/R51): 8 declaring_class_,
  * 12 access_flags_, 16 field_dex_idx_, 20 offset_, size 24; Class.ifields_ is a reference
  * to an ObjectArray<ArtField> (references from +12, not inline structs) */
@@ -78,14 +86,15 @@
  * arrays), 32 dex_file_ (u64); end 40 */
 #define DEX_CACHE_5X                                                                           \
 	.dex_cache = { .location = 12, .dex_file = 32, .strings = 28, .resolved_types = 24,       \
-		       .num_strings = ART_ABSENT, .num_resolved_types = ART_ABSENT, .size = 40 }
+		       .num_strings = ART_ABSENT, .num_resolved_types = ART_ABSENT, .size = 40,     \
+		       .native_arrays = false }
 /* mirror::DexCache 7.0/7.1 (@R70/R71): 8 dex_, 12 location_, 16 dex_file_, 24
  * resolved_fields_, 32 resolved_methods_, 40 resolved_types_, 48 strings_ (u64 native
  * arrays), 56 num_resolved_fields_, 60 num_resolved_methods_, 64 num_resolved_types_,
  * 68 num_strings_; end 72 */
 #define DEX_CACHE_7X                                                                           \
 	.dex_cache = { .location = 12, .dex_file = 16, .strings = 48, .resolved_types = 40,       \
-		       .num_strings = 68, .num_resolved_types = 64, .size = 72 }
+		       .num_strings = 68, .num_resolved_types = 64, .size = 72, .native_arrays = true }
 /* mirror::DexCache 8.0-9 (@R80/R81/R9): 8 location_, 12 num_resolved_call_sites_,
  * 16 dex_file_, 24 resolved_call_sites_, 32 resolved_fields_, 40 resolved_method_types_,
  * 48 resolved_methods_, 56 resolved_types_, 64 strings_, 72 num_resolved_fields_,
@@ -93,7 +102,7 @@
  * 88 num_strings_; end 92 */
 #define DEX_CACHE_8_TO_9                                                                       \
 	.dex_cache = { .location = 8, .dex_file = 16, .strings = 64, .resolved_types = 56,        \
-		       .num_strings = 88, .num_resolved_types = 84, .size = 92 }
+		       .num_strings = 88, .num_resolved_types = 84, .size = 92, .native_arrays = true }
 /* art::DexFile 5.0-8.1 (runtime/dex_file.h): virtual, begin_ after the vtable; no data_begin_ */
 #define DEX_FILE_NO_DATA .dex_file = { .begin_slot = 1, .data_begin_slot = ART_ABSENT }
 /* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain Status enum (no shift): -3 Retired,
@@ -152,6 +161,17 @@
 #define IMAGE_7X(hdr) .image = { .image_begin = 8, .image_size = 12, .image_roots = 56,        \
 				 .pointer_size = 60, .sections = 72, .header_size = (hdr) }
 
+/* mirror::ClassLoader (runtime/mirror/class_loader.h @ android-5.0.0_r5 ... android-6.0.1_r22):
+ * 8 packages_, 12 parent_, 16 proxyCache_; end 20 */
+#define CLASS_LOADER_5X                                                                        \
+	.class_loader = { .packages = 8, .parent = 12, .proxy_cache = 16, .allocator = ART_ABSENT, \
+			  .class_table = ART_ABSENT, .size = 20 }
+/* 7.0-11 (class_loader.h @ android-7.0 ... android-11): as 5.x, then 20 padding_,
+ * 24 allocator_ (u64), 32 class_table_ (u64); end 40 */
+#define CLASS_LOADER_7X                                                                        \
+	.class_loader = { .packages = 8, .parent = 12, .proxy_cache = 16, .allocator = 24,        \
+			  .class_table = 32, .size = 40 }
+
 const struct art_layout art_layouts[] = {
 	{
 		.family = "5.0", .image_versions = "009", .oat_version_min = 39, .oat_version_max = 39,
@@ -180,7 +200,8 @@ const struct art_layout art_layouts[] = {
 			   .num_instance_fields = ART_ABSENT, .size = 108, .status_shift = 0,
 			   .status_min = -2, .status_max = 10, .status_retired = -2,
 			   .primitive_mask = 0xffff },
-		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA,
+		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA, CLASS_LOADER_5X,
+		.field_link = ART_LINK_5_0,
 		/* mirror::ArtMethod @R50 (same for 32/64-bit: u64 entry points): 8 declaring_class_,
 		 * 24 entry_point_from_interpreter_, 32 _from_jni_, 40 _from_quick_compiled_code_,
 		 * 48 gc_map_, 56 access_flags_, 60 dex_code_item_offset_, 64 dex_method_index_,
@@ -212,7 +233,8 @@ const struct art_layout art_layouts[] = {
 			   .num_instance_fields = ART_ABSENT, .size = 108, .status_shift = 0,
 			   .status_min = -2, .status_max = 10, .status_retired = -2,
 			   .primitive_mask = 0xffff },
-		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA,
+		STRING_5X, ARRAY_12, ART_FIELD_5X, DEX_CACHE_5X, DEX_FILE_NO_DATA, CLASS_LOADER_5X,
+		.field_link = ART_LINK_5_1,
 		/* mirror::ArtMethod @R51: 8 declaring_class_, 12 dex_cache_resolved_methods_,
 		 * 16 dex_cache_resolved_types_, 20 access_flags_, 24 dex_code_item_offset_,
 		 * 28 dex_method_index_, 32 method_index_, then PtrSizedFields {interpreter, jni,
@@ -251,8 +273,9 @@ const struct art_layout art_layouts[] = {
 			   .status_min = -2, .status_max = 10, .status_retired = -2,
 			   .primitive_mask = 0xffff },
 		.field_storage = ART_FIELDS_RAW_ARRAY, .field_array_header = 0, .art_field_size = 16,
+		.field_link = ART_LINK_SHUFFLE,
 		.art_field = { .declaring_class = 0, .access_flags = 4, .field_dex_idx = 8, .offset = 12 },
-		STRING_UTF16, ARRAY_12, DEX_CACHE_5X, DEX_FILE_NO_DATA,
+		STRING_UTF16, ARRAY_12, DEX_CACHE_5X, DEX_FILE_NO_DATA, CLASS_LOADER_5X,
 		/* runtime/art_method.h @R60: 0 declaring_class_, 4 dex_cache_resolved_methods_,
 		 * 8 dex_cache_resolved_types_, 12 access_flags_, 16 dex_code_item_offset_,
 		 * 20 dex_method_index_, 24 method_index_ (u32), PtrSizedFields {interpreter, jni,
@@ -264,7 +287,7 @@ const struct art_layout art_layouts[] = {
 	},
 	{
 		.family = "7.0", .image_versions = "029", .oat_version_min = 79, .oat_version_max = 79,
-		IMAGE_7X(200), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, ART_FIELD_NATIVE,
+		IMAGE_7X(200), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_7X, DEX_FILE_NO_DATA,
 		ART_METHOD_7X,
 	},
@@ -272,27 +295,27 @@ const struct art_layout art_layouts[] = {
 		/* 7.1.0 shipped image 030 with oat 079 (same layouts as 7.0, found by image
 		 * version); 7.1.1/7.1.2 oat 088 */
 		.family = "7.1", .image_versions = "030", .oat_version_min = 80, .oat_version_max = 88,
-		IMAGE_7X(208), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, ART_FIELD_NATIVE,
+		IMAGE_7X(208), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_7X, DEX_FILE_NO_DATA,
 		ART_METHOD_7X,
 	},
 	{
 		/* 044 and oat 126: later 8.0 builds (Ghidra ArtConstants/OatConstants, unverified) */
 		.family = "8.0", .image_versions = "043,044", .oat_version_min = 124, .oat_version_max = 126,
-		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(10), STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(10), STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
 		ART_METHOD_8X,
 	},
 	{
 		.family = "8.1", .image_versions = "046", .oat_version_min = 131, .oat_version_max = 131,
-		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(11), STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(11), STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
 		ART_METHOD_8X,
 	},
 	{
 		/* 9: Class.status_ holds ClassStatus << 28 (runtime/mirror/class.h @R9) */
 		.family = "9", .image_versions = "056", .oat_version_min = 138, .oat_version_max = 138,
-		IMAGE_7X(232), OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12,
+		IMAGE_7X(232), OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X,
 		ART_FIELD_NATIVE, DEX_CACHE_8_TO_9,
 		/* libdexfile/dex/dex_file.h @R9: vtable, begin_, size_, data_begin_, data_size_ */
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
@@ -304,7 +327,7 @@ const struct art_layout art_layouts[] = {
 		 * pointer_size_ 60, sections_[12] 64; sizeof 248 */
 		.image = { .image_begin = 16, .image_size = 20, .image_roots = 56, .pointer_size = 60,
 			   .sections = 64, .header_size = 248 },
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		ART_METHOD_9_TO_11,
 		/* runtime/mirror/dex_cache.h @R10: location_ 8, num_preresolved_strings_ 12,
 		 * dex_file_ 16, preresolved_strings_ 24, resolved_call_sites_ 32,
@@ -312,7 +335,8 @@ const struct art_layout art_layouts[] = {
 		 * resolved_types_ 64, strings_ 72, num_resolved_call_sites_ 80 ... num_resolved_types_
 		 * 96, num_strings_ 100; end 104 */
 		.dex_cache = { .location = 8, .dex_file = 16, .strings = 72, .resolved_types = 64,
-			       .num_strings = 100, .num_resolved_types = 96, .size = 104 },
+			       .num_strings = 100, .num_resolved_types = 96, .size = 104,
+			       .native_arrays = true },
 		/* libdexfile/dex/dex_file.h @R10: vtable, begin_, size_, data_begin_, data_size_ */
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
@@ -322,7 +346,7 @@ const struct art_layout art_layouts[] = {
 		 * image_roots_ 64, pointer_size_ 68, sections_[12] 72; sizeof 256 */
 		.image = { .image_begin = 16, .image_size = 20, .image_roots = 64, .pointer_size = 68,
 			   .sections = 72, .header_size = 256 },
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		ART_METHOD_9_TO_11,
 		/* runtime/mirror/dex_cache.h @R11: class_loader_ 8, location_ 12, dex_file_ 16,
 		 * preresolved_strings_ 24, resolved_call_sites_ 32, resolved_fields_ 40,
@@ -330,7 +354,8 @@ const struct art_layout art_layouts[] = {
 		 * num_preresolved_strings_ 80, num_resolved_call_sites_ 84 ... num_resolved_types_
 		 * 100, num_strings_ 104; end 108 */
 		.dex_cache = { .location = 12, .dex_file = 16, .strings = 72, .resolved_types = 64,
-			       .num_strings = 104, .num_resolved_types = 100, .size = 108 },
+			       .num_strings = 104, .num_resolved_types = 100, .size = 108,
+			       .native_arrays = true },
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 };

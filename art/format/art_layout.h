@@ -23,6 +23,17 @@ enum art_field_storage {
 	ART_FIELDS_LPA           /* 7.0+: u64 pointer to LengthPrefixedArray<ArtField> */
 };
 
+/* How LinkFields (runtime/class_linker.cc) orders and places instance fields.  All rules
+ * put the references first, 4 bytes each; they differ in what follows. */
+enum art_field_link {
+	ART_LINK_5_0 = 1, /* 64-bit fields, then every other primitive in one group; each group
+			   * by name; every non-64-bit primitive takes 4 bytes */
+	ART_LINK_5_1,     /* by size (larger first), primitive type, dex field index; every
+			   * non-64-bit primitive still takes 4 bytes */
+	ART_LINK_SHUFFLE  /* 6.0+: references 4-aligned, then 8/4/2/1-byte fields each at its own
+			   * size, alignment padding kept as gaps that smaller fields fill */
+};
+
 struct art_layout {
 	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10", "11" */
 	const char *image_versions; /* image header versions of this family, e.g. "085" */
@@ -48,16 +59,24 @@ struct art_layout {
 	} klass;
 	enum art_field_storage field_storage;
 	unsigned field_array_header; /* bytes before ArtField #0 in the ifields_ array */
+	enum art_field_link field_link;
 
-	/* mirror::String: count_ holds length << 1 | flag when compressible (8.0+) */
-	struct { unsigned count, hash, value; bool compressible; } string;
-	/* mirror::Array: data offset for 4-byte components (8-byte components: 16) */
+	/* mirror::String: count_ holds length << 1 | flag when compressible (8.0+); the chars
+	 * are inline from value, or (5.x, value ART_ABSENT) count_ chars of the char[] at array
+	 * starting at element offset_; size = the fixed part */
+	struct { unsigned count, hash, value, array, offset, size; bool compressible; } string;
+	/* mirror::Array: length_, then the data at RoundUp(length + 4, component size); data is
+	 * the offset for 4-byte components (8-byte components: 16) */
 	struct { unsigned length, data; } array;
-	/* mirror::DexCache */
+	/* mirror::DexCache; strings/resolved_types are u64 native pointers when native_arrays
+	 * (7.0+), else references to managed arrays (5.x/6.0) */
 	struct {
 		unsigned location, dex_file, strings, resolved_types, num_strings, num_resolved_types;
 		unsigned size;
+		bool native_arrays;
 	} dex_cache;
+	/* mirror::ClassLoader: allocator_/class_table_ are u64 native pointers (7.0+) */
+	struct { unsigned packages, parent, proxy_cache, allocator, class_table, size; } class_loader;
 	/* art::DexFile (native): begin_ is pointer slot begin_slot (offset = slot * P, slot 0 is
 	 * the vtable); data_begin_ likewise (compact dex string data base), ART_ABSENT if none */
 	struct { unsigned begin_slot, data_begin_slot; } dex_file;

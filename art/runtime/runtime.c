@@ -726,7 +726,25 @@ static int name_classes(struct art_runtime *rt, struct err *e)
 	return rc;
 }
 
-/* ---- field linking (class_linker.cc LinkFields, ShuffleForward, AddFieldGap @R11) ---- */
+/* ---- field linking (runtime/class_linker.cc LinkFields) ----
+ *
+ * Three rules, one per art_field_link value of the layout row, read from LinkFields and
+ * LinkFieldsComparator at each release:
+ *   android-5.0.0_r5 (73b774ed): references, then long/double, then every other primitive,
+ *     each group sorted by field name (strcmp); references and every non-64-bit primitive
+ *     take 4 bytes (a byte or boolean field too); if the offset after the references is not
+ *     8-aligned, the first non-64-bit primitive of the sorted list fills that word, else it
+ *     is padding.
+ *   android-5.1.0_r1 (170ecf55; LinkFields unchanged on the 5.1.1 branch): as 5.0, but sorted
+ *     by size (larger first), then Primitive::Type, then dex field index.
+ *   android-6.0.1_r22 (8d5c5f43) and later (@R11 identical): same order as 5.1; references
+ *     are 4-aligned, each primitive takes its own size at its own alignment
+ *     (ShuffleForward<8,4,2,1>), and alignment padding becomes gaps (AddFieldGap) that the
+ *     later, smaller fields fill, largest gap first.
+ * The generator in tests/synth follows the same source; test_synth_classes.sh compares the
+ * two on every family.  In both 5.x rules equal sort keys cannot happen within one class
+ * except for same-named fields of different types (obfuscated bytecode): the dex field
+ * index (name, then type) breaks the tie. */
 
 struct gap { uint32_t start, size; };
 struct gaps { struct gap v[32]; unsigned n; };
@@ -758,21 +776,18 @@ static int gap_top(const struct gaps *g)
 	return best;
 }
 
-/* LinkFieldsComparator groups: references, then J D, I F, C S, Z B (larger first; within a
- * size by Primitive::Type order). */
-static unsigned link_group(uint8_t t)
+/* LinkFieldsComparator groups, 5.1+: references, then J D, I F, C S, Z B (larger first;
+ * within a size by Primitive::Type order).  5.0: references, then J and D together, then
+ * all the others together. */
+static unsigned link_group(enum art_field_link rule, uint8_t t)
 {
-	switch (t) {
-	case 'J': return 1;
-	case 'D': return 2;
-	case 'I': return 3;
-	case 'F': return 4;
-	case 'C': return 5;
-	case 'S': return 6;
-	case 'Z': return 7;
-	case 'B': return 8;
-	default: return 0;
-	}
+	static const char order[] = "JDIFCSZB";
+	const char *p = t ? strchr(order, t) : NULL;
+	if (!p)
+		return 0; /* 'L', '[' (and anything else: a reference-sized slot) */
+	if (rule == ART_LINK_5_0)
+		return p - order < 2 ? 1 : 2;
+	return 1 + (unsigned)(p - order);
 }
 
 struct link_item { unsigned group; uint32_t dex_idx, i; };
@@ -787,8 +802,58 @@ static int by_link_order(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-int runtime_link_fields(const uint8_t *type0, const uint32_t *dex_idx, uint32_t n, uint32_t start,
-			uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e)
+/* 5.x: it[k..n) are the primitives in sorted order; 4-byte slots, one of them moved
+ * forward to 8-align the 64-bit fields.  Returns the end offset. */
+static uint32_t link_slots_5x(const struct link_item *it, uint32_t k, uint32_t n, const uint8_t *type0,
+			      uint32_t off, uint32_t *offsets)
+{
+	uint32_t filler = n;
+	if (k < n && off % 8) {
+		for (uint32_t j = k; j < n && filler == n; j++)
+			if (mirror_field_size(type0[it[j].i]) != 8)
+				filler = j;
+		if (filler < n)
+			offsets[it[filler].i] = off;
+		off += 4;
+	}
+	for (; k < n; k++) {
+		if (k == filler)
+			continue;
+		offsets[it[k].i] = off;
+		off += mirror_field_size(type0[it[k].i]) == 8 ? 8 : 4;
+	}
+	return off;
+}
+
+/* 6.0+: ShuffleForward<8>, <4>, <2>, <1> over it[k..n).  Returns the end offset. */
+static uint32_t link_shuffle(const struct link_item *it, uint32_t k, uint32_t n, const uint8_t *type0,
+			     uint32_t off, struct gaps *g, uint32_t *offsets)
+{
+	for (uint32_t width = 8; width >= 1; width /= 2) {
+		for (; k < n && mirror_field_size(type0[it[k].i]) >= width; k++) {
+			if (off % width) {
+				uint32_t up = (off + width - 1) & ~(width - 1);
+				gap_add(g, off, up);
+				off = up;
+			}
+			int t = gap_top(g);
+			if (t >= 0 && g->v[t].size >= width) {
+				struct gap gp = g->v[t];
+				g->v[t] = g->v[--g->n];
+				offsets[it[k].i] = gp.start;
+				if (gp.size > width)
+					gap_add(g, gp.start + width, gp.start + gp.size);
+			} else {
+				offsets[it[k].i] = off;
+				off += width;
+			}
+		}
+	}
+	return off;
+}
+
+int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const uint32_t *dex_idx, uint32_t n,
+			uint32_t start, uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e)
 {
 	struct link_item *it = xcalloc(n ? n : 1, sizeof(*it));
 	struct gaps g = { .n = 0 };
@@ -797,11 +862,11 @@ int runtime_link_fields(const uint8_t *type0, const uint32_t *dex_idx, uint32_t 
 	if (!it)
 		return rt_nomem(e);
 	for (uint32_t i = 0; i < n; i++)
-		it[i] = (struct link_item){ link_group(type0[i]), dex_idx[i], i };
+		it[i] = (struct link_item){ link_group(rule, type0[i]), dex_idx[i], i };
 	qsort(it, n, sizeof(*it), by_link_order);
 	*refs = 0;
 	for (; k < n && it[k].group == 0; k++) {
-		if (off % 4) {
+		if (rule == ART_LINK_SHUFFLE && off % 4) {
 			gap_add(&g, off, (off + 3) & ~3u);
 			off = (off + 3) & ~3u;
 		}
@@ -809,27 +874,10 @@ int runtime_link_fields(const uint8_t *type0, const uint32_t *dex_idx, uint32_t 
 		off += 4;
 		++*refs;
 	}
-	for (uint32_t width = 8; width >= 1; width /= 2) {         /* ShuffleForward<8,4,2,1> */
-		for (; k < n && mirror_field_size(type0[it[k].i]) >= width; k++) {
-			if (off % width) {
-				uint32_t up = (off + width - 1) & ~(width - 1);
-				gap_add(&g, off, up);
-				off = up;
-			}
-			int t = gap_top(&g);
-			if (t >= 0 && g.v[t].size >= width) {
-				struct gap gp = g.v[t];
-				g.v[t] = g.v[--g.n];
-				offsets[it[k].i] = gp.start;
-				if (gp.size > width)
-					gap_add(&g, gp.start + width, gp.start + gp.size);
-			} else {
-				offsets[it[k].i] = off;
-				off += width;
-			}
-		}
-	}
-	*size = off;
+	if (rule == ART_LINK_SHUFFLE)
+		*size = link_shuffle(it, k, n, type0, off, &g, offsets);
+	else
+		*size = link_slots_5x(it, k, n, type0, off, offsets);
 	xfree(it);
 	return 0;
 }
@@ -900,7 +948,7 @@ static int link_dex_fields(struct art_runtime *rt, struct rt_class *k, struct rt
 			t[i] = (uint8_t)f[i].type[0];
 			idx[i] = f[i].dex_field_idx;
 		}
-		rc = runtime_link_fields(t, idx, n, start, off, &size, &refs, NULL);
+		rc = runtime_link_fields(rt->layout->field_link, t, idx, n, start, off, &size, &refs, NULL);
 	}
 	if (rc == 0) {
 		/* "we lie to the GC about java.lang.ref.Reference.referent" (LinkFields) */

@@ -124,12 +124,12 @@ const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t a
 /* Comma-separated list of the layout families the table knows (for messages). */
 const char *runtime_families(void);
 
-/* Field linking (class_linker.cc LinkFields @R11): assigns offsets[i] to n fields whose
- * types are given by descriptor first characters type0[i] and whose dex field indexes
- * order them inside a size group, starting at start (the super class's object size).
- * *size = the object size after the last field, *refs = number of reference fields.
- * Returns 0 or -ERR_NOMEM. */
-int runtime_link_fields(const uint8_t *type0, const uint32_t *dex_idx, uint32_t n, uint32_t start,
-			uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e);
+/* Field linking (runtime/class_linker.cc LinkFields) by the layout row's rule: assigns
+ * offsets[i] to n fields whose types are given by descriptor first characters type0[i] and
+ * whose dex field indexes order them inside a sort group, starting at start (the super
+ * class's object size).  *size = the object size after the last field, *refs = number of
+ * reference fields.  Returns 0 or -ERR_NOMEM. */
+int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const uint32_t *dex_idx, uint32_t n,
+			uint32_t start, uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e);
 
 #endif

@@ -121,6 +121,17 @@ static uint32_t log2_size(char c)
 	return s == 8 ? 3 : s == 4 ? 2 : s == 2 ? 1 : 0;
 }
 
+/* A reference field the GC is told about: LinkFields lies about
+ * java.lang.ref.Reference.referent (its last reference field), so it is neither counted in
+ * num_reference_instance_fields_ nor set in reference_instance_offsets_
+ * (runtime/class_linker.cc LinkFields, CreateReferenceOffsets @ android-5.0.0_r5 ... 11). */
+static bool gc_ref(const struct klass *k, const struct kfield *f)
+{
+	if (f->type[0] != 'L' && f->type[0] != '[')
+		return false;
+	return f->is_static || strcmp(k->descriptor, "Ljava/lang/ref/Reference;") || strcmp(f->name, "referent");
+}
+
 /* Reference instance offsets (class.h): 5.x MSB-first bit per word from offset 0 (klass_
  * included), 3 = walk super; 6.0+ LSB-first bit n for offset 8 + 4n, 0xC0000000 walk super. */
 static uint32_t ref_offsets(const struct model *m, int ki)
@@ -134,7 +145,7 @@ static uint32_t ref_offsets(const struct model *m, int ki)
 		return walk;
 	for (unsigned i = 0; i < k->n_ifields; i++) {
 		const struct kfield *f = &k->ifields[i];
-		if (f->type[0] != 'L' && f->type[0] != '[')
+		if (!gc_ref(k, f))
 			continue;
 		if (lsb) {
 			if (f->offset < 8)
@@ -155,11 +166,11 @@ static uint32_t ref_offsets(const struct model *m, int ki)
 	return bits;
 }
 
-static unsigned count_refs(const struct kfield *f, unsigned n)
+static unsigned count_refs(const struct klass *k, const struct kfield *f, unsigned n)
 {
 	unsigned c = 0;
 	for (unsigned i = 0; i < n; i++)
-		c += f[i].type[0] == 'L' || f[i].type[0] == '[';
+		c += gc_ref(k, &f[i]);
 	return c;
 }
 
@@ -180,8 +191,8 @@ void class_write(struct model *m, int ki)
 	cw32(m, k, "clinitThreadId", 0);
 	cw32(m, k, "dexClassDefIndex", k->dex >= 0 ? k->class_def_idx : 0xffffu);
 	cw32(m, k, "dexTypeIndex", k->dex >= 0 ? k->type_idx : 0xffffu);
-	cw32(m, k, "numReferenceInstanceFields", count_refs(k->ifields, k->n_ifields));
-	cw32(m, k, "numReferenceStaticFields", count_refs(k->sfields, k->n_sfields));
+	cw32(m, k, "numReferenceInstanceFields", count_refs(k, k->ifields, k->n_ifields));
+	cw32(m, k, "numReferenceStaticFields", count_refs(k, k->sfields, k->n_sfields));
 	cw32(m, k, "objectSize", variable ? 0 : k->object_size);
 	cw32(m, k, "objectSizeAllocFastPath", variable ? 0x7fffffffu : (k->object_size + 7) & ~7u);
 	uint32_t pt = 0;

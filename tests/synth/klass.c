@@ -1,9 +1,9 @@
 /* klass.c - classes of the generated heap and ART's instance-field layout rule.
  *
  * LinkFields (runtime/class_linker.cc): a class's fields start at the super class's object
- * size, references first.  6.0+ (ShuffleForward): then 8-, 4-, 2-, 1-byte fields, same-size
- * fields by primitive type then dex field index (= name); alignment padding becomes gaps that
- * later smaller fields fill (largest gap first, then lowest offset).  5.1: same order but
+ * size, references first (6.0+: 4-aligned).  6.0+ (ShuffleForward): then 8-, 4-, 2-, 1-byte
+ * fields, same-size fields by primitive type then dex field index (= name); alignment padding
+ * becomes gaps that later smaller fields fill (largest gap first, then lowest offset).  5.1: same order but
  * every non-64-bit field takes 4 bytes and one of them fills the gap before the 64-bit ones.
  * 5.0: references, 64-bit, then all others, each group by name, same 4-byte slots. */
 #include <stdlib.h>
@@ -100,6 +100,8 @@ static int field_cmp(const void *a, const void *b)
 
 struct gap { uint32_t start, size; };
 
+#define RUP4(x) (((x) + 3u) & ~3u)
+
 static void add_gap(struct gap *gaps, unsigned *ng, uint32_t start, uint32_t end)
 {
 	while (start < end && *ng < 64) {       /* AddFieldGap: largest aligned pieces */
@@ -149,6 +151,12 @@ uint32_t klass_link(struct kfield *f, unsigned n, uint32_t start, int rule)
 	for (unsigned i = 0; i < n; i++) {
 		unsigned sz = klass_type_size(f[i].type);
 		if (prim_order(f[i].type) == 0) {
+			/* references are 4-aligned after an odd-sized super class, the padding a gap
+			 * (runtime/class_linker.cc LinkFields @ android-6.0.1_r22, unchanged to 11) */
+			if (off % 4) {
+				add_gap(gaps, &ng, off, RUP4(off));
+				off = RUP4(off);
+			}
 			f[i].offset = off;
 			off += 4;
 			continue;

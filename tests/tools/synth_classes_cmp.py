@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """synth_classes_cmp.py TRUTH.json CLASSES.json: compares `artcarve classes --json` with the
 generator's truth: every truth class is found at its address with its name, super, object size
-and instance fields (name, type, offset, in order).  Prints each mismatch; exit 1 on any."""
+and instance fields (name, type, offset, in order); fields the tool derived from the DEX
+must reproduce the Class's object size and reference count.  Prints each mismatch; exit 1
+on any."""
 import json, sys
 
 PRIM = {'Z': 'boolean', 'B': 'byte', 'C': 'char', 'S': 'short', 'I': 'int', 'J': 'long',
@@ -41,6 +43,10 @@ def main():
         if want and sorted(have) != sorted(want):
             diff = sorted(set(have) ^ set(want))
             problems.append(f"fields differ (tool vs truth): {diff}")
+        # offsets re-derived by the tool's LinkFields must reproduce the generator's
+        # object_size_ and num_reference_instance_fields_ (written by its own LinkFields)
+        if g.get('fields_from') == 'dex' and not g.get('fields_checked'):
+            problems.append("fields derived from the DEX do not reproduce object_size_ and the reference count")
         if problems:
             print(f"{t['name']} at {t['addr']}: " + '; '.join(problems)); bad += 1
     print(f"{len(truth['classes']) - bad}/{len(truth['classes'])} classes agree")

@@ -49,6 +49,27 @@ int main(void)
 		T_EQ_U(l->art_method_size[art_ptr_index(4)], 28);
 		T_EQ_U(art_layout_field_offset(l, 2), 36);
 	}
+	T_SECTION("5.x/6.0 facts (runtime/mirror/string.h, class_loader.h, class_linker.cc)");
+	l = art_layout_by_family("5.0");
+	T_CHECK(l != NULL, "no row 5.0");
+	if (l) {
+		T_EQ_U(l->string.array, 8);
+		T_EQ_U(l->string.count, 12);
+		T_EQ_U(l->string.offset, 20);
+		T_EQ_U(l->string.size, 24);
+		T_EQ_U(l->field_link, ART_LINK_5_0);
+		T_EQ_U(l->class_loader.parent, 12);
+		T_EQ_U(l->class_loader.size, 20);
+	}
+	l = art_layout_by_family("5.1");
+	T_CHECK(l && l->field_link == ART_LINK_5_1 && l->string.value == ART_ABSENT, "row 5.1");
+	l = art_layout_by_family("6.0");
+	T_CHECK(l && l->field_link == ART_LINK_SHUFFLE && l->string.value == 16 && !l->string.compressible,
+		"row 6.0");
+	l = art_layout_by_family("7.0");
+	T_CHECK(l && l->class_loader.allocator == 24 && l->class_loader.class_table == 32 &&
+			l->class_loader.size == 40,
+		"row 7.0 class loader");
 	l = art_layout_by_family("10");
 	T_CHECK(l != NULL, "no row 10");
 	if (l) {
@@ -69,6 +90,22 @@ int main(void)
 			"family %s status range %d..%d retired %d", r->family, r->klass.status_min,
 			r->klass.status_max, r->klass.status_retired);
 		T_CHECK(r->art_method_size[0] <= r->art_method_size[1], "family %s method sizes", r->family);
+		/* every row names its LinkFields rule; String is 5.x-style (char[] + offset_) or
+		 * inline, never both; the ClassLoader's native fields come together */
+		T_CHECK(r->field_link == ART_LINK_5_0 || r->field_link == ART_LINK_5_1 ||
+				r->field_link == ART_LINK_SHUFFLE,
+			"family %s field link rule %d", r->family, (int)r->field_link);
+		T_CHECK((r->string.value == ART_ABSENT) == (r->string.array != ART_ABSENT) &&
+				(r->string.array == ART_ABSENT) == (r->string.offset == ART_ABSENT),
+			"family %s string row", r->family);
+		T_CHECK(r->string.count + 4 <= r->string.size && r->string.hash + 4 <= r->string.size &&
+				(r->string.value == ART_ABSENT || r->string.value == r->string.size),
+			"family %s string size %u", r->family, r->string.size);
+		T_CHECK((r->class_loader.allocator == ART_ABSENT) == (r->class_loader.class_table == ART_ABSENT) &&
+				r->class_loader.parent + 4 <= r->class_loader.size,
+			"family %s class loader row", r->family);
+		T_CHECK(r->dex_cache.native_arrays == (r->dex_cache.num_strings != ART_ABSENT),
+			"family %s dex cache arrays", r->family);
 		/* 5.x headers have no pointer size (ART_ABSENT) */
 		T_CHECK(r->image.pointer_size == ART_ABSENT || r->image.pointer_size + 4 <= r->image.header_size,
 			"family %s image header", r->family);

@@ -19,8 +19,8 @@ static void test_link_fields(void)
 	/* java.lang.Object: shadow$_klass_ (ref) 0, shadow$_monitor_ (int) 4, size 8 */
 	const uint8_t t1[] = { 'L', 'I' };
 	const uint32_t i1[] = { 0, 1 };
-	uint32_t off[8], size, refs;
-	T_EQ_I(runtime_link_fields(t1, i1, 2, 0, off, &size, &refs, NULL), 0);
+	uint32_t off[16], size, refs;
+	T_EQ_I(runtime_link_fields(ART_LINK_SHUFFLE, t1, i1, 2, 0, off, &size, &refs, NULL), 0);
 	T_EQ_U(off[0], 0);
 	T_EQ_U(off[1], 4);
 	T_EQ_U(size, 8);
@@ -28,7 +28,7 @@ static void test_link_fields(void)
 	/* gap filling: after 8 + one ref the long is aligned to 16, the int fills 12 */
 	const uint8_t t2[] = { 'J', 'C', 'Z', 'L', 'I' };
 	const uint32_t i2[] = { 10, 11, 12, 13, 14 };
-	T_EQ_I(runtime_link_fields(t2, i2, 5, 8, off, &size, &refs, NULL), 0);
+	T_EQ_I(runtime_link_fields(ART_LINK_SHUFFLE, t2, i2, 5, 8, off, &size, &refs, NULL), 0);
 	T_EQ_U(off[3], 8);
 	T_EQ_U(off[4], 12);
 	T_EQ_U(off[0], 16);
@@ -39,7 +39,7 @@ static void test_link_fields(void)
 	/* a byte and a short fill the 4-byte gap left by aligning a long after 12 */
 	const uint8_t t3[] = { 'B', 'S', 'D' };
 	const uint32_t i3[] = { 0, 1, 2 };
-	T_EQ_I(runtime_link_fields(t3, i3, 3, 12, off, &size, &refs, NULL), 0);
+	T_EQ_I(runtime_link_fields(ART_LINK_SHUFFLE, t3, i3, 3, 12, off, &size, &refs, NULL), 0);
 	T_EQ_U(off[2], 16);
 	T_EQ_U(off[1], 12);
 	T_EQ_U(off[0], 14);
@@ -47,15 +47,70 @@ static void test_link_fields(void)
 	/* same-size groups: long before double, int before float, then dex order */
 	const uint8_t t4[] = { 'D', 'J', 'F', 'I', 'I' };
 	const uint32_t i4[] = { 0, 1, 2, 4, 3 };
-	T_EQ_I(runtime_link_fields(t4, i4, 5, 8, off, &size, &refs, NULL), 0);
+	T_EQ_I(runtime_link_fields(ART_LINK_SHUFFLE, t4, i4, 5, 8, off, &size, &refs, NULL), 0);
 	T_EQ_U(off[1], 8);
 	T_EQ_U(off[0], 16);
 	T_EQ_U(off[4], 24);
 	T_EQ_U(off[3], 28);
 	T_EQ_U(off[2], 32);
 	T_EQ_U(size, 36);
-	T_EQ_I(runtime_link_fields(t1, i1, 0, 8, off, &size, &refs, NULL), 0);
+	T_EQ_I(runtime_link_fields(ART_LINK_SHUFFLE, t1, i1, 0, 8, off, &size, &refs, NULL), 0);
 	T_EQ_U(size, 8);
+	/* 6.0+: a reference after an odd-sized super class is 4-aligned; the char fills the gap */
+	const uint8_t t5[] = { 'L', 'C', 'L' };
+	const uint32_t i5[] = { 0, 1, 2 };
+	T_EQ_I(runtime_link_fields(ART_LINK_SHUFFLE, t5, i5, 3, 46, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[0], 48);
+	T_EQ_U(off[2], 52);
+	T_EQ_U(off[1], 46);
+	T_EQ_U(size, 56);
+	T_EQ_U(refs, 2);
+	/* 5.0 (class_linker.cc @ android-5.0.0_r5): references, 64-bit, the rest, each by name;
+	 * every non-64-bit primitive in a 4-byte slot (the synthetic Base class) */
+	const uint8_t t6[] = { 'Z', 'B', 'C', 'S', 'I', 'J', 'F', 'D', 'L', 'L' };
+	/* dex order = name order: alive amount attachment code created id initial name port ratio */
+	const uint32_t i6[] = { 0, 3, 6, 8, 5, 4, 9, 1, 2, 7 };
+	T_EQ_I(runtime_link_fields(ART_LINK_5_0, t6, i6, 10, 8, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[8], 8);  /* attachment */
+	T_EQ_U(off[9], 12); /* name */
+	T_EQ_U(off[7], 16); /* amount (D) */
+	T_EQ_U(off[5], 24); /* created (J) */
+	T_EQ_U(off[0], 32); /* alive (Z) */
+	T_EQ_U(off[1], 36); /* code (B) */
+	T_EQ_U(off[4], 40); /* id (I) */
+	T_EQ_U(off[2], 44); /* initial (C) */
+	T_EQ_U(off[3], 48); /* port (S) */
+	T_EQ_U(off[6], 52); /* ratio (F) */
+	T_EQ_U(size, 56);
+	T_EQ_U(refs, 2);
+	/* 5.1 (@ android-5.1.0_r1): the same class sorted by size, type, dex index */
+	T_EQ_I(runtime_link_fields(ART_LINK_5_1, t6, i6, 10, 8, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[5], 16); /* created (J) */
+	T_EQ_U(off[7], 24); /* amount (D) */
+	T_EQ_U(off[4], 32); /* id (I) */
+	T_EQ_U(off[6], 36); /* ratio (F) */
+	T_EQ_U(off[2], 40); /* initial (C) */
+	T_EQ_U(off[3], 44); /* port (S) */
+	T_EQ_U(off[0], 48); /* alive (Z) */
+	T_EQ_U(off[1], 52); /* code (B) */
+	T_EQ_U(size, 56);
+	/* 5.x: an unaligned start takes the first non-64-bit primitive of the sorted list
+	 * (5.0: by name, 5.1: int before boolean), or 4 bytes of padding without one */
+	const uint8_t t7[] = { 'J', 'Z', 'I' };
+	const uint32_t i7[] = { 0, 1, 2 };
+	T_EQ_I(runtime_link_fields(ART_LINK_5_0, t7, i7, 3, 12, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[1], 12);
+	T_EQ_U(off[0], 16);
+	T_EQ_U(off[2], 24);
+	T_EQ_U(size, 28);
+	T_EQ_I(runtime_link_fields(ART_LINK_5_1, t7, i7, 3, 12, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[2], 12);
+	T_EQ_U(off[0], 16);
+	T_EQ_U(off[1], 24);
+	T_EQ_U(size, 28);
+	T_EQ_I(runtime_link_fields(ART_LINK_5_1, t7, i7, 1, 12, off, &size, &refs, NULL), 0);
+	T_EQ_U(off[0], 16);
+	T_EQ_U(size, 24);
 }
 
 static void test_names(void)
