@@ -816,17 +816,18 @@ static int oat_source_finish(struct oat_code_source *src, struct err *e)
 	return oat_code_index_from_oat(&src->ix, &src->oat, arch == DISASM_THUMB2 ? 1 : 0, e);
 }
 
-static int oat_sources_map(struct oat_code_sources *s, const char *path, struct mapfile **out, struct err *e)
+/* Loads path as a file image kept until the sources close; *bytes views all of it. */
+static int oat_sources_map(struct oat_code_sources *s, const char *path, struct cursor *bytes, struct err *e)
 {
-	struct mapfile *f = xreallocarray(s->files, s->file_count + 1, sizeof(*f));
+	struct image *f = xreallocarray(s->files, s->file_count + 1, sizeof(*f));
 	int rc;
 
 	if (!f)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory opening %s", path);
 	s->files = f;
-	if ((rc = mapfile_open(&s->files[s->file_count], path, e)) < 0)
+	if ((rc = img_from_file(&s->files[s->file_count], path, 0, bytes, e)) < 0)
 		return rc;
-	*out = &s->files[s->file_count++];
+	s->file_count++;
 	return 0;
 }
 
@@ -835,7 +836,6 @@ static int oat_sources_vdex(struct oat_code_sources *s, const char *oat_path, co
 			    struct vdex *out, bool *have, struct err *e)
 {
 	char buf[4096];
-	struct mapfile *f;
 	struct cursor c;
 	struct err quiet;
 	int rc;
@@ -844,15 +844,13 @@ static int oat_sources_vdex(struct oat_code_sources *s, const char *oat_path, co
 	if (!vdex_path) {
 		if (!oat_vdex_path_for(oat_path, buf, sizeof(buf)) || access(buf, R_OK) != 0)
 			return 0;
-		if (oat_sources_map(s, buf, &f, &quiet) < 0)
+		if (oat_sources_map(s, buf, &c, &quiet) < 0)
 			return 0;
-		mapfile_cursor(f, &c);
 		*have = vdex_parse(out, &c, &quiet) == 0;
 		return 0;
 	}
-	if ((rc = oat_sources_map(s, vdex_path, &f, e)) < 0)
+	if ((rc = oat_sources_map(s, vdex_path, &c, e)) < 0)
 		return rc;
-	mapfile_cursor(f, &c);
 	if ((rc = vdex_parse(out, &c, e)) < 0)
 		return err_prefix(e, "%s", vdex_path);
 	*have = true;
@@ -984,7 +982,7 @@ int oat_code_sources_open(struct oat_code_sources *s, const char *path, const ch
 			  const char *maps_path, struct err *e)
 {
 	struct img_open_opts opts = { .maps_path = maps_path };
-	struct mapfile *f;
+	struct cursor f;
 	struct stat st;
 	int rc;
 
@@ -992,8 +990,8 @@ int oat_code_sources_open(struct oat_code_sources *s, const char *path, const ch
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		if ((rc = oat_sources_map(s, path, &f, e)) < 0)
 			return rc;
-		if (elfw_probe(f->data, f->len) && !oat_sources_is_core(f->data, f->len) &&
-		    (rc = oat_sources_open_file(s, f->data, f->len, path, vdex_path, e)) != -ERR_UNSUP) {
+		if (elfw_probe(f.base, f.len) && !oat_sources_is_core(f.base, f.len) &&
+		    (rc = oat_sources_open_file(s, f.base, f.len, path, vdex_path, e)) != -ERR_UNSUP) {
 			if (rc < 0)
 				oat_code_sources_close(s);
 			return rc;
@@ -1020,7 +1018,7 @@ void oat_code_sources_close(struct oat_code_sources *s)
 	xfree(s->v);
 	xfree(s->vdexes);
 	for (size_t i = 0; i < s->file_count; i++)
-		mapfile_close(&s->files[i]);
+		img_close(&s->files[i]);
 	xfree(s->files);
 	if (s->img) {
 		img_close(s->img);

@@ -28,7 +28,6 @@
 #include "art/format/vdex.h"
 #include "carver/base/cursor.h"
 #include "carver/image/image.h"
-#include "carver/base/mapfile.h"
 #include "carver/base/err.h"
 #include "carver/base/wbuf.h"
 
@@ -205,7 +204,7 @@ struct oat_code_sources {
 	size_t count;
 	bool is_image;
 	struct image *img;              /* memory image inputs */
-	struct mapfile *files;          /* OAT file and its VDEX */
+	struct image *files;            /* OAT file and its VDEX, each an image at address 0 */
 	size_t file_count;
 	struct vdex *vdexes;            /* one per source (unused ones zeroed) */
 	size_t failed;                  /* OATs seen in an image that could not be read */

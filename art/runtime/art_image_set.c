@@ -8,12 +8,12 @@
 
 #include "art/format/oat.h"
 #include "art/format/vdex.h"
-#include "carver/base/mapfile.h"
+#include "art/mirror/mirror.h"
 #include "carver/base/xalloc.h"
 
 /* an OAT kept open while its DEX files are in use */
 struct art_set_oat {
-	struct mapfile oat_map, vdex_map;
+	struct image oat_file, vdex_file;
 	struct vdex vdex;
 	bool has_vdex;
 	struct oat oat;
@@ -35,24 +35,40 @@ static char *dup_str(const char *s, size_t n)
 
 static int nomem(struct err *e) { return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "image set: out of memory"); }
 
-static bool overlaps(const struct art_image_set *s, const struct art_image *im)
-{
-	uint64_t b = im->h.image_begin, end = b + im->len;
-
-	for (size_t i = 0; i < s->image_count; i++) {
-		uint64_t ob = s->images[i].img.h.image_begin, oe = ob + s->images[i].img.len;
-		if (b < oe && ob < end)
-			return true;
-	}
-	return false;
-}
-
 static void rebuild_space(struct art_image_set *s)
 {
 	for (size_t i = 0; i < s->image_count; i++)
 		s->ptrs[i] = &s->images[i].img;
 	s->space.images = s->ptrs;
 	s->space.count = s->image_count;
+}
+
+/* Maps the file and decodes the image in it. */
+static int load_image(struct art_set_image *im, const char *path, struct err *e)
+{
+	struct cursor whole;
+	int rc;
+
+	if ((rc = img_from_file(im->file, path, 0, &whole, e)))
+		return rc;
+	return art_image_load(&im->img, whole.base, whole.len, e);
+}
+
+/* Puts a decoded image into the view at its image_begin: 0, or 1 when it is not of the
+ * kind of images[0] or overlaps an image already there. */
+static int place_image(struct art_image_set *s, struct art_set_image *im, const char *path, struct err *e)
+{
+	const struct art_image_header *h0 = &s->images[0].img.h;
+	int rc;
+
+	if (s->image_count > 0 &&
+	    (im->img.h.version != h0->version || im->img.h.pointer_size != h0->pointer_size))
+		return 1;
+	rc = img_add_region_mem(&s->view, im->img.h.image_begin, im->img.data, im->img.len,
+				IMG_PROT_R | IMG_PROT_W, path, e);
+	if (rc == -ERR_CORRUPT && s->image_count > 0)
+		return 1;
+	return rc;
 }
 
 /* Loads path; 1 added, 0 skipped (not an image of the same kind, or overlapping), <0 error
@@ -76,29 +92,25 @@ static int add_image(struct art_image_set *s, const char *path, bool want_errors
 	im = &s->images[s->image_count];
 	memset(im, 0, sizeof(*im));
 	im->path = dup_str(path, strlen(path));
-	im->map = xcalloc(1, sizeof(*im->map));
-	if (!im->path || !im->map) {
+	im->file = xcalloc(1, sizeof(*im->file));
+	if (!im->path || !im->file) {
 		xfree(im->path);
-		xfree(im->map);
+		xfree(im->file);
 		return nomem(e);
 	}
 	err_init(&ign);
-	rc = mapfile_open(im->map, path, ee);
+	rc = load_image(im, path, ee);
 	if (!rc)
-		rc = art_image_load(&im->img, im->map->data, im->map->len, ee);
-	if (!rc && s->image_count > 0) {
-		const struct art_image_header *h0 = &s->images[0].img.h;
-		if (im->img.h.version != h0->version || im->img.h.pointer_size != h0->pointer_size ||
-		    overlaps(s, &im->img))
-			rc = 1;
-	}
+		rc = place_image(s, im, path, ee);
 	if (rc) {
 		art_image_release(&im->img);
-		mapfile_close(im->map);
-		xfree(im->map);
+		img_close(im->file);
+		xfree(im->file);
 		xfree(im->path);
 		rebuild_space(s);
-		return want_errors && rc < 0 ? err_prefix(e, "%s", path) : 0;
+		if (rc < 0 && want_errors)
+			return err_prefix(e, "%s", path);
+		return rc == -ERR_NOMEM ? (*e = ign, rc) : 0;   /* a folder image that fails is left out */
 	}
 	s->image_count++;
 	rebuild_space(s);
@@ -110,6 +122,7 @@ int art_image_set_open(struct art_image_set *s, const char *path, struct err *e)
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	img_init_empty(&s->view, path);
 	rc = add_image(s, path, true, e);
 	if (rc < 0) {
 		art_image_set_release(s);
@@ -118,14 +131,12 @@ int art_image_set_open(struct art_image_set *s, const char *path, struct err *e)
 	return 0;
 }
 
-static bool rd_u32(const struct art_image_set *s, uint64_t addr, uint32_t *v)
+/* The set's view as the mirror decoder reads it (5.x headers name no pointer size). */
+static struct mirror set_mirror(const struct art_image_set *s)
 {
-	const struct art_image *im = mw_space_find(&s->space, addr, 4);
+	unsigned ps = s->image_count ? s->images[0].img.h.pointer_size : 0;
 
-	if (!im)
-		return false;
-	*v = ld_u32le(im->data + (addr - im->h.image_begin));
-	return true;
+	return (struct mirror){ .img = &s->view, .l = s->lay, .pointer_size = ps ? ps : 4 };
 }
 
 static bool has_suffix(const char *name, const char *suffix)
@@ -198,8 +209,8 @@ static void close_oat(struct art_set_oat *o)
 {
 	if (o->open)
 		oat_close(&o->oat);
-	mapfile_close(&o->oat_map);
-	mapfile_close(&o->vdex_map);
+	img_close(&o->oat_file);
+	img_close(&o->vdex_file);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -207,6 +218,7 @@ static void close_oat(struct art_set_oat *o)
 static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 {
 	struct art_set_oat *o, **grown;
+	struct cursor oat_bytes, vdex_bytes;
 	char vpath[4096];
 	struct err ign;
 
@@ -219,16 +231,13 @@ static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 		return nomem(e);
 	s->oats[s->oat_count] = o;
 	err_init(&ign);
-	if (mapfile_open(&o->oat_map, path, &ign)) {
+	if (img_from_file(&o->oat_file, path, 0, &oat_bytes, &ign)) {
 		xfree(o);
 		return 0;
 	}
-	if (oat_vdex_path_for(path, vpath, sizeof(vpath)) && mapfile_open(&o->vdex_map, vpath, &ign) == 0) {
-		struct cursor c;
-		mapfile_cursor(&o->vdex_map, &c);
-		o->has_vdex = vdex_parse(&o->vdex, &c, &ign) == 0;
-	}
-	if (oat_open(&o->oat, o->oat_map.data, o->oat_map.len, path, o->has_vdex ? &o->vdex : NULL, &ign)) {
+	if (oat_vdex_path_for(path, vpath, sizeof(vpath)) && img_from_file(&o->vdex_file, vpath, 0, &vdex_bytes, &ign) == 0)
+		o->has_vdex = vdex_parse(&o->vdex, &vdex_bytes, &ign) == 0;
+	if (oat_open(&o->oat, oat_bytes.base, oat_bytes.len, path, o->has_vdex ? &o->vdex : NULL, &ign)) {
 		close_oat(o);
 		xfree(o);
 		return 0;
@@ -250,7 +259,7 @@ static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 			continue; /* a damaged DEX names nothing */
 		if (!(d->location = dup_str((const char *)df->location, df->location_len)))
 			return nomem(e);
-		d->container = o->oat_map.path;
+		d->container = o->oat_file.path;
 		s->dex_count++;
 	}
 	return 0;
@@ -287,10 +296,11 @@ void art_image_set_release(struct art_image_set *s)
 {
 	for (size_t i = 0; i < s->image_count; i++) {
 		art_image_release(&s->images[i].img);
-		mapfile_close(s->images[i].map);
-		xfree(s->images[i].map);
+		img_close(s->images[i].file);
+		xfree(s->images[i].file);
 		xfree(s->images[i].path);
 	}
+	img_close(&s->view);
 	for (size_t i = 0; i < s->dex_count; i++)
 		xfree(s->dexes[i].location);
 	for (size_t i = 0; i < s->oat_count; i++) {
@@ -398,6 +408,7 @@ static long by_own_order(const struct art_image_set *s, uint32_t dex_cache)
 
 static long find_dex(struct art_image_set *s, uint32_t dex_cache, bool record)
 {
+	struct mirror m = set_mirror(s);
 	struct wbuf loc;
 	struct err ign;
 	uint32_t str;
@@ -406,7 +417,7 @@ static long find_dex(struct art_image_set *s, uint32_t dex_cache, bool record)
 
 	wbuf_init(&loc);
 	err_init(&ign);
-	if (rd_u32(s, (uint64_t)dex_cache + s->lay->dex_cache.location, &str) && str)
+	if (mirror_u32(&m, (uint64_t)dex_cache + s->lay->dex_cache.location, &str, &ign) == 0 && str)
 		rc = mw_string_utf8(&s->space, s->lay, str, &loc, &ign);
 	if (rc == 1 && wbuf_status(&loc, &ign) == 0) {
 		d = by_location(s, (const char *)loc.data, loc.len);

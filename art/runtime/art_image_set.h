@@ -4,7 +4,12 @@
  * boot image, the boot image of an app); their class names come from the DEX files of the
  * matching OAT (Android 5.0-7.1) or VDEX (8.0+).  An art_image_set maps the image under
  * study plus every other image of the same version and pointer size found in its folder,
- * and every OAT/ODEX there (with its VDEX), and answers "which DEX has this location". */
+ * and every OAT/ODEX there (with its VDEX), and answers "which DEX has this location".
+ *
+ * Every file is loaded as a region of a struct image (carver/image/image.h): each file is
+ * its own image at address 0 (addresses are file offsets), and `view` is one address space
+ * holding every loaded image at its image_begin, the way the runtime maps them; readers of
+ * objects read through `view` (img_read / art/mirror/mirror.h). */
 #ifndef ARTCARVE_ART_IMAGE_SET_H
 #define ARTCARVE_ART_IMAGE_SET_H
 
@@ -15,11 +20,12 @@
 #include "art/format/dex.h"
 #include "art/mirror/mirror_walk.h"
 #include "carver/base/err.h"
+#include "carver/image/image.h"
 
 struct art_set_image {
 	char *path;
-	struct mapfile *map;
-	struct art_image img;
+	struct image *file;          /* the file (container "file", at address 0) */
+	struct art_image img;        /* decoded from the file; data is a region of the set's view */
 };
 
 struct art_set_dex {
@@ -35,7 +41,8 @@ struct art_image_set {
 	struct art_set_image *images;   /* [0] is the image under study */
 	size_t image_count;
 	const struct art_image **ptrs;
-	struct mw_space space;          /* over images */
+	struct mw_space space;          /* over images (the walk's former reader; prefer view) */
+	struct image view;              /* every loaded image at its image_begin (container "memory") */
 	struct art_set_dex *dexes;
 	size_t dex_count;
 	struct art_set_oat **oats;

@@ -18,7 +18,7 @@
 #include "carver/cli/cli.h"
 #include "carver/cli/cmd_art_file_image.h"
 #include "carver/image/elfw.h"
-#include "carver/base/mapfile.h"
+#include "carver/image/image.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
 
@@ -118,8 +118,7 @@ static void rep_close(struct rep *r)
 
 struct af_ctx {
 	const char *path;
-	const uint8_t *data;
-	size_t len;
+	struct cursor file;         /* the whole file, through its image (addresses = file offsets) */
 	struct rep *r;
 	const char *extract_dir;    /* --extract-dex DIR or NULL */
 	unsigned extracted;         /* DEX files written for this input */
@@ -235,10 +234,7 @@ static int af_dex_body(struct af_ctx *cx, const struct cursor *c, struct err *e)
 
 static int af_describe_dex(struct af_ctx *cx, struct err *e)
 {
-	struct cursor c;
-
-	cur_init(&c, cx->data, cx->len, 0);
-	return af_dex_body(cx, &c, e);
+	return af_dex_body(cx, &cx->file, e);
 }
 
 /* ---- VDEX ---- */
@@ -299,12 +295,10 @@ static int af_vdex_body(struct af_ctx *cx, const struct vdex *v, struct err *e)
 
 static int af_describe_vdex(struct af_ctx *cx, struct err *e)
 {
-	struct cursor c;
 	struct vdex v;
 	int rc;
 
-	cur_init(&c, cx->data, cx->len, 0);
-	if ((rc = vdex_parse(&v, &c, e)) != 0)
+	if ((rc = vdex_parse(&v, &cx->file, e)) != 0)
 		return rc;
 	return af_vdex_body(cx, &v, e);
 }
@@ -406,7 +400,7 @@ static int af_oat_dex_files(struct af_ctx *cx, const struct oat *o, struct err *
 static int af_describe_oat(struct af_ctx *cx, struct err *e)
 {
 	char vpath[4096];
-	struct mapfile vm = { 0 };
+	struct image vm = { 0 };
 	struct vdex v;
 	const struct vdex *vp = NULL;
 	struct oat o;
@@ -414,18 +408,17 @@ static int af_describe_oat(struct af_ctx *cx, struct err *e)
 
 	if (!cx->no_vdex && oat_vdex_path_for(cx->path, vpath, sizeof(vpath))) {
 		struct err ve;
+		struct cursor c;
 		err_init(&ve);
-		if (mapfile_open(&vm, vpath, &ve) == 0) {
-			struct cursor c;
-			mapfile_cursor(&vm, &c);
+		if (img_from_file(&vm, vpath, 0, &c, &ve) == 0) {
 			if (vdex_parse(&v, &c, &ve) != 0) {
-				mapfile_close(&vm);
+				img_close(&vm);
 				return ERR_SET(e, ve.code, ve.va, "paired %s: %s", vpath, ve.msg);
 			}
 			vp = &v;
 		}
 	}
-	rc = oat_open(&o, cx->data, cx->len, "ELF", vp, e);
+	rc = oat_open(&o, cx->file.base, cx->file.len, "ELF", vp, e);
 	if (rc == 0) {
 		af_oat_header(cx->r, &o);
 		rep_s(cx->r, "vdex", vp ? vpath : "");
@@ -433,8 +426,7 @@ static int af_describe_oat(struct af_ctx *cx, struct err *e)
 		rc = af_oat_dex_files(cx, &o, e);
 	}
 	oat_close(&o);
-	if (vp)
-		mapfile_close(&vm);
+	img_close(&vm);
 	return rc;
 }
 
@@ -591,7 +583,8 @@ enum { AF_KIND_COUNT = sizeof(af_kinds) / sizeof(af_kinds[0]) };
 static int af_file(const char *path, FILE *out, bool json, bool first, const char *extract_dir,
 		   bool no_vdex, struct err *e)
 {
-	struct mapfile m;
+	struct image m;
+	struct cursor whole;
 	const struct af_kind *kind = NULL;
 	char *buf = NULL;
 	size_t buf_len = 0;
@@ -600,17 +593,17 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 	struct af_ctx cx;
 	int rc;
 
-	if ((rc = mapfile_open(&m, path, e)) != 0)
+	if ((rc = img_from_file(&m, path, 0, &whole, e)) != 0)
 		return rc;
 	for (size_t i = 0; i < AF_KIND_COUNT && !kind; i++)
-		if (af_kinds[i].probe(m.data, m.len))
+		if (af_kinds[i].probe(whole.base, whole.len))
 			kind = &af_kinds[i];
 	if (!kind) {
-		mapfile_close(&m);
+		img_close(&m);
 		return ERR_SET(e, ERR_CORRUPT, 0, "%s: at 0x0: not a DEX, VDEX, OAT or ART image file (unknown magic)", path);
 	}
 	if (!(mem = open_memstream(&buf, &buf_len))) {
-		mapfile_close(&m);
+		img_close(&m);
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
 	}
 	r.fp = mem;
@@ -618,12 +611,12 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 	r.depth = json ? 1 : 0;
 	r.first[r.depth] = first;
 	r.array[r.depth] = true;
-	cx = (struct af_ctx){ path, m.data, m.len, &r, extract_dir, 0, no_vdex };
+	cx = (struct af_ctx){ path, whole, &r, extract_dir, 0, no_vdex };
 	if (json)
 		rep_open(&r, NULL, false);
 	rep_s(&r, "file", path);
 	rep_s(&r, "kind", kind->name);
-	rep_u(&r, "size", m.len);
+	rep_u(&r, "size", whole.len);
 	rc = kind->describe(&cx, e);
 	if (json)
 		rep_close(&r);
@@ -637,7 +630,7 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 		err_prefix(e, "%s", path);
 	}
 	free(buf);
-	mapfile_close(&m);
+	img_close(&m);
 	return rc;
 }
 

@@ -19,7 +19,6 @@
 #include "art/code/oat_code.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
-#include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
 
 enum hk_kind { HK_INLINE, HK_ENTRY };
@@ -343,15 +342,14 @@ static int hk_folder_oats(struct hk_ctx *cx, const char *art_path, const struct 
 	if ((n = scandir(dir, &names, NULL, alphasort)) < 0)
 		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot list %s", dir);
 	for (int i = 0; i < n; i++) {
-		struct mapfile f;
+		struct image f;
 		struct art_image_header h;
 		struct cursor c;
 		struct err quiet;
 		size_t len = strlen(names[i]->d_name);
 		if (rc == 0 && len > 4 && !strcmp(names[i]->d_name + len - 4, ".art")) {
 			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-			if (mapfile_open(&f, path, &quiet) == 0) {
-				mapfile_cursor(&f, &c);
+			if (img_from_file(&f, path, 0, &c, &quiet) == 0) {
 				if (art_image_header_parse(&h, &c, &quiet) == 0 && h.version == study->version &&
 				    h.pointer_size == study->pointer_size) {
 					rc = hk_folder_image(cx, &h, hk_oat_beside(path, oat, sizeof(oat)) ? oat : NULL, e);
@@ -360,7 +358,7 @@ static int hk_folder_oats(struct hk_ctx *cx, const char *art_path, const struct 
 					if (h.oat_file_begin && h.oat_file_begin < oats_begin)
 						oats_begin = h.oat_file_begin;
 				}
-				mapfile_close(&f);
+				img_close(&f);
 			}
 		}
 		free(names[i]);
@@ -374,12 +372,12 @@ static int hk_folder_oats(struct hk_ctx *cx, const char *art_path, const struct 
 	return rc;
 }
 
-static int hk_run_art_file(struct hk_ctx *cx, const char *path, const struct mapfile *f, struct err *e)
+static int hk_run_art_file(struct hk_ctx *cx, const char *path, const struct cursor *f, struct err *e)
 {
 	struct art_image img;
 	int rc;
 
-	if ((rc = art_image_load(&img, f->data, f->len, e)) < 0)
+	if ((rc = art_image_load(&img, f->base, f->len, e)) < 0)
 		return err_prefix(e, "%s", path);
 	cx->image_label = path;
 	rc = hk_folder_oats(cx, path, &img.h, e);
@@ -540,7 +538,8 @@ int cmd_hooks(int argc, char **argv)
 {
 	struct hk_ctx cx = { .cmd = argv[0] };
 	const char *input = NULL, *maps = NULL;
-	struct mapfile f = { 0 };
+	struct image f = { 0 };
+	struct cursor whole = { 0 };
 	struct err e;
 	int rc = 0;
 
@@ -563,18 +562,18 @@ int cmd_hooks(int argc, char **argv)
 		return cli_report(argv[0], &e);
 	{
 		struct stat st;
-		if (stat(input, &st) == 0 && S_ISREG(st.st_mode) && (rc = mapfile_open(&f, input, &e)) < 0) {
+		if (stat(input, &st) == 0 && S_ISREG(st.st_mode) && (rc = img_from_file(&f, input, 0, &whole, &e)) < 0) {
 			hk_release(&cx);
 			return cli_report(argv[0], &e);
 		}
 	}
-	if (f.data && art_image_probe(f.data, f.len))
-		rc = hk_run_art_file(&cx, input, &f, &e);
+	if (whole.len && art_image_probe(whole.base, whole.len))
+		rc = hk_run_art_file(&cx, input, &whole, &e);
 	else
 		rc = hk_run_sources(&cx, input, maps, &e);
 	if (rc == 0)
 		hk_print(&cx);
-	mapfile_close(&f);
+	img_close(&f);
 	hk_release(&cx);
 	return rc < 0 ? cli_report(argv[0], &e) : CLI_OK;
 }

@@ -168,6 +168,38 @@ int img_add_region_mem(struct image *img, uint64_t va, const uint8_t *data, size
 	return 0;
 }
 
+int img_add_file(struct image *img, const char *path, uint64_t va, uint32_t prot, const char *name,
+		 struct cursor *whole, struct err *e)
+{
+	const uint8_t *data;
+	size_t len;
+	int rc;
+
+	if ((rc = img_map_file(img, path, &data, &len, e)))
+		return rc;
+	cur_init(whole, NULL, 0, va);
+	if (len == 0)
+		return 0;
+	if ((rc = img_add_region_mem(img, va, data, len, prot, name ? name : path, e)))
+		return strcmp(img->path, path) ? err_prefix(e, "%s", path) : rc;
+	return img_view(img, va, len, whole, e);
+}
+
+int img_from_file(struct image *img, const char *path, uint64_t va, struct cursor *whole, struct err *e)
+{
+	int rc;
+
+	img_init_empty(img, path);
+	img->container = "file";
+	if (!img->path[0] && path[0])
+		rc = ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", path);
+	else
+		rc = img_add_file(img, path, va, IMG_PROT_R, NULL, whole, e);
+	if (rc)
+		img_close(img);
+	return rc;
+}
+
 /* ---- lookups ---- */
 
 /* Index of the first region whose end is above va (region_count if none). */

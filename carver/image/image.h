@@ -11,7 +11,9 @@
  *   "memfetch"    memfetch output: mfetch.lst plus mem-NNN.bin / map-NNN.bin.
  *   "volatility2" Volatility 2 linux_dump_map output: task.PID.0xSTART.vma files.
  *   "volatility3" Volatility 3 linux.proc.Maps --dump output: pid.PID.vma.0xS-0xE.dmp.
- *   "memory"      built in memory with img_init_empty + img_add_region_mem (tests, tools).
+ *   "memory"      built in memory with img_init_empty + img_add_region_mem / img_add_file.
+ *   "file"        one file on its own (a DEX, VDEX, OAT or ART image file): img_from_file
+ *                 maps it as one region at the address the caller chooses.
  * A maps listing (opts->maps_path, or the maps-dir's own `maps`, or a `maps` / `maps.txt`
  * beside a memfetch or Volatility dump) names the regions by address; its lines that
  * nothing captured become regions with data == NULL, so the image lists the whole address
@@ -47,7 +49,7 @@ struct mapfile;
 struct image {
 	const struct img_region *regions; /* sorted by start, not overlapping */
 	size_t region_count;
-	const char *container;     /* "elf-core", "maps-dir", "memfetch", "volatility2", "volatility3", "memory" */
+	const char *container;     /* "elf-core", "maps-dir", "memfetch", "volatility2", "volatility3", "memory", "file" */
 	const char *path;
 	unsigned pointer_bits;     /* the process's word size from the container (ELF class of a core), 0 if unknown */
 	/* private: use the functions below */
@@ -73,6 +75,15 @@ void img_init_empty(struct image *img, const char *label);
  * -ERR_CORRUPT and len 0 / wrap-around with -ERR_CORRUPT. */
 int img_add_region_mem(struct image *img, uint64_t va, const uint8_t *data, size_t len,
 		       uint32_t prot, const char *name, struct err *e);
+/* Maps the file at path read-only (never copied) and adds it as one region [va, va + size)
+ * named `name` (path when NULL), kept until img_close.  *whole is a cursor over all of its
+ * bytes taken through img_view (whole->va = va); an empty file adds no region and gives an
+ * empty cursor.  Overlaps and wrap-around are rejected as by img_add_region_mem. */
+int img_add_file(struct image *img, const char *path, uint64_t va, uint32_t prot, const char *name,
+		 struct cursor *whole, struct err *e);
+/* Container "file": an image holding only the file at path, at va (0: addresses are file
+ * offsets), read-only.  On error the image is released. */
+int img_from_file(struct image *img, const char *path, uint64_t va, struct cursor *whole, struct err *e);
 void img_close(struct image *img); /* safe on a zeroed or closed image */
 
 /* Region holding va (captured or not), NULL if unmapped. */

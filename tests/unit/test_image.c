@@ -222,6 +222,95 @@ static void test_regions(void)
 	img_close(&img); /* safe twice */
 }
 
+/* ---- files as regions (img_from_file, img_add_file) ---- */
+
+static void test_files(void)
+{
+	const char *dir = new_dir("files");
+	uint8_t bytes[0x40], buf[0x20];
+	char pa[512], pb[512], pe[512];
+	struct image img;
+	struct cursor whole, view;
+	struct err e;
+
+	T_SECTION("files as regions");
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(0xa0 + i);
+	put_file(dir, "a.bin", bytes, sizeof(bytes));
+	put_file(dir, "b.bin", bytes, 0x10);
+	put_file(dir, "empty.bin", bytes, 0);
+	snprintf(pa, sizeof(pa), "%s/a.bin", dir);
+	snprintf(pb, sizeof(pb), "%s/b.bin", dir);
+	snprintf(pe, sizeof(pe), "%s/empty.bin", dir);
+	err_init(&e);
+
+	/* one file at a chosen address: one read-only region named by the path */
+	T_EQ_I(img_from_file(&img, pa, 0x70000000, &whole, &e), 0);
+	T_EQ_S(img.container, "file");
+	T_EQ_S(img.path, pa);
+	T_EQ_U(img.region_count, 1);
+	T_EQ_U(img.regions[0].start, 0x70000000);
+	T_EQ_U(img.regions[0].end, 0x70000040);
+	T_EQ_U(img.regions[0].prot, IMG_PROT_R);
+	T_EQ_U(img.regions[0].file_offset, 0);
+	T_EQ_S(img.regions[0].name, pa);
+	T_EQ_U(whole.va, 0x70000000);
+	T_EQ_U(whole.len, sizeof(bytes));
+	T_EQ_U(whole.pos, 0);
+	T_CHECK(whole.base == img.regions[0].data, "the cursor views the mapped bytes, no copy");
+	T_CHECK(whole.base && !memcmp(whole.base, bytes, sizeof(bytes)), "mapped bytes equal the file");
+
+	/* reads through the image view, bounded by the file's extent */
+	T_EQ_I(img_read(&img, 0x70000030, buf, 0x10, &e), 0);
+	T_EQ_U(buf[0], 0xd0);
+	T_EQ_U(buf[0xf], 0xdf);
+	T_EQ_I(img_view(&img, 0x70000000, sizeof(bytes), &view, &e), 0);
+	T_EQ_I(img_view(&img, 0x70000038, 9, &view, &e), -ERR_UNMAPPED);
+	T_EQ_U(e.va, 0x70000040);
+	T_EQ_I(img_read(&img, 0x6fffffff, buf, 1, &e), -ERR_UNMAPPED);
+	T_EQ_I(img_read(&img, 0x70000040, buf, 1, &e), -ERR_UNMAPPED);
+	T_CHECK(strstr(e.msg, "0x70000040") != NULL, "%s", e.msg);
+	img_close(&img);
+
+	/* addresses are file offsets at va 0 */
+	T_EQ_I(img_from_file(&img, pa, 0, &whole, &e), 0);
+	T_EQ_U(img_find(&img, 0x3f)->start, 0);
+	T_CHECK(img_find(&img, 0x40) == NULL, "end is exclusive");
+	img_close(&img);
+
+	/* an empty file: no region, an empty cursor */
+	T_EQ_I(img_from_file(&img, pe, 0x1000, &whole, &e), 0);
+	T_EQ_U(img.region_count, 0);
+	T_EQ_U(whole.len, 0);
+	T_EQ_U(whole.va, 0x1000);
+	T_EQ_I(img_read(&img, 0x1000, buf, 1, &e), -ERR_UNMAPPED);
+	img_close(&img);
+
+	/* a missing file or a directory is an I/O error and leaves nothing behind */
+	T_EQ_I(img_from_file(&img, "/nonexistent/x.art", 0, &whole, &e), -ERR_IO);
+	T_EQ_U(img.region_count, 0);
+	T_EQ_I(img_from_file(&img, dir, 0, &whole, &e), -ERR_IO);
+
+	/* several files in one address space: abutting files read across, overlaps and
+	 * wrap-around are refused */
+	img_init_empty(&img, "files");
+	T_EQ_I(img_add_file(&img, pa, 0x1000, IMG_PROT_R, "a", &whole, &e), 0);
+	T_EQ_I(img_add_file(&img, pb, 0x1040, IMG_PROT_R | IMG_PROT_X, NULL, &whole, &e), 0);
+	T_EQ_U(whole.va, 0x1040);
+	T_EQ_U(whole.len, 0x10);
+	T_EQ_U(img.region_count, 2);
+	T_EQ_S(img.regions[0].name, "a");
+	T_EQ_S(img.regions[1].name, pb);
+	T_EQ_I(img_read(&img, 0x1038, buf, 0x10, &e), 0);
+	T_EQ_U(buf[7], 0xdf);
+	T_EQ_U(buf[8], 0xa0);
+	T_EQ_I(img_add_file(&img, pb, 0x1048, IMG_PROT_R, NULL, &whole, &e), -ERR_CORRUPT);
+	T_CHECK(strstr(e.msg, pb) != NULL && strstr(e.msg, "overlaps") != NULL, "%s", e.msg);
+	T_EQ_I(img_add_file(&img, pb, UINT64_MAX - 4, IMG_PROT_R, NULL, &whole, &e), -ERR_CORRUPT);
+	T_EQ_U(img.region_count, 2);
+	img_close(&img);
+}
+
 /* ---- ELF cores ---- */
 
 static int load_core_bytes(struct image *img, const uint8_t *p, size_t n, const struct maps *m, struct err *e)
@@ -605,6 +694,7 @@ int main(void)
 	test_maps_line();
 	test_maps_listing();
 	test_regions();
+	test_files();
 	test_core();
 	test_core_many_files();
 	test_containers();
