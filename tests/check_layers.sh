@@ -9,14 +9,16 @@
 # Each third-party header is included by exactly one wrapper file.
 # Usage: tests/check_layers.sh [BUILD_OBJ_DIR]   (default build/obj; link check skipped if absent)
 cd "$(dirname "$0")/.." || exit 2
-LAYERS="carver/base carver/image art/format art/mirror art/runtime art/code output/hprof output/bmd carver/cli"
+LAYERS="carver/base carver/image art/format art/mirror art/runtime art/code rosalloc/walk output/hprof output/bmd carver/cli"
 OBJ=${1:-build/obj}
 status=0
 
+# rank of a file: the position of its own folder (rosalloc/walk/x.c is in rosalloc/walk, not
+# in rosalloc)
 rank() {
 	i=0
 	for l in $LAYERS; do
-		case "$1" in "$l"/*) echo $i; return ;; esac
+		[ "${1%/*}" = "$l" ] && { echo $i; return; }
 		i=$((i + 1))
 	done
 	echo -1
@@ -48,7 +50,7 @@ if [ -d "$OBJ" ]; then
 	defs=$(mktemp) uses=$(mktemp)
 	trap 'rm -f "$defs" "$uses"' EXIT
 	for l in $LAYERS; do
-		find "$OBJ/$l" -name '*.o' 2>/dev/null
+		find "$OBJ/$l" -maxdepth 1 -name '*.o' 2>/dev/null
 	done | sort | while read -r o; do
 		src=${o#"$OBJ"/}; src=${src%.o}.c
 		nm -P --defined-only "$o" 2>/dev/null | awk -v s="$src" '$2 ~ /^[TDRB]$/ {print $1, s}' >>"$defs"

@@ -17,6 +17,15 @@ static const char *const anomaly_names[ANOM_CODE_COUNT] = {
 	[ANOM_OAT_FILE] = "oat_file",
 	[ANOM_OAT_CLASS] = "oat_class",
 	[ANOM_OAT_METHOD] = "oat_method",
+	[ANOM_PAGE_MAP] = "page_map",
+	[ANOM_RUN_HEADER] = "run_header",
+	[ANOM_FREE_LIST] = "free_list",
+	[ANOM_SLOT] = "slot",
+	[ANOM_REGION] = "region",
+	[ANOM_CHUNK] = "chunk",
+	[ANOM_LOS] = "los",
+	[ANOM_CONTIGUOUS] = "contiguous",
+	[ANOM_EVIDENCE] = "evidence",
 };
 
 void anomaly_init(struct anomaly_sink *s, size_t keep)

@@ -35,6 +35,17 @@ enum anomaly_code {
 	ANOM_OAT_FILE,       /* "oat_file": an OAT (or its VDEX) in the input that does not read */
 	ANOM_OAT_CLASS,      /* "oat_class": an OatClass or class offset table entry that does not read */
 	ANOM_OAT_METHOD,     /* "oat_method": a compiled method whose header or name does not read */
+	/* allocator metadata (rosalloc/walk) */
+	ANOM_PAGE_MAP,       /* "page_map": a RosAlloc page-map byte out of range or out of order */
+	ANOM_RUN_HEADER,     /* "run_header": a RosAlloc run header or bitmap that breaks its rules */
+	ANOM_FREE_LIST,      /* "free_list": a free-list link out of its run, misaligned, in a cycle,
+			      * a list length unlike its size field, a free slot no list reached */
+	ANOM_SLOT,           /* "slot": a slot whose bytes contradict its state (a free slot not zero) */
+	ANOM_REGION,         /* "region": region-space contents that do not walk (no class, past the end) */
+	ANOM_CHUNK,          /* "chunk": a dlmalloc chunk header or free-chunk link that breaks its rules */
+	ANOM_LOS,            /* "los": a large-object allocation-info entry or allocation that does not read */
+	ANOM_CONTIGUOUS,     /* "contiguous": an image or bump-pointer object walk that cannot go on */
+	ANOM_EVIDENCE,       /* "evidence": a live bitmap or GC stack that disagrees with its space */
 	ANOM_CODE_COUNT
 };
 

@@ -9,6 +9,7 @@ int cmd_hprof_info(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_classes(int argc, char **argv);
+int cmd_walk(int argc, char **argv);
 int cmd_art_file(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_hooks(int argc, char **argv);
@@ -167,6 +168,38 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve classes --json --art-version 11 core | jq '.classes[0]'\n\n"
 	  "exit status: 0 ok, 1 input rejected (not an ART process image, damaged container), 2 usage\n"
 	  "(also an unknown --art-version), 3 I/O or out of memory.\n" },
+	{ "walk", cmd_walk, "list the allocation units and object candidates of every heap space",
+	  "usage: artcarve walk IMAGE [--maps FILE] [--json] [--objects] [--art-version V]\n\n"
+	  "Builds the ART runtime model of a process memory image (see `classes`) and walks every\n"
+	  "object space with its allocator's own metadata, the way ART lays it out:\n"
+	  "  RosAlloc (main space, both twins): the page map (companion mapping \"rosalloc page\n"
+	  "    map\") gives runs, page-level allocations and free pages; each run's size bracket\n"
+	  "    gives its slots; 5.0-6.0 bitmaps or 7.0+ free lists say which slots are free.\n"
+	  "Every slot or allocation is an object candidate with its allocation state: allocated, or\n"
+	  "free (residue: RosAlloc zeroes a freed slot, 7.0+ keeps a free-list link in its first\n"
+	  "word).  The live/mark bitmaps, the allocation and live stacks and the card table are\n"
+	  "used where the image holds them.  Damage in the allocators' metadata (a page-map byte\n"
+	  "out of order, a free-list link out of its run, a cycle, a list length unlike its size\n"
+	  "field) is listed as anomalies and the walk goes on.  Whether a candidate holds an object\n"
+	  "is not decided here (that is the object model's job).\n\n"
+	  "text output, one section per space, one line per unit:\n"
+	  "  space KIND BEGIN-END \"NAME\"\n"
+	  "    run BEGIN-END index=PAGE pages=N bracket=I slot=BYTES slots=N thread_local=0|1\n"
+	  "        bulk_free=0|1 allocated=N free=N damaged=N\n"
+	  "    large|free_pages BEGIN-END index=PAGE pages=N allocated=N free=N damaged=N\n"
+	  "    total: allocated N, free N, unknown N, orphan free N, dead N; live bit ...\n"
+	  "  then the evidence sources (present/used) and the anomalies by code.\n\n"
+	  "options:\n"
+	  "  --maps FILE        mapping names from this /proc/PID/maps listing (see `info`)\n"
+	  "  --json             one JSON object: layout, pointer_size, spaces [{kind, begin, end,\n"
+	  "                     name, entries [...], allocated, free, ...}], evidence, anomalies\n"
+	  "  --objects          also list every candidate (address, room, state, place, slot)\n"
+	  "  --art-version V    use layout family V (e.g. 11) instead of detecting it\n\n"
+	  "examples:\n"
+	  "  artcarve walk core --maps maps.txt\n"
+	  "  artcarve walk --json core | jq '.spaces[] | {kind, allocated, free}'\n\n"
+	  "exit status: 0 ok (damage is reported, not fatal), 1 input rejected (not an ART process\n"
+	  "image), 2 usage, 3 I/O or out of memory.\n" },
 	{ "art-file", cmd_art_file, "decode DEX, VDEX, OAT/ODEX and ART image files (header and contents summary)",
 	  "usage: artcarve art-file FILE... [--json] [--extract-dex DIR] [--no-vdex]\n\n"
 	  "Identifies each FILE by its magic and prints its decoded header and a summary:\n"

@@ -1,0 +1,156 @@
+/* walk.c - the walkers' dispatch, walk_all and shared helpers (see walk.h). */
+#include "rosalloc/walk/walk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "rosalloc/walk/walk_int.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the walkers read little-endian words in place (wk_u32): little-endian hosts only"
+#endif
+
+static const char *const place_names[WALK_PLACE_COUNT] = {
+	[WALK_ROSALLOC_SLOT] = "rosalloc_slot",
+	[WALK_ROSALLOC_LARGE] = "rosalloc_large",
+	[WALK_REGION] = "region",
+	[WALK_REGION_LARGE] = "region_large",
+	[WALK_DLMALLOC_CHUNK] = "dlmalloc_chunk",
+	[WALK_LOS] = "los",
+	[WALK_IMAGE] = "image",
+	[WALK_BUMP] = "bump",
+};
+
+static const char *const unit_names[WALK_UNIT_KIND_COUNT] = {
+	[WALK_UNIT_RUN] = "run",
+	[WALK_UNIT_LARGE] = "large",
+	[WALK_UNIT_FREE_PAGES] = "free_pages",
+	[WALK_UNIT_REGION] = "region",
+	[WALK_UNIT_CHUNK_SPAN] = "chunks",
+	[WALK_UNIT_LOS] = "los",
+	[WALK_UNIT_CONTIGUOUS] = "contiguous",
+};
+
+const char *walk_place_name(enum walk_place p)
+{
+	return (unsigned)p < WALK_PLACE_COUNT ? place_names[p] : "unknown";
+}
+
+const char *walk_alloc_name(enum walk_alloc a)
+{
+	return a == WALK_ALLOCATED ? "allocated" : a == WALK_FREE ? "free" : "unknown";
+}
+
+const char *walk_unit_kind_name(enum walk_unit_kind k)
+{
+	return (unsigned)k < WALK_UNIT_KIND_COUNT ? unit_names[k] : "unknown";
+}
+
+const char *walk_region_state_name(enum walk_region_state s)
+{
+	static const char *const n[] = { "free", "allocated", "large", "large_tail", "unknown" };
+	return (unsigned)s <= WALK_RS_UNKNOWN ? n[s] : "unknown";
+}
+
+/* ---- helpers ---- */
+
+void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s)
+{
+	memset(w, 0, sizeof(*w));
+	w->ctx = ctx;
+	w->s = s;
+	w->img = ctx->rt->img;
+	w->ev = ctx->ev;
+	w->ps = ctx->rt->pointer_size == 8 ? 8 : 4;
+	w->name = s->name && s->name[0] ? s->name : spaces_kind_name(s->kind);
+}
+
+void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
+{
+	char msg[ANOMALY_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->damaged++;
+	anomaly_add(w->ctx->sink, code, cause, va, w->name, "%s", msg);
+}
+
+int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e)
+{
+	c->space = w->s;
+	c->live_bit = w->ev ? (int8_t)walk_evidence_live(w->ev, w->s, c->addr) : -1;
+	c->on_alloc_stack = w->ev ? (int8_t)walk_evidence_on_stack(w->ev, c->addr) : -1;
+	return w->ctx->emit(w->ctx->arg, c, e);
+}
+
+int wk_unit(struct wk *w, struct walk_unit *u, struct err *e)
+{
+	u->space = w->s;
+	return w->ctx->unit ? w->ctx->unit(w->ctx->unit_arg, u, e) : 0;
+}
+
+const uint8_t *wk_at(const struct image *img, uint64_t va, size_t *avail)
+{
+	const struct img_region *r = img_find(img, va);
+	if (!r || !r->data || va - r->start >= r->data_len) {
+		*avail = 0;
+		return NULL;
+	}
+	*avail = r->data_len - (size_t)(va - r->start);
+	return r->data + (va - r->start);
+}
+
+const uint8_t *wk_bytes(const struct image *img, uint64_t va, size_t n, uint8_t *buf, size_t cap)
+{
+	size_t avail;
+	const uint8_t *p = wk_at(img, va, &avail);
+	if (p && avail >= n)
+		return p;
+	if (!p || n > cap || img_read(img, va, buf, n, NULL) != 0)
+		return NULL;
+	return buf;
+}
+
+bool wk_zero(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	uint64_t acc = 0;
+	for (; i + 32 <= n; i += 32) {
+		acc |= wk_u64(p + i) | wk_u64(p + i + 8) | wk_u64(p + i + 16) | wk_u64(p + i + 24);
+		if (acc)
+			return false;
+	}
+	for (; i < n; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
+/* ---- dispatch ---- */
+
+int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
+{
+	switch (s->kind) {
+	case SPACE_ROSALLOC: return walk_rosalloc(ctx, s, e);
+	default: return 0; /* helpers; the walkers of the other kinds follow */
+	}
+}
+
+int walk_all(const struct walk_ctx *ctx, struct err *e)
+{
+	struct walk_ctx c = *ctx;
+	struct walk_evidence *own = NULL;
+	int rc = 0;
+
+	if (!c.ev) {
+		if (!(own = walk_evidence_open(ctx->rt, ctx->sink, e)))
+			return -ERR_NOMEM;
+		c.ev = own;
+	}
+	/* spaces_find sorts by begin: address order */
+	for (size_t i = 0; rc == 0 && i < ctx->rt->spaces.count; i++)
+		rc = walk_space(&c, &ctx->rt->spaces.v[i], e);
+	walk_evidence_close(own);
+	return rc;
+}

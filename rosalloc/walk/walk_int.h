@@ -1,0 +1,60 @@
+/* walk_int.h - helpers shared by the walkers of this folder (not for callers). */
+#ifndef ARTCARVE_WALK_INT_H
+#define ARTCARVE_WALK_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rosalloc/walk/walk.h"
+
+enum { WK_PAGE = 4096 };
+
+/* One walk of one space. */
+struct wk {
+	const struct walk_ctx *ctx;
+	const struct art_space *s;
+	const struct image *img;
+	struct walk_evidence *ev;
+	unsigned ps;                /* process pointer size, 4 or 8 */
+	const char *name;           /* for anomaly records */
+	uint64_t damaged;           /* anomalies recorded so far (units take differences) */
+};
+
+void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s);
+/* Records an anomaly against the walked space. */
+void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Fills space, evidence fields (live bit, allocation stack) and calls emit. */
+int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e);
+/* Calls unit() when set. */
+int wk_unit(struct wk *w, struct walk_unit *u, struct err *e);
+
+/* Captured bytes from va to the end of its image region's capture (*avail bytes); NULL when
+ * va is not captured. */
+const uint8_t *wk_at(const struct image *img, uint64_t va, size_t *avail);
+/* n bytes at va: a pointer into the image when they lie in one region's capture, else a
+ * copy in buf (n <= cap) when abutting captures hold them; NULL when not captured. */
+const uint8_t *wk_bytes(const struct image *img, uint64_t va, size_t n, uint8_t *buf, size_t cap);
+
+static inline uint32_t wk_u32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);  /* little-endian hosts only (checked in walk.c) */
+	return v;
+}
+
+static inline uint64_t wk_u64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t wk_ptr(const uint8_t *p, unsigned ps) { return ps == 8 ? wk_u64(p) : wk_u32(p); }
+
+/* True when the n bytes at p are all zero (word at a time). */
+bool wk_zero(const uint8_t *p, size_t n);
+
+#endif
