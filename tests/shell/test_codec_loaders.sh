@@ -35,7 +35,12 @@ EOF2
 if ! javac -cp "$JAR" -d "$TMP" "$TMP/Load.java" 2>"$TMP/err"; then
 	t_fail "javac Load.java: $(head -n 3 "$TMP/err")"; t_done; exit
 fi
-load() { java -cp "$JAR:$TMP" Load "$1" 2>"$TMP/err" | tail -n 1; }
+# VisualVM writes an index cache beside the file it loads: the corpus (read-only, and input that
+# is never written) is loaded through a link in $TMP, so the cache lands there.
+load() {
+	case "$1" in "$TMP"/*) f=$1 ;; *) f=$TMP/orig.$(basename "$1"); ln -sf "$1" "$f" ;; esac
+	java -cp "$JAR:$TMP" Load "$f" 2>"$TMP/err" | tail -n 1
+}
 
 # dialer (Android) and the 1.0.1 JVM dump (4-byte ids).  Badoo's own layout fails here ("Invalid type 8": primitive
 # array classes are found by name, and Badoo hashes "byte[]"); --mat restores those names.
