@@ -348,6 +348,21 @@ int walk_evidence_live(struct walk_evidence *ev, const struct art_space *s, uint
 	return (b->bits[bit / 8] >> (bit % 8)) & 1;
 }
 
+int walk_evidence_marked(struct walk_evidence *ev, const struct art_space *s, uint64_t begin, uint64_t end)
+{
+	const struct art_spaces *sp = &ev->rt->spaces;
+	size_t i = (size_t)(s - sp->v);
+	if (s < sp->v || i >= sp->count || ev->space_bm[i] == SIZE_MAX || begin < s->begin || end < begin)
+		return -1;
+	const struct ev_bitmap *b = &ev->bm[ev->space_bm[i]];
+	uint64_t lo = (begin - s->begin) >> (OBJ_SHIFT + 3), hi = (end - s->begin + 63) >> (OBJ_SHIFT + 3);
+	if (hi > b->len)
+		hi = b->len;
+	if (lo >= hi)
+		return -1;
+	return wk_zero(b->bits + lo, (size_t)(hi - lo)) ? 0 : 1;
+}
+
 int walk_evidence_on_stack(struct walk_evidence *ev, uint64_t addr)
 {
 	struct walk_ev_report *a = &ev->rep[WALK_EV_ALLOC_STACK], *l = &ev->rep[WALK_EV_LIVE_STACK];

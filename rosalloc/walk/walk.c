@@ -133,6 +133,7 @@ int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err
 {
 	switch (s->kind) {
 	case SPACE_ROSALLOC: return walk_rosalloc(ctx, s, e);
+	case SPACE_REGION: return walk_region(ctx, s, e);
 	default: return 0; /* helpers; the walkers of the other kinds follow */
 	}
 }

@@ -145,6 +145,7 @@ int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err
 
 /* The walkers (each takes a space of its kind). */
 int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+int walk_region(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 
 /* RosAlloc bracket idx of a layout family's row ("5.0", "5.1"/"6.0", "7.0" and later): slot
  * size, run pages, slots per run, header bytes (= first slot offset).  -1 when the family
@@ -181,6 +182,9 @@ void walk_evidence_close(struct walk_evidence *ev);
 /* Live bit of the object start addr in space s: 1, 0, or -1 when no live bitmap of s is in
  * the image (LOS: the page's bit). */
 int walk_evidence_live(struct walk_evidence *ev, const struct art_space *s, uint64_t addr);
+/* Whether the live bitmap of s marks any object start in [begin, end): 1, 0, or -1 when no
+ * live bitmap of s is in the image. */
+int walk_evidence_marked(struct walk_evidence *ev, const struct art_space *s, uint64_t begin, uint64_t end);
 /* 1 when addr is on the allocation stack or the live stack, 0 when it is not, -1 when
  * neither stack is in the image. */
 int walk_evidence_on_stack(struct walk_evidence *ev, uint64_t addr);

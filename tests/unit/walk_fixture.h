@@ -24,13 +24,13 @@ struct wf {
 	struct anomaly_sink sink;
 	struct walk_candidate c[WF_MAX_CANDS];
 	size_t nc;
-	struct rt_class classes[4];        /* sorted by address */
+	struct rt_class classes[16];       /* sorted by address */
 	struct walk_unit u[WF_MAX_UNITS];
 	size_t nu;
 	struct err e;
 };
 
-static int wf_emit(void *arg, const struct walk_candidate *c, struct err *e)
+static inline int wf_emit(void *arg, const struct walk_candidate *c, struct err *e)
 {
 	struct wf *f = arg;
 	(void)e;
@@ -39,7 +39,7 @@ static int wf_emit(void *arg, const struct walk_candidate *c, struct err *e)
 	return 0;
 }
 
-static int wf_unit(void *arg, const struct walk_unit *u, struct err *e)
+static inline int wf_unit(void *arg, const struct walk_unit *u, struct err *e)
 {
 	struct wf *f = arg;
 	(void)e;
@@ -48,7 +48,7 @@ static int wf_unit(void *arg, const struct walk_unit *u, struct err *e)
 	return 0;
 }
 
-static void wf_init(struct wf *f, const char *family, unsigned ps)
+static inline void wf_init(struct wf *f, const char *family, unsigned ps)
 {
 	memset(f, 0, sizeof(*f));
 	img_init_empty(&f->img, "walk-fixture");
@@ -61,7 +61,7 @@ static void wf_init(struct wf *f, const char *family, unsigned ps)
 }
 
 /* Adds a class at addr (call in ascending address order). */
-static struct rt_class *wf_class(struct wf *f, uint64_t addr)
+static inline struct rt_class *wf_class(struct wf *f, uint64_t addr)
 {
 	struct rt_class *k = &f->classes[f->rt.class_count++];
 	memset(k, 0, sizeof(*k));
@@ -72,7 +72,7 @@ static struct rt_class *wf_class(struct wf *f, uint64_t addr)
 	return k;
 }
 
-static struct art_space *wf_space(struct wf *f, enum space_kind k, uint64_t begin, uint64_t end, uint64_t limit,
+static inline struct art_space *wf_space(struct wf *f, enum space_kind k, uint64_t begin, uint64_t end, uint64_t limit,
 				  const char *name)
 {
 	struct art_space *s = &f->spaces[f->rt.spaces.count++];
@@ -87,7 +87,7 @@ static struct art_space *wf_space(struct wf *f, enum space_kind k, uint64_t begi
 	return s;
 }
 
-static int wf_walk(struct wf *f, const struct art_space *s)
+static inline int wf_walk(struct wf *f, const struct art_space *s)
 {
 	struct walk_ctx ctx = { .rt = &f->rt, .sink = &f->sink, .emit = wf_emit, .arg = f, .unit = wf_unit,
 				.unit_arg = f };
@@ -97,7 +97,7 @@ static int wf_walk(struct wf *f, const struct art_space *s)
 	return walk_space(&ctx, s, &f->e);
 }
 
-static size_t wf_count(const struct wf *f, enum walk_alloc a)
+static inline size_t wf_count(const struct wf *f, enum walk_alloc a)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < f->nc; i++)
@@ -105,7 +105,7 @@ static size_t wf_count(const struct wf *f, enum walk_alloc a)
 	return n;
 }
 
-static const struct walk_candidate *wf_at(const struct wf *f, uint64_t addr)
+static inline const struct walk_candidate *wf_at(const struct wf *f, uint64_t addr)
 {
 	for (size_t i = 0; i < f->nc; i++)
 		if (f->c[i].addr == addr)
@@ -113,13 +113,13 @@ static const struct walk_candidate *wf_at(const struct wf *f, uint64_t addr)
 	return NULL;
 }
 
-static void wf_release(struct wf *f)
+static inline void wf_release(struct wf *f)
 {
 	anomaly_release(&f->sink);
 	img_close(&f->img);
 }
 
-static void wf_w32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void wf_w64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline void wf_w32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void wf_w64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 #endif

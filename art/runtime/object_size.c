@@ -1,0 +1,142 @@
+/* object_size.c - Object::SizeOf over the runtime model (see object_size.h). */
+#include "art/runtime/object_size.h"
+
+#include <string.h>
+
+#include "carver/base/cursor.h"
+
+enum { OBJ_HEADER = 8 };
+/* Primitive::Type (runtime/primitive.h): kPrimNot, Boolean, Byte, Char, Short, Int, Long,
+ * Float, Double, Void -> component size in an array (kPrimNot: a 32-bit reference) */
+static const uint8_t component_sizes[10] = { 4, 1, 1, 2, 2, 4, 8, 4, 8, 0 };
+
+void runtime_sizer_init(struct rt_sizer *z, const struct art_runtime *rt)
+{
+	memset(z, 0, sizeof(*z));
+	z->rt = rt;
+	if (rt->layout && rt->layout->string.value == ART_ABSENT)
+		return; /* 5.x: a String is an ordinary instance (its chars are in a char[]) */
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String")) {
+			z->jls = rt->classes[i].addr;
+			break;
+		}
+}
+
+const struct rt_class *runtime_sizer_class(struct rt_sizer *z, uint32_t klass)
+{
+	unsigned slot = (klass >> 3) % RT_SIZER_CACHE;
+	if (klass && z->cache[slot].addr == klass)
+		return z->cache[slot].k;
+	const struct rt_class *k = klass ? runtime_class_at(z->rt, klass) : NULL;
+	if (k) {
+		z->cache[slot].addr = klass;
+		z->cache[slot].k = k;
+	}
+	return k;
+}
+
+static int need(uint64_t addr, size_t n, size_t avail, const char *what, struct err *e)
+{
+	if (n > avail)
+		return ERR_SET(e, ERR_TRUNC, addr, "object at 0x%llx: its %s is past the %zu bytes available",
+			       (unsigned long long)addr, what, avail);
+	return 0;
+}
+
+static int array_size(struct rt_sizer *z, const struct rt_class *k, uint64_t addr, const uint8_t *p, size_t avail,
+		      uint64_t *size, struct err *e)
+{
+	const struct art_layout *l = z->rt->layout;
+	const struct rt_class *c = runtime_sizer_class(z, k->raw.component_type);
+	unsigned cs, first;
+	uint32_t len, prim;
+	int rc;
+
+	if (!c)
+		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: component class 0x%x of class 0x%llx is not known",
+			       (unsigned long long)addr, k->raw.component_type, (unsigned long long)k->addr);
+	/* 6.0+: the high half of primitive_type_ is log2 of the component size */
+	prim = c->raw.primitive_type & l->klass.primitive_mask;
+	if (prim >= sizeof(component_sizes) || !(cs = component_sizes[prim]))
+		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: component class 0x%llx has primitive type %u",
+			       (unsigned long long)addr, (unsigned long long)c->addr, prim);
+	if ((rc = need(addr, (size_t)l->array.length + 4, avail, "array length", e)))
+		return rc;
+	len = ld_u32le(p + l->array.length);
+	if (len > INT32_MAX)
+		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: negative length %d", (unsigned long long)addr,
+			       (int32_t)len);
+	first = (l->array.length + 4 + cs - 1) / cs * cs;
+	*size = first + (uint64_t)len * cs;
+	return 0;
+}
+
+static int string_size(const struct art_layout *l, uint64_t addr, const uint8_t *p, size_t avail, uint64_t *size,
+		       struct err *e)
+{
+	uint32_t count;
+	uint64_t bytes;
+	int rc;
+
+	if ((rc = need(addr, (size_t)l->string.count + 4, avail, "String count_", e)))
+		return rc;
+	count = ld_u32le(p + l->string.count);
+	if (l->string.compressible) /* count_ = length << 1 | (1: UTF-16, 0: compressed 8-bit) */
+		bytes = (count & 1) ? (uint64_t)(count >> 1) * 2 : count >> 1;
+	else if (count > INT32_MAX)
+		return ERR_SET(e, ERR_CORRUPT, addr, "string at 0x%llx: negative length %d", (unsigned long long)addr,
+			       (int32_t)count);
+	else
+		bytes = (uint64_t)count * 2;
+	*size = l->string.value + bytes;
+	return 0;
+}
+
+int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size_t avail, uint64_t *size,
+		       struct err *e)
+{
+	const struct art_runtime *rt = z->rt;
+	const struct art_layout *l = rt->layout;
+	const struct rt_class *k;
+	uint32_t klass;
+	int rc;
+
+	if ((rc = need(addr, OBJ_HEADER, avail, "header", e)))
+		return rc;
+	klass = ld_u32le(p + l->object.klass);
+	if (!(k = runtime_sizer_class(z, klass)))
+		return ERR_SET(e, ERR_CORRUPT, addr, "object at 0x%llx: class word 0x%x names no known class",
+			       (unsigned long long)addr, klass);
+	if (klass == rt->java_lang_class) {
+		if ((rc = need(addr, (size_t)l->klass.class_size + 4, avail, "class_size_", e)))
+			return rc;
+		*size = ld_u32le(p + l->klass.class_size);
+		if (*size < l->klass.size)
+			return ERR_SET(e, ERR_CORRUPT, addr, "class at 0x%llx: class_size_ %llu is smaller than a Class (%u)",
+				       (unsigned long long)addr, (unsigned long long)*size, l->klass.size);
+		return 0;
+	}
+	if (k->raw.component_type)
+		return array_size(z, k, addr, p, avail, size, e);
+	if (z->jls && klass == z->jls)
+		return string_size(l, addr, p, avail, size, e);
+	*size = k->raw.object_size;
+	if (*size < OBJ_HEADER)
+		return ERR_SET(e, ERR_CORRUPT, addr, "object at 0x%llx: class 0x%x has object_size_ %u (no instances)",
+			       (unsigned long long)addr, klass, k->raw.object_size);
+	return 0;
+}
+
+int runtime_object_size(const struct art_runtime *rt, uint64_t addr, uint64_t *size, struct err *e)
+{
+	const struct img_region *r = img_find(rt->img, addr);
+	struct rt_sizer z;
+	struct cursor c;
+
+	if (!r || !r->data || addr - r->start >= r->data_len)
+		return img_view(rt->img, addr, OBJ_HEADER, &c, e); /* fails: names the address */
+	runtime_sizer_init(&z, rt);
+	return runtime_sizer_size(&z, addr, r->data + (addr - r->start), r->data_len - (size_t)(addr - r->start), size,
+				  e);
+}

@@ -1,0 +1,158 @@
+/* test_walk_region.c - the region-space walker and runtime_object_size on a hand-made region
+ * space: contiguous objects, a zero gap (partial TLAB) inside a region, a Large object over
+ * three regions, the 10+ dead-object poison, words that name no class, a String, arrays of
+ * 1-, 4- and 8-byte components, a Class object. */
+#include "art/runtime/object_size.h"
+#include "tests/unit/t.h"
+#include "tests/unit/walk_fixture.h"
+
+#define RBASE 0x12c00000ull
+#define RSZ (256u * 1024u)
+#define NREG 6
+#define KBASE 0x70000000ull
+
+static uint8_t space[NREG * RSZ], kmem[4096];
+
+enum { K_JLC = 0, K_OBJ, K_BYTE, K_BYTEARR, K_LONG, K_LONGARR, K_STRING, K_OBJARR };
+static const uint64_t kaddr[] = { KBASE, KBASE + 0x100, KBASE + 0x200, KBASE + 0x300, KBASE + 0x400,
+				  KBASE + 0x500, KBASE + 0x600, KBASE + 0x700 };
+
+static void classes(struct wf *f)
+{
+	struct rt_class *k;
+	for (int i = 0; i <= K_OBJARR; i++)
+		wf_class(f, kaddr[i]);
+	f->rt.java_lang_class = kaddr[K_JLC];
+	f->classes[K_JLC].name = "java.lang.Class";
+	k = &f->classes[K_OBJ];
+	k->name = "Node";
+	k->raw.object_size = 28;
+	f->classes[K_BYTE].raw.primitive_type = 2;            /* kPrimByte */
+	f->classes[K_BYTEARR].raw.component_type = (uint32_t)kaddr[K_BYTE];
+	f->classes[K_LONG].raw.primitive_type = 6 | 3u << 16; /* kPrimLong, size shift in the high half */
+	f->classes[K_LONGARR].raw.component_type = (uint32_t)kaddr[K_LONG];
+	f->classes[K_STRING].name = "java.lang.String";
+	f->classes[K_STRING].raw.object_size = 16;
+	f->classes[K_OBJARR].raw.component_type = (uint32_t)kaddr[K_OBJ];
+	/* the class words in memory: every class's class is java.lang.Class */
+	for (int i = 0; i <= K_OBJARR; i++)
+		wf_w32(kmem + (kaddr[i] - KBASE), (uint32_t)kaddr[K_JLC]);
+}
+
+static size_t put(size_t off, int k, uint32_t len_or_count)
+{
+	wf_w32(space + off, (uint32_t)kaddr[k]);
+	if (k == K_BYTEARR || k == K_LONGARR || k == K_OBJARR)
+		wf_w32(space + off + 8, len_or_count);
+	if (k == K_STRING)
+		wf_w32(space + off + 8, len_or_count);
+	return off;
+}
+
+static void test_object_size(struct wf *f)
+{
+	T_SECTION("runtime_object_size");
+	static const struct { size_t off; uint64_t size; } t[] = {
+		{ 0, 28 },                     /* Node: object_size_ */
+		{ 32, 12 + 5 },                /* byte[5] */
+		{ 56, 16 + 3 * 8 },            /* long[3]: data at 16 */
+		{ 96, 16 + 4 },                /* compressed String "abcd": count 4 << 1 */
+		{ 120, 16 + 2 * 3 },           /* UTF-16 String of 3: count 3 << 1 | 1 */
+		{ 144, 12 + 4 * 2 },           /* Node[2] */
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint64_t size = 0;
+		int rc = runtime_object_size(&f->rt, RBASE + t[i].off, &size, &f->e);
+		T_CHECK(rc == 0 && size == t[i].size, "object at +%zu: rc %d size %llu, expected %llu (%s)", t[i].off, rc,
+			(unsigned long long)size, (unsigned long long)t[i].size, f->e.msg);
+	}
+	uint64_t size;
+	T_EQ_I(runtime_object_size(&f->rt, RBASE + 4096, &size, &f->e), -ERR_CORRUPT);   /* zero class word */
+	T_EQ_I(runtime_object_size(&f->rt, 0x1000, &size, &f->e), -ERR_UNMAPPED);
+	/* a Class object is sized by its own class_size_ */
+	wf_w32(kmem + 0x100 + f->rt.layout->klass.class_size, 500);
+	T_CHECK(runtime_object_size(&f->rt, kaddr[K_OBJ], &size, &f->e) == 0 && size == 500, "class_size_ %llu",
+		(unsigned long long)size);
+	/* a negative array length */
+	wf_w32(space + 32 + 8, 0x80000000u);
+	T_EQ_I(runtime_object_size(&f->rt, RBASE + 32, &size, &f->e), -ERR_CORRUPT);
+	wf_w32(space + 32 + 8, 5);
+}
+
+static void test_region_walk(void)
+{
+	struct wf f;
+	wf_init(&f, "11", 8);
+	memset(space, 0, sizeof(space));
+	memset(kmem, 0, sizeof(kmem));
+	classes(&f);
+	img_add_region_mem(&f.img, KBASE, kmem, sizeof(kmem), 6, "boot.art", &f.e);
+	img_add_region_mem(&f.img, RBASE, space, sizeof(space), 6, "[anon:dalvik-main space (region space)]", &f.e);
+	struct art_space *s = wf_space(&f, SPACE_REGION, RBASE, RBASE + sizeof(space), RBASE + sizeof(space),
+				       "main space (region space)");
+	/* region 0: six objects, a zero gap (a partial TLAB), two more */
+	put(0, K_OBJ, 0);
+	put(32, K_BYTEARR, 5);
+	put(56, K_LONGARR, 3);
+	put(96, K_STRING, 4 << 1);
+	memcpy(space + 112, "abcd", 4);
+	put(120, K_STRING, 3 << 1 | 1);
+	put(144, K_OBJARR, 2);
+	put(8192, K_OBJ, 0);
+	put(8224, K_OBJ, 0);
+	test_object_size(&f);
+	/* region 1: a byte[] of 600000 bytes: Large over regions 1-3 */
+	put(RSZ, K_BYTEARR, 600000);
+	/* region 4: an object, poison over a dead one (10+), an object, a word naming no class */
+	put(4 * RSZ, K_OBJ, 0);
+	for (int i = 0; i < 32; i += 4)
+		wf_w32(space + 4 * RSZ + 32 + i, 0xBADDB01Du);
+	put(4 * RSZ + 64, K_OBJ, 0);
+	wf_w32(space + 4 * RSZ + 128, 0x12345678);
+	put(4 * RSZ + 160, K_OBJ, 0);
+
+	T_SECTION("region walk (11)");
+	T_EQ_I(wf_walk(&f, s), 0);
+	T_EQ_U(f.nc, 8 + 1 + 3);
+	T_EQ_U(wf_count(&f, WALK_ALLOCATED), f.nc);
+	const struct walk_candidate *c = wf_at(&f, RBASE + 144);
+	T_CHECK(c && c->place == WALK_REGION && c->size == 20 && c->room == 8192 - 144, "Node[2] before the gap: room %llu",
+		c ? (unsigned long long)c->room : 0);
+	c = wf_at(&f, RBASE + 8192);
+	T_CHECK(c && c->room == 32 && c->index == 0, "object after the gap");
+	c = wf_at(&f, RBASE + RSZ);
+	T_CHECK(c && c->place == WALK_REGION_LARGE && c->index == 3 && c->size == 600012, "Large object over 3 regions");
+	c = wf_at(&f, RBASE + 4 * RSZ + 64);
+	T_CHECK(c && c->room == 96, "object after the poison: room to the next object, past the junk word");
+	T_EQ_U(f.sink.total, 1);    /* the word that names no class */
+	T_EQ_U(f.sink.per_code[ANOM_REGION], 1);
+	/* units: region 0, Large 1-3, region 4, free region 5 */
+	T_EQ_U(f.nu, 4);
+	T_CHECK(f.nu == 4 && f.u[0].state == WALK_RS_ALLOCATED && f.u[0].allocated == 8 && f.u[0].top == RBASE + 8256,
+		"region 0 unit: top 0x%llx", (unsigned long long)f.u[0].top);
+	T_CHECK(f.nu == 4 && f.u[1].state == WALK_RS_LARGE && f.u[1].pages == 3 && f.u[1].index == 1, "Large unit");
+	T_CHECK(f.nu == 4 && f.u[2].index == 4 && f.u[2].allocated == 3 && f.u[2].damaged == 1, "region 4 unit");
+	T_CHECK(f.nu == 4 && f.u[3].state == WALK_RS_FREE && f.u[3].index == 5, "free region 5");
+
+	T_SECTION("region walk (9): no poison");
+	f.rt.layout = art_layout_by_family("9");
+	T_EQ_I(wf_walk(&f, s), 0);
+	T_EQ_U(f.sink.per_code[ANOM_REGION], 1);  /* one per region: the poison is junk before 10 */
+	T_CHECK(f.sink.count == 1 && strstr(f.sink.v[0].msg, "5 non-zero"), "poison + junk words: %s",
+		f.sink.count ? f.sink.v[0].msg : "");
+
+	T_SECTION("region walk: damage");
+	f.rt.layout = art_layout_by_family("11");
+	wf_w32(space + 56 + 8, 0x7fffffff);       /* long[] of 2^31-1 elements: past its region */
+	T_EQ_I(wf_walk(&f, s), 0);
+	T_CHECK(f.sink.per_code[ANOM_REGION] >= 2, "region anomalies %llu", (unsigned long long)f.sink.per_code[ANOM_REGION]);
+	c = wf_at(&f, RBASE + 96);
+	T_CHECK(c != NULL, "the walk finds the String after the damaged array");
+	wf_release(&f);
+}
+
+int main(void)
+{
+	test_region_walk();
+	T_DONE();
+}
