@@ -1,15 +1,55 @@
-/* mirror.c - mirror object decoding (see mirror.h). */
+/* mirror.c - mirror object decoding (see mirror.h).  Layouts: runtime/mirror/object.h,
+ * class.h, array.h, string.h, dex_cache.h, class_loader.h at each release, as table rows in
+ * art/format/art_layout.c. */
 #include "art/mirror/mirror.h"
 
 #include <string.h>
 
+#include "carver/base/ck.h"
 #include "carver/base/cursor.h"
 
 enum {
 	MIRROR_MAX_CLASS_SIZE = 1 << 24,   /* sanity bound on Class.class_size_ */
 	MIRROR_MAX_OBJECT_SIZE = 1 << 30,
 	PRIM_VOID = 9,                     /* Primitive::kPrimVoid, runtime/primitive.h */
+	UTF16_UNIT = 2,
 };
+
+/* Copies [va, va + n) when captured, region by region (at most one step per region). */
+static bool peek(const struct mirror *m, uint64_t va, uint8_t *buf, size_t n)
+{
+	uint64_t at = va, end;
+	if (ck_add64(va, n, &end))
+		return false;
+	while (at < end) {
+		const struct img_region *r = img_find(m->img, at);
+		uint64_t off, take;
+		if (!r || at - r->start >= r->data_len)
+			return false;
+		off = at - r->start;
+		take = r->data_len - off;
+		if (take > end - at)
+			take = end - at;
+		if (buf)
+			memcpy(buf + (at - va), r->data + off, (size_t)take);
+		at += take;
+	}
+	return true;
+}
+
+bool mirror_readable(const struct mirror *m, uint64_t va, size_t len)
+{
+	return peek(m, va, NULL, len);
+}
+
+bool mirror_peek_u32(const struct mirror *m, uint64_t va, uint32_t *v)
+{
+	uint8_t b[4];
+	if (!peek(m, va, b, sizeof(b)))
+		return false;
+	*v = ld_u32le(b);
+	return true;
+}
 
 int mirror_u8(const struct mirror *m, uint64_t va, uint8_t *v, struct err *e)
 {
@@ -55,6 +95,37 @@ int mirror_ptr(const struct mirror *m, uint64_t va, uint64_t *v, struct err *e)
 	return rc;
 }
 
+/* Reads the fixed part [va, va + size) of a structure into buf (one bounded read). */
+static int read_fixed(const struct mirror *m, uint64_t va, unsigned size, uint8_t *buf, size_t cap,
+		      const char *what, struct err *e)
+{
+	if (size > cap)
+		return ERR_SET(e, ERR_INTERNAL, va, "%s layout %s larger than %zu bytes", what, m->l->family, cap);
+	return img_read(m->img, va, buf, size, e);
+}
+
+/* A u32 / u64 member of a fixed part read into buf; 0 when the row has no such member. */
+static uint32_t f32(const uint8_t *buf, unsigned size, unsigned off)
+{
+	return off == ART_ABSENT || off > size || 4 > size - off ? 0u : ld_u32le(buf + off);
+}
+
+static uint64_t f64(const uint8_t *buf, unsigned size, unsigned off)
+{
+	return off == ART_ABSENT || off > size || 8 > size - off ? 0u : ld_u64le(buf + off);
+}
+
+int mirror_object_read(const struct mirror *m, uint64_t va, struct mirror_object *o, struct err *e)
+{
+	uint8_t buf[16];
+	int rc = read_fixed(m, va, m->l->object.size, buf, sizeof(buf), "object", e);
+	if (rc)
+		return rc;
+	o->klass = f32(buf, m->l->object.size, m->l->object.klass);
+	o->monitor = f32(buf, m->l->object.size, m->l->object.monitor);
+	return 0;
+}
+
 int mirror_klass(const struct mirror *m, uint64_t va, uint32_t *klass, struct err *e)
 {
 	return mirror_u32(m, va + m->l->object.klass, klass, e);
@@ -63,49 +134,43 @@ int mirror_klass(const struct mirror *m, uint64_t va, uint32_t *klass, struct er
 int mirror_class_read(const struct mirror *m, uint64_t va, struct mirror_class *c, struct err *e)
 {
 	const struct art_layout *l = m->l;
+	const unsigned n = l->klass.size;
 	uint8_t buf[512];
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->addr = va;
-	/* one bounded read of the fixed part; fields are then taken from the copy */
-	if (l->klass.size > sizeof(buf))
-		return ERR_SET(e, ERR_INTERNAL, va, "class layout %s larger than %zu bytes", l->family, sizeof(buf));
-	rc = img_read(m->img, va, buf, l->klass.size, e);
-	if (rc)
+	if ((rc = read_fixed(m, va, n, buf, sizeof(buf), "class", e)))
 		return rc;
-#define F32(off) ((off) == ART_ABSENT || (off) + 4 > l->klass.size ? 0u : ld_u32le(buf + (off)))
-#define F64(off) ((off) == ART_ABSENT || (off) + 8 > l->klass.size ? 0u : ld_u64le(buf + (off)))
-	c->klass = F32(l->object.klass);
-	c->monitor = F32(l->object.monitor);
-	c->class_loader = F32(l->klass.class_loader);
-	c->component_type = F32(l->klass.component_type);
-	c->dex_cache = F32(l->klass.dex_cache);
-	c->name = F32(l->klass.name);
-	c->super_class = F32(l->klass.super_class);
-	c->access_flags = F32(l->klass.access_flags);
-	c->class_flags = F32(l->klass.class_flags);
-	c->class_size = F32(l->klass.class_size);
-	c->object_size = F32(l->klass.object_size);
-	c->primitive_type = F32(l->klass.primitive_type);
-	c->reference_instance_offsets = F32(l->klass.reference_instance_offsets);
-	c->num_reference_instance_fields = F32(l->klass.num_reference_instance_fields);
-	c->dex_class_def_idx = F32(l->klass.dex_class_def_idx);
-	c->dex_type_idx = F32(l->klass.dex_type_idx);
-	uint32_t st = F32(l->klass.status);
+	c->klass = f32(buf, n, l->object.klass);
+	c->monitor = f32(buf, n, l->object.monitor);
+	c->class_loader = f32(buf, n, l->klass.class_loader);
+	c->component_type = f32(buf, n, l->klass.component_type);
+	c->dex_cache = f32(buf, n, l->klass.dex_cache);
+	c->name = f32(buf, n, l->klass.name);
+	c->super_class = f32(buf, n, l->klass.super_class);
+	c->access_flags = f32(buf, n, l->klass.access_flags);
+	c->class_flags = f32(buf, n, l->klass.class_flags);
+	c->class_size = f32(buf, n, l->klass.class_size);
+	c->object_size = f32(buf, n, l->klass.object_size);
+	c->primitive_type = f32(buf, n, l->klass.primitive_type);
+	c->reference_instance_offsets = f32(buf, n, l->klass.reference_instance_offsets);
+	c->num_reference_instance_fields = f32(buf, n, l->klass.num_reference_instance_fields);
+	c->dex_class_def_idx = f32(buf, n, l->klass.dex_class_def_idx);
+	c->dex_type_idx = f32(buf, n, l->klass.dex_type_idx);
+	uint32_t st = f32(buf, n, l->klass.status);
 	c->status = l->klass.status_shift ? st >> l->klass.status_shift : st;
+	/* 5.x: ifields_ is a reference to an ObjectArray<ArtField>; 6.0+: a u64 native pointer */
 	if (l->field_storage == ART_FIELDS_OBJECT_ARRAY)
-		c->ifields = F32(l->klass.ifields);
+		c->ifields = f32(buf, n, l->klass.ifields);
 	else
-		c->ifields = F64(l->klass.ifields);
-	c->methods = F64(l->klass.methods);
-	c->sfields = F64(l->klass.sfields);
-#undef F32
-#undef F64
+		c->ifields = f64(buf, n, l->klass.ifields);
+	c->methods = f64(buf, n, l->klass.methods);
+	c->sfields = f64(buf, n, l->klass.sfields);
 	return 0;
 }
 
-static bool ref_ok(uint32_t ref) { return (ref & 7) == 0; }
+static bool ref_ok(uint32_t ref) { return mirror_ref_aligned(ref); }
 
 /* The object at ref (non-zero) is a Class, or lies where the image has no bytes (another
  * boot image component, memory not captured): only a readable non-Class refutes it. */
@@ -114,7 +179,7 @@ static bool may_be_class_ref(const struct mirror *m, uint32_t ref, uint64_t jlc)
 	uint32_t k;
 	if (!ref_ok(ref))
 		return false;
-	return mirror_klass(m, ref, &k, NULL) != 0 || k == jlc;
+	return !mirror_peek_u32(m, (uint64_t)ref + m->l->object.klass, &k) || k == jlc;
 }
 
 bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c, uint64_t jlc)
@@ -145,6 +210,53 @@ bool mirror_class_retired(const struct mirror *m, const struct mirror_class *c)
 	return (int32_t)c->status == m->l->klass.status_retired;
 }
 
+/* ---- arrays ---- */
+
+unsigned mirror_component_size(uint32_t primitive_type)
+{
+	/* kPrimNot, Boolean, Byte, Char, Short, Int, Long, Float, Double (runtime/primitive.h) */
+	static const unsigned sizes[] = { 4, 1, 1, 2, 2, 4, 8, 4, 8 };
+	return primitive_type < sizeof(sizes) / sizeof(sizes[0]) ? sizes[primitive_type] : 0;
+}
+
+unsigned mirror_array_data_offset(const struct art_layout *l, unsigned component_size)
+{
+	unsigned first = l->array.length + 4, cs = component_size ? component_size : 1;
+	return (first + cs - 1) / cs * cs;
+}
+
+uint64_t mirror_array_size(const struct art_layout *l, unsigned component_size, uint32_t length)
+{
+	return mirror_array_data_offset(l, component_size) + (uint64_t)length * component_size;
+}
+
+int mirror_array_length(const struct mirror *m, uint64_t va, uint32_t *length, struct err *e)
+{
+	uint32_t n;
+	int rc = mirror_u32(m, va + m->l->array.length, &n, e);
+	if (rc)
+		return rc;
+	if (n > INT32_MAX)
+		return ERR_SET(e, ERR_CORRUPT, va, "array at 0x%llx: negative length %d", (unsigned long long)va,
+			       (int32_t)n);
+	*length = n;
+	return 0;
+}
+
+int mirror_array_ref(const struct mirror *m, uint64_t va, uint32_t i, uint32_t *ref, struct err *e)
+{
+	uint32_t n;
+	int rc = mirror_array_length(m, va, &n, e);
+	if (rc)
+		return rc;
+	if (i >= n)
+		return ERR_SET(e, ERR_CORRUPT, va, "array at 0x%llx: index %u past its length %u",
+			       (unsigned long long)va, i, n);
+	return mirror_u32(m, va + mirror_array_data_offset(m->l, 4) + 4ull * i, ref, e);
+}
+
+/* ---- strings ---- */
+
 static void utf16_to_utf8(const uint8_t *p, size_t units, struct wbuf *out)
 {
 	for (size_t i = 0; i < units; i++) {
@@ -161,38 +273,182 @@ static void utf16_to_utf8(const uint8_t *p, size_t units, struct wbuf *out)
 	}
 }
 
-int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e)
+/* count_ -> length and compression (string.h @ 8.0: count_ = length << 1 | flag, flag 0 =
+ * compressed); -ERR_CORRUPT for a negative count_. */
+static int string_count(const struct art_layout *l, uint64_t va, uint32_t count, uint32_t *length,
+			bool *compressed, struct err *e)
+{
+	if (count > INT32_MAX)
+		return ERR_SET(e, ERR_CORRUPT, va, "string at 0x%llx: negative count %d", (unsigned long long)va,
+			       (int32_t)count);
+	*length = l->string.compressible ? count >> 1 : count;
+	*compressed = l->string.compressible && (count & 1) == 0;
+	return 0;
+}
+
+int mirror_string_size(const struct art_layout *l, uint64_t va, uint32_t count, uint64_t *size, struct err *e)
+{
+	uint32_t n = 0;
+	bool comp = false;
+	int rc = string_count(l, va, count, &n, &comp, e);
+	if (rc)
+		return rc;
+	if (l->string.value == ART_ABSENT)
+		*size = l->string.size;
+	else
+		*size = l->string.value + (uint64_t)n * (comp ? 1 : UTF16_UNIT);
+	return 0;
+}
+
+/* 5.x: the chars are count_ elements of the char[] array_ from index offset_. */
+static int string_chars_5x(const struct mirror *m, struct mirror_string *s, struct err *e)
+{
+	const struct art_layout *l = m->l;
+	uint32_t alen, off;
+	int rc;
+
+	if ((rc = mirror_u32(m, s->addr + l->string.array, &s->array, e)) ||
+	    (rc = mirror_u32(m, s->addr + l->string.offset, &off, e)))
+		return rc;
+	if (s->array == 0 && s->length == 0 && off == 0)
+		return 0; /* an empty string needs no chars */
+	if (s->array == 0 || !mirror_ref_aligned(s->array))
+		return ERR_SET(e, ERR_CORRUPT, s->addr, "string at 0x%llx: array_ 0x%x is not an object reference",
+			       (unsigned long long)s->addr, s->array);
+	if ((rc = mirror_array_length(m, s->array, &alen, e)))
+		return err_prefix(e, "string at 0x%llx", (unsigned long long)s->addr);
+	if (off > alen || s->length > alen - off)
+		return ERR_SET(e, ERR_CORRUPT, s->addr, "string at 0x%llx: chars [%u, +%u) outside its char[%u] at 0x%x",
+			       (unsigned long long)s->addr, off, s->length, alen, s->array);
+	s->offset = off;
+	s->chars = s->array + mirror_array_data_offset(l, UTF16_UNIT) + (uint64_t)UTF16_UNIT * off;
+	return 0;
+}
+
+int mirror_string_read(const struct mirror *m, uint64_t va, size_t max_chars, struct mirror_string *s,
+		       struct err *e)
 {
 	const struct art_layout *l = m->l;
 	uint32_t count;
-	size_t len, bytes;
-	bool wide = true;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->addr = va;
+	if ((rc = mirror_u32(m, va + l->string.count, &count, e)) ||
+	    (rc = mirror_u32(m, va + l->string.hash, &s->hash, e)) ||
+	    (rc = string_count(l, va, count, &s->length, &s->compressed, e)))
+		return rc;
+	if (s->length > max_chars)
+		return ERR_SET(e, ERR_CORRUPT, va, "string at 0x%llx: length %u exceeds %zu", (unsigned long long)va,
+			       s->length, max_chars);
+	if (l->string.value == ART_ABSENT)
+		return string_chars_5x(m, s, e);
+	s->chars = va + l->string.value;
+	return 0;
+}
+
+bool mirror_string_loaded(const struct mirror *m, uint64_t va)
+{
+	const struct art_layout *l = m->l;
+	uint32_t count, length, array, off, alen;
+	bool comp = false;
+
+	if (!mirror_readable(m, va, l->string.size) || !mirror_peek_u32(m, va + l->string.count, &count))
+		return false;
+	if (count > INT32_MAX)
+		return true; /* corrupt, not missing */
+	length = l->string.compressible ? count >> 1 : count;
+	comp = l->string.compressible && (count & 1) == 0;
+	if (l->string.value != ART_ABSENT)
+		return mirror_readable(m, va + l->string.value, comp ? length : (size_t)length * UTF16_UNIT);
+	if (!mirror_peek_u32(m, va + l->string.array, &array) || !mirror_peek_u32(m, va + l->string.offset, &off))
+		return false;
+	if (array == 0 || !mirror_ref_aligned(array))
+		return true;
+	if (!mirror_peek_u32(m, (uint64_t)array + l->array.length, &alen))
+		return false;
+	if (alen > INT32_MAX || off > alen || length > alen - off)
+		return true;
+	return mirror_readable(m, array + mirror_array_data_offset(l, UTF16_UNIT) + (uint64_t)UTF16_UNIT * off,
+			       (size_t)length * UTF16_UNIT);
+}
+
+int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e)
+{
+	struct mirror_string s;
 	struct cursor c;
 	int rc;
 
-	rc = mirror_u32(m, va + l->string.count, &count, e);
-	if (rc)
+	if ((rc = mirror_string_read(m, va, max_chars, &s, e)))
 		return rc;
-	if (l->string.compressible) {
-		len = count >> 1;             /* count_ = length << 1 | (0 compressed, 1 UTF-16) */
-		wide = (count & 1) != 0;
-	} else {
-		len = count;
-	}
-	if ((int32_t)count < 0 || len > max_chars)
-		return ERR_SET(e, ERR_CORRUPT, va, "string at 0x%llx: length %zu exceeds %zu",
-			       (unsigned long long)va, len, max_chars);
-	bytes = wide ? 2 * len : len;
-	rc = img_view(m->img, va + l->string.value, bytes, &c, e);
+	rc = img_view(m->img, s.chars, s.compressed ? s.length : (size_t)s.length * UTF16_UNIT, &c, e);
 	if (rc)
-		return rc;
-	if (wide) {
-		utf16_to_utf8(c.base, len, out);
-	} else {
-		for (size_t i = 0; i < len; i++)
+		return err_prefix(e, "chars of the string at 0x%llx", (unsigned long long)va);
+	if (s.compressed) {
+		for (size_t i = 0; i < s.length; i++)
 			wbuf_utf8(out, c.base[i]);
+	} else {
+		utf16_to_utf8(c.base, s.length, out);
 	}
 	return wbuf_status(out, e);
+}
+
+/* ---- DexCache, ClassLoader ---- */
+
+int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex_cache *dc, struct err *e)
+{
+	const struct art_layout *l = m->l;
+	const unsigned n = l->dex_cache.size;
+	uint8_t buf[128];
+	uint32_t len;
+	int rc;
+
+	memset(dc, 0, sizeof(*dc));
+	dc->addr = va;
+	if ((rc = read_fixed(m, va, n, buf, sizeof(buf), "dex cache", e)))
+		return rc;
+	dc->location = f32(buf, n, l->dex_cache.location);
+	dc->dex_file = f64(buf, n, l->dex_cache.dex_file);
+	if (l->dex_cache.native_arrays) {
+		dc->strings = f64(buf, n, l->dex_cache.strings);
+		dc->resolved_types = f64(buf, n, l->dex_cache.resolved_types);
+		dc->num_strings = f32(buf, n, l->dex_cache.num_strings);
+		dc->num_resolved_types = f32(buf, n, l->dex_cache.num_resolved_types);
+		return 0;
+	}
+	/* 5.x/6.0: references to managed arrays, whose length_ is the count (when captured) */
+	dc->strings = f32(buf, n, l->dex_cache.strings);
+	dc->resolved_types = f32(buf, n, l->dex_cache.resolved_types);
+	if (dc->strings && mirror_readable(m, dc->strings + l->array.length, 4)) {
+		if ((rc = mirror_array_length(m, dc->strings, &len, e)))
+			return err_prefix(e, "dex cache at 0x%llx: strings_", (unsigned long long)va);
+		dc->num_strings = len;
+	}
+	if (dc->resolved_types && mirror_readable(m, dc->resolved_types + l->array.length, 4)) {
+		if ((rc = mirror_array_length(m, dc->resolved_types, &len, e)))
+			return err_prefix(e, "dex cache at 0x%llx: resolved_types_", (unsigned long long)va);
+		dc->num_resolved_types = len;
+	}
+	return 0;
+}
+
+int mirror_class_loader_read(const struct mirror *m, uint64_t va, struct mirror_class_loader *cl, struct err *e)
+{
+	const struct art_layout *l = m->l;
+	const unsigned n = l->class_loader.size;
+	uint8_t buf[64];
+	int rc;
+
+	memset(cl, 0, sizeof(*cl));
+	cl->addr = va;
+	if ((rc = read_fixed(m, va, n, buf, sizeof(buf), "class loader", e)))
+		return rc;
+	cl->packages = f32(buf, n, l->class_loader.packages);
+	cl->parent = f32(buf, n, l->class_loader.parent);
+	cl->proxy_cache = f32(buf, n, l->class_loader.proxy_cache);
+	cl->allocator = f64(buf, n, l->class_loader.allocator);
+	cl->class_table = f64(buf, n, l->class_loader.class_table);
+	return 0;
 }
 
 const char *mirror_primitive_name(uint32_t type)

@@ -20,7 +20,10 @@ struct art_set_oat {
 	bool open;
 };
 
-enum { SET_MAX_FILES = 4096 }; /* bound on the folder entries considered */
+enum {
+	SET_MAX_FILES = 4096,    /* bound on the folder entries considered */
+	SET_MAX_LOCATION = 4096, /* longest DexCache.location_ string read */
+};
 
 static char *dup_str(const char *s, size_t n)
 {
@@ -34,14 +37,6 @@ static char *dup_str(const char *s, size_t n)
 }
 
 static int nomem(struct err *e) { return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "image set: out of memory"); }
-
-static void rebuild_space(struct art_image_set *s)
-{
-	for (size_t i = 0; i < s->image_count; i++)
-		s->ptrs[i] = &s->images[i].img;
-	s->space.images = s->ptrs;
-	s->space.count = s->image_count;
-}
 
 /* Maps the file and decodes the image in it. */
 static int load_image(struct art_set_image *im, const char *path, struct err *e)
@@ -76,7 +71,6 @@ static int place_image(struct art_image_set *s, struct art_set_image *im, const 
 static int add_image(struct art_image_set *s, const char *path, bool want_errors, struct err *e)
 {
 	struct art_set_image *im, *grown;
-	const struct art_image **ptrs;
 	struct err ign;
 	struct err *ee = want_errors ? e : &ign;
 	int rc;
@@ -85,10 +79,6 @@ static int add_image(struct art_image_set *s, const char *path, bool want_errors
 	if (!grown)
 		return nomem(e);
 	s->images = grown;
-	ptrs = xreallocarray(s->ptrs, s->image_count + 1, sizeof(*ptrs));
-	if (!ptrs)
-		return nomem(e);
-	s->ptrs = ptrs;
 	im = &s->images[s->image_count];
 	memset(im, 0, sizeof(*im));
 	im->path = dup_str(path, strlen(path));
@@ -107,13 +97,11 @@ static int add_image(struct art_image_set *s, const char *path, bool want_errors
 		img_close(im->file);
 		xfree(im->file);
 		xfree(im->path);
-		rebuild_space(s);
 		if (rc < 0 && want_errors)
 			return err_prefix(e, "%s", path);
 		return rc == -ERR_NOMEM ? (*e = ign, rc) : 0;   /* a folder image that fails is left out */
 	}
 	s->image_count++;
-	rebuild_space(s);
 	return 1;
 }
 
@@ -129,14 +117,6 @@ int art_image_set_open(struct art_image_set *s, const char *path, struct err *e)
 		return rc;
 	}
 	return 0;
-}
-
-/* The set's view as the mirror decoder reads it (5.x headers name no pointer size). */
-static struct mirror set_mirror(const struct art_image_set *s)
-{
-	unsigned ps = s->image_count ? s->images[0].img.h.pointer_size : 0;
-
-	return (struct mirror){ .img = &s->view, .l = s->lay, .pointer_size = ps ? ps : 4 };
 }
 
 static bool has_suffix(const char *name, const char *suffix)
@@ -312,7 +292,7 @@ void art_image_set_release(struct art_image_set *s)
 	xfree(s->missing);
 	xfree(s->memo);
 	xfree(s->images);
-	xfree(s->ptrs);
+	img_close(&s->view);
 	xfree(s->dexes);
 	xfree(s->oats);
 	memset(s, 0, sizeof(*s));
@@ -345,10 +325,16 @@ static void note_missing(struct art_image_set *s, const char *loc, size_t len)
 		s->missing_count++;
 }
 
-void art_image_set_bind(struct art_image_set *s, const struct art_layout *lay, const uint32_t *own_dex_caches,
-			size_t own_count)
+void art_image_set_layout(struct art_image_set *s, const struct art_layout *lay)
 {
-	s->lay = lay;
+	unsigned p = s->image_count ? s->images[0].img.h.pointer_size : 0;
+
+	s->m = (struct mirror){ &s->view, lay, p == 8 ? 8 : 4 };
+	s->memo_count = 0;
+}
+
+void art_image_set_bind(struct art_image_set *s, const uint32_t *own_dex_caches, size_t own_count)
+{
 	s->own_dex_caches = own_dex_caches;
 	s->own_count = own_count;
 	s->memo_count = 0;
@@ -406,53 +392,78 @@ static long by_own_order(const struct art_image_set *s, uint32_t dex_cache)
 	return own_oat && n == s->own_count ? (long)(first + k) : -1;
 }
 
-static long find_dex(struct art_image_set *s, uint32_t dex_cache, bool record)
+/* The DEX of the DexCache at dex_cache: *d = its index, -1 when it is not in the set.
+ * The DexCache's location_ string picks it when loaded, else its rank among the image's
+ * own DexCaches.  Returns 0 or <0 (a corrupt DexCache or location string). */
+static int find_dex(struct art_image_set *s, uint32_t dex_cache, bool record, long *d, struct err *e)
 {
-	struct mirror m = set_mirror(s);
+	struct mirror_dex_cache dc = { .location = 0 };
 	struct wbuf loc;
-	struct err ign;
-	uint32_t str;
-	long d = -1;
-	int rc = 0;
+	int rc;
 
-	wbuf_init(&loc);
-	err_init(&ign);
-	if (mirror_u32(&m, (uint64_t)dex_cache + s->lay->dex_cache.location, &str, &ign) == 0 && str)
-		rc = mw_string_utf8(&s->space, s->lay, str, &loc, &ign);
-	if (rc == 1 && wbuf_status(&loc, &ign) == 0) {
-		d = by_location(s, (const char *)loc.data, loc.len);
-		if (d < 0 && record)
-			note_missing(s, (const char *)loc.data, loc.len);
-	} else {
-		d = by_own_order(s, dex_cache);
-		if (d < 0 && record) {
-			char what[64];
-			snprintf(what, sizeof(what), "(DexCache 0x%x, location not loaded)", dex_cache);
-			note_missing(s, what, strlen(what));
+	*d = -1;
+	if (mirror_readable(&s->m, dex_cache, s->m.l->dex_cache.size) &&
+	    (rc = mirror_dex_cache_read(&s->m, dex_cache, &dc, e)))
+		return rc;
+	if (dc.location && mirror_string_loaded(&s->m, dc.location)) {
+		wbuf_init(&loc);
+		rc = mirror_string(&s->m, dc.location, SET_MAX_LOCATION, &loc, e);
+		if (rc == 0) {
+			*d = by_location(s, (const char *)loc.data, loc.len);
+			if (*d < 0 && record)
+				note_missing(s, (const char *)loc.data, loc.len);
 		}
+		wbuf_release(&loc);
+		return rc ? err_prefix(e, "dex cache at 0x%x: location_", dex_cache) : 0;
 	}
-	wbuf_release(&loc);
-	return d;
+	*d = by_own_order(s, dex_cache);
+	if (*d < 0 && record) {
+		char what[64];
+		snprintf(what, sizeof(what), "(DexCache 0x%x, location not loaded)", dex_cache);
+		note_missing(s, what, strlen(what));
+	}
+	return 0;
 }
 
-int art_image_set_has_dex(struct art_image_set *s, uint32_t dex_cache)
+int art_image_set_has_dex(struct art_image_set *s, uint32_t dex_cache, struct err *e)
 {
-	return s->lay && find_dex(s, dex_cache, false) >= 0;
+	long d = -1;
+	int rc;
+
+	if (!s->m.l)
+		return 0;
+	if ((rc = find_dex(s, dex_cache, false, &d, e)))
+		return rc;
+	return d >= 0;
 }
 
-int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out)
+int art_image_set_class_has_dex(struct art_image_set *s, uint32_t klass, struct err *e)
+{
+	struct mirror_class c;
+	int rc;
+
+	if (!s->m.l || !klass || !mirror_readable(&s->m, klass, s->m.l->klass.size))
+		return 0;
+	if ((rc = mirror_class_read(&s->m, klass, &c, e)))
+		return rc;
+	return c.dex_cache ? art_image_set_has_dex(s, c.dex_cache, e) : 0;
+}
+
+int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out, struct err *e)
 {
 	struct art_image_set *s = ctx;
 	long d = -2;
+	int rc;
 
-	if (!s->lay)
+	if (!s->m.l)
 		return 0;
 	for (size_t i = 0; i < s->memo_count; i++)
 		if (s->memo[i].dex_cache == dex_cache)
 			d = s->memo[i].dex;
 	if (d == -2) {
 		void *grown = xreallocarray(s->memo, s->memo_count + 1, sizeof(*s->memo));
-		d = find_dex(s, dex_cache, true);
+		if ((rc = find_dex(s, dex_cache, true, &d, e)))
+			return rc;
 		if (grown) {
 			s->memo = grown;
 			s->memo[s->memo_count].dex_cache = dex_cache;

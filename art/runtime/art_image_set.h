@@ -8,8 +8,8 @@
  *
  * Every file is loaded as a region of a struct image (carver/image/image.h): each file is
  * its own image at address 0 (addresses are file offsets), and `view` is one address space
- * holding every loaded image at its image_begin, the way the runtime maps them; readers of
- * objects read through `view` (img_read / art/mirror/mirror.h). */
+ * holding every loaded image at its image_begin, the way the runtime maps them; objects are
+ * read only through `view` with the mirror decoder (`m`, art/mirror/mirror.h). */
 #ifndef ARTCARVE_ART_IMAGE_SET_H
 #define ARTCARVE_ART_IMAGE_SET_H
 
@@ -18,6 +18,7 @@
 
 #include "art/format/art_image.h"
 #include "art/format/dex.h"
+#include "art/mirror/mirror.h"
 #include "art/mirror/mirror_walk.h"
 #include "carver/base/err.h"
 #include "carver/image/image.h"
@@ -40,9 +41,8 @@ struct art_set_oat;
 struct art_image_set {
 	struct art_set_image *images;   /* [0] is the image under study */
 	size_t image_count;
-	const struct art_image **ptrs;
-	struct mw_space space;          /* over images (the walk's former reader; prefer view) */
 	struct image view;              /* every loaded image at its image_begin (container "memory") */
+	struct mirror m;                /* over view, with the layout of art_image_set_layout */
 	struct art_set_dex *dexes;
 	size_t dex_count;
 	struct art_set_oat **oats;
@@ -51,7 +51,6 @@ struct art_image_set {
 	char **missing;
 	size_t missing_count;
 	/* for the lookup */
-	const struct art_layout *lay;
 	const uint32_t *own_dex_caches;
 	size_t own_count;
 	struct { uint32_t dex_cache; long dex; } *memo;   /* dex -1: not found */
@@ -66,17 +65,24 @@ int art_image_set_open(struct art_image_set *s, const char *path, struct err *e)
 int art_image_set_add_folder(struct art_image_set *s, struct err *e);
 void art_image_set_release(struct art_image_set *s);
 
-/* Tells the set the layout and the DexCache objects of images[0] (from its walk), for
+/* Sets the layout the mirror decoder (s->m) reads the images with; pointer size from
+ * images[0]'s header (4 when the header has none, 5.x). */
+void art_image_set_layout(struct art_image_set *s, const struct art_layout *lay);
+/* Tells the set the DexCache objects of images[0] (from its walk), for
  * art_image_set_lookup. */
-void art_image_set_bind(struct art_image_set *s, const struct art_layout *lay, const uint32_t *own_dex_caches,
-			size_t own_count);
-/* mw_dex_lookup_fn over the set (ctx = the set).  The DexCache's location_ string picks
- * the DEX with that location (else the same file name in another directory).  When the
+void art_image_set_bind(struct art_image_set *s, const uint32_t *own_dex_caches, size_t own_count);
+/* mw_dex_lookup_fn over the set (ctx = the set); 1 found, 0 not, <0 corrupt.  The
+ * DexCache's location_ string picks the DEX with that location (else the same file name in
+ * another directory).  When the
  * string lives in an image that is not loaded (a boot image component whose strings are
  * in the primary image), the k-th DexCache object of images[0] is the k-th DEX of the OAT
  * with the image's own name (X.art -> X.oat/X.odex), provided the counts agree. */
-int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out);
-/* 1 when the DexCache's DEX is in the set, 0 when not (nothing is recorded as missing). */
-int art_image_set_has_dex(struct art_image_set *s, uint32_t dex_cache);
+int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out, struct err *e);
+/* 1 when the DexCache's DEX is in the set, 0 when not (nothing is recorded as missing),
+ * <0 for a corrupt DexCache or location string. */
+int art_image_set_has_dex(struct art_image_set *s, uint32_t dex_cache, struct err *e);
+/* 1 when the Class at klass is loaded, has a DexCache and that DexCache's DEX is in the
+ * set; 0 otherwise; <0 as art_image_set_has_dex. */
+int art_image_set_class_has_dex(struct art_image_set *s, uint32_t klass, struct err *e);
 
 #endif

@@ -58,7 +58,7 @@ static int cross_check(struct afi_report *r, uint32_t k, const struct wbuf *name
 	int rc;
 
 	wbuf_init(&dname);
-	rc = mw_class_name_dex(&r->set.space, r->lay, k, art_image_set_lookup, &r->set, &dname, e);
+	rc = mw_class_name_dex(&r->set.m, k, art_image_set_lookup, &r->set, &dname, e);
 	if (rc > 0 && (rc = wbuf_status(&dname, e)) == 0) {
 		nm->checked++;
 		if ((dname.len != name->len || memcmp(dname.data, name->data, name->len)) && !nm->mismatched++)
@@ -70,18 +70,6 @@ static int cross_check(struct afi_report *r, uint32_t k, const struct wbuf *name
 	return rc < 0 ? rc : 0;
 }
 
-/* The class's DexCache, if it has one and its DEX is in the set. */
-static bool dex_backed(struct afi_report *r, uint32_t k)
-{
-	const struct art_image *im = mw_space_find(&r->set.space, (uint64_t)k + r->lay->klass.dex_cache, 4);
-	uint32_t dc;
-
-	if (!im)
-		return false;
-	dc = ld_u32le(im->data + (k + r->lay->klass.dex_cache - im->h.image_begin));
-	return dc && art_image_set_has_dex(&r->set, dc) == 1;
-}
-
 static int name_classes(struct afi_report *r, struct err *e)
 {
 	struct afi_naming *nm = &r->naming;
@@ -89,16 +77,21 @@ static int name_classes(struct afi_report *r, struct err *e)
 	struct wbuf name;
 	int rc = 0;
 
-	art_image_set_bind(&r->set, r->lay, w->dex_caches, w->dex_cache_count);
+	art_image_set_bind(&r->set, w->dex_caches, w->dex_cache_count);
 	nm->own_dex = w->dex_cache_count;
-	for (size_t i = 0; i < w->dex_cache_count; i++)
-		nm->own_dex_found += art_image_set_has_dex(&r->set, w->dex_caches[i]) == 1;
+	for (size_t i = 0; i < w->dex_cache_count; i++) {
+		if ((rc = art_image_set_has_dex(&r->set, w->dex_caches[i], e)) < 0)
+			return rc;
+		nm->own_dex_found += rc == 1;
+	}
 	nm->total = w->class_count;
 	wbuf_init(&name);
 	for (size_t i = 0; i < w->class_count && rc >= 0; i++) {
-		bool backed = dex_backed(r, w->classes[i]);
+		int backed = art_image_set_class_has_dex(&r->set, w->classes[i], e);
+		if ((rc = backed) < 0)
+			break;
 		wbuf_reset(&name);
-		rc = mw_class_name(&r->set.space, r->lay, w->classes[i], art_image_set_lookup, &r->set, &name, e);
+		rc = mw_class_name(&r->set.m, w->classes[i], art_image_set_lookup, &r->set, &name, e);
 		nm->dex_backed += backed;
 		if (rc > 0) {
 			nm->named++;
@@ -126,7 +119,8 @@ int afi_analyze(struct afi_report *r, const char *path, struct err *e)
 		return 0; /* header only */
 	if ((rc = art_image_set_add_folder(&r->set, e)))
 		return rc;
-	if ((rc = mirror_walk_image(&r->walk, &r->set.space, &r->set.images[0].img, r->lay, e)))
+	art_image_set_layout(&r->set, r->lay);
+	if ((rc = mirror_walk_image(&r->walk, &r->set.m, &r->set.images[0].img, e)))
 		return err_prefix(e, "object walk");
 	return name_classes(r, e);
 }

@@ -1,5 +1,5 @@
 /* fuzz_art_image.c - ImageHeader, LZ4 loading, the object walk and class naming over one
- * buffer (the image alone in its space; no DEX lookup). */
+ * buffer (the image alone in its address space, at its image_begin; no DEX lookup). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -7,6 +7,7 @@
 #include "art/format/art_layout.h"
 #include "art/mirror/mirror_walk.h"
 #include "carver/base/wbuf.h"
+#include "carver/image/image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,16 +23,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	lay = art_layout_by_image_version(img.h.version);
 	if (lay) {
-		const struct art_image *one[1] = { &img };
-		struct mw_space sp = { one, 1 };
-		mirror_walk_image(&w, &sp, &img, lay, &e);
-		for (size_t i = 0; i < w.class_count; i++) {
-			struct wbuf b;
-			wbuf_init(&b);
-			mw_class_name(&sp, lay, w.classes[i], NULL, NULL, &b, &e);
-			wbuf_release(&b);
+		struct image view;
+		struct mirror m = { &view, lay, img.h.pointer_size == 8 ? 8 : 4 };
+		img_init_empty(&view, "fuzz");
+		if (img_add_region_mem(&view, img.h.image_begin, img.data, img.len, IMG_PROT_R, "image", &e) == 0) {
+			mirror_walk_image(&w, &m, &img, &e);
+			for (size_t i = 0; i < w.class_count; i++) {
+				struct wbuf b;
+				wbuf_init(&b);
+				mw_class_name(&m, w.classes[i], NULL, NULL, &b, &e);
+				wbuf_release(&b);
+			}
+			mirror_walk_release(&w);
 		}
-		mirror_walk_release(&w);
+		img_close(&view);
 	}
 	art_image_release(&img);
 	return 0;

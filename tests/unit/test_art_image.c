@@ -57,17 +57,18 @@ static void build_dex(void)
 	T_CHECK(dex_parse(&synth_dex, &c, &e) == 0, "synthetic dex: %s", e.msg);
 }
 
-static int lookup_synth(void *ctx, uint32_t dex_cache, const struct dex **out)
+static int lookup_synth(void *ctx, uint32_t dex_cache, const struct dex **out, struct err *e)
 {
 	const struct synth *s = ctx;
 
+	(void)e;
 	if (dex_cache != s->dex_cache)
 		return 0;
 	*out = &synth_dex;
 	return 1;
 }
 
-static void check_name(const struct mw_space *sp, const struct synth *s, uint32_t k, int want_src, const char *want)
+static void check_name(const struct mirror *m, const struct synth *s, uint32_t k, int want_src, const char *want)
 {
 	struct wbuf b;
 	struct err e;
@@ -75,11 +76,19 @@ static void check_name(const struct mw_space *sp, const struct synth *s, uint32_
 
 	wbuf_init(&b);
 	err_init(&e);
-	rc = mw_class_name(sp, s->lay, k, lookup_synth, (void *)s, &b, &e);
+	rc = mw_class_name(m, k, lookup_synth, (void *)s, &b, &e);
 	wbuf_u8(&b, 0);
 	T_CHECK(rc == want_src && !strcmp((const char *)b.data, want), "family %s class 0x%x: source %d \"%s\" (%s), want %d \"%s\"",
 		s->lay->family, k, rc, (const char *)b.data, e.msg, want_src, want);
 	wbuf_release(&b);
+}
+
+/* The loaded image alone in an address space, at its image_begin (view released by the
+ * caller with img_close). */
+static int view_of(struct image *view, const struct art_image *img, struct err *e)
+{
+	img_init_empty(view, "synthetic image");
+	return img_add_region_mem(view, img->h.image_begin, img->data, img->len, IMG_PROT_R, "image", e);
 }
 
 /* Loads, walks and names one synthetic image. */
@@ -91,8 +100,8 @@ static void check_image(const struct art_image_format *f, bool compressed)
 	struct err e;
 	size_t len = 0;
 	uint8_t *file = syn_build(&s, f, compressed, &len);
-	const struct art_image *one[1] = { &img };
-	struct mw_space sp = { one, 1 };
+	struct image view;
+	struct mirror m = { &view, NULL, 8 };
 	unsigned strings_5x = 0;
 
 	if (!file)
@@ -111,7 +120,9 @@ static void check_image(const struct art_image_format *f, bool compressed)
 	T_CHECK(img.bitmap != NULL, "family %s: no bitmap", f->family);
 	T_CHECK(!memcmp(img.data + f->header_size, s.img + f->header_size, img.len - f->header_size),
 		"family %s: decoded image differs", f->family);
-	T_CHECK(mirror_walk_image(&w, &sp, &img, s.lay, &e) == 0, "family %s%s: walk: %s", f->family,
+	m.l = s.lay;
+	T_CHECK(view_of(&view, &img, &e) == 0, "family %s: view: %s", f->family, e.msg);
+	T_CHECK(mirror_walk_image(&w, &m, &img, &e) == 0, "family %s%s: walk: %s", f->family,
 		compressed ? " lz4" : "", e.msg);
 	strings_5x = s.lay->string.value == ART_ABSENT ? 4 : 0;
 	T_EQ_U(w.end, img.h.objects_end);
@@ -126,19 +137,20 @@ static void check_image(const struct art_image_format *f, bool compressed)
 	T_EQ_U(w.outside, 0);
 	T_EQ_U(w.jlc, s.jlc);
 	T_CHECK(w.class_roots_loaded, "family %s: class roots", f->family);
-	check_name(&sp, &s, s.foo, MW_NAME_FIELD, "com.example.Foo");
-	check_name(&sp, &s, s.bar, MW_NAME_DEX, "com.example.Bar");
-	check_name(&sp, &s, s.achar, MW_NAME_ARRAY, "char[]");
-	check_name(&sp, &s, s.clong, MW_NAME_PRIMITIVE, "long");
-	check_name(&sp, &s, s.jlo, MW_NAME_NONE, "");
+	check_name(&m, &s, s.foo, MW_NAME_FIELD, "com.example.Foo");
+	check_name(&m, &s, s.bar, MW_NAME_DEX, "com.example.Bar");
+	check_name(&m, &s, s.achar, MW_NAME_ARRAY, "char[]");
+	check_name(&m, &s, s.clong, MW_NAME_PRIMITIVE, "long");
+	check_name(&m, &s, s.jlo, MW_NAME_NONE, "");
 	{
 		struct wbuf b;
 		wbuf_init(&b);
-		T_CHECK(mw_string_utf8(&sp, s.lay, s.str_wide, &b, &e) == 1 && b.len == 5 && !memcmp(b.data, "wide!", 5),
+		T_CHECK(mirror_string(&m, s.str_wide, 100, &b, &e) == 0 && b.len == 5 && !memcmp(b.data, "wide!", 5),
 			"family %s: wide string", f->family);
 		wbuf_release(&b);
 	}
 	mirror_walk_release(&w);
+	img_close(&view);
 	art_image_release(&img);
 	free(file);
 }
@@ -154,10 +166,14 @@ static void expect_reject(const char *what, const uint8_t *file, size_t len, con
 	err_init(&e);
 	rc = art_image_load(&img, file, len, &e);
 	if (rc == 0) {
-		const struct art_image *one[1] = { &img };
-		struct mw_space sp = { one, 1 };
-		rc = mirror_walk_image(&w, &sp, &img, lay, &e);
-		mirror_walk_release(&w);
+		struct image view;
+		struct mirror m = { &view, lay, 8 };
+		rc = view_of(&view, &img, &e);
+		if (rc == 0) {
+			rc = mirror_walk_image(&w, &m, &img, &e);
+			mirror_walk_release(&w);
+		}
+		img_close(&view);
 		art_image_release(&img);
 	}
 	T_CHECK(rc < 0 && strstr(e.msg, "0x") != NULL, "%s: rc %d \"%s\"", what, rc, e.msg);
