@@ -134,7 +134,13 @@ int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err
 	switch (s->kind) {
 	case SPACE_ROSALLOC: return walk_rosalloc(ctx, s, e);
 	case SPACE_REGION: return walk_region(ctx, s, e);
-	default: return 0; /* helpers; the walkers of the other kinds follow */
+	case SPACE_DLMALLOC:
+	case SPACE_ZYGOTE: return walk_dlmalloc(ctx, s, e);
+	case SPACE_LOS_ALLOCATION: return walk_los_map(ctx, s, e);
+	case SPACE_LOS_FREELIST: return walk_los_freelist(ctx, s, e);
+	case SPACE_IMAGE: return walk_image(ctx, s, e);
+	case SPACE_BUMP_POINTER: return walk_bump(ctx, s, e);
+	default: return 0; /* the map LOS aggregate (its allocations are walked) and helpers */
 	}
 }
 

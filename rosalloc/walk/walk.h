@@ -146,6 +146,11 @@ int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err
 /* The walkers (each takes a space of its kind). */
 int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 int walk_region(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+int walk_bump(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 
 /* RosAlloc bracket idx of a layout family's row ("5.0", "5.1"/"6.0", "7.0" and later): slot
  * size, run pages, slots per run, header bytes (= first slot offset).  -1 when the family

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "art/runtime/object_size.h"
 #include "rosalloc/walk/walk.h"
 
 enum { WK_PAGE = 4096 };
@@ -53,6 +54,17 @@ static inline uint64_t wk_u64(const uint8_t *p)
 }
 
 static inline uint64_t wk_ptr(const uint8_t *p, unsigned ps) { return ps == 8 ? wk_u64(p) : wk_u32(p); }
+
+/* A walk of contiguous objects (contig.c). */
+struct wk_contig {
+	enum walk_place place;
+	uint64_t where;
+	bool number;           /* index = object number from the start (images) */
+	bool blocks;           /* bump-pointer TLAB block headers may come between objects */
+};
+/* Emits every object of [start, end); u->allocated counts them, u->top ends the last. */
+int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
+		  struct walk_unit *u, struct err *e);
 
 /* True when the n bytes at p are all zero (word at a time). */
 bool wk_zero(const uint8_t *p, size_t n);

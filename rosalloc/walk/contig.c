@@ -1,0 +1,183 @@
+/* contig.c - walks of contiguous objects: image objects sections, bump-pointer spaces, the
+ * compacted part of a zygote space.
+ *
+ * Objects lie one after the other, each RoundUp(SizeOf, 8) bytes (ImageHeader::VisitObjects,
+ * runtime/image.cc @ 10; BumpPointerSpace::Walk, runtime/gc/space/bump_pointer_space.cc
+ * @ 7.1).  The image writer leaves no gaps; a bump-pointer space holds a main block and then
+ * TLAB blocks, each starting with a BlockHeader {size_t size_, size_t unused_} that counts
+ * itself (bump_pointer_space.h @ 5.0-13), and a thread's unused TLAB tail is zero.  Zero words
+ * are skipped, a block header is stepped over, any other word that names no known class is
+ * damage (recorded once per stretch) and the walk goes on at the next word that does. */
+#include "rosalloc/walk/walk.h"
+
+#include "art/runtime/object_size.h"
+#include "rosalloc/walk/walk_int.h"
+
+enum { OBJ_ALIGN = 8, HEAD_MAX = 512 };
+
+struct cw {
+	struct wk *w;
+	struct rt_sizer *z;
+	const struct wk_contig *k;
+	struct walk_unit *u;
+	struct walk_candidate pend;
+	bool have_pend;
+	uint64_t junk, junk_at, number;
+};
+
+static int cw_flush(struct cw *c, uint64_t next, struct err *e)
+{
+	if (!c->have_pend)
+		return 0;
+	c->have_pend = false;
+	c->pend.room = next - c->pend.addr;
+	return wk_emit(c->w, &c->pend, e);
+}
+
+static void cw_junk_end(struct cw *c)
+{
+	if (!c->junk)
+		return;
+	wk_anom(c->w, ANOM_CONTIGUOUS, ERR_CORRUPT, c->junk_at,
+		"%llu non-zero 8-byte word%s from 0x%llx where no object starts (no known class)",
+		(unsigned long long)c->junk, c->junk == 1 ? "" : "s", (unsigned long long)c->junk_at);
+	c->junk = 0;
+}
+
+/* A BlockHeader at p (avail bytes, the space ends at end): size counts the header, unused 0. */
+static bool block_header(const struct cw *c, const uint8_t *p, size_t avail, uint64_t va, uint64_t end, uint64_t *size)
+{
+	unsigned ps = c->w->ps;
+	if (avail < 2 * (size_t)ps || wk_ptr(p + ps, ps) != 0)
+		return false;
+	*size = wk_ptr(p, ps);
+	return *size >= 2 * ps && *size % OBJ_ALIGN == 0 && *size <= end - va;
+}
+
+int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
+		  struct walk_unit *u, struct err *e)
+{
+	struct cw c = { .w = w, .z = z, .k = k, .u = u };
+	uint64_t va = start;
+	uint8_t buf[HEAD_MAX];
+	int rc;
+
+	u->top = start;
+	while (va < end) {
+		size_t avail;
+		const uint8_t *p = wk_at(w->img, va, &avail);
+		if (!p) {
+			wk_anom(w, ANOM_CONTIGUOUS, ERR_UNMAPPED, va, "0x%llx-0x%llx is not captured",
+				(unsigned long long)va, (unsigned long long)end);
+			break;
+		}
+		if (avail > end - va)
+			avail = (size_t)(end - va);
+		if (avail < OBJ_ALIGN)
+			break;
+		uint64_t word = wk_u64(p);
+		uint32_t klass = (uint32_t)word;
+		if (!word) {
+			va += OBJ_ALIGN;
+			continue;
+		}
+		uint64_t size, bsize;
+		struct err why;
+		err_init(&why);
+		if (!klass || (klass & 7) || !runtime_sizer_class(z, klass)) {
+			if (k->blocks && block_header(&c, p, avail, va, end, &bsize)) {
+				va += 2 * (uint64_t)w->ps;
+				continue;
+			}
+			if (!c.junk++)
+				c.junk_at = va;
+			va += OBJ_ALIGN;
+			continue;
+		}
+		cw_junk_end(&c);
+		const uint8_t *q = p;
+		size_t qa = avail;
+		if (avail < HEAD_MAX && end - va > avail) {   /* the object crosses two captures */
+			qa = end - va < HEAD_MAX ? (size_t)(end - va) : HEAD_MAX;
+			if (!(q = wk_bytes(w->img, va, qa, buf, sizeof(buf))))
+				q = p, qa = avail;
+		}
+		if (runtime_sizer_size(z, va, q, qa, &size, &why)) {
+			wk_anom(w, ANOM_CONTIGUOUS, why.code, va, "%s", why.msg);
+			va += OBJ_ALIGN;
+			continue;
+		}
+		uint64_t step = (size + OBJ_ALIGN - 1) & ~(uint64_t)(OBJ_ALIGN - 1);
+		if (step > end - va) {
+			wk_anom(w, ANOM_CONTIGUOUS, ERR_CORRUPT, va, "object at 0x%llx of %llu bytes runs past 0x%llx",
+				(unsigned long long)va, (unsigned long long)size, (unsigned long long)end);
+			va += OBJ_ALIGN;
+			continue;
+		}
+		if ((rc = cw_flush(&c, va, e)))
+			return rc;
+		c.pend = (struct walk_candidate){ .addr = va, .alloc = WALK_ALLOCATED, .place = k->place,
+						  .where = k->where, .index = k->number ? (uint32_t)c.number : 0,
+						  .size = size };
+		c.have_pend = true;
+		c.number++;
+		u->allocated++;
+		va += step;
+		u->top = va;
+	}
+	cw_junk_end(&c);
+	return cw_flush(&c, u->top, e);
+}
+
+/* ---- image spaces and bump-pointer spaces ---- */
+
+int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
+{
+	struct wk w;
+	struct rt_sizer z;
+	const struct art_layout *l = ctx->rt->layout;
+	struct wk_contig k = { .place = WALK_IMAGE, .where = s->begin, .number = true };
+	struct walk_unit u = { .kind = WALK_UNIT_CONTIGUOUS, .begin = s->begin, .bracket = -1,
+			       .state = WALK_RS_ALLOCATED };
+	uint64_t d0;
+	int rc;
+
+	wk_init(&w, ctx, s);
+	d0 = w.damaged;
+	if (!l || !s->objects_end) {
+		wk_anom(&w, ANOM_CONTIGUOUS, ERR_UNSUP, s->begin,
+			"image at 0x%llx: the end of its objects section is not known", (unsigned long long)s->begin);
+		return 0;
+	}
+	runtime_sizer_init(&z, ctx->rt);
+	/* the first object follows the ImageHeader, 8-aligned (ImageHeader::VisitObjects) */
+	uint64_t first = s->begin + ((l->image.header_size + OBJ_ALIGN - 1) & ~(uint64_t)(OBJ_ALIGN - 1));
+	u.end = s->objects_end;
+	if ((rc = wk_contiguous(&w, &z, first, s->objects_end, &k, &u, e)))
+		return rc;
+	if (u.top != s->objects_end)
+		wk_anom(&w, ANOM_CONTIGUOUS, ERR_CORRUPT, u.top,
+			"image at 0x%llx: the object walk ends at 0x%llx, the objects section at 0x%llx",
+			(unsigned long long)s->begin, (unsigned long long)u.top, (unsigned long long)s->objects_end);
+	u.damaged = w.damaged - d0;
+	return wk_unit(&w, &u, e);
+}
+
+int walk_bump(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
+{
+	struct wk w;
+	struct rt_sizer z;
+	struct wk_contig k = { .place = WALK_BUMP, .where = s->begin, .blocks = true };
+	struct walk_unit u = { .kind = WALK_UNIT_CONTIGUOUS, .begin = s->begin, .end = s->end, .bracket = -1,
+			       .state = WALK_RS_ALLOCATED };
+	uint64_t d0;
+	int rc;
+
+	wk_init(&w, ctx, s);
+	d0 = w.damaged;
+	runtime_sizer_init(&z, ctx->rt);
+	if ((rc = wk_contiguous(&w, &z, s->begin, s->end, &k, &u, e)))
+		return rc;
+	u.damaged = w.damaged - d0;
+	return wk_unit(&w, &u, e);
+}

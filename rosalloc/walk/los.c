@@ -1,0 +1,140 @@
+/* los.c - the large object space walkers (runtime/gc/space/large_object_space.{h,cc} @ 5.0,
+ * 6.0, 7.1, 14).
+ *
+ * LargeObjectMapSpace (32-bit, x86-64): every allocation is its own mapping named "large
+ * object space allocation"; the object starts at the mapping start; a free unmaps it (nothing
+ * remains).  Each such mapping is one space of the runtime model (SPACE_LOS_ALLOCATION).
+ *
+ * FreeListSpace (arm64 and other 64-bit targets): one mapping, 4 KiB pages, objects page
+ * aligned; its allocation-info map (the companion "large object free list space allocation
+ * info map") holds one AllocationInfo {u32 prev_free_, u32 alloc_size_} per page.  The entry
+ * of a block's first page is the meaningful one: alloc_size_ is the block's page count with
+ * flag bits (free 0x80000000 and zygote 0x40000000 from 6.0; free 0x08000000 in 5.0/5.1), and
+ * prev_free_ the page count of the free block just before it (0 when that one is in use).
+ * The next block's entry is at index + size.  Past free_end_ the entries are zero (the free
+ * tail is tracked natively).  Freed pages are madvised, so a free block reads zero. */
+#include "rosalloc/walk/walk.h"
+
+#include "rosalloc/walk/walk_int.h"
+
+enum { INFO_SIZE = 8 };
+
+struct los_flags {
+	const char *families;   /* space-separated layout families */
+	uint32_t free, zygote;
+};
+
+static const struct los_flags los_rows[] = {
+	{ "5.0 5.1", 0x08000000u, 0 },
+	{ "6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14", 0x80000000u, 0x40000000u },
+};
+
+static const struct los_flags *los_row(const char *family)
+{
+	size_t n = family ? strlen(family) : 0;
+	for (size_t i = 0; n && i < sizeof(los_rows) / sizeof(los_rows[0]); i++)
+		for (const char *p = los_rows[i].families; (p = strstr(p, family)); p += n)
+			if ((p == los_rows[i].families || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+				return &los_rows[i];
+	return NULL;
+}
+
+int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
+{
+	struct wk w;
+	size_t avail;
+	int rc;
+
+	wk_init(&w, ctx, s);
+	struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = s->begin, .end = s->limit,
+			       .pages = (uint32_t)((s->limit - s->begin) / WK_PAGE), .bracket = -1 };
+	if (!wk_at(w.img, s->begin, &avail)) {
+		wk_anom(&w, ANOM_LOS, ERR_UNMAPPED, s->begin, "large object allocation at 0x%llx is not captured",
+			(unsigned long long)s->begin);
+		u.state = WALK_RS_UNKNOWN;
+		u.damaged = 1;
+		return wk_unit(&w, &u, e);
+	}
+	struct walk_candidate c = { .addr = s->begin, .room = s->limit - s->begin, .alloc = WALK_ALLOCATED,
+				    .place = WALK_LOS, .where = s->begin };
+	u.state = WALK_RS_ALLOCATED;
+	u.allocated = 1;
+	u.top = s->end;
+	if ((rc = wk_emit(&w, &c, e)))
+		return rc;
+	return wk_unit(&w, &u, e);
+}
+
+int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
+{
+	struct wk w;
+	const struct los_flags *fl;
+	const uint8_t *info;
+	size_t n, pages = (size_t)((s->limit - s->begin) / WK_PAGE), i = 0;
+	uint32_t prev_free = 0;
+	int rc = 0;
+
+	wk_init(&w, ctx, s);
+	if (!(fl = los_row(ctx->rt->layout ? ctx->rt->layout->family : NULL))) {
+		wk_anom(&w, ANOM_LOS, ERR_UNSUP, s->begin, "no AllocationInfo flags for layout family %s",
+			ctx->rt->layout ? ctx->rt->layout->family : "(none)");
+		return 0;
+	}
+	if (!s->companion || !(info = wk_at(w.img, s->companion, &n))) {
+		wk_anom(&w, ANOM_LOS, ERR_UNMAPPED, s->begin,
+			"free-list large object space at 0x%llx: its allocation-info map is not in the image",
+			(unsigned long long)s->begin);
+		return 0;
+	}
+	if (n / INFO_SIZE < pages)
+		pages = n / INFO_SIZE;
+	while (rc == 0 && i < pages) {
+		const uint8_t *ent = info + i * INFO_SIZE;
+		uint32_t pf = wk_u32(ent), v = wk_u32(ent + 4);
+		uint32_t size = v & ~(fl->free | fl->zygote);
+		uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
+		bool isfree = (v & fl->free) != 0;
+		uint64_t d0 = w.damaged;
+		if (size == 0) {
+			/* FreeListSpace::free_end_: the untracked free tail, entries all zero */
+			if (pf || v || !wk_zero(info + i * INFO_SIZE, (pages - i) * INFO_SIZE))
+				wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
+					"page %zu: allocation-info entry of size 0 before the end, not a zero tail", i);
+			struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = s->begin + (uint64_t)pages * WK_PAGE,
+					       .index = (uint32_t)i, .pages = (uint32_t)(pages - i), .bracket = -1,
+					       .state = WALK_RS_FREE, .damaged = w.damaged - d0 };
+			return wk_unit(&w, &u, e);
+		}
+		if (size > pages - i) {
+			wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
+				"page %zu: block of %u pages runs past the space's %zu pages", i, size, pages);
+			return 0;
+		}
+		if (pf != prev_free)
+			wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
+				"page %zu: prev_free_ %u, the block before has %u free pages", i, pf, prev_free);
+		if (isfree && prev_free)
+			wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
+				"page %zu: free block after a free block (free blocks coalesce)", i);
+		struct walk_candidate c = { .addr = va, .room = (uint64_t)size * WK_PAGE,
+					    .alloc = isfree ? WALK_FREE : WALK_ALLOCATED, .place = WALK_LOS, .where = va };
+		struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = va + (uint64_t)size * WK_PAGE,
+				       .index = (uint32_t)i, .pages = size, .bracket = -1,
+				       .state = isfree ? WALK_RS_FREE : WALK_RS_ALLOCATED, .allocated = !isfree,
+				       .free = isfree, .top = va + (uint64_t)size * WK_PAGE };
+		size_t avail;
+		if (!wk_at(w.img, va, &avail)) {
+			wk_anom(&w, ANOM_LOS, ERR_UNMAPPED, va, "block at 0x%llx (page %zu) is not captured",
+				(unsigned long long)va, i);
+			u.state = WALK_RS_UNKNOWN;
+		} else {
+			rc = wk_emit(&w, &c, e);
+		}
+		u.damaged = w.damaged - d0;
+		if (rc == 0)
+			rc = wk_unit(&w, &u, e);
+		prev_free = isfree ? size : 0;
+		i += size;
+	}
+	return rc;
+}
