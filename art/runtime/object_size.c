@@ -3,12 +3,10 @@
 
 #include <string.h>
 
+#include "art/mirror/mirror.h"
 #include "carver/base/cursor.h"
 
 enum { OBJ_HEADER = 8 };
-/* Primitive::Type (runtime/primitive.h): kPrimNot, Boolean, Byte, Char, Short, Int, Long,
- * Float, Double, Void -> component size in an array (kPrimNot: a 32-bit reference) */
-static const uint8_t component_sizes[10] = { 4, 1, 1, 2, 2, 4, 8, 4, 8, 0 };
 
 void runtime_sizer_init(struct rt_sizer *z, const struct art_runtime *rt)
 {
@@ -49,7 +47,7 @@ static int array_size(struct rt_sizer *z, const struct rt_class *k, uint64_t add
 {
 	const struct art_layout *l = z->rt->layout;
 	const struct rt_class *c = runtime_sizer_class(z, k->raw.component_type);
-	unsigned cs, first;
+	unsigned cs;
 	uint32_t len, prim;
 	int rc;
 
@@ -58,7 +56,7 @@ static int array_size(struct rt_sizer *z, const struct rt_class *k, uint64_t add
 			       (unsigned long long)addr, k->raw.component_type, (unsigned long long)k->addr);
 	/* 6.0+: the high half of primitive_type_ is log2 of the component size */
 	prim = c->raw.primitive_type & l->klass.primitive_mask;
-	if (prim >= sizeof(component_sizes) || !(cs = component_sizes[prim]))
+	if (!(cs = mirror_component_size(prim)))
 		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: component class 0x%llx has primitive type %u",
 			       (unsigned long long)addr, (unsigned long long)c->addr, prim);
 	if ((rc = need(addr, (size_t)l->array.length + 4, avail, "array length", e)))
@@ -67,30 +65,15 @@ static int array_size(struct rt_sizer *z, const struct rt_class *k, uint64_t add
 	if (len > INT32_MAX)
 		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: negative length %d", (unsigned long long)addr,
 			       (int32_t)len);
-	first = (l->array.length + 4 + cs - 1) / cs * cs;
-	*size = first + (uint64_t)len * cs;
+	*size = mirror_array_size(l, cs, len);
 	return 0;
 }
 
 static int string_size(const struct art_layout *l, uint64_t addr, const uint8_t *p, size_t avail, uint64_t *size,
 		       struct err *e)
 {
-	uint32_t count;
-	uint64_t bytes;
-	int rc;
-
-	if ((rc = need(addr, (size_t)l->string.count + 4, avail, "String count_", e)))
-		return rc;
-	count = ld_u32le(p + l->string.count);
-	if (l->string.compressible) /* count_ = length << 1 | (1: UTF-16, 0: compressed 8-bit) */
-		bytes = (count & 1) ? (uint64_t)(count >> 1) * 2 : count >> 1;
-	else if (count > INT32_MAX)
-		return ERR_SET(e, ERR_CORRUPT, addr, "string at 0x%llx: negative length %d", (unsigned long long)addr,
-			       (int32_t)count);
-	else
-		bytes = (uint64_t)count * 2;
-	*size = l->string.value + bytes;
-	return 0;
+	int rc = need(addr, (size_t)l->string.count + 4, avail, "String count_", e);
+	return rc ? rc : mirror_string_size(l, addr, ld_u32le(p + l->string.count), size, e);
 }
 
 int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size_t avail, uint64_t *size,
