@@ -1020,7 +1020,7 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 	memset(rt, 0, sizeof(*rt));
 	rt->img = img;
 	arena_init(&rt->arena);
-	rc = spaces_find(&rt->spaces, img, 0, e);
+	rc = spaces_find(&rt->spaces, img, 0, o ? o->probes : NULL, e);
 	if (rc == 0)
 		rc = find_images(rt, e);
 	if (rc == 0)

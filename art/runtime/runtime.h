@@ -111,6 +111,8 @@ struct art_runtime {
 
 struct runtime_opts {
 	const char *art_version;  /* --art-version: a layout family ("11") or NULL to detect */
+	const struct space_probes *probes; /* allocator probes for spaces_find (rosalloc/probe/probe.h
+					    * probe_spaces); NULL: spaces by name only */
 };
 
 /* Builds the model.  Returns 0, -ERR_UNSUP when no java.lang.Class (or no layout) can be

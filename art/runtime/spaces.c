@@ -15,19 +15,9 @@ enum {
 	SP_PAGE = 4096,
 	SP_REGION = 256 * 1024,         /* RegionSpace::kRegionSize, region_space.h @ 8.0-14 */
 	SP_LOS_MIN = 3 * SP_PAGE,       /* Heap::kDefaultLargeObjectThreshold, heap.h */
-	SP_BRACKETS = 42,               /* RosAlloc::kNumOfSizeBrackets @ 7.0-14 (34 before) */
-	SP_RUN_MAGIC = 42,              /* RosAlloc::Run::kMagicNum, debug builds only */
 	SP_LOW4G = 1u << 31,            /* (4 GiB >> 1): heap spaces and image lie below 4 GiB */
 };
 #define SP_LOW_LIMIT ((uint64_t)SP_LOW4G * 2)
-
-/* page map values (rosalloc.h enum PageMapKind, identical 5.0-14) */
-enum { PM_RELEASED, PM_EMPTY, PM_RUN, PM_RUN_PART, PM_LARGE, PM_LARGE_PART, PM_MAX = PM_LARGE_PART };
-
-/* AllocationInfo flags (large_object_space.cc @ 6.0-14; 5.x free flag 0x08000000) */
-#define LOS_FLAG_FREE 0x80000000u
-#define LOS_FLAG_ZYGOTE 0x40000000u
-#define LOS_FLAG_FREE_5X 0x08000000u
 
 static const char *const kind_names[SPACE_KIND_COUNT] = {
 	[SPACE_IMAGE] = "ImageSpace",
@@ -160,7 +150,7 @@ static enum space_kind kind_of_mapping(const char *m, const char **inner, size_t
 	return SPACE_KIND_COUNT;
 }
 
-/* ---- content probes ---- */
+/* ---- content ---- */
 
 static bool all_zero(const uint8_t *p, size_t n)
 {
@@ -168,58 +158,6 @@ static bool all_zero(const uint8_t *p, size_t n)
 		if (p[i])
 			return false;
 	return true;
-}
-
-
-bool spaces_probe_page_map(const uint8_t *p, size_t n, size_t *used_pages)
-{
-	size_t used = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint8_t v = p[i];
-		if (v > PM_MAX)
-			return false;
-		if (v == PM_RUN_PART && (i == 0 || (p[i - 1] != PM_RUN && p[i - 1] != PM_RUN_PART)))
-			return false;
-		if (v == PM_LARGE_PART && (i == 0 || (p[i - 1] != PM_LARGE && p[i - 1] != PM_LARGE_PART)))
-			return false;
-		if (v >= PM_RUN)
-			used = i + 1;
-	}
-	*used_pages = used;
-	return true;
-}
-
-bool spaces_probe_dlmalloc(const uint8_t *p, size_t n, uint64_t base, unsigned ps)
-{
-	/* create_mspace_with_base: chunk header (2 words), then malloc_state {u32 smallmap,
-	 * u32 treemap, size_t dvsize, topsize, char *least_addr, dv, top, ...} (dlmalloc.c) */
-	if (ps != 4 && ps != 8)
-		return spaces_probe_dlmalloc(p, n, base, 4) || spaces_probe_dlmalloc(p, n, base, 8);
-	size_t state = 2 * (size_t)ps, least = state + 8 + 2 * (size_t)ps, top = least + 2 * (size_t)ps;
-	if (n < top + ps)
-		return false;
-	uint64_t least_addr = ps == 8 ? ld_u64le(p + least) : ld_u32le(p + least);
-	uint64_t top_addr = ps == 8 ? ld_u64le(p + top) : ld_u32le(p + top);
-	return least_addr == base && top_addr > base && top_addr - base < n;
-}
-
-bool spaces_probe_los_info(const uint8_t *p, size_t n, size_t space_pages)
-{
-	/* AllocationInfo {u32 prev_free_, u32 alloc_size_ | flags} per page */
-	size_t i = 0, steps = 0;
-	if (space_pages == 0 || n / 8 < space_pages)
-		return false;
-	while (i < space_pages) {
-		uint32_t v = ld_u32le(p + 8 * i + 4);
-		uint32_t pages = v & ~(LOS_FLAG_FREE | LOS_FLAG_ZYGOTE | LOS_FLAG_FREE_5X);
-		if (pages == 0) /* the untracked free tail (FreeListSpace::free_end_) is all zero */
-			return steps > 0 && all_zero(p + 8 * i, 8 * (space_pages - i));
-		if (pages > space_pages - i)
-			return false;
-		i += pages;
-		steps++;
-	}
-	return steps > 0;
 }
 
 bool spaces_probe_image_header(const uint8_t *p, size_t n, uint64_t va)
@@ -256,6 +194,7 @@ struct cand {
 struct finder {
 	const struct image *img;
 	unsigned ps;
+	const struct space_probes *pr; /* NULL: names only */
 	struct cand *c;
 	size_t n, cap;
 	struct art_spaces *out;
@@ -391,16 +330,13 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 	}
 	for (size_t i = 0; i < pm->used_pages && i < n; i++) {
 		uint64_t va = s->begin + (uint64_t)i * SP_PAGE;
+		enum space_page_start k = f->pr->page_start(p[i]);
 		uint8_t h[4];
-		if (p[i] == PM_RUN) {
-			if (img_read(f->img, va, h, 4, NULL) != 0)
-				return -1;
-			/* Run header: magic_num_ (0 release / 42 debug), size_bracket_idx_,
-			 * is_thread_local_, to_be_bulk_freed_ (rosalloc.h) */
-			if ((h[0] != 0 && h[0] != SP_RUN_MAGIC) || h[1] >= SP_BRACKETS || h[2] > 1 || h[3] > 1)
+		if (k == SPACE_PAGE_RUN) {
+			if (img_read(f->img, va, h, 4, NULL) != 0 || !f->pr->run_header(h, sizeof(h)))
 				return -1;
 			score++;
-		} else if (p[i] == PM_LARGE) {
+		} else if (k == SPACE_PAGE_LARGE) {
 			if (!object_at(f->img, va))
 				return -1;
 			score++;
@@ -411,7 +347,7 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 
 static void pair_page_maps(struct finder *f)
 {
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; f->pr && i < f->n; i++) {
 		struct cand *pm = &f->c[i];
 		size_t n;
 		const uint8_t *p = cand_data(pm, &n);
@@ -419,7 +355,7 @@ static void pair_page_maps(struct finder *f)
 			continue;
 		if (pm->kind == SPACE_KIND_COUNT && (n % SP_PAGE || pm->begin % SP_PAGE))
 			continue;
-		if (!spaces_probe_page_map(p, n, &pm->used_pages))
+		if (!f->pr->page_map(p, n, &pm->used_pages))
 			continue;
 		long best = -1;
 		struct cand *bs = NULL;
@@ -452,10 +388,10 @@ static void pair_page_maps(struct finder *f)
 }
 
 /* Named "main space" mappings left without a page map: an empty twin, a dlmalloc
- * space, or a bump-pointer space. */
+ * space, or a bump-pointer space (without probes they stay as their names say). */
 static void settle_main_spaces(struct finder *f)
 {
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; f->pr && i < f->n; i++) {
 		struct cand *s = &f->c[i];
 		size_t n;
 		const uint8_t *p = cand_data(s, &n);
@@ -464,7 +400,7 @@ static void settle_main_spaces(struct finder *f)
 		if (!p || all_zero(p, n)) {
 			s->backup = true;
 			s->detail = "no objects, no page map in use (inactive twin)";
-		} else if (spaces_probe_dlmalloc(p, n, s->begin, f->ps)) {
+		} else if (f->pr->dlmalloc(p, n, s->begin, f->ps)) {
 			s->kind = SPACE_DLMALLOC;
 			s->detail = "dlmalloc header";
 		} else {
@@ -499,7 +435,7 @@ static void classify_headers(struct finder *f)
 		if (spaces_probe_image_header(p, n, c->begin)) {
 			c->kind = SPACE_IMAGE;
 			c->detail = "image header whose image_begin is its address";
-		} else if (spaces_probe_dlmalloc(p, n, c->begin, f->ps)) {
+		} else if (f->pr && f->pr->dlmalloc(p, n, c->begin, f->ps)) {
 			c->kind = SPACE_DLMALLOC;
 			c->detail = "dlmalloc header (malloc_state.least_addr = base)";
 		}
@@ -538,7 +474,7 @@ static void classify_regions(struct finder *f)
 
 static void pair_los_info(struct finder *f)
 {
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; f->pr && i < f->n; i++) {
 		struct cand *m = &f->c[i];
 		size_t n;
 		const uint8_t *p = cand_data(m, &n);
@@ -548,7 +484,7 @@ static void pair_los_info(struct finder *f)
 			struct cand *s = &f->c[j];
 			if (s == m || s->companion || (s->kind != SPACE_LOS_FREELIST && !low_heap_cand(s)))
 				continue;
-			if (!spaces_probe_los_info(p, n, (size_t)((s->end - s->begin) / SP_PAGE)))
+			if (!f->pr->los_info(p, n, (size_t)((s->end - s->begin) / SP_PAGE)))
 				continue;
 			if (s->kind == SPACE_KIND_COUNT && !object_at(f->img, s->begin))
 				continue;
@@ -662,9 +598,10 @@ static int by_begin(const void *a, const void *b)
 	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_size, struct err *e)
+int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_size,
+		const struct space_probes *probes, struct err *e)
 {
-	struct finder f = { .img = img, .ps = pointer_size, .out = s, .e = e };
+	struct finder f = { .img = img, .ps = pointer_size, .pr = probes, .out = s, .e = e };
 	int rc;
 
 	memset(s, 0, sizeof(*s));

@@ -14,6 +14,12 @@
  * Names win over content; content confirms names where it can (RosAlloc pairing with its
  * page map is always by content: several spaces share the page-map name).
  *
+ * The allocator probes (RosAlloc page map and run header, dlmalloc header, LOS info map)
+ * live above art/, in rosalloc/probe/probe.c, with the walkers that use the same structures;
+ * art/ may not call up, so the finder takes them as a struct space_probes from its
+ * caller.  Without probes (NULL) only names and ART's own headers are used: the RosAlloc,
+ * dlmalloc and LOS spaces keep the kind their names give, none is found by content.
+ *
  * Bounds follow ART's own Space::Begin/End/Limit: begin = mapping start, end = end of
  * the readable prefix (the PROT_NONE tail is unused capacity), limit = end of the
  * reservation.  The large-object map space spans its allocations (min begin, max end). */
@@ -70,10 +76,24 @@ struct art_spaces {
 	struct arena strings;
 };
 
+/* What a RosAlloc page-map byte says of its page. */
+enum space_page_start { SPACE_PAGE_OTHER, SPACE_PAGE_RUN, SPACE_PAGE_LARGE };
+
+/* Allocator content probes, implemented by rosalloc/probe/probe.c (probe_spaces; documented
+ * there).  Each reads only the bytes given and returns "looks like one" or "not this". */
+struct space_probes {
+	bool (*page_map)(const uint8_t *p, size_t n, size_t *used_pages);
+	enum space_page_start (*page_start)(uint8_t page_map_byte);
+	bool (*run_header)(const uint8_t *p, size_t n);
+	bool (*dlmalloc)(const uint8_t *p, size_t n, uint64_t base, unsigned pointer_size);
+	bool (*los_info)(const uint8_t *p, size_t n, size_t space_pages);
+};
+
 /* Finds every space and helper mapping of img.  pointer_size (4 or 8; 0 = try both) is
- * used for the dlmalloc header test.  Never fails on odd content (it is skipped); returns
- * -ERR_NOMEM only. */
-int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_size, struct err *e);
+ * used for the dlmalloc header test; probes may be NULL (names only, see above).  Never
+ * fails on odd content (it is skipped); returns -ERR_NOMEM only. */
+int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_size,
+		const struct space_probes *probes, struct err *e);
 void spaces_release(struct art_spaces *s);
 
 /* ART's class name for the kind ("RosAllocSpace", "RegionSpace", ...). */
@@ -92,15 +112,7 @@ bool spaces_dalvik_name(const char *mapping, const char **out, size_t *len);
  * the name is not one of ART's heap names.  "main space" names give SPACE_ROSALLOC. */
 enum space_kind spaces_kind_of_name(const char *name, size_t len);
 
-/* Content probes (exposed for tests).  Each reads only the bytes given. */
-/* A RosAlloc page map of n bytes: every byte 0..5, every 3 after a 2 or 3, every 5 after
- * a 4 or 5; *used_pages = index after the last non-zero byte. */
-bool spaces_probe_page_map(const uint8_t *p, size_t n, size_t *used_pages);
-/* dlmalloc mspace at base: malloc_state.least_addr == base and top inside [base, base+n). */
-bool spaces_probe_dlmalloc(const uint8_t *p, size_t n, uint64_t base, unsigned pointer_size);
-/* LOS allocation-info map of n bytes describing a space of space_pages pages: the
- * {prev_free, alloc_size|flags} chain from entry 0 steps exactly onto space_pages. */
-bool spaces_probe_los_info(const uint8_t *p, size_t n, size_t space_pages);
+/* Content probe (exposed for tests), reading only the bytes given. */
 /* An ART image header at va: "art\n", three digits, NUL, and image_begin == va (u32 at 8
  * in 5.x-9, at 16 in 10+). */
 bool spaces_probe_image_header(const uint8_t *p, size_t n, uint64_t va);

@@ -9,6 +9,7 @@
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
 #include "carver/base/wbuf.h"
+#include "rosalloc/probe/probe.h"
 
 struct classes_opts {
 	const char *path, *maps, *art_version;
@@ -134,7 +135,7 @@ int cmd_classes(int argc, char **argv)
 {
 	struct classes_opts o = { 0 };
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL };
+	struct runtime_opts ro = { NULL, &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct wbuf b;

@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "carver/cli/cli.h"
+#include "rosalloc/probe/probe.h"
 
 int info_art_open(struct info_art *ia, const struct image *img, const char *art_version, struct err *e)
 {
-	struct runtime_opts o = { art_version };
+	struct runtime_opts o = { art_version, &probe_spaces };
 	int rc;
 
 	memset(ia, 0, sizeof(*ia));
@@ -21,7 +22,7 @@ int info_art_open(struct info_art *ia, const struct image *img, const char *art_
 		*e = ia->why;
 		return rc;
 	}
-	return spaces_find(&ia->spaces, img, 0, e);
+	return spaces_find(&ia->spaces, img, 0, &probe_spaces, e);
 }
 
 void info_art_close(struct info_art *ia)

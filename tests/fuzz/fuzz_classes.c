@@ -9,6 +9,7 @@
 
 #include "art/runtime/runtime.h"
 #include "carver/base/cursor.h"
+#include "rosalloc/probe/probe.h"
 
 enum { FUZZ_HEAP = 0x12c00000 };
 #define FUZZ_DEX 0x7f0000000000ull
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image img;
 	struct art_runtime rt;
-	struct runtime_opts o = { NULL };
+	struct runtime_opts o = { NULL, &probe_spaces };
 	struct err e;
 
 	if (size < 9)

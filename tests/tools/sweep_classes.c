@@ -18,6 +18,7 @@
 #include "art/runtime/runtime.h"
 #include "carver/image/elfw.h"
 #include "carver/image/maps.h"
+#include "rosalloc/probe/probe.h"
 
 enum { LIMIT_MS = 20000, PT_LOAD_TYPE = 1, CLASS_BYTES = 120, DEX_BYTES = 0x70 + 4096 };
 
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
 	struct maps m;
 	struct image img;
 	struct art_runtime rt;
+	const struct runtime_opts ro = { NULL, &probe_spaces };
 	struct err e;
 	struct stat st;
 	unsigned ok = 0, failed = 0, built = 0;
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
 	uint8_t *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED || load(&img, p, (size_t)st.st_size, argc == 5 ? &m : NULL, &e) ||
-	    runtime_open(&rt, &img, NULL, &e)) {
+	    runtime_open(&rt, &img, &ro, &e)) {
 		fprintf(stderr, "sweep_classes: %s\n", e.msg);
 		return 1;
 	}
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
 		}
 		*b = v;
 		double t0 = now_ms();
-		int rc = runtime_open(&rt, &img, NULL, &e);
+		int rc = runtime_open(&rt, &img, &ro, &e);
 		double dt = now_ms() - t0;
 		if (rc == 0) {
 			built++;

@@ -2,8 +2,12 @@
  * field linking, descriptor names, String decoding, and damaged heaps. */
 #include "art/mirror/mirror.h"
 #include "art/runtime/runtime.h"
+#include "rosalloc/probe/probe.h"
 #include "tests/tools/heapgen.h"
 #include "tests/unit/t.h"
+
+/* the model as the commands build it: allocator probes from rosalloc/ */
+static const struct runtime_opts with_probes = { NULL, &probe_spaces };
 
 static const struct rt_class *by_name(const struct art_runtime *rt, const char *name)
 {
@@ -151,7 +155,7 @@ static void test_model(void)
 	err_init(&e);
 	T_EQ_I(hg_build(&h), 0);
 	T_EQ_I(hg_image(&img, &h, &e), 0);
-	T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+	T_EQ_I(runtime_open(&rt, &img, &with_probes, &e), 0);
 	if (e.msg[0])
 		printf("  %s\n", e.msg);
 	T_EQ_S(rt.layout ? rt.layout->family : "", "11");
@@ -201,7 +205,7 @@ static void test_model(void)
 	runtime_close(&rt);
 
 	T_SECTION("--art-version");
-	struct runtime_opts o = { "10" };
+	struct runtime_opts o = { "10", &probe_spaces };
 	T_EQ_I(runtime_open(&rt, &img, &o, &e), -ERR_UNSUP);
 	o.art_version = "4.4";
 	T_EQ_I(runtime_open(&rt, &img, &o, &e), -ERR_USAGE);
@@ -221,7 +225,7 @@ static void test_model(void)
 		hg_put32(&h, dexfile + 12, (uint32_t)(HG_DEX >> 32));
 		hg_put32(&h, dex_cache + l11->dex_cache.dex_file, (uint32_t)dexfile);
 		T_EQ_I(hg_image(&img, &h, &e), 0);
-		T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+		T_EQ_I(runtime_open(&rt, &img, &with_probes, &e), 0);
 		T_EQ_U(rt.dex_caches_by_pointer, 1);
 		T_EQ_U(rt.dex_caches_resolved, 1);
 		runtime_close(&rt);
@@ -229,7 +233,7 @@ static void test_model(void)
 		/* a DexFile pointing at no DEX falls back to the class_def vote */
 		hg_put32(&h, dexfile + 8, 0x5000);
 		T_EQ_I(hg_image(&img, &h, &e), 0);
-		T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+		T_EQ_I(runtime_open(&rt, &img, &with_probes, &e), 0);
 		T_EQ_U(rt.dex_caches_by_pointer, 0);
 		T_EQ_U(rt.dex_caches_resolved, 1);
 		runtime_close(&rt);
@@ -242,7 +246,7 @@ static void test_model(void)
 	hg_put32(&h, hg_class_addr(HG_NODE_ARRAY) + l->klass.component_type, (uint32_t)hg_class_addr(HG_NODE_ARRAY));
 	hg_put32(&h, hg_class_addr(HG_NODE) + l->klass.super_class, (uint32_t)hg_class_addr(HG_NODE));
 	T_EQ_I(hg_image(&img, &h, &e), 0);
-	T_EQ_I(runtime_open(&rt, &img, NULL, &e), 0);
+	T_EQ_I(runtime_open(&rt, &img, &with_probes, &e), 0);
 	T_EQ_U(rt.class_count, 9);
 	node = by_name(&rt, "com.example.Node");
 	T_CHECK(node && !node->fields_checked, "a self-super class cannot check its layout");
@@ -251,7 +255,7 @@ static void test_model(void)
 	/* no java.lang.Class at all */
 	memset(h.heap, 0, sizeof(h.heap));
 	T_EQ_I(hg_image(&img, &h, &e), 0);
-	T_EQ_I(runtime_open(&rt, &img, NULL, &e), -ERR_UNSUP);
+	T_EQ_I(runtime_open(&rt, &img, &with_probes, &e), -ERR_UNSUP);
 	T_CHECK(strstr(e.msg, "no java.lang.Class") != NULL, "message: %s", e.msg);
 	img_close(&img);
 	hg_release(&h);

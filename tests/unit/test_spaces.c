@@ -1,9 +1,11 @@
 /* test_spaces.c - ART space identification: mapping names of both Android styles, the
- * content probes on hand-made buffers, and spaces_find over small memory images. */
+ * image-header probe, and spaces_find over small memory images with the allocator probes
+ * of rosalloc/probe/probe.c (tested on their own in test_probe.c) and without them. */
 #include <stdlib.h>
 
 #include "art/runtime/spaces.h"
 #include "carver/base/cursor.h"
+#include "rosalloc/probe/probe.h"
 #include "tests/unit/t.h"
 
 static void test_dalvik_names(void)
@@ -67,65 +69,8 @@ static void test_kinds(void)
 	T_CHECK(spaces_holds_objects(SPACE_LOS_ALLOCATION) && !spaces_holds_objects(SPACE_BITMAP), "holds objects");
 }
 
-static void test_probes(void)
+static void test_image_header_probe(void)
 {
-	uint8_t pm[16] = { 2, 3, 3, 1, 4, 5, 5, 0, 2, 0 };
-	size_t used;
-	T_SECTION("page map");
-	T_CHECK(spaces_probe_page_map(pm, sizeof(pm), &used), "valid page map rejected");
-	T_EQ_U(used, 9);
-	pm[3] = 3; /* run part after a run part is fine */
-	T_CHECK(spaces_probe_page_map(pm, sizeof(pm), &used), "run parts");
-	pm[10] = 3; /* run part after a free page */
-	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "orphan run part accepted");
-	pm[10] = 0;
-	pm[7] = 3; /* run part after a large-object part */
-	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "run part after a large object accepted");
-	pm[7] = 0;
-	pm[10] = 5;
-	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "orphan large part accepted");
-	pm[10] = 6;
-	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "value 6 accepted");
-	pm[0] = 3;
-	pm[10] = 0;
-	T_CHECK(!spaces_probe_page_map(pm, sizeof(pm), &used), "part at index 0 accepted");
-
-	T_SECTION("dlmalloc");
-	uint8_t ms[128] = { 0 };
-	const uint64_t base = 0x40000000;
-	/* 64-bit: least_addr at 16 + 8 + 16 = 40, top at 56 */
-	for (int i = 0; i < 8; i++) {
-		ms[40 + i] = (uint8_t)(base >> (8 * i));
-		ms[56 + i] = (uint8_t)((base + 0x60) >> (8 * i));
-	}
-	T_CHECK(spaces_probe_dlmalloc(ms, sizeof(ms), base, 8), "64-bit mspace rejected");
-	T_CHECK(spaces_probe_dlmalloc(ms, sizeof(ms), base, 0), "mspace of unknown width rejected");
-	T_CHECK(!spaces_probe_dlmalloc(ms, sizeof(ms), base + 8, 8), "wrong base accepted");
-	T_CHECK(!spaces_probe_dlmalloc(ms, 40, base, 8), "short buffer accepted");
-	memset(ms, 0, sizeof(ms));
-	/* 32-bit: least_addr at 8 + 8 + 8 = 24, top at 32 */
-	for (int i = 0; i < 4; i++) {
-		ms[24 + i] = (uint8_t)(base >> (8 * i));
-		ms[32 + i] = (uint8_t)((base + 0x30) >> (8 * i));
-	}
-	T_CHECK(spaces_probe_dlmalloc(ms, sizeof(ms), base, 4), "32-bit mspace rejected");
-	T_CHECK(!spaces_probe_dlmalloc(ms, sizeof(ms), base, 8), "32-bit mspace read as 64-bit");
-
-	T_SECTION("LOS allocation-info map");
-	uint8_t info[8 * 8] = { 0 };
-	info[4] = 3;                      /* pages 0-2 allocated */
-	info[3 * 8 + 4] = 5;              /* pages 3-7 free */
-	info[3 * 8 + 7] = 0x80;
-	T_CHECK(spaces_probe_los_info(info, sizeof(info), 8), "valid chain rejected");
-	T_CHECK(!spaces_probe_los_info(info, sizeof(info), 7), "chain past the space accepted");
-	T_CHECK(!spaces_probe_los_info(info, 8, 8), "short map accepted");
-	memset(info + 3 * 8, 0, 8);       /* free tail not tracked */
-	T_CHECK(spaces_probe_los_info(info, sizeof(info), 8), "zero free tail rejected");
-	info[6 * 8] = 1;                  /* garbage in the tail */
-	T_CHECK(!spaces_probe_los_info(info, sizeof(info), 8), "non-zero tail accepted");
-	memset(info, 0, sizeof(info));
-	T_CHECK(!spaces_probe_los_info(info, sizeof(info), 8), "all-zero map accepted");
-
 	T_SECTION("image header");
 	uint8_t ih[256] = { 'a', 'r', 't', '\n', '0', '8', '5', 0 };
 	ih[16] = 0x00, ih[17] = 0x00, ih[18] = 0x00, ih[19] = 0x70;
@@ -189,7 +134,7 @@ static void test_find(bool names)
 	T_EQ_I(img_add_region_mem(&img, 0x30000000, reg, sizeof(reg), 6, names ? "[anon:dalvik-main space (region space)]" : "", &e), 0);
 	T_EQ_I(img_add_region_mem(&img, 0x40000000, los, sizeof(los), 6, names ? "[anon:dalvik-large object space allocation]" : "", &e), 0);
 	T_EQ_I(img_add_region_mem(&img, 0x40010000, los, sizeof(los), 6, names ? "[anon:dalvik-large object space allocation]" : "", &e), 0);
-	T_EQ_I(spaces_find(&s, &img, 0, &e), 0);
+	T_EQ_I(spaces_find(&s, &img, 0, &probe_spaces, &e), 0);
 
 	const char *how = names ? "name" : "content";
 	const struct art_space *r = find_kind(&s, SPACE_ROSALLOC);
@@ -209,6 +154,48 @@ static void test_find(bool names)
 	T_CHECK(spaces_at(&s, 0x30000010) == find_kind(&s, SPACE_REGION), "spaces_at");
 	T_CHECK(spaces_at(&s, 0x7f0000000000) == NULL, "page map holds no objects");
 	spaces_release(&s);
+	img_close(&img);
+}
+
+/* Without allocator probes (NULL) the finder goes by names only: a named main space stays
+ * RosAlloc without its page map, an unnamed dlmalloc mspace is not found; with
+ * rosalloc/'s probes the same image gives the pairing and the mspace. */
+static void test_no_probes(void)
+{
+	enum { PAGE = 4096 };
+	static uint8_t ros[PAGE], pm[PAGE], dl[2 * PAGE];
+	const uint64_t dl_base = 0x20000000;
+	struct image img;
+	struct art_spaces s;
+	struct err e;
+
+	T_SECTION("names only, without allocator probes");
+	err_init(&e);
+	memset(ros, 0, sizeof(ros));
+	ros[1] = 5;                                 /* run, bracket 5 */
+	memset(pm, 0, sizeof(pm));
+	pm[0] = 2;
+	memset(dl, 0, sizeof(dl));
+	for (int i = 0; i < 8; i++) {
+		dl[40 + i] = (uint8_t)(dl_base >> (8 * i));
+		dl[56 + i] = (uint8_t)((dl_base + 64) >> (8 * i));
+	}
+	img_init_empty(&img, "no-probes");
+	T_EQ_I(img_add_region_mem(&img, 0x12c00000, ros, sizeof(ros), 6, "[anon:dalvik-main space]", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, dl_base, dl, sizeof(dl), 6, "", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x7f0000000000, pm, sizeof(pm), 6, "[anon:dalvik-rosalloc page map]", &e), 0);
+	for (int with = 0; with < 2; with++) {
+		T_EQ_I(spaces_find(&s, &img, 8, with ? &probe_spaces : NULL, &e), 0);
+		const struct art_space *r = find_kind(&s, SPACE_ROSALLOC);
+		T_CHECK(r && r->begin == 0x12c00000 && !r->backup, "%s: named main space is RosAlloc",
+			with ? "probes" : "names only");
+		if (r)
+			T_EQ_U(r->companion, with ? 0x7f0000000000 : 0);
+		r = find_kind(&s, SPACE_DLMALLOC);
+		T_CHECK(with ? r && r->begin == dl_base : r == NULL, "%s: unnamed mspace %s",
+			with ? "probes" : "names only", r ? "found" : "not found");
+		spaces_release(&s);
+	}
 	img_close(&img);
 }
 
@@ -234,7 +221,7 @@ static void test_twins(void)
 	T_EQ_I(img_add_region_mem(&img, 0x12c02000, b, PAGE, 6, "/dev/ashmem/dalvik-main space (deleted)", &e), 0);
 	T_EQ_I(img_add_region_mem(&img, 0x7f0000000000, pm_b, PAGE, 6, "/dev/ashmem/dalvik-rosalloc page map (deleted)", &e), 0);
 	T_EQ_I(img_add_region_mem(&img, 0x7f0000001000, pm_a, PAGE, 6, "/dev/ashmem/dalvik-rosalloc page map (deleted)", &e), 0);
-	T_EQ_I(spaces_find(&s, &img, 8, &e), 0);
+	T_EQ_I(spaces_find(&s, &img, 8, &probe_spaces, &e), 0);
 	size_t n = 0;
 	for (size_t i = 0; i < s.count; i++) {
 		const struct art_space *sp = &s.v[i];
@@ -256,9 +243,10 @@ int main(void)
 {
 	test_dalvik_names();
 	test_kinds();
-	test_probes();
+	test_image_header_probe();
 	test_find(true);
 	test_find(false);
 	test_twins();
+	test_no_probes();
 	T_DONE();
 }
