@@ -111,12 +111,13 @@ struct art_runtime {
 
 struct runtime_opts {
 	const char *art_version;  /* --art-version: a layout family ("11") or NULL to detect */
-	const struct space_probes *probes; /* allocator probes for spaces_find (rosalloc/probe/probe.h
-					    * probe_spaces); NULL: spaces by name only */
+	const struct space_probes *probes; /* allocator probes for spaces_find, required
+					    * (rosalloc/probe/probe.h probe_spaces) */
 };
 
-/* Builds the model.  Returns 0, -ERR_UNSUP when no java.lang.Class (or no layout) can be
- * found, -ERR_USAGE for an unknown --art-version, -ERR_NOMEM.  Odd content never fails
+/* Builds the model; o is required (its probes).  Returns 0, -ERR_UNSUP when no
+ * java.lang.Class (or no layout) can be found, -ERR_USAGE for an unknown --art-version,
+ * -ERR_NOMEM, -ERR_INTERNAL without probes.  Odd content never fails
  * the whole model: what cannot be decoded stays unnamed / without fields. */
 int runtime_open(struct art_runtime *rt, const struct image *img, const struct runtime_opts *o, struct err *e);
 void runtime_close(struct art_runtime *rt);

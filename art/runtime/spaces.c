@@ -194,7 +194,7 @@ struct cand {
 struct finder {
 	const struct image *img;
 	unsigned ps;
-	const struct space_probes *pr; /* NULL: names only */
+	const struct space_probes *pr;
 	struct cand *c;
 	size_t n, cap;
 	struct art_spaces *out;
@@ -347,7 +347,7 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 
 static void pair_page_maps(struct finder *f)
 {
-	for (size_t i = 0; f->pr && i < f->n; i++) {
+	for (size_t i = 0; i < f->n; i++) {
 		struct cand *pm = &f->c[i];
 		size_t n;
 		const uint8_t *p = cand_data(pm, &n);
@@ -388,10 +388,10 @@ static void pair_page_maps(struct finder *f)
 }
 
 /* Named "main space" mappings left without a page map: an empty twin, a dlmalloc
- * space, or a bump-pointer space (without probes they stay as their names say). */
+ * space, or a bump-pointer space. */
 static void settle_main_spaces(struct finder *f)
 {
-	for (size_t i = 0; f->pr && i < f->n; i++) {
+	for (size_t i = 0; i < f->n; i++) {
 		struct cand *s = &f->c[i];
 		size_t n;
 		const uint8_t *p = cand_data(s, &n);
@@ -435,7 +435,7 @@ static void classify_headers(struct finder *f)
 		if (spaces_probe_image_header(p, n, c->begin)) {
 			c->kind = SPACE_IMAGE;
 			c->detail = "image header whose image_begin is its address";
-		} else if (f->pr && f->pr->dlmalloc(p, n, c->begin, f->ps)) {
+		} else if (f->pr->dlmalloc(p, n, c->begin, f->ps)) {
 			c->kind = SPACE_DLMALLOC;
 			c->detail = "dlmalloc header (malloc_state.least_addr = base)";
 		}
@@ -474,7 +474,7 @@ static void classify_regions(struct finder *f)
 
 static void pair_los_info(struct finder *f)
 {
-	for (size_t i = 0; f->pr && i < f->n; i++) {
+	for (size_t i = 0; i < f->n; i++) {
 		struct cand *m = &f->c[i];
 		size_t n;
 		const uint8_t *p = cand_data(m, &n);
@@ -606,6 +606,10 @@ int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_
 
 	memset(s, 0, sizeof(*s));
 	arena_init(&s->strings);
+	if (!probes || !probes->page_map || !probes->page_start || !probes->run_header || !probes->dlmalloc ||
+	    !probes->los_info)
+		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA,
+			       "spaces_find: no allocator probes (pass rosalloc/probe/probe.h probe_spaces)");
 	rc = collect(&f);
 	if (rc == 0) {
 		classify_headers(&f);

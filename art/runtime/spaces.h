@@ -17,8 +17,7 @@
  * The allocator probes (RosAlloc page map and run header, dlmalloc header, LOS info map)
  * live above art/, in rosalloc/probe/probe.c, with the walkers that use the same structures;
  * art/ may not call up, so the finder takes them as a struct space_probes from its
- * caller.  Without probes (NULL) only names and ART's own headers are used: the RosAlloc,
- * dlmalloc and LOS spaces keep the kind their names give, none is found by content.
+ * caller (rosalloc/probe/probe.h probe_spaces).
  *
  * Bounds follow ART's own Space::Begin/End/Limit: begin = mapping start, end = end of
  * the readable prefix (the PROT_NONE tail is unused capacity), limit = end of the
@@ -90,8 +89,8 @@ struct space_probes {
 };
 
 /* Finds every space and helper mapping of img.  pointer_size (4 or 8; 0 = try both) is
- * used for the dlmalloc header test; probes may be NULL (names only, see above).  Never
- * fails on odd content (it is skipped); returns -ERR_NOMEM only. */
+ * used for the dlmalloc header test.  Never fails on odd content (it is skipped); returns
+ * -ERR_NOMEM, or -ERR_INTERNAL when no probes are given. */
 int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_size,
 		const struct space_probes *probes, struct err *e);
 void spaces_release(struct art_spaces *s);

@@ -11,6 +11,7 @@
 #include "carver/base/anomaly.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
+#include "rosalloc/probe/probe.h"
 #include "rosalloc/walk/walk.h"
 
 struct walk_opts {
@@ -268,7 +269,7 @@ int cmd_walk(int argc, char **argv)
 {
 	struct walk_opts o = { 0 };
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL };
+	struct runtime_opts ro = { NULL, &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct err e;

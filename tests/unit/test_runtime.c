@@ -257,6 +257,7 @@ static void test_model(void)
 	T_EQ_I(hg_image(&img, &h, &e), 0);
 	T_EQ_I(runtime_open(&rt, &img, &with_probes, &e), -ERR_UNSUP);
 	T_CHECK(strstr(e.msg, "no java.lang.Class") != NULL, "message: %s", e.msg);
+	T_EQ_I(runtime_open(&rt, &img, NULL, &e), -ERR_INTERNAL);   /* the probes are required */
 	img_close(&img);
 	hg_release(&h);
 }

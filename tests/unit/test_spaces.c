@@ -157,19 +157,20 @@ static void test_find(bool names)
 	img_close(&img);
 }
 
-/* Without allocator probes (NULL) the finder goes by names only: a named main space stays
- * RosAlloc without its page map, an unnamed dlmalloc mspace is not found; with
- * rosalloc/'s probes the same image gives the pairing and the mspace. */
-static void test_no_probes(void)
+/* The allocator probes are required: without them the finder refuses (an internal error,
+ * not a names-only guess); with rosalloc/'s probes a named main space pairs with its page
+ * map and an unnamed dlmalloc mspace is found by its header. */
+static void test_probes_required(void)
 {
 	enum { PAGE = 4096 };
 	static uint8_t ros[PAGE], pm[PAGE], dl[2 * PAGE];
 	const uint64_t dl_base = 0x20000000;
+	struct space_probes partial = probe_spaces;
 	struct image img;
 	struct art_spaces s;
 	struct err e;
 
-	T_SECTION("names only, without allocator probes");
+	T_SECTION("allocator probes required");
 	err_init(&e);
 	memset(ros, 0, sizeof(ros));
 	ros[1] = 5;                                 /* run, bracket 5 */
@@ -180,22 +181,22 @@ static void test_no_probes(void)
 		dl[40 + i] = (uint8_t)(dl_base >> (8 * i));
 		dl[56 + i] = (uint8_t)((dl_base + 64) >> (8 * i));
 	}
-	img_init_empty(&img, "no-probes");
+	img_init_empty(&img, "probes");
 	T_EQ_I(img_add_region_mem(&img, 0x12c00000, ros, sizeof(ros), 6, "[anon:dalvik-main space]", &e), 0);
 	T_EQ_I(img_add_region_mem(&img, dl_base, dl, sizeof(dl), 6, "", &e), 0);
 	T_EQ_I(img_add_region_mem(&img, 0x7f0000000000, pm, sizeof(pm), 6, "[anon:dalvik-rosalloc page map]", &e), 0);
-	for (int with = 0; with < 2; with++) {
-		T_EQ_I(spaces_find(&s, &img, 8, with ? &probe_spaces : NULL, &e), 0);
-		const struct art_space *r = find_kind(&s, SPACE_ROSALLOC);
-		T_CHECK(r && r->begin == 0x12c00000 && !r->backup, "%s: named main space is RosAlloc",
-			with ? "probes" : "names only");
-		if (r)
-			T_EQ_U(r->companion, with ? 0x7f0000000000 : 0);
-		r = find_kind(&s, SPACE_DLMALLOC);
-		T_CHECK(with ? r && r->begin == dl_base : r == NULL, "%s: unnamed mspace %s",
-			with ? "probes" : "names only", r ? "found" : "not found");
-		spaces_release(&s);
-	}
+	T_EQ_I(spaces_find(&s, &img, 8, NULL, &e), -ERR_INTERNAL);
+	T_CHECK(strstr(e.msg, "probe_spaces") != NULL, "message: %s", e.msg);
+	T_EQ_U(s.count, 0);
+	partial.los_info = NULL;
+	T_EQ_I(spaces_find(&s, &img, 8, &partial, &e), -ERR_INTERNAL);
+	T_EQ_I(spaces_find(&s, &img, 8, &probe_spaces, &e), 0);
+	const struct art_space *r = find_kind(&s, SPACE_ROSALLOC);
+	T_CHECK(r && r->begin == 0x12c00000 && !r->backup && r->companion == 0x7f0000000000,
+		"named main space paired with its page map");
+	r = find_kind(&s, SPACE_DLMALLOC);
+	T_CHECK(r && r->begin == dl_base, "unnamed mspace found by its header");
+	spaces_release(&s);
 	img_close(&img);
 }
 
@@ -247,6 +248,6 @@ int main(void)
 	test_find(true);
 	test_find(false);
 	test_twins();
-	test_no_probes();
+	test_probes_required();
 	T_DONE();
 }
