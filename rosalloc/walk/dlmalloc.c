@@ -281,12 +281,12 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	d.u.damaged = d.w.damaged - d0;
 	if ((rc = wk_unit(&d.w, &d.u, e)))
 		return rc;
-	if (s->kind != SPACE_ZYGOTE)
-		return 0;
 	/* the zygote's compacted objects: from the end of the mspace's last segment (the
-	 * DlMallocSpace's End() when the zygote compaction ran), page aligned */
+	 * DlMallocSpace's End() when the zygote compaction ran), page aligned.  Also for a
+	 * space named as a plain non-moving space: 5.0 names the zygote's map "non moving
+	 * space" (heap.cc @ 5.0); a non-moving space ends with its mspace and yields nothing. */
 	uint64_t bump = (seg_end + WK_PAGE - 1) & ~(uint64_t)(WK_PAGE - 1);
-	if (bump >= s->end)
+	if (bump >= s->end || (s->kind != SPACE_ZYGOTE && wk_zero(d.p + (bump - s->begin), (size_t)(s->end - bump))))
 		return 0;
 	struct rt_sizer z;
 	struct wk_contig k = { .place = WALK_BUMP, .where = bump };

@@ -1,0 +1,24 @@
+#!/bin/sh
+# test_walk_synth.sh - the space walkers against the synthetic generator's truth for every
+# layout family x bitness (5.0-11, 32/64-bit; RosAlloc bitmap and free-list runs, page-level
+# objects, region space with TLABs, Large regions and unevacuated regions, dlmalloc zygote
+# and non-moving spaces with freed chunks, the zygote's compacted tail, the free-list and
+# map large object spaces, the boot image): every truth object is a candidate with the
+# allocation state the allocator's metadata gives it, every allocated candidate is a truth
+# object, and no anomaly is recorded (tests/tools/walk_synth.c says what is compared).
+. "$(dirname "$0")/lib.sh"
+SYNTH=$PWD/build/synth
+TOOL=$PWD/build/tools/walk_synth
+[ -x "$SYNTH" ] || { t_skip "build/synth missing"; t_done; exit $?; }
+for v in $("$SYNTH" --list | cut -d' ' -f1); do
+	for b in 32 64; do
+		d=$TMP/$v-$b
+		if ! "$SYNTH" --version "$v" --bits "$b" --seed 3 --size small --out "$d" >/dev/null 2>"$TMP/err"; then
+			t_fail "$v/$b: generation failed: $(head -n 2 "$TMP/err")"; continue
+		fi
+		if "$TOOL" "$d" >"$TMP/out" 2>&1; then t_ok "$v/$b: $(tail -n 1 "$TMP/out")"
+		else t_fail "$v/$b: $(cat "$TMP/out" | head -n 12)"; fi
+		rm -rf "$d"
+	done
+done
+t_done
