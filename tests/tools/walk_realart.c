@@ -31,6 +31,7 @@
 #include "carver/base/xalloc.h"
 #include "carver/image/image.h"
 #include "output/hprof/hprof.h"
+#include "rosalloc/probe/probe.h"
 #include "rosalloc/walk/walk.h"
 
 struct vec { uint64_t *v; size_t n, cap; };
@@ -432,7 +433,7 @@ static void compare_objects(const struct walked *w, struct hp *h)
 int main(int argc, char **argv)
 {
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL };
+	struct runtime_opts ro = { NULL, &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct anomaly_sink sink;
