@@ -21,6 +21,7 @@
 #include "carver/base/anomaly.h"
 #include "carver/base/xalloc.h"
 #include "carver/image/image.h"
+#include "rosalloc/probe/probe.h"
 #include "rosalloc/walk/walk.h"
 
 struct tobj { uint64_t addr; char where[24]; bool free; };
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
 {
 	char path[4096], maps[4096];
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL };
+	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct anomaly_sink sink;
