@@ -13,7 +13,7 @@ echo
 echo "== artcarve info --maps $s/maps $s/core"
 ./build/artcarve info --maps "$s/maps" "$s/core" | tee "$out/info.txt" | grep -v '^  0000' | head -n 30
 echo
-echo "== artcarve classes (the app's classes, named from the DEX in the image)"
+echo "== artcarve classes (the app's classes, named from Class.name_ or the DEX in the image)"
 ./build/artcarve classes --maps "$s/maps" "$s/core" >"$out/classes.txt"
 grep -A 12 'com.example.chat.Message ' "$out/classes.txt" | head -n 8
 echo "   ($(grep -c '^class ' "$out/classes.txt") classes; all in $out/classes.txt)"

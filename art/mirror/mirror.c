@@ -393,6 +393,28 @@ int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct 
 	return wbuf_status(out, e);
 }
 
+int mirror_class_name_string(const struct mirror *m, uint64_t name, size_t max_chars, struct wbuf *out,
+			     struct err *e)
+{
+	size_t start = out->len;
+	struct wbuf tmp;
+	int rc;
+
+	if ((rc = mirror_string(m, name, max_chars, out, e)))
+		return rc;
+	if (out->len == start || out->data[start] != '[')
+		return 0;
+	/* "[Lcom.x.Y;" -> "com.x.Y[]" */
+	wbuf_init(&tmp);
+	wbuf_put(&tmp, out->data + start, out->len - start);
+	out->len = start;
+	rc = wbuf_status(&tmp, e);
+	if (rc == 0 && (rc = mirror_java_name(tmp.data, tmp.len, out, e)))
+		err_prefix(e, "class name_ string at 0x%llx", (unsigned long long)name);
+	wbuf_release(&tmp);
+	return rc;
+}
+
 /* ---- DexCache, ClassLoader ---- */
 
 int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex_cache *dc, struct err *e)

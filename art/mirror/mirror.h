@@ -119,6 +119,13 @@ bool mirror_string_loaded(const struct mirror *m, uint64_t va);
  * char[]; unpaired surrogates become U+FFFD).  max_chars bounds the length accepted. */
 int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e);
 
+/* Class.name_: the String Class.getName() caches ("java.lang.String", "int",
+ * "[Ljava.lang.String;"; runtime/mirror/class.cc ComputeName) appended to out as the Java
+ * name the tool prints everywhere ("java.lang.String[]": arrays through mirror_java_name).
+ * -ERR_CORRUPT for a malformed array name, else as mirror_string. */
+int mirror_class_name_string(const struct mirror *m, uint64_t name, size_t max_chars, struct wbuf *out,
+			     struct err *e);
+
 /* ---- java.lang.DexCache ---- */
 struct mirror_dex_cache {
 	uint64_t addr;

@@ -447,25 +447,17 @@ void mirror_walk_release(struct mirror_walk *w)
 
 /* ---- naming ---- */
 
-/* name_ holds Class.getName(): "java.lang.String", "[Ljava.lang.String;", "int".
- * 0 when the String is not loaded (it lives in an image that is not), 1 named, <0 corrupt. */
+/* name_ holds Class.getName(): 0 when the String is not loaded (it lives in an image that
+ * is not), 1 named, <0 corrupt. */
 static int name_from_field(const struct mirror *m, uint32_t name, struct wbuf *out, struct err *e)
 {
-	struct wbuf tmp;
 	int rc;
 
 	if (!mirror_string_loaded(m, name))
 		return 0;
-	wbuf_init(&tmp);
-	rc = mirror_string(m, name, MW_MAX_NAME, &tmp, e);
-	if (rc == 0) {
-		if (tmp.len && tmp.data[0] == '[') /* "[Ljava.lang.String;" */
-			rc = mirror_java_name(tmp.data, tmp.len, out, e);
-		else
-			wbuf_put(out, tmp.data, tmp.len);
-	}
-	wbuf_release(&tmp);
-	return rc < 0 ? err_prefix(e, "class name_ string at 0x%x", name) : 1;
+	if ((rc = mirror_class_name_string(m, name, MW_MAX_NAME, out, e)) < 0)
+		return err_prefix(e, "class name_ string at 0x%x", name);
+	return 1;
 }
 
 /* Through the dex cache: lookup -> dex; dex_type_idx -> descriptor; the class def at

@@ -690,7 +690,7 @@ static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct w
 	}
 	if (depth > RT_MAX_ARRAY_DEPTH)
 		return -1;
-	if (k->raw.name && mirror_string(&rt->m, k->raw.name, RT_MAX_NAME, b, NULL) == 0) {
+	if (k->raw.name && mirror_class_name_string(&rt->m, k->raw.name, RT_MAX_NAME, b, NULL) == 0) {
 		k->name_how = "name_";
 	} else if ((p = mirror_primitive_name(k->raw.primitive_type & rt->layout->klass.primitive_mask))) {
 		b->len = start;

@@ -483,6 +483,31 @@ static int make_token(struct model *m, unsigned i, int mode)
 
 static uint64_t heap_used(const struct model *m) { return m->bytes; }
 
+/* The app logged the names of some of its classes: Class.getName() caches the String in
+ * Class.name_ (runtime/mirror/class.cc ComputeName @ android-5.0.0_r5, java/lang/Class.java
+ * getName from 7.0): the descriptor with dots, arrays as "[Lcom.example.chat.Message;". */
+static void name_classes(struct model *m)
+{
+	static const char *const named[] = {"Lcom/example/chat/Message;", "Lcom/example/auth/SessionToken;",
+		"Lcom/example/synth/Leaf;", "[Lcom/example/chat/Message;"};
+	for (unsigned i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		int k = klass_find(m, named[i]);
+		char name[128];
+		size_t n = 0;
+		const char *d = named[i];
+		if (k < 0 || m->k[k].obj < 0)
+			continue;
+		if (d[0] == 'L')        /* "Lcom/x/Y;" -> "com.x.Y" */
+			for (d++; *d && *d != ';' && n + 1 < sizeof(name); d++)
+				name[n++] = *d == '/' ? '.' : *d;
+		else                    /* arrays keep their descriptor, with dots */
+			for (; *d && n + 1 < sizeof(name); d++)
+				name[n++] = *d == '/' ? '.' : *d;
+		name[n] = 0;
+		set_ref(m, m->k[k].obj, "name", new_string(m, name, SP_MAIN, 1));
+	}
+}
+
 static void workload(struct model *m, struct work *w)
 {
 	struct rng *r = &m->rng;
@@ -552,6 +577,7 @@ static void workload(struct model *m, struct work *w)
 		if (i != 7)
 			keep_add(m, w, z);
 	}
+	name_classes(m);
 	/* the bulk: linked leaves with cycles, some dropped */
 	int leaves_cls = klass_find(m, "[Lcom/example/synth/Leaf;");
 	unsigned nl = 32;
