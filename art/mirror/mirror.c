@@ -381,6 +381,8 @@ int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct 
 
 	if ((rc = mirror_string_read(m, va, max_chars, &s, e)))
 		return rc;
+	if (s.length == 0)
+		return wbuf_status(out, e); /* 5.x: an empty string may have no char[] */
 	rc = img_view(m->img, s.chars, s.compressed ? s.length : (size_t)s.length * UTF16_UNIT, &c, e);
 	if (rc)
 		return err_prefix(e, "chars of the string at 0x%llx", (unsigned long long)va);

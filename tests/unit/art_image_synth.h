@@ -8,7 +8,9 @@
  * two user classes (one named by its name_ string, one only through a DEX), one instance,
  * strings (compressed and UTF-16 where the family has compression), a DexCache, arrays,
  * the class roots, the dex caches and the image roots.  Everything here is written by
- * this file; nothing is copied from real images. */
+ * this file; nothing is copied from real images.  An image may also be laid out by hand
+ * at another base (a boot image component: set base, the classes it uses and roots, add
+ * objects with syn_obj and friends, then syn_file). */
 #ifndef ARTCARVE_TEST_ART_IMAGE_SYNTH_H
 #define ARTCARVE_TEST_ART_IMAGE_SYNTH_H
 
@@ -26,18 +28,19 @@ enum { SYN_MAX = 16384, SYN_BEGIN = 0x70000000u };
 struct synth {
 	const struct art_image_format *fmt;
 	const struct art_layout *lay;
+	uint32_t base;            /* image_begin (SYN_BEGIN unless laid out by hand) */
 	uint8_t img[SYN_MAX];     /* the image as mapped: header + objects */
 	uint32_t pos;             /* next free offset */
 	uint8_t bitmap[SYN_MAX / 64];
 	/* addresses of the well-known objects, for tests */
 	uint32_t jlc, jlo, jls, jldc, cchar, cint, clong, achar, aint, along, aobj, foo, bar, foo_obj,
-		dex_cache, str_ascii, str_wide, class_roots, dex_caches, roots;
+		dex_cache, str_ascii, str_wide, ints, class_roots, dex_caches, roots;
 	unsigned classes, objects;
 };
 
 static void syn_put32(struct synth *s, uint32_t addr, uint32_t v)
 {
-	uint32_t o = addr - SYN_BEGIN;
+	uint32_t o = addr - s->base;
 	s->img[o] = (uint8_t)v;
 	s->img[o + 1] = (uint8_t)(v >> 8);
 	s->img[o + 2] = (uint8_t)(v >> 16);
@@ -46,8 +49,8 @@ static void syn_put32(struct synth *s, uint32_t addr, uint32_t v)
 
 static void syn_put16(struct synth *s, uint32_t addr, uint16_t v)
 {
-	s->img[addr - SYN_BEGIN] = (uint8_t)v;
-	s->img[addr - SYN_BEGIN + 1] = (uint8_t)(v >> 8);
+	s->img[addr - s->base] = (uint8_t)v;
+	s->img[addr - s->base + 1] = (uint8_t)(v >> 8);
 }
 
 /* A new object of size bytes (8-aligned) with class klass; marks the live bitmap. */
@@ -59,8 +62,8 @@ static uint32_t syn_obj(struct synth *s, uint32_t klass, uint32_t size)
 	s->bitmap[off / 64] |= (uint8_t)(1u << (off / 8 % 8));
 	s->objects++;
 	if (klass)
-		syn_put32(s, SYN_BEGIN + off, klass);
-	return SYN_BEGIN + off;
+		syn_put32(s, s->base + off, klass);
+	return s->base + off;
 }
 
 static bool syn_is_5x(const struct synth *s) { return s->lay->string.value == ART_ABSENT; }
@@ -133,7 +136,7 @@ static uint32_t syn_string(struct synth *s, const char *text, bool wide)
 		if (wide)
 			syn_put16(s, str + l->string.value + 2 * i, (uint8_t)text[i]);
 		else
-			s->img[str - SYN_BEGIN + l->string.value + i] = (uint8_t)text[i];
+			s->img[str - s->base + l->string.value + i] = (uint8_t)text[i];
 	}
 	return str;
 }
@@ -141,7 +144,7 @@ static uint32_t syn_string(struct synth *s, const char *text, bool wide)
 static void syn_header32(struct synth *s, unsigned off, uint32_t v)
 {
 	if (off != ART_IMAGE_ABSENT)
-		syn_put32(s, SYN_BEGIN + off, v);
+		syn_put32(s, s->base + off, v);
 }
 
 static void syn_classes(struct synth *s)
@@ -149,7 +152,7 @@ static void syn_classes(struct synth *s)
 	const struct art_layout *l = s->lay;
 
 	/* java.lang.Class first: its class is itself */
-	s->jlc = SYN_BEGIN + s->pos;
+	s->jlc = s->base + s->pos;
 	s->jlc = syn_class(s, syn_class_size(s), 0x10);
 	s->jlo = syn_class(s, l->object.size, 0);
 	s->jls = syn_class(s, syn_is_5x(s) ? 24 : l->string.value, 0x4);
@@ -172,7 +175,6 @@ static uint32_t syn_objects(struct synth *s)
 	const struct art_image_format *f = s->fmt;
 	uint32_t loc;
 
-	s->pos = (f->header_size + 7) & ~7u;
 	syn_classes(s);
 	/* Foo is named by name_, Bar only through the DEX (type 1, class def 1) */
 	syn_put32(s, s->foo + l->klass.name, syn_string(s, "com.example.Foo", false));
@@ -188,7 +190,8 @@ static uint32_t syn_objects(struct synth *s)
 	s->foo_obj = syn_obj(s, s->foo, 16);
 	s->str_ascii = syn_string(s, "hello", false);
 	s->str_wide = syn_string(s, "wide!", true);
-	syn_put32(s, syn_array(s, s->aint, 3, 4) + 12, 7);
+	s->ints = syn_array(s, s->aint, 3, 4);
+	syn_put32(s, s->ints + 12, 7);
 	syn_array(s, s->along, 2, 8);
 	/* class roots: Class, Object, Class[] (Object[] here), Object[], String, DexCache */
 	s->class_roots = syn_array(s, s->aobj, 6, 4);
@@ -224,13 +227,13 @@ static void syn_header(struct synth *s, uint32_t objects_end, uint32_t bitmap_si
 	s->img[4] = (uint8_t)('0' + v / 100);
 	s->img[5] = (uint8_t)('0' + v / 10 % 10);
 	s->img[6] = (uint8_t)('0' + v % 10);
-	syn_header32(s, f->off.image_begin, SYN_BEGIN);
+	syn_header32(s, f->off.image_begin, s->base);
 	syn_header32(s, f->off.image_size, objects_end);
 	syn_header32(s, f->off.oat_checksum, 0x12345678);
-	syn_header32(s, f->off.oat_file_begin, SYN_BEGIN + 0x100000);
-	syn_header32(s, f->off.oat_data_begin, SYN_BEGIN + 0x101000);
-	syn_header32(s, f->off.oat_data_end, SYN_BEGIN + 0x180000);
-	syn_header32(s, f->off.oat_file_end, SYN_BEGIN + 0x181000);
+	syn_header32(s, f->off.oat_file_begin, s->base + 0x100000);
+	syn_header32(s, f->off.oat_data_begin, s->base + 0x101000);
+	syn_header32(s, f->off.oat_data_end, s->base + 0x180000);
+	syn_header32(s, f->off.oat_file_end, s->base + 0x181000);
 	syn_header32(s, f->off.image_roots, s->roots);
 	syn_header32(s, f->off.pointer_size, 8);
 	syn_header32(s, f->off.compile_pic, 1);
@@ -245,29 +248,36 @@ static void syn_header(struct synth *s, uint32_t objects_end, uint32_t bitmap_si
 			off = (uint32_t)syn_round_page(objects_end);
 			size = bitmap_size;
 		}
-		syn_put32(s, SYN_BEGIN + f->off.sections + 8 * i, off);
-		syn_put32(s, SYN_BEGIN + f->off.sections + 8 * i + 4, size);
+		syn_put32(s, s->base + f->off.sections + 8 * i, off);
+		syn_put32(s, s->base + f->off.sections + 8 * i + 4, size);
 	}
 	for (unsigned i = 0; i < f->image_method_count; i++)
-		syn_put32(s, SYN_BEGIN + f->off.image_methods + 8 * i, SYN_BEGIN + 0x200000 + 64 * i);
+		syn_put32(s, s->base + f->off.image_methods + 8 * i, s->base + 0x200000 + 64 * i);
 	syn_header32(s, f->off.data_size, objects_end - f->header_size);
 }
 
-/* Builds the image file for format row f into a malloc'd buffer (*len bytes); compressed
- * selects LZ4 storage (7.0+: one stream; 10+: one block).  NULL for unsupported rows. */
-static uint8_t *syn_build(struct synth *s, const struct art_image_format *f, bool compressed, size_t *len)
+/* Starts an image for format row f at base with its objects right after the header;
+ * false for rows without a layout. */
+static bool syn_begin(struct synth *s, const struct art_image_format *f, uint32_t base)
 {
-	uint32_t end, bitmap_size;
+	memset(s, 0, sizeof(*s));
+	s->fmt = f;
+	s->base = base;
+	s->lay = art_layout_by_family(f->family);
+	s->pos = (f->header_size + 7) & ~7u;
+	return s->lay != NULL;
+}
+
+/* Writes the image laid out so far (objects end at s->pos) as a file into a malloc'd
+ * buffer (*len bytes); compressed selects LZ4 storage (7.0+: one stream; 10+: one block). */
+static uint8_t *syn_file(struct synth *s, bool compressed, size_t *len)
+{
+	const struct art_image_format *f = s->fmt;
+	uint32_t end = s->pos, bitmap_size;
 	size_t stored, file_len, bitmap_off;
 	uint8_t *file;
 	struct err e;
 
-	memset(s, 0, sizeof(*s));
-	s->fmt = f;
-	s->lay = art_layout_by_family(f->family);
-	if (!s->lay)
-		return NULL;
-	end = syn_objects(s);
 	bitmap_size = (uint32_t)syn_round_page((end + 63) / 64);
 	syn_header(s, end, bitmap_size);
 	file = calloc(1, 2 * SYN_MAX + ART_IMAGE_PAGE + bitmap_size);
@@ -302,6 +312,16 @@ static uint8_t *syn_build(struct synth *s, const struct art_image_format *f, boo
 	file_len = bitmap_off + bitmap_size;
 	*len = file_len;
 	return file;
+}
+
+/* Builds the image file for format row f into a malloc'd buffer (*len bytes); compressed
+ * selects LZ4 storage (7.0+: one stream; 10+: one block).  NULL for unsupported rows. */
+static uint8_t *syn_build(struct synth *s, const struct art_image_format *f, bool compressed, size_t *len)
+{
+	if (!syn_begin(s, f, SYN_BEGIN))
+		return NULL;
+	syn_objects(s);
+	return syn_file(s, compressed, len);
 }
 
 #endif
