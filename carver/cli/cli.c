@@ -22,17 +22,25 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
-bool cli_help_requested(int argc, char **argv, const struct cli_command *cmd)
+int cli_parse(int argc, char **argv, const struct opt_spec *spec, void *opts, size_t *npos)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(cmd->usage, stdout);
-			return true;
-		}
+	const struct cli_command *cmd = cli_find(argv[0]);
+	struct err e;
+	int rc;
+
+	err_init(&e);
+	if (!cmd) {   /* main.c dispatches by the registered name: a wiring mistake */
+		fprintf(stderr, "artcarve %s: not a registered command\n", argv[0]);
+		return CLI_INTERNAL;
 	}
-	return false;
+	rc = opt_parse(spec, argc, argv, opts, npos, &e);
+	if (rc == OPT_HELP) {
+		fputs(cmd->usage, stdout);
+		return CLI_OK;
+	}
+	if (rc < 0)
+		return cli_usage_error(argv[0], "%s", e.msg);
+	return CLI_GO_ON;
 }
 
 const struct cli_command *cli_find(const char *name)

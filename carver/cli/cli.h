@@ -1,4 +1,5 @@
-/* cli.h - conventions shared by every subcommand: help, errors, exit codes, JSON text.
+/* cli.h - conventions shared by every subcommand: argument parsing and --help (through
+ * carver/base/opt.h), errors, exit codes, JSON text.
  *
  * Exit codes (documented in README and the man page):
  *   0 ok, 1 input rejected (truncated/corrupt/unsupported/unmapped), 2 usage, 3 internal/io/nomem. */
@@ -9,14 +10,18 @@
 #include <stdio.h>
 
 #include "carver/base/err.h"
+#include "carver/base/opt.h"
 
 enum { CLI_OK = 0, CLI_REJECTED = 1, CLI_USAGE = 2, CLI_INTERNAL = 3 };
+/* cli_parse: the command line is fine, go on */
+enum { CLI_GO_ON = -1 };
 
 struct cli_command {
 	const char *name;
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;
 	const char *usage;                  /* full --help text */
+	const struct opt_spec *spec;        /* the options and arguments run parses */
 };
 
 extern const struct cli_command cli_commands[];
@@ -26,8 +31,11 @@ extern const unsigned cli_command_count;
 int cli_report(const char *cmd, const struct err *e);
 /* Prints a usage error plus "try --help" and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* True when argv holds -h or --help; prints the command's usage to stdout. */
-bool cli_help_requested(int argc, char **argv, const struct cli_command *cmd);
+/* Parses a command's argv (argv[0] is its registered name) against spec into opts; the
+ * positional arguments end up in argv[1..*npos].  Returns CLI_GO_ON, or the exit status
+ * to return at once: CLI_OK after printing the usage for -h/--help, CLI_USAGE after a
+ * usage error naming the option or argument. */
+int cli_parse(int argc, char **argv, const struct opt_spec *spec, void *opts, size_t *npos);
 const struct cli_command *cli_find(const char *name);
 /* Writes s (n bytes, not NUL-terminated) as a JSON string literal. */
 void cli_json_string(FILE *fp, const char *s, size_t n);

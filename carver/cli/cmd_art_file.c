@@ -634,41 +634,36 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 	return rc;
 }
 
+struct art_file_opts {
+	bool json, no_vdex;
+	const char *extract_dir;
+};
+
+static const struct opt art_file_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct art_file_opts, json),
+	OPT_ROW_FLAG("--no-vdex", NULL, struct art_file_opts, no_vdex),
+	OPT_ROW_STRING("--extract-dex", struct art_file_opts, extract_dir, "a directory"),
+	OPT_ROW_END,
+};
+static const char *const art_file_pos[] = { "FILE", NULL };
+const struct opt_spec cmd_art_file_spec = { art_file_opts, art_file_pos, 1, OPT_MANY };
+
 int cmd_art_file(int argc, char **argv)
 {
-	const char *extract_dir = NULL;
-	bool json = false, no_vdex = false, first = true;
-	int status = CLI_OK, files = 0;
+	struct art_file_opts o = { false, false, NULL };
+	bool first = true;
+	int status = CLI_OK;
+	size_t npos;
+	int rc = cli_parse(argc, argv, &cmd_art_file_spec, &o, &npos);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--no-vdex"))
-			no_vdex = true;
-		else if (!strcmp(argv[i], "--extract-dex")) {
-			if (++i >= argc)
-				return cli_usage_error(argv[0], "--extract-dex needs a directory");
-			extract_dir = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error(argv[0], "unknown option %s", argv[i]);
-		else
-			files++;
-	}
-	if (!files)
-		return cli_usage_error(argv[0], "no input file");
-	if (json)
+	if (rc != CLI_GO_ON)
+		return rc;
+	if (o.json)
 		fputs("{\"files\": [", stdout);
-	for (int i = 1; i < argc; i++) {
+	for (size_t i = 1; i <= npos; i++) {
 		struct err e;
-		int rc;
-		if (!strcmp(argv[i], "--extract-dex")) {
-			i++;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1])
-			continue;
 		err_init(&e);
-		rc = af_file(argv[i], stdout, json, first, extract_dir, no_vdex, &e);
+		rc = af_file(argv[i], stdout, o.json, first, o.extract_dir, o.no_vdex, &e);
 		if (rc) {
 			int s = cli_report(argv[0], &e);
 			if (s > status)
@@ -676,7 +671,7 @@ int cmd_art_file(int argc, char **argv)
 		} else
 			first = false;
 	}
-	if (json)
+	if (o.json)
 		fputs("]}\n", stdout);
 	return status;
 }

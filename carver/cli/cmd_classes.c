@@ -12,7 +12,7 @@
 #include "rosalloc/probe/probe.h"
 
 struct classes_opts {
-	const char *path, *maps, *art_version;
+	const char *maps, *art_version;
 	bool json;
 };
 
@@ -108,28 +108,14 @@ static void print_json(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 	fputs("\n]}\n", fp);
 }
 
-static int parse_args(int argc, char **argv, struct classes_opts *o)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			o->json = true;
-		} else if (!strcmp(argv[i], "--maps") || !strcmp(argv[i], "--art-version")) {
-			if (i + 1 == argc)
-				return cli_usage_error(argv[0], "%s needs a value", argv[i]);
-			if (argv[i][2] == 'm')
-				o->maps = argv[++i];
-			else
-				o->art_version = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
-		} else if (o->path) {
-			return cli_usage_error(argv[0], "more than one IMAGE");
-		} else {
-			o->path = argv[i];
-		}
-	}
-	return o->path ? 0 : cli_usage_error(argv[0], "IMAGE is missing");
-}
+static const struct opt classes_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct classes_opts, json),
+	OPT_ROW_STRING("--maps", struct classes_opts, maps, "a file"),
+	OPT_ROW_STRING("--art-version", struct classes_opts, art_version, "a layout family"),
+	OPT_ROW_END,
+};
+static const char *const classes_pos[] = { "IMAGE", NULL };
+const struct opt_spec cmd_classes_spec = { classes_opts, classes_pos, 1, 1 };
 
 int cmd_classes(int argc, char **argv)
 {
@@ -139,15 +125,16 @@ int cmd_classes(int argc, char **argv)
 	struct image img;
 	struct art_runtime rt;
 	struct wbuf b;
+	size_t npos;
 	struct err e;
-	int rc = parse_args(argc, argv, &o);
+	int rc = cli_parse(argc, argv, &cmd_classes_spec, &o, &npos);
 
-	if (rc)
+	if (rc != CLI_GO_ON)
 		return rc;
 	err_init(&e);
 	io.maps_path = o.maps;
 	ro.art_version = o.art_version;
-	if (img_open(&img, o.path, &io, &e))
+	if (img_open(&img, argv[1], &io, &e))
 		return cli_report(argv[0], &e);
 	if (runtime_open(&rt, &img, &ro, &e)) {
 		img_close(&img);

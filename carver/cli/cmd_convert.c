@@ -9,33 +9,35 @@
 #include "carver/base/outfile.h"
 #include "output/hprof/hprof_conv.h"
 
+struct convert_opts {
+	bool app_only, verbose;
+};
+
+static const struct opt convert_opts[] = {
+	OPT_ROW_FLAG("--app-only", "-z", struct convert_opts, app_only),
+	OPT_ROW_FLAG("--verbose", "-v", struct convert_opts, verbose),
+	OPT_ROW_END,
+};
+static const char *const convert_pos[] = { "IN.hprof", "OUT.hprof", NULL };
+const struct opt_spec cmd_convert_spec = { convert_opts, convert_pos, 2, 2 };
+
 int cmd_convert(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL;
+	struct convert_opts o = { false, false };
 	struct hprof_conv_opts opts = { .app_only = false, .drop_behind = true };
 	struct hprof_conv_stats st;
-	bool verbose = false;
+	const char *in, *out;
 	struct mapfile m;
 	struct outf of;
+	size_t npos;
 	struct err e;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--app-only") || !strcmp(argv[i], "-z"))
-			opts.app_only = true;
-		else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
-			verbose = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
-		else if (!in)
-			in = argv[i];
-		else if (!out)
-			out = argv[i];
-		else
-			return cli_usage_error(argv[0], "too many arguments");
-	}
-	if (!in || !out)
-		return cli_usage_error(argv[0], "need an input and an output file");
+	if ((rc = cli_parse(argc, argv, &cmd_convert_spec, &o, &npos)) != CLI_GO_ON)
+		return rc;
+	in = argv[1];
+	out = argv[2];
+	opts.app_only = o.app_only;
 	err_init(&e);
 	if (mapfile_open(&m, in, &e))
 		return cli_report(argv[0], &e);
@@ -52,7 +54,7 @@ int cmd_convert(int argc, char **argv)
 	mapfile_close(&m);
 	if (rc)
 		return cli_report(argv[0], &e);
-	if (verbose)
+	if (o.verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records in, %" PRIu64 " out; %" PRIu64 " heap sub-records in, %"
 			PRIu64 " out; %" PRIu64 " objects dropped; %" PRIu64 " empty heap dump records left out\n",
 			out, st.records_in, st.records_out, st.subs_in, st.subs_out, st.dropped_objects,

@@ -29,71 +29,53 @@ static void crunch_release(void *ctx, size_t upto)
 }
 
 struct crunch_args {
-	const char *in, *out;
-	const char **keep;
-	size_t keep_count;
+	struct opt_list keep;   /* --keep-class values */
 	bool quiet;
 };
 
-static int crunch_parse(int argc, char **argv, struct crunch_args *a)
-{
-	int pos = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--keep-class")) {
-			if (i + 1 >= argc)
-				return cli_usage_error(argv[0], "--keep-class needs a class name");
-			a->keep[a->keep_count++] = argv[++i];
-		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
-			a->quiet = true;
-		} else if (s[0] == '-' && s[1]) {
-			return cli_usage_error(argv[0], "unknown option '%s'", s);
-		} else if (pos == 0) {
-			a->in = s;
-			pos++;
-		} else if (pos == 1) {
-			a->out = s;
-			pos++;
-		} else {
-			return cli_usage_error(argv[0], "unexpected argument '%s'", s);
-		}
-	}
-	if (pos < 2)
-		return cli_usage_error(argv[0], "expected IN.hprof and OUT.bmd");
-	return CLI_OK;
-}
+static const struct opt crunch_opts[] = {
+	OPT_ROW_LIST("--keep-class", struct crunch_args, keep, "a class name"),
+	OPT_ROW_FLAG("--quiet", "-q", struct crunch_args, quiet),
+	OPT_ROW_END,
+};
+static const char *const crunch_pos[] = { "IN.hprof", "OUT.bmd", NULL };
+const struct opt_spec cmd_crunch_spec = { crunch_opts, crunch_pos, 2, 2 };
 
 int cmd_crunch(int argc, char **argv)
 {
-	struct crunch_args a = { 0 };
+	struct crunch_args a = { { NULL, 0, 0 }, false };
 	struct bmd_crunch_opts opts = { 0 };
 	struct bmd_crunch_stats st;
 	struct mapfile in = { 0 };
 	struct outf out;
 	struct bmd_sink sink = { crunch_sink_write, &out };
+	const char *in_path, *out_path;
+	size_t npos;
 	struct err e;
 	int rc;
 
-	a.keep = xcalloc((size_t)argc + 1, sizeof(*a.keep));
-	if (!a.keep) {
+	a.keep.cap = (size_t)argc;
+	a.keep.v = xcalloc(a.keep.cap + 1, sizeof(*a.keep.v));
+	if (!a.keep.v) {
 		fprintf(stderr, "artcarve %s: out of memory\n", argv[0]);
 		return CLI_INTERNAL;
 	}
-	if ((rc = crunch_parse(argc, argv, &a)) != CLI_OK) {
-		xfree(a.keep);
+	if ((rc = cli_parse(argc, argv, &cmd_crunch_spec, &a, &npos)) != CLI_GO_ON) {
+		xfree(a.keep.v);
 		return rc;
 	}
-	opts.keep_classes = a.keep;
-	opts.keep_count = a.keep_count;
+	in_path = argv[1];
+	out_path = argv[2];
+	opts.keep_classes = a.keep.v;
+	opts.keep_count = a.keep.count;
 	opts.consumed = crunch_release;
 	opts.consumed_ctx = &in;
 	err_init(&e);
 	outf_init(&out);
-	if (mapfile_open(&in, a.in, &e) < 0 || outf_open(&out, a.out, &e) < 0)
+	if (mapfile_open(&in, in_path, &e) < 0 || outf_open(&out, out_path, &e) < 0)
 		goto fail;
-	if (bmd_crunch(in.data, in.len, a.in, &opts, &sink, &st, &e) < 0) {
-		err_prefix(&e, "%s", a.in);
+	if (bmd_crunch(in.data, in.len, in_path, &opts, &sink, &st, &e) < 0) {
+		err_prefix(&e, "%s", in_path);
 		goto fail;
 	}
 	if (outf_commit(&out, &e) < 0)
@@ -102,17 +84,17 @@ int cmd_crunch(int argc, char **argv)
 		fprintf(stderr,
 			"crunched %s: %llu strings kept, %llu hashed, %llu classes, %llu instances, %llu object "
 			"arrays, %llu primitive arrays, %llu roots, %llu legacy records -> %llu bytes (id size %u)\n",
-			a.in, (unsigned long long)st.strings, (unsigned long long)st.hashed_strings,
+			in_path, (unsigned long long)st.strings, (unsigned long long)st.hashed_strings,
 			(unsigned long long)st.classes, (unsigned long long)st.instances,
 			(unsigned long long)st.obj_arrays, (unsigned long long)st.prim_arrays,
 			(unsigned long long)st.roots, (unsigned long long)st.legacy,
 			(unsigned long long)st.bytes_out, st.id_size);
 	mapfile_close(&in);
-	xfree(a.keep);
+	xfree(a.keep.v);
 	return CLI_OK;
 fail:
 	outf_abort(&out);
 	mapfile_close(&in);
-	xfree(a.keep);
+	xfree(a.keep.v);
 	return cli_report(argv[0], &e);
 }

@@ -19,7 +19,7 @@
 struct dis_opts {
 	const char *input, *pattern, *vdex, *maps;
 	bool json, list;
-	size_t sample;           /* 0 = every match */
+	uint64_t sample;         /* 0 = every match */
 };
 
 struct dis_ctx {
@@ -222,7 +222,7 @@ static int dis_source(struct dis_ctx *cx, const struct oat_code_source *cs, stru
 
 	if ((rc = dis_collect(cs, cx->o.pattern, &sel, &n, e)) < 0)
 		return rc;
-	take = (cx->o.sample && cx->o.sample < n) ? cx->o.sample : n;
+	take = (cx->o.sample && cx->o.sample < n) ? (size_t)cx->o.sample : n;
 	for (size_t k = 0; k < take && rc == 0; k++) {
 		/* --sample N: N methods spread evenly over the matches, deterministically */
 		size_t i = take == n ? k : (size_t)((uint64_t)k * n / take);
@@ -244,55 +244,30 @@ static int dis_nothing(const struct oat_code_sources *srcs, const char *pattern,
 	return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "no compiled method matches '%s'", pattern);
 }
 
-static int dis_parse_args(int argc, char **argv, struct dis_opts *o)
-{
-	const char *pos[2];
-	int npos = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
-			o->json = true;
-		} else if (!strcmp(a, "--list")) {
-			o->list = true;
-		} else if ((!strcmp(a, "--vdex") || !strcmp(a, "--maps") || !strcmp(a, "--sample")) && i + 1 < argc) {
-			const char *v = argv[++i];
-			if (!strcmp(a, "--vdex")) {
-				o->vdex = v;
-			} else if (!strcmp(a, "--maps")) {
-				o->maps = v;
-			} else {
-				char *end;
-				unsigned long long s = strtoull(v, &end, 10);
-				if (*v == '\0' || *end != '\0' || s == 0 || s > 1000000)
-					return cli_usage_error(argv[0], "--sample wants a count from 1 to 1000000, not '%s'", v);
-				o->sample = (size_t)s;
-			}
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage_error(argv[0], "unknown option '%s'", a);
-		} else if (npos < 2) {
-			pos[npos++] = a;
-		} else {
-			return cli_usage_error(argv[0], "too many arguments");
-		}
-	}
-	if (npos != 2)
-		return cli_usage_error(argv[0], "expected an input (OAT file or memory image) and a METHOD");
-	o->input = pos[0];
-	o->pattern = pos[1];
-	return 0;
-}
+static const struct opt dis_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct dis_opts, json),
+	OPT_ROW_FLAG("--list", NULL, struct dis_opts, list),
+	OPT_ROW_UINT("--sample", struct dis_opts, sample, "a count from 1 to 1000000", 1, 1000000),
+	OPT_ROW_STRING("--vdex", struct dis_opts, vdex, "a file"),
+	OPT_ROW_STRING("--maps", struct dis_opts, maps, "a file"),
+	OPT_ROW_END,
+};
+static const char *const dis_pos[] = { "OAT or IMAGE", "METHOD", NULL };
+const struct opt_spec cmd_disasm_spec = { dis_opts, dis_pos, 2, 2 };
 
 int cmd_disasm(int argc, char **argv)
 {
 	struct dis_ctx cx = { .out = stdout };
 	struct oat_code_sources srcs;
+	size_t npos;
 	struct err e;
 	int rc;
 
 	err_init(&e);
-	if ((rc = dis_parse_args(argc, argv, &cx.o)) != 0)
+	if ((rc = cli_parse(argc, argv, &cmd_disasm_spec, &cx.o, &npos)) != CLI_GO_ON)
 		return rc;
+	cx.o.input = argv[1];
+	cx.o.pattern = argv[2];
 	if ((rc = disasm_open(&cx.dis, &e)) < 0)
 		return cli_report(argv[0], &e);
 	rc = oat_code_sources_open(&srcs, cx.o.input, cx.o.vdex, cx.o.maps, &e);

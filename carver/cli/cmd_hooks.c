@@ -534,30 +534,36 @@ static void hk_release(struct hk_ctx *cx)
 	disasm_close(cx->dis);
 }
 
+struct hk_opts {
+	bool json;
+	const char *maps;
+};
+
+static const struct opt hk_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct hk_opts, json),
+	OPT_ROW_STRING("--maps", struct hk_opts, maps, "a file"),
+	OPT_ROW_END,
+};
+static const char *const hk_pos[] = { "OAT, ART-IMAGE or IMAGE", NULL };
+const struct opt_spec cmd_hooks_spec = { hk_opts, hk_pos, 1, 1 };
+
 int cmd_hooks(int argc, char **argv)
 {
 	struct hk_ctx cx = { .cmd = argv[0] };
-	const char *input = NULL, *maps = NULL;
+	struct hk_opts o = { false, NULL };
+	const char *input, *maps;
 	struct image f = { 0 };
 	struct cursor whole = { 0 };
+	size_t npos;
 	struct err e;
-	int rc = 0;
+	int rc = cli_parse(argc, argv, &cmd_hooks_spec, &o, &npos);
 
+	if (rc != CLI_GO_ON)
+		return rc;
 	err_init(&e);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			cx.json = true;
-		else if (!strcmp(argv[i], "--maps") && i + 1 < argc)
-			maps = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
-		else if (!input)
-			input = argv[i];
-		else
-			return cli_usage_error(argv[0], "too many arguments");
-	}
-	if (!input)
-		return cli_usage_error(argv[0], "expected an OAT file, an ART image file or a memory image");
+	cx.json = o.json;
+	input = argv[1];
+	maps = o.maps;
 	if ((rc = disasm_open(&cx.dis, &e)) < 0)
 		return cli_report(argv[0], &e);
 	{

@@ -333,30 +333,32 @@ static int info_list_records(struct hprof_reader *r, struct err *e)
 	return rc;
 }
 
+struct hprof_info_opts {
+	bool json, records;
+};
+
+static const struct opt hprof_info_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct hprof_info_opts, json),
+	OPT_ROW_FLAG("--records", NULL, struct hprof_info_opts, records),
+	OPT_ROW_END,
+};
+static const char *const hprof_info_pos[] = { "FILE", NULL };
+const struct opt_spec cmd_hprof_info_spec = { hprof_info_opts, hprof_info_pos, 1, 1 };
+
 int cmd_hprof_info(int argc, char **argv)
 {
-	const char *path = NULL;
-	bool json = false, records = false;
+	struct hprof_info_opts o = { false, false };
+	const char *path;
 	struct mapfile m;
 	struct hprof_reader r;
 	struct info *in;
+	size_t npos;
 	struct err e;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--records"))
-			records = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
-		else if (path)
-			return cli_usage_error(argv[0], "more than one input file");
-		else
-			path = argv[i];
-	}
-	if (!path)
-		return cli_usage_error(argv[0], "no input file");
+	if ((rc = cli_parse(argc, argv, &cmd_hprof_info_spec, &o, &npos)) != CLI_GO_ON)
+		return rc;
+	path = argv[1];
 	err_init(&e);
 	if ((rc = mapfile_open(&m, path, &e)))
 		return cli_report(argv[0], &e);
@@ -368,7 +370,7 @@ int cmd_hprof_info(int argc, char **argv)
 	}
 	rc = hprof_reader_init(&r, m.data, m.len, path, &e);
 	r.drop_behind = true;   /* m is our own read-only mapping */
-	if (rc == 0 && records) {
+	if (rc == 0 && o.records) {
 		rc = info_list_records(&r, &e);
 		if (rc == 0 && fflush(stdout) != 0)
 			rc = ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write to standard output");
@@ -383,7 +385,7 @@ int cmd_hprof_info(int argc, char **argv)
 	if (rc == 0)
 		rc = info_resolve_heap_names(in, &r, &e);
 	if (rc == 0) {
-		if (json)
+		if (o.json)
 			info_print_json(in, &r, path);
 		else
 			info_print_text(in, &r, path);

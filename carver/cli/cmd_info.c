@@ -176,40 +176,41 @@ static int info_flush(const char *cmd, struct err *e)
 	return CLI_OK;
 }
 
+struct info_opts {
+	bool json, hash, image_only;
+	const char *maps, *art_version;
+};
+
+static const struct opt info_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct info_opts, json),
+	OPT_ROW_FLAG("--hash", NULL, struct info_opts, hash),
+	OPT_ROW_FLAG("--image-only", NULL, struct info_opts, image_only),
+	OPT_ROW_STRING("--maps", struct info_opts, maps, "a file"),
+	OPT_ROW_STRING("--art-version", struct info_opts, art_version, "a layout family"),
+	OPT_ROW_END,
+};
+static const char *const info_pos[] = { "IMAGE", NULL };
+const struct opt_spec cmd_info_spec = { info_opts, info_pos, 1, 1 };
+
 int cmd_info(int argc, char **argv)
 {
+	struct info_opts o = { false, false, false, NULL, NULL };
 	struct img_open_opts opts = { NULL };
 	struct info_ctx cx = { NULL, stdout, false, false, false, NULL };
 	struct info_art art;
-	const char *path = NULL, *art_version = NULL;
+	const char *path;
 	struct image img;
+	size_t npos;
 	struct err e;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			cx.json = true;
-		else if (!strcmp(argv[i], "--hash"))
-			cx.hash = true;
-		else if (!strcmp(argv[i], "--image-only"))
-			cx.image_only = true;
-		else if (!strcmp(argv[i], "--maps")) {
-			if (++i == argc)
-				return cli_usage_error(argv[0], "--maps needs a file");
-			opts.maps_path = argv[i];
-		} else if (!strcmp(argv[i], "--art-version")) {
-			if (++i == argc)
-				return cli_usage_error(argv[0], "--art-version needs a layout family");
-			art_version = argv[i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
-		else if (path)
-			return cli_usage_error(argv[0], "more than one IMAGE");
-		else
-			path = argv[i];
-	}
-	if (!path)
-		return cli_usage_error(argv[0], "IMAGE is missing");
+	if ((rc = cli_parse(argc, argv, &cmd_info_spec, &o, &npos)) != CLI_GO_ON)
+		return rc;
+	path = argv[1];
+	opts.maps_path = o.maps;
+	cx.json = o.json;
+	cx.hash = o.hash;
+	cx.image_only = o.image_only;
 	err_init(&e);
 	if ((rc = img_open(&img, path, &opts, &e)))
 		return cli_report(argv[0], &e);
@@ -219,7 +220,7 @@ int cmd_info(int argc, char **argv)
 		img_close(&img);
 		return rc ? cli_report(argv[0], &e) : info_flush(argv[0], &e);
 	}
-	if ((rc = info_art_open(&art, &img, art_version, &e))) {
+	if ((rc = info_art_open(&art, &img, o.art_version, &e))) {
 		img_close(&img);
 		return cli_report(argv[0], &e);
 	}

@@ -15,7 +15,7 @@
 #include "rosalloc/walk/walk.h"
 
 struct walk_opts {
-	const char *path, *maps, *art_version;
+	const char *maps, *art_version;
 	bool json, objects;
 };
 
@@ -213,30 +213,15 @@ static void print_tail(struct walk_out *w, const struct walk_evidence *ev, const
 			(unsigned long long)sink->v[i].va, sink->v[i].space, sink->v[i].msg);
 }
 
-static int parse_args(int argc, char **argv, struct walk_opts *o)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			o->json = true;
-		} else if (!strcmp(argv[i], "--objects")) {
-			o->objects = true;
-		} else if (!strcmp(argv[i], "--maps") || !strcmp(argv[i], "--art-version")) {
-			if (i + 1 == argc)
-				return cli_usage_error(argv[0], "%s needs a value", argv[i]);
-			if (argv[i][2] == 'm')
-				o->maps = argv[++i];
-			else
-				o->art_version = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error(argv[0], "unknown option '%s'", argv[i]);
-		} else if (o->path) {
-			return cli_usage_error(argv[0], "more than one IMAGE");
-		} else {
-			o->path = argv[i];
-		}
-	}
-	return o->path ? 0 : cli_usage_error(argv[0], "IMAGE is missing");
-}
+static const struct opt walk_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct walk_opts, json),
+	OPT_ROW_FLAG("--objects", NULL, struct walk_opts, objects),
+	OPT_ROW_STRING("--maps", struct walk_opts, maps, "a file"),
+	OPT_ROW_STRING("--art-version", struct walk_opts, art_version, "a layout family"),
+	OPT_ROW_END,
+};
+static const char *const walk_pos[] = { "IMAGE", NULL };
+const struct opt_spec cmd_walk_spec = { walk_opts, walk_pos, 1, 1 };
 
 static int run_walk(const struct walk_opts *o, struct art_runtime *rt, struct err *e)
 {
@@ -272,15 +257,16 @@ int cmd_walk(int argc, char **argv)
 	struct runtime_opts ro = { NULL, &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
+	size_t npos;
 	struct err e;
-	int rc = parse_args(argc, argv, &o);
+	int rc = cli_parse(argc, argv, &cmd_walk_spec, &o, &npos);
 
-	if (rc)
+	if (rc != CLI_GO_ON)
 		return rc;
 	err_init(&e);
 	io.maps_path = o.maps;
 	ro.art_version = o.art_version;
-	if (img_open(&img, o.path, &io, &e))
+	if (img_open(&img, argv[1], &io, &e))
 		return cli_report(argv[0], &e);
 	if (runtime_open(&rt, &img, &ro, &e)) {
 		img_close(&img);

@@ -1,5 +1,6 @@
 /* commands.c - the subcommand table.  One row per command; implementations live in
- * carver/cmd_*.c (the top layer, which may include every other tree). */
+ * carver/cli/cmd_*.c (the top layer, which may include every other tree), each with the
+ * option table (struct opt_spec) it parses its arguments with. */
 #include "carver/cli/cli.h"
 
 int cmd_version(int argc, char **argv);
@@ -13,10 +14,22 @@ int cmd_walk(int argc, char **argv);
 int cmd_art_file(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_hooks(int argc, char **argv);
+extern const struct opt_spec cmd_version_spec;
+extern const struct opt_spec cmd_crunch_spec;
+extern const struct opt_spec cmd_decrunch_spec;
+extern const struct opt_spec cmd_hprof_info_spec;
+extern const struct opt_spec cmd_info_spec;
+extern const struct opt_spec cmd_convert_spec;
+extern const struct opt_spec cmd_classes_spec;
+extern const struct opt_spec cmd_walk_spec;
+extern const struct opt_spec cmd_art_file_spec;
+extern const struct opt_spec cmd_disasm_spec;
+extern const struct opt_spec cmd_hooks_spec;
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
-	  "usage: artcarve version\n\nPrints the artcarve version.\n" },
+	  "usage: artcarve version\n\nPrints the artcarve version.\n",
+	  &cmd_version_spec },
 	{ "crunch", cmd_crunch, "convert an HPROF heap dump to BMD (Badoo-compatible)",
 	  "usage: artcarve crunch [--keep-class NAME ...] [-q] IN.hprof OUT.bmd\n\n"
 	  "Converts an HPROF file (JAVA PROFILE 1.0.1/1.0.2/1.0.3) to BMD (Badoo Memory Dump)\n"
@@ -36,7 +49,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve crunch dump.hprof dump.bmd\n"
 	  "  artcarve crunch --keep-class com.example.Session dump.hprof dump.bmd\n\n"
 	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
-	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n" },
+	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n",
+	  &cmd_crunch_spec },
 	{ "decrunch", cmd_decrunch, "convert a BMD file back to HPROF (Badoo-compatible)",
 	  "usage: artcarve decrunch [--mat] [--id-size 4|8] [--max-output SIZE] [-q] IN.bmd OUT.hprof\n"
 	  "                         [APK|JAR|DEX ...]\n\n"
@@ -61,7 +75,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve decrunch dump.bmd dump.hprof\n"
 	  "  artcarve decrunch --mat dump.bmd dump-mat.hprof app.apk\n\n"
 	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
-	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n" },
+	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n",
+	  &cmd_decrunch_spec },
 	{ "hprof-info", cmd_hprof_info, "summarise an HPROF heap dump (records, objects, roots, heaps)",
 	  "usage: artcarve hprof-info FILE [--json | --records]\n\n"
 	  "Reads an HPROF heap dump (JAVA PROFILE 1.0, 1.0.1, 1.0.2 or Android's 1.0.3; 4- or 8-byte\n"
@@ -80,7 +95,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve hprof-info --json heap.hprof | jq .instances\n"
 	  "  artcarve hprof-info --records heap.hprof | head\n\n"
 	  "exit status: 0 ok, 1 not a valid HPROF file (the message names the offset), 2 usage,\n"
-	  "3 I/O or out of memory.\n" },
+	  "3 I/O or out of memory.\n",
+	  &cmd_hprof_info_spec },
 	{ "info", cmd_info, "describe a process memory image (container, regions, ART runtime)",
 	  "usage: artcarve info IMAGE [--maps FILE] [--json] [--hash] [--art-version V] [--image-only]\n\n"
 	  "Opens a process memory image and prints its container and its regions (start, end,\n"
@@ -119,7 +135,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve info --json --hash memfetch-dir/\n"
 	  "  artcarve info --image-only vol3-dump-dir/\n\n"
 	  "exit status: 0 ok, 1 input rejected (unknown, ambiguous or damaged image; the message\n"
-	  "names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
+	  "names the file and offset), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_info_spec },
 	{ "convert", cmd_convert, "convert an Android HPROF (1.0.3) to standard HPROF 1.0.2 (like hprof-conv)",
 	  "usage: artcarve convert [--app-only] [-v] IN.hprof OUT.hprof\n\n"
 	  "Converts an Android heap dump (JAVA PROFILE 1.0.3) into a standard 1.0.2 file that Eclipse\n"
@@ -140,7 +157,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve convert dialer.android-hprof dialer.hprof\n"
 	  "  artcarve convert --app-only dialer.android-hprof dialer-app.hprof\n\n"
 	  "exit status: 0 ok, 1 input is not a valid HPROF file (the message names the offset),\n"
-	  "2 usage, 3 I/O or out of memory.\n" },
+	  "2 usage, 3 I/O or out of memory.\n",
+	  &cmd_convert_spec },
 	{ "classes", cmd_classes, "list every java.lang.Class of a process image with its field layout",
 	  "usage: artcarve classes IMAGE [--maps FILE] [--json] [--art-version V]\n\n"
 	  "Builds the ART runtime model of a process memory image (any container `info` accepts) and\n"
@@ -167,7 +185,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve classes core --maps maps.txt\n"
 	  "  artcarve classes --json --art-version 11 core | jq '.classes[0]'\n\n"
 	  "exit status: 0 ok, 1 input rejected (not an ART process image, damaged container), 2 usage\n"
-	  "(also an unknown --art-version), 3 I/O or out of memory.\n" },
+	  "(also an unknown --art-version), 3 I/O or out of memory.\n",
+	  &cmd_classes_spec },
 	{ "walk", cmd_walk, "list the allocation units and object candidates of every heap space",
 	  "usage: artcarve walk IMAGE [--maps FILE] [--json] [--objects] [--art-version V]\n\n"
 	  "Builds the ART runtime model of a process memory image (see `classes`) and walks every\n"
@@ -199,7 +218,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve walk core --maps maps.txt\n"
 	  "  artcarve walk --json core | jq '.spaces[] | {kind, allocated, free}'\n\n"
 	  "exit status: 0 ok (damage is reported, not fatal), 1 input rejected (not an ART process\n"
-	  "image), 2 usage, 3 I/O or out of memory.\n" },
+	  "image), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_walk_spec },
 	{ "art-file", cmd_art_file, "decode DEX, VDEX, OAT/ODEX and ART image files (header and contents summary)",
 	  "usage: artcarve art-file FILE... [--json] [--extract-dex DIR] [--no-vdex]\n\n"
 	  "Identifies each FILE by its magic and prints its decoded header and a summary:\n"
@@ -238,7 +258,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve art-file --extract-dex out/ boot.vdex && dexdump -f out/boot.vdex-0.dex\n"
 	  "  artcarve art-file system/framework/arm/boot-core-libart.art\n\n"
 	  "exit status: 0 all files decoded, 1 a file was rejected (unknown, truncated or\n"
-	  "corrupt; the message names the file and offset), 2 usage, 3 I/O or out of memory.\n" },
+	  "corrupt; the message names the file and offset), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_art_file_spec },
 	{ "disasm", cmd_disasm, "disassemble compiled methods of an OAT/ODEX file or a memory image",
 	  "usage: artcarve disasm [--json] [--list] [--sample N] [--vdex FILE] [--maps FILE]\n"
 	  "                       (OAT|IMAGE) METHOD\n\n"
@@ -271,7 +292,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve disasm --list services.odex '*'\n"
 	  "  artcarve disasm --json --sample 30 boot-ext.oat '*'\n\n"
 	  "exit status: 0 ok, 1 input rejected (not an OAT file or image, damaged OAT, no method\n"
-	  "matches; the message names the offset), 2 usage, 3 I/O or out of memory.\n" },
+	  "matches; the message names the offset), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_disasm_spec },
 	{ "hooks", cmd_hooks, "find hooked ART methods (entry points outside known code, inline jumps)",
 	  "usage: artcarve hooks [--json] [--maps FILE] (OAT|ART-IMAGE|IMAGE)\n\n"
 	  "Looks for ART methods hooked the way Frida, Xposed/LSPosed and similar tools do it:\n"
@@ -300,7 +322,8 @@ const struct cli_command cli_commands[] = {
 	  "  artcarve hooks --json services.odex\n"
 	  "  artcarve hooks --maps maps.txt core\n\n"
 	  "exit status: 0 checked (hooks or not: read the report), 1 input rejected, 2 usage,\n"
-	  "3 I/O or out of memory.\n" },
+	  "3 I/O or out of memory.\n",
+	  &cmd_hooks_spec },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);

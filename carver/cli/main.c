@@ -1,18 +1,11 @@
-/* main.c - artcarve entry point: dispatches to a subcommand (carver/cli/commands.c). */
+/* main.c - artcarve entry point: dispatches to a subcommand (carver/cli/commands.c), which
+ * parses its own arguments and --help (cli_parse). */
 #include <stdio.h>
 #include <string.h>
 
 #include "carver/cli/cli.h"
 
-#define ARTCARVE_VERSION "0.1.0"
-
-int cmd_version(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("artcarve %s\n", ARTCARVE_VERSION);
-	return CLI_OK;
-}
+int cmd_version(int argc, char **argv);
 
 static void main_usage(FILE *fp)
 {
@@ -37,14 +30,15 @@ int main(int argc, char **argv)
 		main_usage(stdout);
 		return CLI_OK;
 	}
-	if (!strcmp(argv[1], "--version"))
-		return cmd_version(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version")) {   /* like `artcarve version`; what follows is ignored */
+		static char name[] = "version";
+		char *v[] = { name, NULL };
+		return cmd_version(1, v);
+	}
 	cmd = cli_find(argv[1]);
 	if (!cmd) {
 		fprintf(stderr, "artcarve: unknown command '%s' (try 'artcarve --help')\n", argv[1]);
 		return CLI_USAGE;
 	}
-	if (cli_help_requested(argc - 1, argv + 1, cmd))
-		return CLI_OK;
 	return cmd->run(argc - 1, argv + 1);
 }
