@@ -3,8 +3,8 @@
  *
  * The command is a table of file kinds (af_kinds[] below): each row has a probe on the
  * first bytes and a describe function that prints the decoded header and a summary of the
- * contents through the report writer `struct rep`, which emits either indented text
- * ("key: value" lines) or JSON with the same keys, so a row is written once for both.
+ * contents through the report writer (carver/base/rep.h), which emits either indented
+ * text ("key: value" lines) or JSON with the same keys, so a row is written once for both.
  * Each file's report is built in memory and printed only when the file decoded completely;
  * a damaged file gives one line on stderr instead and the command goes on with the next. */
 #include <stdlib.h>
@@ -20,99 +20,8 @@
 #include "carver/image/elfw.h"
 #include "carver/image/image.h"
 #include "carver/base/outfile.h"
+#include "carver/base/rep.h"
 #include "carver/base/xalloc.h"
-
-/* ---- report writer: text or JSON with the same keys ---- */
-
-enum { REP_MAX_DEPTH = 16 };
-
-struct rep {
-	FILE *fp;
-	bool json;
-	int depth;
-	bool first[REP_MAX_DEPTH];   /* no member printed yet at this level (JSON commas) */
-	bool array[REP_MAX_DEPTH];   /* the level is a list */
-};
-
-static void rep_indent(struct rep *r)
-{
-	for (int i = 0; i < r->depth; i++)
-		fputs("  ", r->fp);
-}
-
-/* starts a member: JSON comma + key, or text indentation + "key: " */
-static void rep_key(struct rep *r, const char *key)
-{
-	if (r->json) {
-		if (!r->first[r->depth])
-			fputs(", ", r->fp);
-		r->first[r->depth] = false;
-		if (key && !r->array[r->depth]) {
-			cli_json_string(r->fp, key, strlen(key));
-			fputs(": ", r->fp);
-		}
-		return;
-	}
-	rep_indent(r);
-	if (key)
-		fprintf(r->fp, "%s: ", key);
-}
-
-static void rep_u(struct rep *r, const char *key, uint64_t v)
-{
-	rep_key(r, key);
-	fprintf(r->fp, r->json ? "%llu" : "%llu\n", (unsigned long long)v);
-}
-
-static void rep_hex(struct rep *r, const char *key, uint64_t v)
-{
-	rep_key(r, key);
-	fprintf(r->fp, r->json ? "\"0x%llx\"" : "0x%llx\n", (unsigned long long)v);
-}
-
-static void rep_sn(struct rep *r, const char *key, const char *s, size_t n)
-{
-	rep_key(r, key);
-	if (r->json)
-		cli_json_string(r->fp, s, n);
-	else
-		fprintf(r->fp, "%.*s\n", (int)n, s);
-}
-
-static void rep_s(struct rep *r, const char *key, const char *s) { rep_sn(r, key, s, strlen(s)); }
-
-static void rep_bool(struct rep *r, const char *key, bool v)
-{
-	rep_key(r, key);
-	fputs(v ? (r->json ? "true" : "yes\n") : (r->json ? "false" : "no\n"), r->fp);
-}
-
-static void rep_open(struct rep *r, const char *key, bool array)
-{
-	if (r->json) {
-		rep_key(r, key);
-		fputc(array ? '[' : '{', r->fp);
-	} else {
-		rep_indent(r);
-		if (key)
-			fprintf(r->fp, "%s:\n", key);
-		else
-			fputs("-\n", r->fp);
-	}
-	if (r->depth + 1 < REP_MAX_DEPTH)
-		r->depth++;
-	r->first[r->depth] = true;
-	r->array[r->depth] = array;
-}
-
-static void rep_close(struct rep *r)
-{
-	bool array = r->array[r->depth];
-	if (r->depth > 0)
-		r->depth--;
-	if (r->json)
-		fputc(array ? ']' : '}', r->fp);
-}
 
 /* ---- shared state for one file ---- */
 
@@ -352,10 +261,8 @@ static void af_oat_kv(struct rep *r, const struct oat *o)
 		snprintf(key, sizeof(key), "%.*s", (int)(kl < 127 ? kl : 127), k);
 		if (r->json)
 			rep_sn(r, key, v, vl);
-		else {  /* text: "kv: KEY=VALUE", one per line, easy to grep */
-			rep_indent(r);
-			fprintf(r->fp, "kv: %s=%.*s\n", key, (int)vl, v);
-		}
+		else    /* text: "kv: KEY=VALUE", one per line, easy to grep */
+			rep_line(r, "kv: %s=%.*s", key, (int)vl, v);
 	}
 	rep_close(r);
 }
@@ -450,10 +357,9 @@ static void af_art_header(struct rep *r, const struct art_image *img)
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].hex)
 			rep_hex(r, f[i].name, (uint64_t)f[i].value);
-		else if (f[i].value < 0) {
-			rep_key(r, f[i].name);
-			fprintf(r->fp, r->json ? "%lld" : "%lld\n", (long long)f[i].value);
-		} else
+		else if (f[i].value < 0)
+			rep_i(r, f[i].name, f[i].value);
+		else
 			rep_u(r, f[i].name, (uint64_t)f[i].value);
 	}
 	rep_close(r);
@@ -589,7 +495,7 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 	char *buf = NULL;
 	size_t buf_len = 0;
 	FILE *mem;
-	struct rep r = { 0 };
+	struct rep r;
 	struct af_ctx cx;
 	int rc;
 
@@ -606,11 +512,7 @@ static int af_file(const char *path, FILE *out, bool json, bool first, const cha
 		img_close(&m);
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
 	}
-	r.fp = mem;
-	r.json = json;
-	r.depth = json ? 1 : 0;
-	r.first[r.depth] = first;
-	r.array[r.depth] = true;
+	rep_init_item(&r, mem, json, first);
 	cx = (struct af_ctx){ path, whole, &r, extract_dir, 0, no_vdex };
 	if (json)
 		rep_open(&r, NULL, false);

@@ -8,6 +8,7 @@
 #include "art/runtime/runtime.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
+#include "carver/base/rep.h"
 #include "carver/base/wbuf.h"
 #include "rosalloc/probe/probe.h"
 
@@ -53,59 +54,61 @@ static void print_text(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 	}
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-	if (s)
-		cli_json_string(fp, s, strlen(s));
-	else
-		fputs("null", fp);
-}
-
-static void json_ref(FILE *fp, const struct art_runtime *rt, const char *key, uint32_t addr, size_t idx)
+static void json_ref(struct rep *r, const struct art_runtime *rt, const char *key, uint32_t addr, size_t idx)
 {
 	if (!addr) {
-		fprintf(fp, ", \"%s\": null", key);
+		rep_null(r, key);
 		return;
 	}
-	fprintf(fp, ", \"%s\": {\"address\": \"0x%x\", \"name\": ", key, addr);
-	json_str(fp, class_name(rt, idx));
-	fputc('}', fp);
+	rep_open(r, key, false);
+	rep_hex(r, "address", addr);
+	rep_s(r, "name", class_name(rt, idx));
+	rep_close(r);
 }
 
 static void print_json(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 {
-	fprintf(fp, "{\"layout\": ");
-	json_str(fp, rt->layout->family);
-	fprintf(fp, ", \"pointer_size\": %u, \"count\": %zu, \"retired\": %zu, \"classes\": [", rt->pointer_size,
-		rt->class_count, rt->retired_classes);
+	struct rep r;
+
+	rep_init(&r, fp, true);
+	rep_open(&r, NULL, false);
+	rep_s(&r, "layout", rt->layout->family);
+	rep_u(&r, "pointer_size", rt->pointer_size);
+	rep_u(&r, "count", rt->class_count);
+	rep_u(&r, "retired", rt->retired_classes);
+	rep_open_lines(&r, "classes", true);
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct rt_class *k = &rt->classes[i];
-		fprintf(fp, "%s\n  {\"address\": \"0x%llx\", \"name\": ", i ? "," : "", (unsigned long long)k->addr);
-		json_str(fp, k->name);
-		fputs(", \"name_from\": ", fp);
-		json_str(fp, k->name_how);
-		json_ref(fp, rt, "super", k->raw.super_class, k->super);
-		json_ref(fp, rt, "component", k->raw.component_type, k->component);
-		fprintf(fp, ", \"object_size\": %u, \"class_size\": %u, \"access_flags\": %u, \"status\": %u",
-			k->raw.object_size, k->raw.class_size, k->raw.access_flags, k->raw.status);
-		fputs(", \"fields_from\": ", fp);
-		json_str(fp, k->fields_how);
-		fprintf(fp, ", \"fields_checked\": %s, \"fields\": [", k->fields_checked ? "true" : "false");
+		rep_open(&r, NULL, false);
+		rep_hex(&r, "address", k->addr);
+		rep_s(&r, "name", k->name);
+		rep_s(&r, "name_from", k->name_how);
+		json_ref(&r, rt, "super", k->raw.super_class, k->super);
+		json_ref(&r, rt, "component", k->raw.component_type, k->component);
+		rep_u(&r, "object_size", k->raw.object_size);
+		rep_u(&r, "class_size", k->raw.class_size);
+		rep_u(&r, "access_flags", k->raw.access_flags);
+		rep_u(&r, "status", k->raw.status);
+		rep_s(&r, "fields_from", k->fields_how);
+		rep_bool(&r, "fields_checked", k->fields_checked);
+		rep_open(&r, "fields", true);
 		for (uint32_t j = 0; j < k->field_count; j++) {
 			const struct rt_field *f = &k->fields[j];
-			fprintf(fp, "%s{\"name\": ", j ? ", " : "");
-			json_str(fp, f->name);
-			fputs(", \"type\": ", fp);
-			json_str(fp, type_name(f->type, b));
+			rep_open(&r, NULL, false);
+			rep_s(&r, "name", f->name);
+			rep_s(&r, "type", type_name(f->type, b));
 			if (f->offset == RT_OFFSET_UNKNOWN)
-				fputs(", \"offset\": null", fp);
+				rep_null(&r, "offset");
 			else
-				fprintf(fp, ", \"offset\": %u", f->offset);
-			fputc('}', fp);
+				rep_u(&r, "offset", f->offset);
+			rep_close(&r);
 		}
-		fputs("]}", fp);
+		rep_close(&r);
+		rep_close(&r);
 	}
-	fputs("\n]}\n", fp);
+	rep_close(&r);
+	rep_close(&r);
+	fputc('\n', fp);
 }
 
 static const struct opt classes_opts[] = {

@@ -13,6 +13,7 @@
 
 #include "art/code/disasm.h"
 #include "art/code/oat_code.h"
+#include "carver/base/rep.h"
 #include "carver/cli/cli.h"
 #include "carver/base/xalloc.h"
 
@@ -26,6 +27,7 @@ struct dis_ctx {
 	struct dis_opts o;
 	struct disasm *dis;
 	FILE *out;
+	struct rep r;            /* --json: one array of methods */
 	size_t printed;
 };
 
@@ -96,25 +98,26 @@ static void dis_insn_text(struct dis_ctx *cx, const struct oat_code_source *cs, 
 	fputc('\n', cx->out);
 }
 
-static void dis_insn_json(struct dis_ctx *cx, const struct oat_code_source *cs, const struct disasm_insn *in, bool first)
+static void dis_insn_json(struct dis_ctx *cx, const struct oat_code_source *cs, const struct disasm_insn *in)
 {
-	char comment[600];
+	char comment[600], bytes[2 * DISASM_MAX_BYTES + 1];
+	struct rep *r = &cx->r;
 
-	fprintf(cx->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"size\": %u, \"bytes\": \"", first ? "" : ",",
-		in->address, in->size);
-	dis_hex(cx->out, in->bytes, in->size);
-	fprintf(cx->out, "\", \"mnemonic\": ");
-	cli_json_string(cx->out, in->mnemonic, strlen(in->mnemonic));
-	fprintf(cx->out, ", \"operands\": ");
-	cli_json_string(cx->out, in->operands, strlen(in->operands));
-	fprintf(cx->out, ", \"valid\": %s", in->valid ? "true" : "false");
+	for (size_t i = 0; i < in->size && i < DISASM_MAX_BYTES; i++)
+		snprintf(bytes + 2 * i, 3, "%02x", in->bytes[i]);
+	bytes[2 * (in->size < DISASM_MAX_BYTES ? in->size : DISASM_MAX_BYTES)] = '\0';
+	rep_open(r, NULL, false);
+	rep_hex(r, "address", in->address);
+	rep_u(r, "size", in->size);
+	rep_s(r, "bytes", bytes);
+	rep_s(r, "mnemonic", in->mnemonic);
+	rep_s(r, "operands", in->operands);
+	rep_bool(r, "valid", in->valid);
 	if (in->has_target)
-		fprintf(cx->out, ", \"target\": \"0x%" PRIx64 "\"", in->target);
-	if (dis_comment(cs, in, comment, sizeof(comment))) {
-		fprintf(cx->out, ", \"comment\": ");
-		cli_json_string(cx->out, comment, strlen(comment));
-	}
-	fputc('}', cx->out);
+		rep_hex(r, "target", in->target);
+	if (dis_comment(cs, in, comment, sizeof(comment)))
+		rep_s(r, "comment", comment);
+	rep_close(r);
 }
 
 static void dis_method_head(struct dis_ctx *cx, const struct oat_code_source *cs, const struct oat_code_entry *en)
@@ -135,15 +138,17 @@ static void dis_method_head(struct dis_ctx *cx, const struct oat_code_source *cs
 		fputc('\n', cx->out);
 		return;
 	}
-	fprintf(cx->out, "%s\n  {\"method\": ", cx->printed ? "," : "");
-	cli_json_string(cx->out, name, strlen(name));
-	fprintf(cx->out, ", \"source\": ");
-	cli_json_string(cx->out, cs->label, strlen(cs->label));
-	fprintf(cx->out, ", \"dex\": %u, \"class_def\": %u, \"method_index\": %u, \"isa\": \"%s\", "
-		"\"address\": \"0x%" PRIx64 "\", \"size\": %u",
-		en->dex_file, en->class_def, en->method_index, disasm_arch_name(cs->arch), va, en->code_size);
+	rep_open(&cx->r, NULL, false);
+	rep_s(&cx->r, "method", name);
+	rep_s(&cx->r, "source", cs->label);
+	rep_u(&cx->r, "dex", en->dex_file);
+	rep_u(&cx->r, "class_def", en->class_def);
+	rep_u(&cx->r, "method_index", en->method_index);
+	rep_s(&cx->r, "isa", disasm_arch_name(cs->arch));
+	rep_hex(&cx->r, "address", va);
+	rep_u(&cx->r, "size", en->code_size);
 	if (cs->file_offset_known)
-		fprintf(cx->out, ", \"file_offset\": %" PRIu64, cs->exec_file_offset + (en->code_start - cs->ix.space.exec_rel));
+		rep_u(&cx->r, "file_offset", cs->exec_file_offset + (en->code_start - cs->ix.space.exec_rel));
 }
 
 static int dis_method(struct dis_ctx *cx, const struct oat_code_source *cs, const struct oat_code_entry *en,
@@ -152,7 +157,6 @@ static int dis_method(struct dis_ctx *cx, const struct oat_code_source *cs, cons
 	struct oat_method_code mc;
 	struct disasm_iter it;
 	struct disasm_insn in;
-	bool first = true;
 	int rc;
 
 	if ((rc = oat_method_code_decode(&cs->ix.space, en->code_offset, &mc, e)) < 0)
@@ -160,7 +164,7 @@ static int dis_method(struct dis_ctx *cx, const struct oat_code_source *cs, cons
 	dis_method_head(cx, cs, en);
 	if (cx->o.list) {
 		if (cx->o.json)
-			fputc('}', cx->out);
+			rep_close(&cx->r);
 		cx->printed++;
 		return 0;
 	}
@@ -168,16 +172,17 @@ static int dis_method(struct dis_ctx *cx, const struct oat_code_source *cs, cons
 				   &it, e)) < 0)
 		return rc;
 	if (cx->o.json)
-		fprintf(cx->out, ", \"instructions\": [");
+		rep_open_lines(&cx->r, "instructions", true);
 	while (disasm_next(&it, &in) == 1) {
 		if (cx->o.json)
-			dis_insn_json(cx, cs, &in, first);
+			dis_insn_json(cx, cs, &in);
 		else
 			dis_insn_text(cx, cs, &in);
-		first = false;
 	}
-	if (cx->o.json)
-		fprintf(cx->out, "\n  ]}");
+	if (cx->o.json) {
+		rep_close(&cx->r);
+		rep_close(&cx->r);
+	}
 	cx->printed++;
 	return 0;
 }
@@ -270,16 +275,19 @@ int cmd_disasm(int argc, char **argv)
 	cx.o.pattern = argv[2];
 	if ((rc = disasm_open(&cx.dis, &e)) < 0)
 		return cli_report(argv[0], &e);
+	rep_init(&cx.r, cx.out, cx.o.json);
 	rc = oat_code_sources_open(&srcs, cx.o.input, cx.o.vdex, cx.o.maps, &e);
 	if (rc == 0) {
 		if (cx.o.json)
-			fputc('[', cx.out);
+			rep_open_lines(&cx.r, NULL, true);
 		for (size_t i = 0; i < srcs.count && rc == 0; i++) {
 			dis_warn_skipped(argv[0], &srcs.v[i]);
 			rc = dis_source(&cx, &srcs.v[i], &e);
 		}
-		if (cx.o.json)
-			fprintf(cx.out, "%s]\n", cx.printed ? "\n" : "");
+		if (cx.o.json) {
+			rep_close(&cx.r);
+			fputc('\n', cx.out);
+		}
 		if (rc == 0 && cx.printed == 0)
 			rc = dis_nothing(&srcs, cx.o.pattern, &e);
 		oat_code_sources_close(&srcs);

@@ -17,6 +17,7 @@
 #include "art/code/disasm.h"
 #include "art/code/hooks.h"
 #include "art/code/oat_code.h"
+#include "carver/base/rep.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
 #include "carver/base/xalloc.h"
@@ -483,25 +484,32 @@ static int hk_run_sources(struct hk_ctx *cx, const char *path, const char *maps,
 static void hk_print(const struct hk_ctx *cx)
 {
 	if (cx->json) {
-		printf("{\"methods_checked\": %zu, \"code_checked\": %zu, \"entries_unverified\": %zu, \"hooks\": [",
-		       cx->methods_checked, cx->code_checked, cx->entries_unverified);
+		struct rep r;
+		rep_init(&r, stdout, true);
+		rep_open(&r, NULL, false);
+		rep_u(&r, "methods_checked", cx->methods_checked);
+		rep_u(&r, "code_checked", cx->code_checked);
+		rep_u(&r, "entries_unverified", cx->entries_unverified);
+		rep_open_lines(&r, "hooks", true);
 		for (size_t i = 0; i < cx->found_count; i++) {
 			const struct hk_finding *f = &cx->found[i];
-			printf("%s\n  {\"kind\": \"%s\", \"method\": ", i ? "," : "", f->kind == HK_INLINE ? "inline" : "entry");
-			cli_json_string(stdout, f->name, strlen(f->name));
-			printf(", \"source\": ");
-			cli_json_string(stdout, f->source, strlen(f->source));
-			if (f->art_method)
-				printf(", \"art_method\": \"0x%" PRIx64 "\", \"entry_point_at\": \"0x%" PRIx64 "\"",
-				       f->art_method, f->entry_at);
-			printf(", \"code\": \"0x%" PRIx64 "\"", f->code);
+			rep_open(&r, NULL, false);
+			rep_s(&r, "kind", f->kind == HK_INLINE ? "inline" : "entry");
+			rep_s(&r, "method", f->name);
+			rep_s(&r, "source", f->source);
+			if (f->art_method) {
+				rep_hex(&r, "art_method", f->art_method);
+				rep_hex(&r, "entry_point_at", f->entry_at);
+			}
+			rep_hex(&r, "code", f->code);
 			if (f->kind == HK_INLINE && f->target_known)
-				printf(", \"target\": \"0x%" PRIx64 "\"", f->target);
-			printf(", \"how\": ");
-			cli_json_string(stdout, f->how, strlen(f->how));
-			putchar('}');
+				rep_hex(&r, "target", f->target);
+			rep_s(&r, "how", f->how);
+			rep_close(&r);
 		}
-		printf("%s]}\n", cx->found_count ? "\n" : "");
+		rep_close(&r);
+		rep_close(&r);
+		putchar('\n');
 		return;
 	}
 	for (size_t i = 0; i < cx->found_count; i++) {

@@ -8,6 +8,7 @@
 
 #include "carver/cli/cli.h"
 #include "carver/base/mapfile.h"
+#include "carver/base/rep.h"
 #include "carver/base/xalloc.h"
 #include "output/hprof/hprof.h"
 
@@ -204,54 +205,63 @@ static bool info_heap_shown(const struct info *in, unsigned i)
 	return i < in->heap_count || (i == INFO_MAX_HEAPS && in->heaps[i].named);
 }
 
-static void info_print_text(const struct info *in, const struct hprof_reader *r, const char *path)
+/* "  NAME   count" rows under a count line, for the tags with a count. */
+static void info_text_rows(const uint64_t *counts, const char *(*namer)(unsigned), bool roots_only)
 {
 	char name[80];
 
-	printf("file: %s\nsize: %zu\nversion: %s\nid size: %u\ntimestamp: %" PRIu64 "\n", path, r->c.len,
-	       r->version, r->id_size, r->timestamp);
-	printf("records: %" PRIu64 "\n", in->record_count);
 	for (unsigned t = 0; t < 256; t++)
-		if (in->records[t]) {
-			info_name(name, sizeof(name), hprof_tag_name(t), t);
-			printf("  %-24s %" PRIu64 "\n", name, in->records[t]);
+		if (counts[t] && (!roots_only || hprof_sub_is_root(t))) {
+			info_name(name, sizeof(name), namer(t), t);
+			printf("  %-24s %" PRIu64 "\n", name, counts[t]);
 		}
-	printf("heap sub-records: %" PRIu64 "\n", in->sub_count);
-	for (unsigned t = 0; t < 256; t++)
-		if (in->subs[t]) {
-			info_name(name, sizeof(name), hprof_sub_name(t), t);
-			printf("  %-24s %" PRIu64 "\n", name, in->subs[t]);
-		}
-	printf("strings: %" PRIu64 "\nloaded classes: %" PRIu64 "\n", in->records[HPROF_STRING],
-	       in->records[HPROF_LOAD_CLASS]);
-	printf("segments: %" PRIu64 "\nheap dumps: %" PRIu64 "\n", in->records[HPROF_HEAP_DUMP_SEGMENT],
-	       in->records[HPROF_HEAP_DUMP]);
-	printf("classes: %" PRIu64 "\ninstances: %" PRIu64 "\nobject arrays: %" PRIu64 "\n",
-	       in->subs[HPROF_CLASS_DUMP], in->subs[HPROF_INSTANCE_DUMP], in->subs[HPROF_OBJ_ARRAY_DUMP]);
-	printf("primitive arrays: %" PRIu64 "\n", in->subs[HPROF_PRIM_ARRAY_DUMP] + in->subs[HPROF_PRIM_ARRAY_NODATA]);
-	printf("roots: %" PRIu64 "\n", info_roots(in));
-	for (unsigned t = 0; t < 256; t++)
-		if (hprof_sub_is_root(t) && in->subs[t])
-			printf("  %-24s %" PRIu64 "\n", hprof_sub_name(t), in->subs[t]);
-	printf("heaps:\n");
+}
+
+static void info_print_text(const struct info *in, const struct hprof_reader *hr, const char *path)
+{
+	struct rep rr, *r = &rr;
+	char name[80];
+
+	rep_init(r, stdout, false);
+	rep_s(r, "file", path);
+	rep_u(r, "size", hr->c.len);
+	rep_s(r, "version", hr->version);
+	rep_u(r, "id size", hr->id_size);
+	rep_u(r, "timestamp", hr->timestamp);
+	rep_u(r, "records", in->record_count);
+	info_text_rows(in->records, hprof_tag_name, false);
+	rep_u(r, "heap sub-records", in->sub_count);
+	info_text_rows(in->subs, hprof_sub_name, false);
+	rep_u(r, "strings", in->records[HPROF_STRING]);
+	rep_u(r, "loaded classes", in->records[HPROF_LOAD_CLASS]);
+	rep_u(r, "segments", in->records[HPROF_HEAP_DUMP_SEGMENT]);
+	rep_u(r, "heap dumps", in->records[HPROF_HEAP_DUMP]);
+	rep_u(r, "classes", in->subs[HPROF_CLASS_DUMP]);
+	rep_u(r, "instances", in->subs[HPROF_INSTANCE_DUMP]);
+	rep_u(r, "object arrays", in->subs[HPROF_OBJ_ARRAY_DUMP]);
+	rep_u(r, "primitive arrays", in->subs[HPROF_PRIM_ARRAY_DUMP] + in->subs[HPROF_PRIM_ARRAY_NODATA]);
+	rep_u(r, "roots", info_roots(in));
+	info_text_rows(in->subs, hprof_sub_name, true);
+	rep_open(r, "heaps", false);
 	for (unsigned i = 0; i <= INFO_MAX_HEAPS; i++) {
 		const struct info_heap *h = &in->heaps[i];
 		if (!info_heap_shown(in, i) || (i == 0 && h->objects == 0))
 			continue;
 		info_heap_label(h, i, name, sizeof(name));
-		printf("  %-8s id 0x%02x: %" PRIu64 " objects (%" PRIu64 " classes, %" PRIu64 " instances, %"
-		       PRIu64 " object arrays, %" PRIu64 " primitive arrays), %" PRIu64 " HEAP_DUMP_INFO\n",
-		       name, h->heap_id, h->objects, h->classes, h->instances, h->obj_arrays, h->prim_arrays,
-		       h->infos);
+		rep_line(r, "%-8s id 0x%02x: %" PRIu64 " objects (%" PRIu64 " classes, %" PRIu64 " instances, %" PRIu64
+			 " object arrays, %" PRIu64 " primitive arrays), %" PRIu64 " HEAP_DUMP_INFO",
+			 name, h->heap_id, h->objects, h->classes, h->instances, h->obj_arrays, h->prim_arrays, h->infos);
 	}
+	rep_close(r);
 }
 
-static void info_json_map(const uint64_t *counts, const char *(*namer)(unsigned), bool roots_only)
+/* {"TAG": count, ...} for the tags with a count (only the root tags when roots_only). */
+static void info_json_map(struct rep *r, const char *key, const uint64_t *counts, const char *(*namer)(unsigned),
+			  bool roots_only)
 {
 	char name[16];
-	bool first = true;
 
-	putchar('{');
+	rep_open(r, key, false);
 	for (unsigned t = 0; t < 256; t++) {
 		const char *nm;
 		if (!counts[t] || (roots_only && !hprof_sub_is_root(t)))
@@ -261,58 +271,64 @@ static void info_json_map(const uint64_t *counts, const char *(*namer)(unsigned)
 			snprintf(name, sizeof(name), "0x%02x", t);
 			nm = name;
 		}
-		printf("%s", first ? "" : ", ");
-		cli_json_string(stdout, nm, strlen(nm));
-		printf(": %" PRIu64, counts[t]);
-		first = false;
+		rep_u(r, nm, counts[t]);
 	}
-	putchar('}');
+	rep_close(r);
 }
 
-static void info_print_json(const struct info *in, const struct hprof_reader *r, const char *path)
+static void info_print_json(const struct info *in, const struct hprof_reader *hr, const char *path)
 {
+	struct rep rr, *r = &rr;
 	char name[80];
-	bool first = true;
 
-	printf("{\"file\": ");
-	cli_json_string(stdout, path, strlen(path));
-	printf(", \"size\": %zu, \"version\": ", r->c.len);
-	cli_json_string(stdout, r->version, strlen(r->version));
-	printf(", \"id_size\": %u, \"timestamp\": %" PRIu64 ", \"record_count\": %" PRIu64 ", \"records\": ",
-	       r->id_size, r->timestamp, in->record_count);
-	info_json_map(in->records, hprof_tag_name, false);
-	printf(", \"sub_record_count\": %" PRIu64 ", \"sub_records\": ", in->sub_count);
-	info_json_map(in->subs, hprof_sub_name, false);
-	printf(", \"strings\": %" PRIu64 ", \"load_classes\": %" PRIu64 ", \"segments\": %" PRIu64
-	       ", \"heap_dumps\": %" PRIu64 ", \"heap_dump_ends\": %" PRIu64, in->records[HPROF_STRING],
-	       in->records[HPROF_LOAD_CLASS], in->records[HPROF_HEAP_DUMP_SEGMENT], in->records[HPROF_HEAP_DUMP],
-	       in->records[HPROF_HEAP_DUMP_END]);
-	printf(", \"classes\": %" PRIu64 ", \"instances\": %" PRIu64 ", \"object_arrays\": %" PRIu64
-	       ", \"primitive_arrays\": %" PRIu64 ", \"primitive_arrays_nodata\": %" PRIu64
-	       ", \"instance_bytes\": %" PRIu64 ", \"primitive_array_bytes\": %" PRIu64,
-	       in->subs[HPROF_CLASS_DUMP], in->subs[HPROF_INSTANCE_DUMP], in->subs[HPROF_OBJ_ARRAY_DUMP],
-	       in->subs[HPROF_PRIM_ARRAY_DUMP] + in->subs[HPROF_PRIM_ARRAY_NODATA],
-	       in->subs[HPROF_PRIM_ARRAY_NODATA], in->instance_bytes, in->prim_elements_bytes);
-	printf(", \"root_count\": %" PRIu64 ", \"roots\": ", info_roots(in));
-	info_json_map(in->subs, hprof_sub_name, true);
-	printf(", \"heaps\": [");
+	rep_init(r, stdout, true);
+	rep_open(r, NULL, false);
+	rep_s(r, "file", path);
+	rep_u(r, "size", hr->c.len);
+	rep_s(r, "version", hr->version);
+	rep_u(r, "id_size", hr->id_size);
+	rep_u(r, "timestamp", hr->timestamp);
+	rep_u(r, "record_count", in->record_count);
+	info_json_map(r, "records", in->records, hprof_tag_name, false);
+	rep_u(r, "sub_record_count", in->sub_count);
+	info_json_map(r, "sub_records", in->subs, hprof_sub_name, false);
+	rep_u(r, "strings", in->records[HPROF_STRING]);
+	rep_u(r, "load_classes", in->records[HPROF_LOAD_CLASS]);
+	rep_u(r, "segments", in->records[HPROF_HEAP_DUMP_SEGMENT]);
+	rep_u(r, "heap_dumps", in->records[HPROF_HEAP_DUMP]);
+	rep_u(r, "heap_dump_ends", in->records[HPROF_HEAP_DUMP_END]);
+	rep_u(r, "classes", in->subs[HPROF_CLASS_DUMP]);
+	rep_u(r, "instances", in->subs[HPROF_INSTANCE_DUMP]);
+	rep_u(r, "object_arrays", in->subs[HPROF_OBJ_ARRAY_DUMP]);
+	rep_u(r, "primitive_arrays", in->subs[HPROF_PRIM_ARRAY_DUMP] + in->subs[HPROF_PRIM_ARRAY_NODATA]);
+	rep_u(r, "primitive_arrays_nodata", in->subs[HPROF_PRIM_ARRAY_NODATA]);
+	rep_u(r, "instance_bytes", in->instance_bytes);
+	rep_u(r, "primitive_array_bytes", in->prim_elements_bytes);
+	rep_u(r, "root_count", info_roots(in));
+	info_json_map(r, "roots", in->subs, hprof_sub_name, true);
+	rep_open(r, "heaps", true);
 	for (unsigned i = 0; i <= INFO_MAX_HEAPS; i++) {
 		const struct info_heap *h = &in->heaps[i];
 		if (!info_heap_shown(in, i) || (i == 0 && h->objects == 0))
 			continue;
 		info_heap_label(h, i, name, sizeof(name));
-		printf("%s{\"name\": ", first ? "" : ", ");
-		if (h->name)
-			cli_json_string(stdout, (const char *)h->name, h->name_len);
+		rep_open(r, NULL, false);
+		if (h->name)   /* the name as the file has it (escaped), not the printable label */
+			rep_sn(r, "name", (const char *)h->name, h->name_len);
 		else
-			cli_json_string(stdout, name, strlen(name));
-		printf(", \"id\": %u, \"infos\": %" PRIu64 ", \"objects\": %" PRIu64 ", \"classes\": %" PRIu64
-		       ", \"instances\": %" PRIu64 ", \"object_arrays\": %" PRIu64 ", \"primitive_arrays\": %"
-		       PRIu64 "}", h->heap_id, h->infos, h->objects, h->classes, h->instances, h->obj_arrays,
-		       h->prim_arrays);
-		first = false;
+			rep_s(r, "name", name);
+		rep_u(r, "id", h->heap_id);
+		rep_u(r, "infos", h->infos);
+		rep_u(r, "objects", h->objects);
+		rep_u(r, "classes", h->classes);
+		rep_u(r, "instances", h->instances);
+		rep_u(r, "object_arrays", h->obj_arrays);
+		rep_u(r, "primitive_arrays", h->prim_arrays);
+		rep_close(r);
 	}
-	printf("]}\n");
+	rep_close(r);
+	rep_close(r);
+	putchar('\n');
 }
 
 /* --records: one line per top-level record (offset, tag, time, body length), nothing else. */

@@ -7,21 +7,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carver/base/rep.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
 #include "carver/cli/info_art.h"
 
 struct info_ctx {
 	const struct image *img;
-	FILE *out;
-	bool json;
+	struct rep *r;  /* text, or one JSON object with a key per section */
 	bool hash;      /* print an FNV-1a 64 hash of each region's captured bytes */
 	bool image_only; /* only the image sections: no ART analysis */
 	struct info_art *art; /* ART runtime model (carver/cli/info_art.h) */
 };
 
-/* Prints the section's text, or its JSON value (the key is printed by the caller). */
-typedef int (*info_section_fn)(struct info_ctx *cx, struct err *e);
+/* Prints the section's text, or its JSON member named key. */
+typedef int (*info_section_fn)(struct info_ctx *cx, const char *key, struct err *e);
 
 struct info_section {
 	const char *key;
@@ -40,99 +40,120 @@ static uint64_t info_fnv1a64(const uint8_t *p, size_t n)
 	return h;
 }
 
-static int info_container(struct info_ctx *cx, struct err *e)
+static int info_container(struct info_ctx *cx, const char *key, struct err *e)
 {
 	(void)e;
-	if (cx->json)
-		cli_json_string(cx->out, cx->img->container, strlen(cx->img->container));
-	else
-		fprintf(cx->out, "container: %s\n", cx->img->container);
+	rep_s(cx->r, key, cx->img->container);   /* text: "container: ..." */
 	return 0;
 }
 
-static int info_path(struct info_ctx *cx, struct err *e)
+static int info_path(struct info_ctx *cx, const char *key, struct err *e)
 {
 	(void)e;
-	if (cx->json)
-		cli_json_string(cx->out, cx->img->path, strlen(cx->img->path));
-	else
-		fprintf(cx->out, "path: %s\n", cx->img->path);
+	rep_s(cx->r, key, cx->img->path);
 	return 0;
 }
 
-static void info_region_json(struct info_ctx *cx, const struct img_region *r)
+static void info_region_json(struct info_ctx *cx, const struct img_region *g)
 {
-	char prot[4];
+	struct rep *r = cx->r;
+	char prot[4], hash[24];
 
-	fprintf(cx->out, "{\"start\": \"0x%llx\", \"end\": \"0x%llx\", \"prot\": \"%s\", \"captured\": %zu, \"name\": ",
-		(unsigned long long)r->start, (unsigned long long)r->end, img_prot_text(r->prot, prot), r->data_len);
-	cli_json_string(cx->out, r->name, strlen(r->name));
-	if (r->file_offset)
-		fprintf(cx->out, ", \"file_offset\": \"0x%llx\"", (unsigned long long)r->file_offset);
-	if (cx->hash)
-		fprintf(cx->out, ", \"fnv1a64\": \"%016llx\"", (unsigned long long)info_fnv1a64(r->data, r->data_len));
-	fputc('}', cx->out);
-}
-
-static void info_region_text(struct info_ctx *cx, const struct img_region *r)
-{
-	char prot[4];
-
-	fprintf(cx->out, "  %016llx-%016llx %s %12zu", (unsigned long long)r->start, (unsigned long long)r->end,
-		img_prot_text(r->prot, prot), r->data_len);
-	if (cx->hash)
-		fprintf(cx->out, " %016llx", (unsigned long long)info_fnv1a64(r->data, r->data_len));
-	fprintf(cx->out, " %s\n", r->name);
-}
-
-static int info_regions(struct info_ctx *cx, struct err *e)
-{
-	const struct image *img = cx->img;
-
-	(void)e;
-	if (!cx->json)
-		fprintf(cx->out, "regions: %zu\n  %-33s %s %12s%s %s\n", img->region_count, "START-END", "PRT", "CAPTURED",
-			cx->hash ? " FNV-1A-64       " : "", "NAME");
-	else
-		fputc('[', cx->out);
-	for (size_t i = 0; i < img->region_count; i++) {
-		if (cx->json) {
-			fputs(i ? ",\n    " : "\n    ", cx->out);
-			info_region_json(cx, &img->regions[i]);
-		} else {
-			info_region_text(cx, &img->regions[i]);
-		}
+	rep_open(r, NULL, false);
+	rep_hex(r, "start", g->start);
+	rep_hex(r, "end", g->end);
+	rep_s(r, "prot", img_prot_text(g->prot, prot));
+	rep_u(r, "captured", g->data_len);
+	rep_s(r, "name", g->name);
+	if (g->file_offset)
+		rep_hex(r, "file_offset", g->file_offset);
+	if (cx->hash) {
+		snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)info_fnv1a64(g->data, g->data_len));
+		rep_s(r, "fnv1a64", hash);
 	}
-	if (cx->json)
-		fputs(img->region_count ? "\n  ]" : "]", cx->out);
+	rep_close(r);
+}
+
+static void info_region_text(struct info_ctx *cx, const struct img_region *g)
+{
+	FILE *fp = cx->r->fp;
+	char prot[4];
+
+	fprintf(fp, "  %016llx-%016llx %s %12zu", (unsigned long long)g->start, (unsigned long long)g->end,
+		img_prot_text(g->prot, prot), g->data_len);
+	if (cx->hash)
+		fprintf(fp, " %016llx", (unsigned long long)info_fnv1a64(g->data, g->data_len));
+	fprintf(fp, " %s\n", g->name);
+}
+
+static int info_regions(struct info_ctx *cx, const char *key, struct err *e)
+{
+	const struct image *img = cx->img;
+
+	(void)e;
+	if (cx->r->json) {
+		rep_open_lines(cx->r, key, true);
+		for (size_t i = 0; i < img->region_count; i++)
+			info_region_json(cx, &img->regions[i]);
+		rep_close(cx->r);
+		return 0;
+	}
+	fprintf(cx->r->fp, "regions: %zu\n  %-33s %s %12s%s %s\n", img->region_count, "START-END", "PRT", "CAPTURED",
+		cx->hash ? " FNV-1A-64       " : "", "NAME");
+	for (size_t i = 0; i < img->region_count; i++)
+		info_region_text(cx, &img->regions[i]);
 	return 0;
 }
 
-static int info_totals(struct info_ctx *cx, struct err *e)
+static int info_totals(struct info_ctx *cx, const char *key, struct err *e)
 {
 	const struct image *img = cx->img;
+	struct rep *r = cx->r;
 	size_t with_data = 0;
 
 	(void)e;
 	for (size_t i = 0; i < img->region_count; i++)
 		with_data += img->regions[i].data_len != 0;
-	if (cx->json)
-		fprintf(cx->out, "{\"regions\": %zu, \"captured_regions\": %zu, \"mapped\": %llu, \"captured\": %llu}",
+	if (r->json) {
+		rep_open(r, key, false);
+		rep_u(r, "regions", img->region_count);
+		rep_u(r, "captured_regions", with_data);
+		rep_u(r, "mapped", img_mapped_bytes(img));
+		rep_u(r, "captured", img_captured_bytes(img));
+		rep_close(r);
+	} else {
+		fprintf(r->fp, "totals: %zu regions (%zu captured), %llu bytes mapped, %llu bytes captured\n",
 			img->region_count, with_data, (unsigned long long)img_mapped_bytes(img),
 			(unsigned long long)img_captured_bytes(img));
-	else
-		fprintf(cx->out, "totals: %zu regions (%zu captured), %llu bytes mapped, %llu bytes captured\n",
-			img->region_count, with_data, (unsigned long long)img_mapped_bytes(img),
-			(unsigned long long)img_captured_bytes(img));
+	}
 	return 0;
 }
 
 /* ART sections: carver/cli/info_art.c */
-static int info_art(struct info_ctx *cx, struct err *e) { return info_art_runtime(cx->art, cx->out, cx->json, e); }
-static int info_spaces(struct info_ctx *cx, struct err *e) { return info_art_spaces(cx->art, cx->out, cx->json, e); }
-static int info_images(struct info_ctx *cx, struct err *e) { return info_art_images(cx->art, cx->out, cx->json, e); }
-static int info_files(struct info_ctx *cx, struct err *e) { return info_art_files(cx->art, cx->out, cx->json, e); }
-static int info_classes(struct info_ctx *cx, struct err *e) { return info_art_classes(cx->art, cx->out, cx->json, e); }
+static int info_art(struct info_ctx *cx, const char *key, struct err *e)
+{
+	return info_art_runtime(cx->art, cx->r, key, e);
+}
+
+static int info_spaces(struct info_ctx *cx, const char *key, struct err *e)
+{
+	return info_art_spaces(cx->art, cx->r, key, e);
+}
+
+static int info_images(struct info_ctx *cx, const char *key, struct err *e)
+{
+	return info_art_images(cx->art, cx->r, key, e);
+}
+
+static int info_files(struct info_ctx *cx, const char *key, struct err *e)
+{
+	return info_art_files(cx->art, cx->r, key, e);
+}
+
+static int info_classes(struct info_ctx *cx, const char *key, struct err *e)
+{
+	return info_art_classes(cx->art, cx->r, key, e);
+}
 
 /* The sections before the first ART one describe the image alone (--image-only). */
 #define INFO_IMAGE_SECTIONS 4
@@ -153,17 +174,17 @@ static int info_print(struct info_ctx *cx, struct err *e)
 {
 	size_t n = cx->image_only ? INFO_IMAGE_SECTIONS : sizeof(info_sections) / sizeof(info_sections[0]);
 
-	if (cx->json)
-		fputs("{", cx->out);
+	if (cx->r->json)
+		rep_open_lines(cx->r, NULL, false);
 	for (size_t i = 0; i < n; i++) {
 		int rc;
-		if (cx->json)
-			fprintf(cx->out, "%s\n  \"%s\": ", i ? "," : "", info_sections[i].key);
-		if ((rc = info_sections[i].fn(cx, e)))
+		if ((rc = info_sections[i].fn(cx, info_sections[i].key, e)))
 			return rc;
 	}
-	if (cx->json)
-		fputs("\n}\n", cx->out);
+	if (cx->r->json) {
+		rep_close(cx->r);
+		fputc('\n', cx->r->fp);
+	}
 	return 0;
 }
 
@@ -196,7 +217,8 @@ int cmd_info(int argc, char **argv)
 {
 	struct info_opts o = { false, false, false, NULL, NULL };
 	struct img_open_opts opts = { NULL };
-	struct info_ctx cx = { NULL, stdout, false, false, false, NULL };
+	struct info_ctx cx = { NULL, NULL, false, false, NULL };
+	struct rep r;
 	struct info_art art;
 	const char *path;
 	struct image img;
@@ -208,7 +230,8 @@ int cmd_info(int argc, char **argv)
 		return rc;
 	path = argv[1];
 	opts.maps_path = o.maps;
-	cx.json = o.json;
+	rep_init(&r, stdout, o.json);
+	cx.r = &r;
 	cx.hash = o.hash;
 	cx.image_only = o.image_only;
 	err_init(&e);

@@ -2,8 +2,8 @@
  * how they were found), spaces, boot images, OAT/VDEX/DEX files, class count.
  *
  * cmd_info.c opens one info_art after the image and calls one function per section; each
- * prints text, or the JSON value of its key ("art", "spaces", "boot_images", "files",
- * "classes").  When the image holds no recognisable ART runtime the sections still print
+ * prints text, or the JSON member named key ("art", "spaces", "boot_images", "files",
+ * "classes") through the report writer (carver/base/rep.h).  When the image holds no recognisable ART runtime the sections still print
  * (spaces found by name or content; "art" says why the model is missing). */
 #ifndef ARTCARVE_INFO_ART_H
 #define ARTCARVE_INFO_ART_H
@@ -13,6 +13,7 @@
 
 #include "art/runtime/runtime.h"
 #include "carver/base/err.h"
+#include "carver/base/rep.h"
 #include "carver/image/image.h"
 
 struct info_art {
@@ -26,10 +27,10 @@ struct info_art {
 int info_art_open(struct info_art *ia, const struct image *img, const char *art_version, struct err *e);
 void info_art_close(struct info_art *ia);
 
-int info_art_runtime(const struct info_art *ia, FILE *fp, bool json, struct err *e);
-int info_art_spaces(const struct info_art *ia, FILE *fp, bool json, struct err *e);
-int info_art_images(const struct info_art *ia, FILE *fp, bool json, struct err *e);
-int info_art_files(const struct info_art *ia, FILE *fp, bool json, struct err *e);
-int info_art_classes(const struct info_art *ia, FILE *fp, bool json, struct err *e);
+int info_art_runtime(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
+int info_art_spaces(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
+int info_art_images(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
+int info_art_files(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
+int info_art_classes(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
 
 #endif
