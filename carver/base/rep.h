@@ -57,7 +57,4 @@ void rep_null(struct rep *r, const char *key);
 /* Text only: one free-form line at the current indentation (JSON writes members instead). */
 void rep_line(struct rep *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* s (n bytes) as a JSON string literal. */
-void rep_json_string(FILE *fp, const char *s, size_t n);
-
 #endif

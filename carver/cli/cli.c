@@ -51,19 +51,4 @@ const struct cli_command *cli_find(const char *name)
 	return NULL;
 }
 
-void cli_json_string(FILE *fp, const char *s, size_t n)
-{
-	fputc('"', fp);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			fprintf(fp, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(fp, "\\u%04x", ch);
-		else
-			fputc(ch, fp);
-	}
-	fputc('"', fp);
-}
-
 bool cli_progress_enabled(void) { return isatty(STDERR_FILENO) == 1; }

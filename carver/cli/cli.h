@@ -1,5 +1,6 @@
 /* cli.h - conventions shared by every subcommand: argument parsing and --help (through
- * carver/base/opt.h), errors, exit codes, JSON text.
+ * carver/base/opt.h), errors, exit codes.  Reports (text or JSON) go through
+ * carver/base/rep.h.
  *
  * Exit codes (documented in README and the man page):
  *   0 ok, 1 input rejected (truncated/corrupt/unsupported/unmapped), 2 usage, 3 internal/io/nomem. */
@@ -37,8 +38,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * usage error naming the option or argument. */
 int cli_parse(int argc, char **argv, const struct opt_spec *spec, void *opts, size_t *npos);
 const struct cli_command *cli_find(const char *name);
-/* Writes s (n bytes, not NUL-terminated) as a JSON string literal. */
-void cli_json_string(FILE *fp, const char *s, size_t n);
 /* True when stderr is a terminal (progress is shown only then). */
 bool cli_progress_enabled(void);
 

@@ -9,6 +9,7 @@
 
 #include "art/runtime/runtime.h"
 #include "carver/base/anomaly.h"
+#include "carver/base/rep.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
 #include "rosalloc/probe/probe.h"
@@ -29,9 +30,9 @@ struct space_tot {
 struct walk_out {
 	const struct walk_opts *o;
 	FILE *fp;
+	struct rep r;          /* --json: the report object */
 	struct space_tot cur;
 	bool open;             /* a space section is open */
-	size_t spaces, units_in_space, cands_in_space;
 	uint64_t total[3];
 };
 
@@ -40,8 +41,6 @@ static const char *space_label(const struct art_space *s)
 	return s->name && s->name[0] ? s->name : spaces_kind_name(s->kind);
 }
 
-static void json_str(FILE *fp, const char *s) { cli_json_string(fp, s, strlen(s)); }
-
 static void space_close(struct walk_out *w)
 {
 	const struct space_tot *t = &w->cur;
@@ -49,14 +48,22 @@ static void space_close(struct walk_out *w)
 	if (!w->open)
 		return;
 	if (w->o->json) {
-		fprintf(fp, "%s], \"allocated\": %llu, \"free\": %llu, \"unknown\": %llu, \"orphan_free\": %llu, "
-			"\"dead\": %llu, \"live_bit\": {\"known\": %llu, \"set\": %llu}, "
-			"\"allocation_stack\": {\"known\": %llu, \"on\": %llu}}",
-			w->units_in_space ? "\n  " : "", (unsigned long long)t->by_alloc[WALK_ALLOCATED],
-			(unsigned long long)t->by_alloc[WALK_FREE], (unsigned long long)t->by_alloc[WALK_ALLOC_UNKNOWN],
-			(unsigned long long)t->orphan, (unsigned long long)t->dead, (unsigned long long)t->live_known,
-			(unsigned long long)t->live_set, (unsigned long long)t->stack_known,
-			(unsigned long long)t->stack_set);
+		struct rep *r = &w->r;
+		rep_close(r);   /* entries */
+		rep_u(r, "allocated", t->by_alloc[WALK_ALLOCATED]);
+		rep_u(r, "free", t->by_alloc[WALK_FREE]);
+		rep_u(r, "unknown", t->by_alloc[WALK_ALLOC_UNKNOWN]);
+		rep_u(r, "orphan_free", t->orphan);
+		rep_u(r, "dead", t->dead);
+		rep_open(r, "live_bit", false);
+		rep_u(r, "known", t->live_known);
+		rep_u(r, "set", t->live_set);
+		rep_close(r);
+		rep_open(r, "allocation_stack", false);
+		rep_u(r, "known", t->stack_known);
+		rep_u(r, "on", t->stack_set);
+		rep_close(r);
+		rep_close(r);   /* the space */
 	} else {
 		fprintf(fp, "  total: allocated %llu, free %llu, unknown %llu, orphan free %llu, dead %llu; "
 			"live bit known %llu (set %llu), allocation stack known %llu (on %llu)\n",
@@ -79,13 +86,14 @@ static void space_open(struct walk_out *w, const struct art_space *s)
 	memset(&w->cur, 0, sizeof(w->cur));
 	w->cur.s = s;
 	w->open = true;
-	w->units_in_space = w->cands_in_space = 0;
 	if (w->o->json) {
-		fprintf(fp, "%s\n {\"kind\": \"%s\", \"begin\": \"0x%llx\", \"end\": \"0x%llx\", \"name\": ",
-			w->spaces++ ? "," : "", spaces_kind_name(s->kind), (unsigned long long)s->begin,
-			(unsigned long long)s->end);
-		json_str(fp, s->name ? s->name : "");
-		fputs(", \"entries\": [", fp);
+		struct rep *r = &w->r;
+		rep_open(r, NULL, false);
+		rep_s(r, "kind", spaces_kind_name(s->kind));
+		rep_hex(r, "begin", s->begin);
+		rep_hex(r, "end", s->end);
+		rep_s(r, "name", s->name ? s->name : "");
+		rep_open_lines(r, "entries", true);
 	} else {
 		fprintf(fp, "space %s 0x%llx-0x%llx \"%s\"\n", spaces_kind_name(s->kind), (unsigned long long)s->begin,
 			(unsigned long long)s->end, space_label(s));
@@ -100,18 +108,29 @@ static int on_unit(void *arg, const struct walk_unit *u, struct err *e)
 	space_open(w, u->space);
 	w->cur.units[u->kind]++;
 	if (w->o->json) {
-		fprintf(fp, "%s\n  {\"unit\": \"%s\", \"begin\": \"0x%llx\", \"end\": \"0x%llx\", \"index\": %u, "
-			"\"pages\": %u", w->units_in_space++ ? "," : "", walk_unit_kind_name(u->kind),
-			(unsigned long long)u->begin, (unsigned long long)u->end, u->index, u->pages);
-		if (u->kind == WALK_UNIT_RUN)
-			fprintf(fp, ", \"bracket\": %d, \"slot_size\": %u, \"slots\": %u, \"thread_local\": %s, "
-				"\"bulk_free\": %s", u->bracket, u->slot_size, u->slots, u->thread_local ? "true" : "false",
-				u->bulk_free ? "true" : "false");
-		if (u->kind == WALK_UNIT_REGION)
-			fprintf(fp, ", \"state\": \"%s\", \"top\": \"0x%llx\", \"dead\": %llu",
-				walk_region_state_name(u->state), (unsigned long long)u->top, (unsigned long long)u->dead);
-		fprintf(fp, ", \"allocated\": %llu, \"free\": %llu, \"damaged\": %llu}", (unsigned long long)u->allocated,
-			(unsigned long long)u->free, (unsigned long long)u->damaged);
+		struct rep *r = &w->r;
+		rep_open(r, NULL, false);
+		rep_s(r, "unit", walk_unit_kind_name(u->kind));
+		rep_hex(r, "begin", u->begin);
+		rep_hex(r, "end", u->end);
+		rep_u(r, "index", u->index);
+		rep_u(r, "pages", u->pages);
+		if (u->kind == WALK_UNIT_RUN) {
+			rep_i(r, "bracket", u->bracket);
+			rep_u(r, "slot_size", u->slot_size);
+			rep_u(r, "slots", u->slots);
+			rep_bool(r, "thread_local", u->thread_local);
+			rep_bool(r, "bulk_free", u->bulk_free);
+		}
+		if (u->kind == WALK_UNIT_REGION) {
+			rep_s(r, "state", walk_region_state_name(u->state));
+			rep_hex(r, "top", u->top);
+			rep_u(r, "dead", u->dead);
+		}
+		rep_u(r, "allocated", u->allocated);
+		rep_u(r, "free", u->free);
+		rep_u(r, "damaged", u->damaged);
+		rep_close(r);
 		return 0;
 	}
 	fprintf(fp, "  %s 0x%llx-0x%llx index=%u pages=%u", walk_unit_kind_name(u->kind), (unsigned long long)u->begin,
@@ -146,12 +165,20 @@ static int on_candidate(void *arg, const struct walk_candidate *c, struct err *e
 	if (!w->o->objects)
 		return 0;
 	if (w->o->json) {
-		fprintf(w->fp, "%s\n  {\"object\": \"0x%llx\", \"room\": %llu, \"alloc\": \"%s\", \"place\": \"%s\", "
-			"\"where\": \"0x%llx\", \"index\": %u, \"clobbered\": %u, \"live_bit\": %d, "
-			"\"on_alloc_stack\": %d, \"flags\": %u, \"size\": %llu}", w->units_in_space++ ? "," : "",
-			(unsigned long long)c->addr, (unsigned long long)c->room, walk_alloc_name(c->alloc),
-			walk_place_name(c->place), (unsigned long long)c->where, c->index, c->clobbered, c->live_bit,
-			c->on_alloc_stack, c->flags, (unsigned long long)c->size);
+		struct rep *r = &w->r;
+		rep_open(r, NULL, false);
+		rep_hex(r, "object", c->addr);
+		rep_u(r, "room", c->room);
+		rep_s(r, "alloc", walk_alloc_name(c->alloc));
+		rep_s(r, "place", walk_place_name(c->place));
+		rep_hex(r, "where", c->where);
+		rep_u(r, "index", c->index);
+		rep_u(r, "clobbered", c->clobbered);
+		rep_i(r, "live_bit", c->live_bit);
+		rep_i(r, "on_alloc_stack", c->on_alloc_stack);
+		rep_u(r, "flags", c->flags);
+		rep_u(r, "size", c->size);
+		rep_close(r);
 	} else {
 		fprintf(w->fp, "    object 0x%llx room=%llu %s %s where=0x%llx index=%u clobbered=%u live=%d stack=%d%s%s"
 			" size=%llu\n", (unsigned long long)c->addr, (unsigned long long)c->room, walk_alloc_name(c->alloc),
@@ -164,45 +191,58 @@ static int on_candidate(void *arg, const struct walk_candidate *c, struct err *e
 
 static void print_tail(struct walk_out *w, const struct walk_evidence *ev, const struct anomaly_sink *sink)
 {
-	struct walk_ev_report rep[WALK_EV_COUNT];
+	struct walk_ev_report evr[WALK_EV_COUNT];
 	FILE *fp = w->fp;
 
 	space_close(w);
-	walk_evidence_report(ev, rep);
+	walk_evidence_report(ev, evr);
 	if (w->o->json) {
-		fprintf(fp, "\n], \"allocated\": %llu, \"free\": %llu, \"unknown\": %llu, \"evidence\": {",
-			(unsigned long long)w->total[0], (unsigned long long)w->total[1], (unsigned long long)w->total[2]);
-		for (int i = 0; i < WALK_EV_COUNT; i++)
-			fprintf(fp, "%s\"%s\": {\"present\": %s, \"used\": %s, \"mappings\": %u, \"entries\": %llu, "
-				"\"consulted\": %llu}", i ? ", " : "", walk_ev_source_name((enum walk_ev_source)i),
-				rep[i].present ? "true" : "false", rep[i].used ? "true" : "false", rep[i].mappings,
-				(unsigned long long)rep[i].entries, (unsigned long long)rep[i].consulted);
-		fprintf(fp, "}, \"anomalies\": {\"total\": %llu, \"by_code\": {", (unsigned long long)sink->total);
-		int n = 0;
+		struct rep *r = &w->r;
+		rep_close(r);   /* spaces */
+		rep_u(r, "allocated", w->total[0]);
+		rep_u(r, "free", w->total[1]);
+		rep_u(r, "unknown", w->total[2]);
+		rep_open(r, "evidence", false);
+		for (int i = 0; i < WALK_EV_COUNT; i++) {
+			rep_open(r, walk_ev_source_name((enum walk_ev_source)i), false);
+			rep_bool(r, "present", evr[i].present);
+			rep_bool(r, "used", evr[i].used);
+			rep_u(r, "mappings", evr[i].mappings);
+			rep_u(r, "entries", evr[i].entries);
+			rep_u(r, "consulted", evr[i].consulted);
+			rep_close(r);
+		}
+		rep_close(r);
+		rep_open(r, "anomalies", false);
+		rep_u(r, "total", sink->total);
+		rep_open(r, "by_code", false);
 		for (int c = 0; c < ANOM_CODE_COUNT; c++)
 			if (sink->per_code[c])
-				fprintf(fp, "%s\"%s\": %llu", n++ ? ", " : "", anomaly_code_name((enum anomaly_code)c),
-					(unsigned long long)sink->per_code[c]);
-		fputs("}, \"first\": [", fp);
+				rep_u(r, anomaly_code_name((enum anomaly_code)c), sink->per_code[c]);
+		rep_close(r);
+		rep_open_lines(r, "first", true);
 		for (size_t i = 0; i < sink->count; i++) {
 			const struct anomaly *a = &sink->v[i];
-			fprintf(fp, "%s\n  {\"code\": \"%s\", \"va\": \"0x%llx\", \"space\": ", i ? "," : "",
-				anomaly_code_name(a->code), (unsigned long long)a->va);
-			json_str(fp, a->space);
-			fputs(", \"message\": ", fp);
-			json_str(fp, a->msg);
-			fputc('}', fp);
+			rep_open(r, NULL, false);
+			rep_s(r, "code", anomaly_code_name(a->code));
+			rep_hex(r, "va", a->va);
+			rep_s(r, "space", a->space);
+			rep_s(r, "message", a->msg);
+			rep_close(r);
 		}
-		fputs("]}}\n", fp);
+		rep_close(r);
+		rep_close(r);   /* anomalies */
+		rep_close(r);
+		fputc('\n', fp);
 		return;
 	}
 	fprintf(fp, "candidates: allocated %llu, free %llu, unknown %llu\n", (unsigned long long)w->total[0],
 		(unsigned long long)w->total[1], (unsigned long long)w->total[2]);
 	for (int i = 0; i < WALK_EV_COUNT; i++)
 		fprintf(fp, "evidence %s: %s, %s (mappings %u, entries %llu, consulted %llu)\n",
-			walk_ev_source_name((enum walk_ev_source)i), rep[i].present ? "present" : "absent",
-			rep[i].used ? "used" : "not used", rep[i].mappings, (unsigned long long)rep[i].entries,
-			(unsigned long long)rep[i].consulted);
+			walk_ev_source_name((enum walk_ev_source)i), evr[i].present ? "present" : "absent",
+			evr[i].used ? "used" : "not used", evr[i].mappings, (unsigned long long)evr[i].entries,
+			(unsigned long long)evr[i].consulted);
 	fprintf(fp, "anomalies: %llu\n", (unsigned long long)sink->total);
 	for (int c = 0; c < ANOM_CODE_COUNT; c++)
 		if (sink->per_code[c])
@@ -237,9 +277,13 @@ static int run_walk(const struct walk_opts *o, struct art_runtime *rt, struct er
 	}
 	struct walk_ctx ctx = { .rt = rt, .sink = &sink, .emit = on_candidate, .arg = &w, .unit = on_unit,
 				.unit_arg = &w, .ev = ev };
-	if (o->json)
-		fprintf(stdout, "{\"layout\": \"%s\", \"pointer_size\": %u, \"spaces\": [", rt->layout->family,
-			rt->pointer_size);
+	rep_init(&w.r, stdout, o->json);
+	if (o->json) {
+		rep_open(&w.r, NULL, false);
+		rep_s(&w.r, "layout", rt->layout->family);
+		rep_u(&w.r, "pointer_size", rt->pointer_size);
+		rep_open_lines(&w.r, "spaces", true);
+	}
 	rc = walk_all(&ctx, e);
 	if (rc == 0)
 		rc = anomaly_status(&sink, e);
