@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "art/code/disasm.h"
+#include "art/format/oat.h"
 #include "carver/base/xalloc.h"
 
 struct disasm_handle {
@@ -16,34 +17,24 @@ struct disasm {
 	struct disasm_handle hs[DISASM_ARCH_COUNT];
 };
 
-/* libartbase/arch/instruction_set.h: kNone, kArm, kArm64, kThumb2, then kX86, kX86_64
- * (kMips, kMips64 up to oat 179); from oat 229 kRiscv64 sits at 4 before kX86. */
-struct disasm_isa_row {
-	unsigned oat_min, oat_max;
-	enum disasm_arch by_value[8];
-};
-
-static const struct disasm_isa_row disasm_isa_rows[] = {
-	{ 0, 228, { DISASM_NONE, DISASM_THUMB2, DISASM_ARM64, DISASM_THUMB2, DISASM_X86, DISASM_X86_64,
-		    DISASM_NONE, DISASM_NONE } },
-	{ 229, UINT32_MAX, { DISASM_NONE, DISASM_THUMB2, DISASM_ARM64, DISASM_THUMB2, DISASM_NONE,
-			     DISASM_X86, DISASM_X86_64, DISASM_NONE } },
+/* The ART instruction set names of the OAT header rows (art/format/oat.c) that Capstone
+ * decodes: kArm code is Thumb-2 in every shipped release (compiler/compiled_method.h). */
+static const struct { const char *isa; enum disasm_arch arch; } disasm_isas[] = {
+	{ "arm", DISASM_THUMB2 }, { "thumb2", DISASM_THUMB2 }, { "arm64", DISASM_ARM64 },
+	{ "x86", DISASM_X86 }, { "x86_64", DISASM_X86_64 },
 };
 
 int disasm_arch_from_art_isa(unsigned isa, unsigned oat_version, enum disasm_arch *out, struct err *e)
 {
-	for (size_t i = 0; i < sizeof(disasm_isa_rows) / sizeof(disasm_isa_rows[0]); i++) {
-		const struct disasm_isa_row *r = &disasm_isa_rows[i];
-		if (oat_version < r->oat_min || oat_version > r->oat_max)
-			continue;
-		if (isa < 8 && r->by_value[isa] != DISASM_NONE) {
-			*out = r->by_value[isa];
+	const char *name = oat_isa_name(oat_version, isa);
+
+	for (size_t i = 0; name && i < sizeof(disasm_isas) / sizeof(disasm_isas[0]); i++)
+		if (!strcmp(disasm_isas[i].isa, name)) {
+			*out = disasm_isas[i].arch;
 			return 0;
 		}
-		break;
-	}
-	return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "instruction set %u (oat %03u) cannot be disassembled",
-		       isa, oat_version);
+	return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "instruction set %u%s%s%s (oat %03u) cannot be disassembled", isa,
+		       name ? " (" : "", name ? name : "", name ? ")" : "", oat_version);
 }
 
 const char *disasm_arch_name(enum disasm_arch a)

@@ -41,12 +41,15 @@ static const struct oat_code_layout oat_code_layouts[] = {
 #define OAT_STATUS_MIN (-2)
 #define OAT_STATUS_MAX 15
 
+const struct art_version_table oat_code_versions =
+	ART_VERSION_RANGE_TABLE("OAT compiled code", struct oat_code_layout, oat_code_layouts,
+				sizeof(oat_code_layouts) / sizeof(oat_code_layouts[0]), oat_min, oat_max,
+				ART_VERSION_NONE);
+
 const struct oat_code_layout *oat_code_layout_for(unsigned oat_version)
 {
-	for (size_t i = 0; i < sizeof(oat_code_layouts) / sizeof(oat_code_layouts[0]); i++)
-		if (oat_version >= oat_code_layouts[i].oat_min && oat_version <= oat_code_layouts[i].oat_max)
-			return &oat_code_layouts[i];
-	return NULL;
+	long r = art_version_row_of(&oat_code_versions, oat_version);
+	return r >= 0 ? &oat_code_layouts[r] : NULL;
 }
 
 uint32_t oat_bitmap_count(const uint8_t *bits, uint32_t n)

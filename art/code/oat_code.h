@@ -51,6 +51,8 @@ struct oat_code_layout {
 };
 
 const struct oat_code_layout *oat_code_layout_for(unsigned oat_version);
+/* The OAT versions of the layout rows (art/format/art_version.h). */
+extern const struct art_version_table oat_code_versions;
 
 /* Where code lives: the oatdata bytes (OatHeader onwards, at least .rodata) and the oatexec
  * bytes (.text), with exec_rel = address of oatexec minus address of oatdata. */

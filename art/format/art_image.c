@@ -1,6 +1,5 @@
-/* art_image.c - see art_image.h.  One row per ImageHeader layout; the offsets were read
- * from the data members of `class ImageHeader` in runtime/image.h at each reference commit
- * (docs/art-layouts.md §0): PACKED(4) in 5.0-9, PACKED(8) in 10+ (sizeof rounded to 8). */
+/* art_image.c - see art_image.h.  The ImageHeader rows are art_image_formats[] in
+ * art_layout.c; this file is the one parser of a header, from a file or mapped in memory. */
 #include "art/format/art_image.h"
 
 #include <string.h>
@@ -8,8 +7,6 @@
 #include "art/format/lz4w.h"
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
-
-#define NA ART_IMAGE_ABSENT
 
 static const char *const section_names[ART_SEC_COUNT] = {
 	"objects", "art-fields", "art-methods", "runtime-methods", "im-tables", "imt-conflict-tables",
@@ -30,166 +27,6 @@ const char *art_image_storage_name(uint32_t mode)
 	case ART_STORAGE_LZ4HC: return "lz4hc";
 	default: return "?";
 	}
-}
-
-/* enum ImageMethod, runtime/image.h @R60/R70/R71 (6 entries), @R80/R81 (7), @R9+ (9) */
-static const char *const methods_60[] = {
-	"resolution", "imt-conflict", "imt-unimplemented", "callee-save", "refs-only-save",
-	"refs-and-args-save",
-};
-static const char *const methods_80[] = {
-	"resolution", "imt-conflict", "imt-unimplemented", "save-all-callee-saves", "save-refs-only",
-	"save-refs-and-args", "save-everything", "save-everything-for-clinit",
-	"save-everything-for-suspend-check",
-};
-
-/* enum ImageSections per version (runtime/image.h) */
-#define SEC_60 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_INTERNED_STRINGS, \
-		 ART_SEC_IMAGE_BITMAP }
-#define SEC_70 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
-		 ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_DEX_CACHE_ARRAYS, ART_SEC_INTERNED_STRINGS,    \
-		 ART_SEC_CLASS_TABLE, ART_SEC_IMAGE_BITMAP }
-#define SEC_71 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
-		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_DEX_CACHE_ARRAYS,          \
-		 ART_SEC_INTERNED_STRINGS, ART_SEC_CLASS_TABLE, ART_SEC_IMAGE_BITMAP }
-#define SEC_10 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
-		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_DEX_CACHE_ARRAYS,          \
-		 ART_SEC_INTERNED_STRINGS, ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS,   \
-		 ART_SEC_METADATA, ART_SEC_IMAGE_BITMAP }
-#define SEC_12 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
-		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_INTERNED_STRINGS,          \
-		 ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS, ART_SEC_METADATA,           \
-		 ART_SEC_IMAGE_BITMAP }
-#define SEC_14 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
-		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_INTERNED_STRINGS,          \
-		 ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS, ART_SEC_DEX_CACHE_ARRAYS,   \
-		 ART_SEC_METADATA, ART_SEC_IMAGE_BITMAP }
-
-/* 5.0/5.1 (runtime/image.h @R50/R51): no pointer size, sections or storage mode; the bitmap
- * is located by image_bitmap_offset/size (file offsets) */
-#define OFF_5X(pic)                                                                              \
-	{ .image_reservation_size = NA, .component_count = NA, .image_begin = 8, .image_size = 12,  \
-	  .image_checksum = NA, .image_bitmap_offset = 16, .image_bitmap_size = 20,                 \
-	  .oat_checksum = 24, .oat_file_begin = 28, .oat_data_begin = 32, .oat_data_end = 36,       \
-	  .oat_file_end = 40, .boot_image_begin = NA, .boot_image_size = NA, .boot_oat_begin = NA,  \
-	  .boot_oat_size = NA, .boot_image_component_count = NA, .boot_image_checksum = NA,         \
-	  .patch_delta = 44, .image_roots = 48, .pointer_size = NA, .compile_pic = (pic),           \
-	  .is_pic = NA, .sections = NA, .image_methods = NA, .storage_mode = NA, .data_size = NA,   \
-	  .blocks_offset = NA, .blocks_count = NA }
-/* 7.0-9 (runtime/image.h @R70..R9): boot image/oat ranges, is_pic, storage mode + data size
- * after the image methods */
-#define OFF_7X(methods, storage)                                                                 \
-	{ .image_reservation_size = NA, .component_count = NA, .image_begin = 8, .image_size = 12,  \
-	  .image_checksum = NA, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
-	  .oat_checksum = 16, .oat_file_begin = 20, .oat_data_begin = 24, .oat_data_end = 28,       \
-	  .oat_file_end = 32, .boot_image_begin = 36, .boot_image_size = 40, .boot_oat_begin = 44,  \
-	  .boot_oat_size = 48, .boot_image_component_count = NA, .boot_image_checksum = NA,         \
-	  .patch_delta = 52, .image_roots = 56, .pointer_size = 60, .compile_pic = 64,              \
-	  .is_pic = 68, .sections = 72, .image_methods = (methods), .storage_mode = (storage),      \
-	  .data_size = (storage) + 4, .blocks_offset = NA, .blocks_count = NA }
-/* 10 (runtime/image.h @R10): reservation size + component count first, image checksum,
- * no patch delta / pic flags, compressed blocks */
-#define OFF_10                                                                                   \
-	{ .image_reservation_size = 8, .component_count = 12, .image_begin = 16, .image_size = 20,  \
-	  .image_checksum = 24, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
-	  .oat_checksum = 28, .oat_file_begin = 32, .oat_data_begin = 36, .oat_data_end = 40,       \
-	  .oat_file_end = 44, .boot_image_begin = 48, .boot_image_size = 52, .boot_oat_begin = NA,  \
-	  .boot_oat_size = NA, .boot_image_component_count = NA, .boot_image_checksum = NA,         \
-	  .patch_delta = NA, .image_roots = 56, .pointer_size = 60, .compile_pic = NA,              \
-	  .is_pic = NA, .sections = 64, .image_methods = 160, .storage_mode = NA, .data_size = 232, \
-	  .blocks_offset = 236, .blocks_count = 240 }
-/* 11-14 (runtime/image.h @R11..R14): + boot image component count and checksum */
-#define OFF_11(methods)                                                                          \
-	{ .image_reservation_size = 8, .component_count = 12, .image_begin = 16, .image_size = 20,  \
-	  .image_checksum = 24, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
-	  .oat_checksum = 28, .oat_file_begin = 32, .oat_data_begin = 36, .oat_data_end = 40,       \
-	  .oat_file_end = 44, .boot_image_begin = 48, .boot_image_size = 52, .boot_oat_begin = NA,  \
-	  .boot_oat_size = NA, .boot_image_component_count = 56, .boot_image_checksum = 60,         \
-	  .patch_delta = NA, .image_roots = 64, .pointer_size = 68, .compile_pic = NA,              \
-	  .is_pic = NA, .sections = 72, .image_methods = (methods), .storage_mode = NA,             \
-	  .data_size = (methods) + 72, .blocks_offset = (methods) + 76, .blocks_count = (methods) + 80 }
-
-const struct art_image_format art_image_formats[] = {
-	/* 5.0: 13 u32 = 52 bytes; roots 6 DexCaches, 7 ClassRoots of 8 */
-	{ .versions = "009", .family = "5.0", .header_size = 52, .off = OFF_5X(NA),
-	  .roots = { 6, 7, 8 } },
-	/* 5.1: + compile_pic_ = 56 bytes; roots 7 DexCaches, 8 ClassRoots of 9 */
-	{ .versions = "012", .family = "5.1", .header_size = 56, .off = OFF_5X(52),
-	  .roots = { 7, 8, 9 } },
-	/* 6.0: 13 u32, sections_[5] at 52, image_methods_[6] at 92; 140 bytes */
-	{ .versions = "017", .family = "6.0", .header_size = 140,
-	  .off = { .image_reservation_size = NA, .component_count = NA, .image_begin = 8,
-		   .image_size = 12, .image_checksum = NA, .image_bitmap_offset = NA,
-		   .image_bitmap_size = NA, .oat_checksum = 16, .oat_file_begin = 20,
-		   .oat_data_begin = 24, .oat_data_end = 28, .oat_file_end = 32,
-		   .boot_image_begin = NA, .boot_image_size = NA, .boot_oat_begin = NA,
-		   .boot_oat_size = NA, .boot_image_component_count = NA, .boot_image_checksum = NA,
-		   .patch_delta = 36, .image_roots = 40, .pointer_size = 44, .compile_pic = 48,
-		   .is_pic = NA, .sections = 52, .image_methods = 92, .storage_mode = NA,
-		   .data_size = NA, .blocks_offset = NA, .blocks_count = NA },
-	  .section_count = 5, .section_kinds = SEC_60, .image_method_count = 6,
-	  .image_method_names = methods_60, .roots = { 0, 1, 2 } },
-	/* 7.0: sections_[9] at 72, image_methods_[6] at 144, storage 192; 200 bytes */
-	{ .versions = "029", .family = "7.0", .header_size = 200, .off = OFF_7X(144, 192),
-	  .section_count = 9, .section_kinds = SEC_70, .image_method_count = 6,
-	  .image_method_names = methods_60, .roots = { 0, 1, 2 } },
-	/* 7.1: sections_[10] (+ImTables) at 72, image_methods_[6] at 152; 208 bytes */
-	{ .versions = "030", .family = "7.1", .header_size = 208, .off = OFF_7X(152, 200),
-	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 6,
-	  .image_method_names = methods_60, .roots = { 0, 1, 2 } },
-	/* 8.0: image_methods_[7] (+SaveEverything); roots + ClassLoader (app images); 216 bytes */
-	{ .versions = "043,044", .family = "8.0", .header_size = 216, .off = OFF_7X(152, 208),
-	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 7,
-	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	{ .versions = "046", .family = "8.1", .header_size = 216, .off = OFF_7X(152, 208),
-	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 7,
-	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	/* 9: image_methods_[9]; 232 bytes */
-	{ .versions = "056", .family = "9", .header_size = 232, .off = OFF_7X(152, 224),
-	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	/* 10: sections_[12] at 64, image_methods_[9] at 160, data_size 232, blocks 236/240;
-	 * 244 rounded to 248; roots: + 4 preallocated errors, SpecialRoots = 7 */
-	{ .versions = "074", .family = "10", .header_size = 248, .off = OFF_10,
-	  .section_count = 12, .section_kinds = SEC_10, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 7 } },
-	/* 11: sections_[12] at 72, image_methods_[9] at 168; 252 rounded to 256 (086: the
-	 * Integer.divideUnsigned intrinsic bump, same header) */
-	{ .versions = "085,086", .family = "11", .header_size = 256, .off = OFF_11(168),
-	  .section_count = 12, .section_kinds = SEC_10, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	/* 12, 13: sections_[11] (no DexCacheArrays) at 72, image_methods_ at 160; 248 bytes */
-	{ .versions = "099", .family = "12", .header_size = 248, .off = OFF_11(160),
-	  .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	{ .versions = "106", .family = "13", .header_size = 248, .off = OFF_11(160),
-	  .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	/* 14: DexCacheArrays back at index 9 (12 sections); roots + AppImageOatHeader */
-	{ .versions = "108", .family = "14", .header_size = 256, .off = OFF_11(168),
-	  .section_count = 12, .section_kinds = SEC_14, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 4 } },
-};
-const size_t art_image_format_count = sizeof(art_image_formats) / sizeof(art_image_formats[0]);
-
-static bool version_listed(const char *list, unsigned v)
-{
-	for (const char *p = list; p[0] && p[1] && p[2]; p += p[3] == ',' ? 4 : 3) {
-		unsigned x = (unsigned)(p[0] - '0') * 100 + (unsigned)(p[1] - '0') * 10 + (unsigned)(p[2] - '0');
-		if (x == v)
-			return true;
-		if (p[3] != ',')
-			break;
-	}
-	return false;
-}
-
-const struct art_image_format *art_image_format_by_version(unsigned version)
-{
-	for (size_t i = 0; i < art_image_format_count; i++)
-		if (version_listed(art_image_formats[i].versions, version))
-			return &art_image_formats[i];
-	return NULL;
 }
 
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
@@ -277,7 +114,7 @@ static int stored_extent(struct art_image_header *h, const struct cursor *file, 
 	return 0;
 }
 
-static int check_header(struct art_image_header *h, const struct cursor *file, uint64_t at, struct err *e)
+static int check_header(struct art_image_header *h, uint64_t at, struct err *e)
 {
 	uint32_t objects_size;
 
@@ -309,31 +146,64 @@ static int check_header(struct art_image_header *h, const struct cursor *file, u
 			       "image header at 0x%llx: image_roots 0x%x is not an aligned object address (objects [0x%x, 0x%x))",
 			       (unsigned long long)at, h->image_roots, h->image_begin + h->objects_begin,
 			       h->image_begin + objects_size);
-	return stored_extent(h, file, at, e);
+	return 0;
 }
 
-int art_image_header_parse(struct art_image_header *h, const struct cursor *file, struct err *e)
+/* "art\n", then the version string matched against art_image_versions. */
+static int match_version(struct art_image_header *h, const struct cursor *c, struct err *e)
 {
-	struct cursor c = *file;
-	uint64_t at = file->va;
-	unsigned v;
+	size_t row;
+	int rc;
+
+	if (c->len < 4 || memcmp(c->base, "art\n", 4))
+		return ERR_SET(e, c->len < 4 ? ERR_TRUNC : ERR_CORRUPT, c->va,
+			       "image at 0x%llx: no \"art\\n\" magic with a 3-digit version", (unsigned long long)c->va);
+	if ((rc = art_version_match(&art_image_versions, c, 4, &h->version, &row, e)))
+		return rc;
+	h->fmt = &art_image_formats[row];
+	return 0;
+}
+
+int art_image_header_parse(struct art_image_header *h, const struct cursor *c, enum art_image_source src,
+			   struct err *e)
+{
+	struct cursor whole = *c;
+	uint64_t at = c->va;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
-	c.pos = 0;
-	if (!art_image_probe(c.base, c.len))
-		return ERR_SET(e, ERR_CORRUPT, at, "image at 0x%llx: no \"art\\n\" magic with a 3-digit version",
-			       (unsigned long long)at);
-	v = (unsigned)(c.base[4] - '0') * 100 + (unsigned)(c.base[5] - '0') * 10 + (unsigned)(c.base[6] - '0');
-	h->fmt = art_image_format_by_version(v);
-	h->version = v;
-	if (!h->fmt)
-		return ERR_SET(e, ERR_UNSUP, at + 4, "image at 0x%llx: version %03u is not a known ART image version",
-			       (unsigned long long)at, v);
-	if (h->fmt->header_size > c.len)
+	whole.pos = 0;
+	if ((rc = match_version(h, &whole, e)))
+		return rc;
+	if (h->fmt->header_size > whole.len)
 		return ERR_SET(e, ERR_TRUNC, at, "image header at 0x%llx: version %03u needs %u bytes, the input has %zu",
-			       (unsigned long long)at, v, h->fmt->header_size, c.len);
-	decode_fields(h, &c);
-	return check_header(h, &c, at, e);
+			       (unsigned long long)at, h->version, h->fmt->header_size, whole.len);
+	decode_fields(h, &whole);
+	if ((rc = check_header(h, at, e)))
+		return rc;
+	/* a mapped image was laid out by the runtime: what the file stored no longer matters */
+	return src == ART_IMAGE_IN_FILE ? stored_extent(h, &whole, at, e) : 0;
+}
+
+int art_image_header_at(struct art_image_header *h, const struct image *img, uint64_t va, struct err *e)
+{
+	uint8_t buf[ART_IMAGE_MAX_HEADER];
+	struct cursor c;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	if ((rc = img_read(img, va, buf, 8, e)))
+		return rc;
+	cur_init(&c, buf, 8, va);
+	if ((rc = match_version(h, &c, e)))
+		return rc;
+	if (h->fmt->header_size > sizeof(buf))
+		return ERR_SET(e, ERR_INTERNAL, va, "image header row %s is larger than %zu bytes", h->fmt->family,
+			       sizeof(buf));
+	if ((rc = img_read(img, va, buf, h->fmt->header_size, e)))
+		return rc;
+	cur_init(&c, buf, h->fmt->header_size, va);
+	return art_image_header_parse(h, &c, ART_IMAGE_MAPPED, e);
 }
 
 int art_image_block(const struct art_image_header *h, const struct cursor *file, uint32_t i,
@@ -459,7 +329,7 @@ int art_image_load(struct art_image *img, const uint8_t *file, size_t file_len, 
 
 	memset(img, 0, sizeof(*img));
 	cur_init(&c, file, file_len, 0);
-	if ((rc = art_image_header_parse(&img->h, &c, e)))
+	if ((rc = art_image_header_parse(&img->h, &c, ART_IMAGE_IN_FILE, e)))
 		return rc;
 	img->len = img->h.image_size;
 	if (img->h.compressed) {

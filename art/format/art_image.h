@@ -3,7 +3,7 @@
  *
  * An image file is an ImageHeader followed by the image data (possibly LZ4 compressed),
  * then the live bitmap of the objects section at a page boundary.  The header layout of
- * each version is one row of art_image_formats[] (art_image.c): field offsets, section
+ * each version is one row of art_image_formats[] (art_layout.c): field offsets, section
  * order, image roots and image methods; code reads the row, never tests a version.
  * Addresses in the header are 32-bit (images live below 4 GiB); section offsets are
  * relative to image_begin.  Source: runtime/image.h, image.cc, gc/space/image_space.cc of
@@ -15,61 +15,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "art/format/art_layout.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
+#include "carver/image/image.h"
 
-#define ART_IMAGE_ABSENT 0xffffu      /* a header field this version does not have */
 #define ART_IMAGE_OBJECT_ALIGN 8u     /* kObjectAlignment */
 #define ART_IMAGE_PAGE 4096u          /* kPageSize: the bitmap starts on a page boundary */
-#define ART_IMAGE_MAX_SECTIONS 12u
-#define ART_IMAGE_MAX_METHODS 9u
+#define ART_IMAGE_MAX_HEADER 512u     /* no ImageHeader row is larger (test_art_image checks) */
 
-/* Section meaning, independent of its index in a given version. */
-enum art_image_section {
-	ART_SEC_OBJECTS,
-	ART_SEC_ART_FIELDS,
-	ART_SEC_ART_METHODS,
-	ART_SEC_RUNTIME_METHODS,
-	ART_SEC_IM_TABLES,
-	ART_SEC_IMT_CONFLICT_TABLES,
-	ART_SEC_DEX_CACHE_ARRAYS,
-	ART_SEC_INTERNED_STRINGS,
-	ART_SEC_CLASS_TABLE,
-	ART_SEC_STRING_REFERENCE_OFFSETS,
-	ART_SEC_METADATA,
-	ART_SEC_IMAGE_BITMAP,
-	ART_SEC_COUNT
-};
 const char *art_image_section_name(enum art_image_section s);
 
 /* Storage modes (ImageHeader::StorageMode, 7.0+; per block in 10+). */
 enum { ART_STORAGE_UNCOMPRESSED = 0, ART_STORAGE_LZ4 = 1, ART_STORAGE_LZ4HC = 2 };
 const char *art_image_storage_name(uint32_t mode); /* "uncompressed", "lz4", "lz4hc", "?" */
-
-/* One header version family: offsets of the fields in the ImageHeader. */
-struct art_image_format {
-	const char *versions;     /* "009", or "085,086" */
-	const char *family;       /* art_layout family: "5.0" ... "14" */
-	unsigned header_size;     /* sizeof(ImageHeader) */
-	struct {
-		unsigned image_reservation_size, component_count, image_begin, image_size,
-			image_checksum, image_bitmap_offset, image_bitmap_size, oat_checksum,
-			oat_file_begin, oat_data_begin, oat_data_end, oat_file_end, boot_image_begin,
-			boot_image_size, boot_oat_begin, boot_oat_size, boot_image_component_count,
-			boot_image_checksum, patch_delta, image_roots, pointer_size, compile_pic,
-			is_pic, sections, image_methods, storage_mode, data_size, blocks_offset,
-			blocks_count;
-	} off;
-	unsigned section_count;
-	uint8_t section_kinds[ART_IMAGE_MAX_SECTIONS]; /* index in the header -> art_image_section */
-	unsigned image_method_count;
-	const char *const *image_method_names;
-	/* ImageRoot indices of the image-roots array */
-	struct { unsigned dex_caches, class_roots, count; } roots;
-};
-extern const struct art_image_format art_image_formats[];
-extern const size_t art_image_format_count;
-const struct art_image_format *art_image_format_by_version(unsigned version);
 
 struct art_image_section_val { uint32_t offset, size; };
 
@@ -97,10 +56,19 @@ bool art_image_probe(const uint8_t *p, size_t len);
 /* True when the header field exists in this version (e.g. ART_IMAGE_HAS(h, is_pic)). */
 #define ART_IMAGE_HAS(h, field) ((h)->fmt->off.field != ART_IMAGE_ABSENT)
 
-/* Decodes and checks the header at the start of file: known version, image_size and the
- * sections inside the image, image_roots inside the objects, pointer size 4 or 8, stored
- * data inside the file.  file->va is the file offset of its first byte (normally 0). */
-int art_image_header_parse(struct art_image_header *h, const struct cursor *file, struct err *e);
+/* Where the header was read: a file stores the image (maybe compressed) after the header;
+ * a mapped image is the runtime's copy, laid out and decompressed. */
+enum art_image_source { ART_IMAGE_IN_FILE, ART_IMAGE_MAPPED };
+
+/* The one ImageHeader parser.  Decodes and checks the header at the start of c: "art\n" and
+ * a version of art_image_versions (art_version_match: unknown, ambiguous and cut-short
+ * versions are errors), image_size and the sections inside the image, image_roots inside
+ * the objects, pointer size 4 or 8; for ART_IMAGE_IN_FILE also that the stored data is
+ * inside c.  c->va is the offset or address of the header. */
+int art_image_header_parse(struct art_image_header *h, const struct cursor *c, enum art_image_source src,
+			   struct err *e);
+/* The header of the image mapped at va of img, read through img_read (ART_IMAGE_MAPPED). */
+int art_image_header_at(struct art_image_header *h, const struct image *img, uint64_t va, struct err *e);
 
 /* A compressed block (10+): stored [data_offset, +data_size) of the file becomes
  * [image_offset, +image_size) of the image. */

@@ -8,7 +8,6 @@
  * libartbase/base/length_prefixed_array.h.  Rows for 5.0-9 are added by the artimg helper. */
 #include "art/format/art_layout.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* mirror::Class data members are identical in 8.0-14 (runtime/mirror/class.h @R10, @R11):
@@ -157,10 +156,6 @@
 	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = 8,       \
 			.dex_method_index = 12, .method_index = 16, .data = { 24, 32 },             \
 			.entry_point_quick = { 28, 40 } }
-/* image header fields shared by 7.0-9 (runtime/image.h @R70..R9) */
-#define IMAGE_7X(hdr) .image = { .image_begin = 8, .image_size = 12, .image_roots = 56,        \
-				 .pointer_size = 60, .sections = 72, .header_size = (hdr) }
-
 /* mirror::ClassLoader (runtime/mirror/class_loader.h @ android-5.0.0_r5 ... android-6.0.1_r22):
  * 8 packages_, 12 parent_, 16 proxyCache_; end 20 */
 #define CLASS_LOADER_5X                                                                        \
@@ -172,13 +167,174 @@
 	.class_loader = { .packages = 8, .parent = 12, .proxy_cache = 16, .allocator = 24,        \
 			  .class_table = 32, .size = 40 }
 
+/* ---- ImageHeader rows (runtime/image.h): one per header layout, every image version from
+ * 009 (5.0) to 108 (14).  The offsets were read from the data members of `class ImageHeader`
+ * in runtime/image.h at each release: PACKED(4) in 5.0-9, PACKED(8) in 10+ (sizeof rounded
+ * to 8).  art_image.c parses a header with the row; art_layouts[] below points at the row of
+ * its family. ---- */
+
+#define NA ART_IMAGE_ABSENT
+
+/* ImageHeader rows, one per header layout (the families of art_layouts[] plus 12-14, whose
+ * mirror layouts are not known yet) */
+enum { IH_5_0, IH_5_1, IH_6_0, IH_7_0, IH_7_1, IH_8_0, IH_8_1, IH_9, IH_10, IH_11, IH_12, IH_13, IH_14 };
+
+/* enum ImageMethod, runtime/image.h @R60/R70/R71 (6 entries), @R80/R81 (7), @R9+ (9) */
+static const char *const methods_60[] = {
+	"resolution", "imt-conflict", "imt-unimplemented", "callee-save", "refs-only-save",
+	"refs-and-args-save",
+};
+static const char *const methods_80[] = {
+	"resolution", "imt-conflict", "imt-unimplemented", "save-all-callee-saves", "save-refs-only",
+	"save-refs-and-args", "save-everything", "save-everything-for-clinit",
+	"save-everything-for-suspend-check",
+};
+
+/* enum ImageSections per version (runtime/image.h) */
+#define SEC_60 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_INTERNED_STRINGS, \
+		 ART_SEC_IMAGE_BITMAP }
+#define SEC_70 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
+		 ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_DEX_CACHE_ARRAYS, ART_SEC_INTERNED_STRINGS,    \
+		 ART_SEC_CLASS_TABLE, ART_SEC_IMAGE_BITMAP }
+#define SEC_71 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
+		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_DEX_CACHE_ARRAYS,          \
+		 ART_SEC_INTERNED_STRINGS, ART_SEC_CLASS_TABLE, ART_SEC_IMAGE_BITMAP }
+#define SEC_10 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
+		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_DEX_CACHE_ARRAYS,          \
+		 ART_SEC_INTERNED_STRINGS, ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS,   \
+		 ART_SEC_METADATA, ART_SEC_IMAGE_BITMAP }
+#define SEC_12 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
+		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_INTERNED_STRINGS,          \
+		 ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS, ART_SEC_METADATA,           \
+		 ART_SEC_IMAGE_BITMAP }
+#define SEC_14 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS,  \
+		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_INTERNED_STRINGS,          \
+		 ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS, ART_SEC_DEX_CACHE_ARRAYS,   \
+		 ART_SEC_METADATA, ART_SEC_IMAGE_BITMAP }
+
+/* 5.0/5.1 (runtime/image.h @R50/R51): no pointer size, sections or storage mode; the bitmap
+ * is located by image_bitmap_offset/size (file offsets) */
+#define OFF_5X(pic)                                                                              \
+	{ .image_reservation_size = NA, .component_count = NA, .image_begin = 8, .image_size = 12,  \
+	  .image_checksum = NA, .image_bitmap_offset = 16, .image_bitmap_size = 20,                 \
+	  .oat_checksum = 24, .oat_file_begin = 28, .oat_data_begin = 32, .oat_data_end = 36,       \
+	  .oat_file_end = 40, .boot_image_begin = NA, .boot_image_size = NA, .boot_oat_begin = NA,  \
+	  .boot_oat_size = NA, .boot_image_component_count = NA, .boot_image_checksum = NA,         \
+	  .patch_delta = 44, .image_roots = 48, .pointer_size = NA, .compile_pic = (pic),           \
+	  .is_pic = NA, .sections = NA, .image_methods = NA, .storage_mode = NA, .data_size = NA,   \
+	  .blocks_offset = NA, .blocks_count = NA }
+/* 7.0-9 (runtime/image.h @R70..R9): boot image/oat ranges, is_pic, storage mode + data size
+ * after the image methods */
+#define OFF_7X(methods, storage)                                                                 \
+	{ .image_reservation_size = NA, .component_count = NA, .image_begin = 8, .image_size = 12,  \
+	  .image_checksum = NA, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
+	  .oat_checksum = 16, .oat_file_begin = 20, .oat_data_begin = 24, .oat_data_end = 28,       \
+	  .oat_file_end = 32, .boot_image_begin = 36, .boot_image_size = 40, .boot_oat_begin = 44,  \
+	  .boot_oat_size = 48, .boot_image_component_count = NA, .boot_image_checksum = NA,         \
+	  .patch_delta = 52, .image_roots = 56, .pointer_size = 60, .compile_pic = 64,              \
+	  .is_pic = 68, .sections = 72, .image_methods = (methods), .storage_mode = (storage),      \
+	  .data_size = (storage) + 4, .blocks_offset = NA, .blocks_count = NA }
+/* 10 (runtime/image.h @R10): reservation size + component count first, image checksum,
+ * no patch delta / pic flags, compressed blocks */
+#define OFF_10                                                                                   \
+	{ .image_reservation_size = 8, .component_count = 12, .image_begin = 16, .image_size = 20,  \
+	  .image_checksum = 24, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
+	  .oat_checksum = 28, .oat_file_begin = 32, .oat_data_begin = 36, .oat_data_end = 40,       \
+	  .oat_file_end = 44, .boot_image_begin = 48, .boot_image_size = 52, .boot_oat_begin = NA,  \
+	  .boot_oat_size = NA, .boot_image_component_count = NA, .boot_image_checksum = NA,         \
+	  .patch_delta = NA, .image_roots = 56, .pointer_size = 60, .compile_pic = NA,              \
+	  .is_pic = NA, .sections = 64, .image_methods = 160, .storage_mode = NA, .data_size = 232, \
+	  .blocks_offset = 236, .blocks_count = 240 }
+/* 11-14 (runtime/image.h @R11..R14): + boot image component count and checksum */
+#define OFF_11(methods)                                                                          \
+	{ .image_reservation_size = 8, .component_count = 12, .image_begin = 16, .image_size = 20,  \
+	  .image_checksum = 24, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
+	  .oat_checksum = 28, .oat_file_begin = 32, .oat_data_begin = 36, .oat_data_end = 40,       \
+	  .oat_file_end = 44, .boot_image_begin = 48, .boot_image_size = 52, .boot_oat_begin = NA,  \
+	  .boot_oat_size = NA, .boot_image_component_count = 56, .boot_image_checksum = 60,         \
+	  .patch_delta = NA, .image_roots = 64, .pointer_size = 68, .compile_pic = NA,              \
+	  .is_pic = NA, .sections = 72, .image_methods = (methods), .storage_mode = NA,             \
+	  .data_size = (methods) + 72, .blocks_offset = (methods) + 76, .blocks_count = (methods) + 80 }
+
+const struct art_image_format art_image_formats[] = {
+	/* 5.0: 13 u32 = 52 bytes; roots 6 DexCaches, 7 ClassRoots of 8 */
+	[IH_5_0] = { .versions = "009", .family = "5.0", .header_size = 52, .off = OFF_5X(NA),
+	  .roots = { 6, 7, 8 } },
+	/* 5.1: + compile_pic_ = 56 bytes; roots 7 DexCaches, 8 ClassRoots of 9 */
+	[IH_5_1] = { .versions = "012", .family = "5.1", .header_size = 56, .off = OFF_5X(52),
+	  .roots = { 7, 8, 9 } },
+	/* 6.0: 13 u32, sections_[5] at 52, image_methods_[6] at 92; 140 bytes */
+	[IH_6_0] = { .versions = "017", .family = "6.0", .header_size = 140,
+	  .off = { .image_reservation_size = NA, .component_count = NA, .image_begin = 8,
+		   .image_size = 12, .image_checksum = NA, .image_bitmap_offset = NA,
+		   .image_bitmap_size = NA, .oat_checksum = 16, .oat_file_begin = 20,
+		   .oat_data_begin = 24, .oat_data_end = 28, .oat_file_end = 32,
+		   .boot_image_begin = NA, .boot_image_size = NA, .boot_oat_begin = NA,
+		   .boot_oat_size = NA, .boot_image_component_count = NA, .boot_image_checksum = NA,
+		   .patch_delta = 36, .image_roots = 40, .pointer_size = 44, .compile_pic = 48,
+		   .is_pic = NA, .sections = 52, .image_methods = 92, .storage_mode = NA,
+		   .data_size = NA, .blocks_offset = NA, .blocks_count = NA },
+	  .section_count = 5, .section_kinds = SEC_60, .image_method_count = 6,
+	  .image_method_names = methods_60, .roots = { 0, 1, 2 } },
+	/* 7.0: sections_[9] at 72, image_methods_[6] at 144, storage 192; 200 bytes */
+	[IH_7_0] = { .versions = "029", .family = "7.0", .header_size = 200, .off = OFF_7X(144, 192),
+	  .section_count = 9, .section_kinds = SEC_70, .image_method_count = 6,
+	  .image_method_names = methods_60, .roots = { 0, 1, 2 } },
+	/* 7.1: sections_[10] (+ImTables) at 72, image_methods_[6] at 152; 208 bytes */
+	[IH_7_1] = { .versions = "030", .family = "7.1", .header_size = 208, .off = OFF_7X(152, 200),
+	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 6,
+	  .image_method_names = methods_60, .roots = { 0, 1, 2 } },
+	/* 8.0: image_methods_[7] (+SaveEverything); roots + ClassLoader (app images); 216 bytes */
+	[IH_8_0] = { .versions = "043,044", .family = "8.0", .header_size = 216, .off = OFF_7X(152, 208),
+	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 7,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	[IH_8_1] = { .versions = "046", .family = "8.1", .header_size = 216, .off = OFF_7X(152, 208),
+	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 7,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	/* 9: image_methods_[9]; 232 bytes */
+	[IH_9] = { .versions = "056", .family = "9", .header_size = 232, .off = OFF_7X(152, 224),
+	  .section_count = 10, .section_kinds = SEC_71, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	/* 10: sections_[12] at 64, image_methods_[9] at 160, data_size 232, blocks 236/240;
+	 * 244 rounded to 248; roots: + 4 preallocated errors, SpecialRoots = 7 */
+	[IH_10] = { .versions = "074", .family = "10", .header_size = 248, .off = OFF_10,
+	  .section_count = 12, .section_kinds = SEC_10, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 7 } },
+	/* 11: sections_[12] at 72, image_methods_[9] at 168; 252 rounded to 256 (086: the
+	 * Integer.divideUnsigned intrinsic bump, same header) */
+	[IH_11] = { .versions = "085,086", .family = "11", .header_size = 256, .off = OFF_11(168),
+	  .section_count = 12, .section_kinds = SEC_10, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	/* 12, 13: sections_[11] (no DexCacheArrays) at 72, image_methods_ at 160; 248 bytes */
+	[IH_12] = { .versions = "099", .family = "12", .header_size = 248, .off = OFF_11(160),
+	  .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	[IH_13] = { .versions = "106", .family = "13", .header_size = 248, .off = OFF_11(160),
+	  .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	/* 14: DexCacheArrays back at index 9 (12 sections); roots + AppImageOatHeader */
+	[IH_14] = { .versions = "108", .family = "14", .header_size = 256, .off = OFF_11(168),
+	  .section_count = 12, .section_kinds = SEC_14, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 4 } },
+};
+const size_t art_image_format_count = sizeof(art_image_formats) / sizeof(art_image_formats[0]);
+
+#undef NA
+
+const struct art_version_table art_image_versions =
+	ART_VERSION_LIST_TABLE("image", struct art_image_format, art_image_formats,
+			       sizeof(art_image_formats) / sizeof(art_image_formats[0]), versions,
+			       offsetof(struct art_image_format, family));
+
+const struct art_image_format *art_image_format_by_version(unsigned version)
+{
+	long r = art_version_row_of(&art_image_versions, version);
+	return r >= 0 ? &art_image_formats[r] : NULL;
+}
+
 const struct art_layout art_layouts[] = {
 	{
-		.family = "5.0", .image_versions = "009", .oat_version_min = 39, .oat_version_max = 39,
-		/* runtime/image.h @R50: image_begin_ 8, image_size_ 12, image_roots_ 48; no
-		 * pointer size or sections; sizeof 52 */
-		.image = { .image_begin = 8, .image_size = 12, .image_roots = 48,
-			   .pointer_size = ART_ABSENT, .sections = ART_ABSENT, .header_size = 52 },
+		.family = "5.0", .image = &art_image_formats[IH_5_0], .oat_version_min = 39, .oat_version_max = 39,
 		OBJECT_HEADER,
 		/* runtime/mirror/class.h @R50: 8 class_loader_, 12 component_type_, 16 dex_cache_,
 		 * 20 direct_methods_, 24 ifields_, 28 iftable_, 32 imtable_, 36 name_, 40 sfields_,
@@ -212,10 +368,7 @@ const struct art_layout art_layouts[] = {
 				.entry_point_quick = { 40, 40 } },
 	},
 	{
-		.family = "5.1", .image_versions = "012", .oat_version_min = 45, .oat_version_max = 45,
-		/* runtime/image.h @R51: as 5.0 plus compile_pic_ 52; sizeof 56 */
-		.image = { .image_begin = 8, .image_size = 12, .image_roots = 48,
-			   .pointer_size = ART_ABSENT, .sections = ART_ABSENT, .header_size = 56 },
+		.family = "5.1", .image = &art_image_formats[IH_5_1], .oat_version_min = 45, .oat_version_max = 45,
 		OBJECT_HEADER,
 		/* runtime/mirror/class.h @R51: 8 class_loader_, 12 component_type_, 16 dex_cache_,
 		 * 20 dex_cache_strings_, 24 direct_methods_, 28 ifields_, 32 iftable_, 36 name_,
@@ -245,10 +398,7 @@ const struct art_layout art_layouts[] = {
 				.entry_point_quick = { 44, 56 } },
 	},
 	{
-		.family = "6.0", .image_versions = "017", .oat_version_min = 64, .oat_version_max = 64,
-		/* runtime/image.h @R60: image_roots_ 40, pointer_size_ 44, sections_[5] 52; 140 */
-		.image = { .image_begin = 8, .image_size = 12, .image_roots = 40, .pointer_size = 44,
-			   .sections = 52, .header_size = 140 },
+		.family = "6.0", .image = &art_image_formats[IH_6_0], .oat_version_min = 64, .oat_version_max = 64,
 		OBJECT_HEADER,
 		/* runtime/mirror/class.h @R60: 8 class_loader_, 12 component_type_, 16 dex_cache_,
 		 * 20 dex_cache_strings_, 24 iftable_, 28 name_, 32 super_class_,
@@ -286,47 +436,43 @@ const struct art_layout art_layouts[] = {
 				.entry_point_quick = { 36, 48 } },
 	},
 	{
-		.family = "7.0", .image_versions = "029", .oat_version_min = 79, .oat_version_max = 79,
-		IMAGE_7X(200), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		.family = "7.0", .image = &art_image_formats[IH_7_0], .oat_version_min = 79, .oat_version_max = 79,
+		OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_7X, DEX_FILE_NO_DATA,
 		ART_METHOD_7X,
 	},
 	{
 		/* 7.1.0 shipped image 030 with oat 079 (same layouts as 7.0, found by image
 		 * version); 7.1.1/7.1.2 oat 088 */
-		.family = "7.1", .image_versions = "030", .oat_version_min = 80, .oat_version_max = 88,
-		IMAGE_7X(208), OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		.family = "7.1", .image = &art_image_formats[IH_7_1], .oat_version_min = 80, .oat_version_max = 88,
+		OBJECT_HEADER, CLASS_7X, STRING_UTF16, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_7X, DEX_FILE_NO_DATA,
 		ART_METHOD_7X,
 	},
 	{
 		/* 044 and oat 126: later 8.0 builds (Ghidra ArtConstants/OatConstants, unverified) */
-		.family = "8.0", .image_versions = "043,044", .oat_version_min = 124, .oat_version_max = 126,
-		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(10), STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		.family = "8.0", .image = &art_image_formats[IH_8_0], .oat_version_min = 124, .oat_version_max = 126,
+		OBJECT_HEADER, CLASS_8X(10), STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
 		ART_METHOD_8X,
 	},
 	{
-		.family = "8.1", .image_versions = "046", .oat_version_min = 131, .oat_version_max = 131,
-		IMAGE_7X(216), OBJECT_HEADER, CLASS_8X(11), STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		.family = "8.1", .image = &art_image_formats[IH_8_1], .oat_version_min = 131, .oat_version_max = 131,
+		OBJECT_HEADER, CLASS_8X(11), STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		DEX_CACHE_8_TO_9, DEX_FILE_NO_DATA,
 		ART_METHOD_8X,
 	},
 	{
 		/* 9: Class.status_ holds ClassStatus << 28 (runtime/mirror/class.h @R9) */
-		.family = "9", .image_versions = "056", .oat_version_min = 138, .oat_version_max = 138,
-		IMAGE_7X(232), OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X,
+		.family = "9", .image = &art_image_formats[IH_9], .oat_version_min = 138, .oat_version_max = 138,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X,
 		ART_FIELD_NATIVE, DEX_CACHE_8_TO_9,
 		/* libdexfile/dex/dex_file.h @R9: vtable, begin_, size_, data_begin_, data_size_ */
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 		ART_METHOD_9_TO_11,
 	},
 	{
-		.family = "10", .image_versions = "074", .oat_version_min = 170, .oat_version_max = 170,
-		/* runtime/image.h @R10: image_begin_ 16, image_size_ 20, image_roots_ 56,
-		 * pointer_size_ 60, sections_[12] 64; sizeof 248 */
-		.image = { .image_begin = 16, .image_size = 20, .image_roots = 56, .pointer_size = 60,
-			   .sections = 64, .header_size = 248 },
+		.family = "10", .image = &art_image_formats[IH_10], .oat_version_min = 170, .oat_version_max = 170,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		ART_METHOD_9_TO_11,
 		/* runtime/mirror/dex_cache.h @R10: location_ 8, num_preresolved_strings_ 12,
@@ -341,11 +487,7 @@ const struct art_layout art_layouts[] = {
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
-		.family = "11", .image_versions = "085,086", .oat_version_min = 183, .oat_version_max = 183,
-		/* runtime/image.h @R11: adds boot_image_component_count_/checksum_ at 56/60:
-		 * image_roots_ 64, pointer_size_ 68, sections_[12] 72; sizeof 256 */
-		.image = { .image_begin = 16, .image_size = 20, .image_roots = 64, .pointer_size = 68,
-			   .sections = 72, .header_size = 256 },
+		.family = "11", .image = &art_image_formats[IH_11], .oat_version_min = 183, .oat_version_max = 183,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		ART_METHOD_9_TO_11,
 		/* runtime/mirror/dex_cache.h @R11: class_loader_ 8, location_ 12, dex_file_ 16,
@@ -370,36 +512,28 @@ const struct art_layout *art_layout_by_family(const char *family)
 	return NULL;
 }
 
-/* True when "ddd" (three digits) of v occurs as a comma-separated item of list. */
-static bool version_listed(const char *list, unsigned v)
+const struct art_version_table art_layout_oat_versions =
+	ART_VERSION_RANGE_TABLE("OAT", struct art_layout, art_layouts,
+				sizeof(art_layouts) / sizeof(art_layouts[0]), oat_version_min, oat_version_max,
+				offsetof(struct art_layout, family));
+
+const struct art_layout *art_layout_for_image(const struct art_image_format *f)
 {
-	for (const char *p = list; p && *p;) {
-		char *end;
-		unsigned long x = strtoul(p, &end, 10);
-		if (end == p)
-			return false;
-		if (x == v)
-			return true;
-		p = *end == ',' ? end + 1 : end;
-	}
-	return false;
+	for (size_t i = 0; f && i < art_layout_count; i++)
+		if (art_layouts[i].image == f)
+			return &art_layouts[i];
+	return NULL;
 }
 
 const struct art_layout *art_layout_by_image_version(unsigned image_version)
 {
-	for (size_t i = 0; i < art_layout_count; i++)
-		if (version_listed(art_layouts[i].image_versions, image_version))
-			return &art_layouts[i];
-	return NULL;
+	return art_layout_for_image(art_image_format_by_version(image_version));
 }
 
 const struct art_layout *art_layout_by_oat_version(unsigned oat_version)
 {
-	for (size_t i = 0; i < art_layout_count; i++)
-		if (oat_version >= art_layouts[i].oat_version_min &&
-		    oat_version <= art_layouts[i].oat_version_max)
-			return &art_layouts[i];
-	return NULL;
+	long r = art_version_row_of(&art_layout_oat_versions, oat_version);
+	return r >= 0 ? &art_layouts[r] : NULL;
 }
 
 size_t art_layout_field_offset(const struct art_layout *l, size_t i)

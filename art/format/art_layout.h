@@ -13,6 +13,63 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "art/format/art_version.h"
+
+/* ---- ImageHeader (runtime/image.h) ---- */
+
+#define ART_IMAGE_ABSENT 0xffffu      /* a header field this version does not have */
+#define ART_IMAGE_MAX_SECTIONS 12u
+#define ART_IMAGE_MAX_METHODS 9u
+
+/* Section meaning, independent of its index in a given version. */
+enum art_image_section {
+	ART_SEC_OBJECTS,
+	ART_SEC_ART_FIELDS,
+	ART_SEC_ART_METHODS,
+	ART_SEC_RUNTIME_METHODS,
+	ART_SEC_IM_TABLES,
+	ART_SEC_IMT_CONFLICT_TABLES,
+	ART_SEC_DEX_CACHE_ARRAYS,
+	ART_SEC_INTERNED_STRINGS,
+	ART_SEC_CLASS_TABLE,
+	ART_SEC_STRING_REFERENCE_OFFSETS,
+	ART_SEC_METADATA,
+	ART_SEC_IMAGE_BITMAP,
+	ART_SEC_COUNT
+};
+
+/* One ImageHeader layout: the offsets of its fields.  The one table of them is
+ * art_image_formats[] (art_layout.c); art/format/art_image.c parses a header with it. */
+struct art_image_format {
+	const char *versions;     /* image versions of the row: "009", or "085,086" */
+	const char *family;       /* "5.0" ... "14" (an art_layouts[] family up to 11) */
+	unsigned header_size;     /* sizeof(ImageHeader) */
+	struct {
+		unsigned image_reservation_size, component_count, image_begin, image_size,
+			image_checksum, image_bitmap_offset, image_bitmap_size, oat_checksum,
+			oat_file_begin, oat_data_begin, oat_data_end, oat_file_end, boot_image_begin,
+			boot_image_size, boot_oat_begin, boot_oat_size, boot_image_component_count,
+			boot_image_checksum, patch_delta, image_roots, pointer_size, compile_pic,
+			is_pic, sections, image_methods, storage_mode, data_size, blocks_offset,
+			blocks_count;
+	} off;
+	unsigned section_count;
+	uint8_t section_kinds[ART_IMAGE_MAX_SECTIONS]; /* index in the header -> art_image_section */
+	unsigned image_method_count;
+	const char *const *image_method_names;
+	/* ImageRoot indices of the image-roots array */
+	struct { unsigned dex_caches, class_roots, count; } roots;
+};
+extern const struct art_image_format art_image_formats[];
+extern const size_t art_image_format_count;
+/* The image versions of art_image_formats[], for art_version_match. */
+extern const struct art_version_table art_image_versions;
+/* NULL when no row (or, a table error, two rows) holds the version. */
+const struct art_image_format *art_image_format_by_version(unsigned version);
+
+/* ---- mirror and native layouts ---- */
 
 #define ART_ABSENT 0xffffu
 
@@ -36,11 +93,8 @@ enum art_field_link {
 
 struct art_layout {
 	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10", "11" */
-	const char *image_versions; /* image header versions of this family, e.g. "085" */
+	const struct art_image_format *image; /* the ImageHeader row of this family */
 	unsigned oat_version_min, oat_version_max;
-
-	/* ImageHeader (runtime/image.h): field offsets; header_size = sizeof(ImageHeader) */
-	struct { unsigned image_begin, image_size, image_roots, pointer_size, sections, header_size; } image;
 
 	/* mirror::Object */
 	struct { unsigned klass, monitor, size; } object;
@@ -96,8 +150,12 @@ struct art_layout {
 extern const struct art_layout art_layouts[];
 extern const size_t art_layout_count;
 
-/* NULL when no row matches. */
+/* The OAT versions of art_layouts[], for art_version_match. */
+extern const struct art_version_table art_layout_oat_versions;
+
+/* NULL when no row matches (or, a table error, two do). */
 const struct art_layout *art_layout_by_family(const char *family);
+const struct art_layout *art_layout_for_image(const struct art_image_format *f);
 const struct art_layout *art_layout_by_image_version(unsigned image_version);
 const struct art_layout *art_layout_by_oat_version(unsigned oat_version);
 /* Index into art_method_size/entry_point_quick/data for a pointer size (4 -> 0, 8 -> 1). */

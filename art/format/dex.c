@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "art/format/art_version.h"
 #include "carver/base/ck.h"
 
 /* Header field offsets: libdexfile/dex/dex_file.h struct Header (android 9+), the same
@@ -41,7 +42,34 @@ enum {
 };
 
 static const uint8_t dex_magic[4] = { 'd', 'e', 'x', '\n' };
-static const uint8_t cdex_magic[8] = { 'c', 'd', 'e', 'x', '0', '0', '1', '\0' };
+static const uint8_t cdex_magic[4] = { 'c', 'd', 'e', 'x' };
+
+/* One row per header layout of a version range. */
+struct dex_format {
+	const char *versions;
+	const char *name;
+	bool compact;
+	size_t header_size;
+	bool in_container;   /* 041: container_size/header_offset; offsets from the container start */
+};
+
+/* Standard DEX: libdexfile/dex/standard_dex_file.cc kDexMagicVersions @14 lists 035 ... 041
+ * (036 was never valid); 041 adds HeaderV41 (dex_file.h @14). */
+static const struct dex_format dex_formats[] = {
+	{ "035,037-040", "dex 035-040", false, DEX_HEADER_SIZE, false },
+	{ "041", "dex 041", false, DEX_HEADER_SIZE_V41, true },
+};
+/* Compact DEX: compact_dex_file.cc kDexMagicVersion "001" @9 */
+static const struct dex_format cdex_formats[] = {
+	{ "001", "cdex 001", true, CDEX_HEADER_SIZE, false },
+};
+
+const struct art_version_table dex_versions =
+	ART_VERSION_LIST_TABLE("dex", struct dex_format, dex_formats, sizeof(dex_formats) / sizeof(dex_formats[0]),
+			       versions, offsetof(struct dex_format, name));
+const struct art_version_table cdex_versions =
+	ART_VERSION_LIST_TABLE("cdex", struct dex_format, cdex_formats, sizeof(cdex_formats) / sizeof(cdex_formats[0]),
+			       versions, offsetof(struct dex_format, name));
 
 static bool is_digit(uint8_t b) { return b >= '0' && b <= '9'; }
 
@@ -49,10 +77,8 @@ bool dex_probe(const uint8_t *p, size_t len)
 {
 	if (len < 8)
 		return false;
-	if (memcmp(p, cdex_magic, 8) == 0)
-		return true;
-	return memcmp(p, dex_magic, 4) == 0 && is_digit(p[4]) && is_digit(p[5]) &&
-	       is_digit(p[6]) && p[7] == 0;
+	return (memcmp(p, dex_magic, 4) == 0 || memcmp(p, cdex_magic, 4) == 0) && is_digit(p[4]) &&
+	       is_digit(p[5]) && is_digit(p[6]) && p[7] == 0;
 }
 
 /* one id table: size entries of `item` bytes at off, inside the id base */
@@ -133,34 +159,30 @@ static void read_cdex_fields(struct dex *d, const uint8_t *h)
 	d->owned_data_end = ld_u32le(h + CDH_OWNED_DATA_END);
 }
 
-/* version digits "0NN" -> NN; standard dex accepts 035..041 (standard_dex_file.cc @14;
- * 036 was never valid) */
-static int parse_version(struct dex *d, const uint8_t *h, struct err *e)
+/* The magic picks the table, the version string its row (art_version_match). */
+static int parse_version(struct dex *d, const struct cursor *c, struct err *e)
 {
-	unsigned v;
+	const struct art_version_table *t;
+	const struct dex_format *rows;
+	size_t row;
+	int rc;
 
-	if (memcmp(h, cdex_magic, 8) == 0) {
-		d->compact = true;
-		d->version = 1;
-		return 0;
-	}
-	if (!dex_probe(h, 8))
-		return ERR_SET(e, ERR_CORRUPT, d->file.va,
+	if (memcmp(c->base, cdex_magic, 4) == 0) {
+		t = &cdex_versions;
+		rows = cdex_formats;
+	} else if (memcmp(c->base, dex_magic, 4) == 0) {
+		t = &dex_versions;
+		rows = dex_formats;
+	} else {
+		return ERR_SET(e, ERR_CORRUPT, c->va,
 			       "at 0x%llx: no dex magic (expected \"dex\\n0NN\\0\" or \"cdex001\\0\")",
-			       (unsigned long long)d->file.va);
-	v = (unsigned)(h[4] - '0') * 100 + (unsigned)(h[5] - '0') * 10 + (unsigned)(h[6] - '0');
-	if (v < 35 || v > 41 || v == 36)
-		return ERR_SET(e, ERR_UNSUP, d->file.va + 4, "dex at 0x%llx: unsupported version %03u",
-			       (unsigned long long)d->file.va, v);
-	d->version = v;
+			       (unsigned long long)c->va);
+	}
+	if ((rc = art_version_match(t, c, 4, &d->version, &row, e)))
+		return rc;
+	d->fmt = &rows[row];
+	d->compact = d->fmt->compact;
 	return 0;
-}
-
-static size_t expected_header_size(const struct dex *d)
-{
-	if (d->compact)
-		return CDEX_HEADER_SIZE;
-	return d->version >= 41 ? DEX_HEADER_SIZE_V41 : DEX_HEADER_SIZE;
 }
 
 /* Sets d->ids and d->data (the two offset bases, see dex.h). */
@@ -175,7 +197,7 @@ static int setup_bases(struct dex *d, const struct cursor *c, struct err *e)
 		cur_init(&d->data, c->base + d->data_off, d->data_size, c->va + d->data_off);
 		return 0;
 	}
-	if (d->version >= 41) {
+	if (d->fmt->in_container) {
 		if (d->header_offset != 0)
 			return ERR_SET(e, ERR_UNSUP, c->va + DH_HEADER_OFFSET,
 				       "dex at 0x%llx: header_offset 0x%x (not the first dex of its container) is not supported",
@@ -209,16 +231,16 @@ int dex_parse(struct dex *d, const struct cursor *c, struct err *e)
 		return ERR_SET(e, ERR_TRUNC, c->va, "dex at 0x%llx: %zu bytes, shorter than the %u-byte header",
 			       (unsigned long long)c->va, c->len, DEX_HEADER_SIZE);
 	h = c->base;
-	if ((rc = parse_version(d, h, e)) != 0)
+	if ((rc = parse_version(d, c, e)) != 0)
 		return rc;
-	hsize = expected_header_size(d);
+	hsize = d->fmt->header_size;
 	if (c->len < hsize)
 		return ERR_SET(e, ERR_TRUNC, c->va, "dex at 0x%llx: %zu bytes, shorter than the %zu-byte header",
 			       (unsigned long long)c->va, c->len, hsize);
 	read_header_fields(d, h);
 	if (d->compact)
 		read_cdex_fields(d, h);
-	else if (d->version >= 41) {
+	else if (d->fmt->in_container) {
 		d->container_size = ld_u32le(h + DH_CONTAINER_SIZE);
 		d->header_offset = ld_u32le(h + DH_HEADER_OFFSET);
 	}
@@ -250,7 +272,7 @@ size_t dex_span(const struct dex *d)
 
 	if (d->compact && (size_t)d->data_off + d->data_size > end)
 		end = (size_t)d->data_off + d->data_size;
-	if (!d->compact && d->version >= 41)
+	if (d->fmt && d->fmt->in_container)
 		end = d->container_size;
 	return end;
 }

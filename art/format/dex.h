@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "art/format/art_version.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
 #include "carver/base/wbuf.h"
@@ -44,9 +45,12 @@ enum dex_map_type {
 	DEX_TYPE_HIDDENAPI_CLASS_DATA_ITEM = 0xF000,
 };
 
+struct dex_format;
+
 struct dex {
 	struct cursor file;        /* exactly the DEX (file_size bytes), borrowed */
 	unsigned version;          /* 35..41 for standard DEX; for compact DEX the cdex version (1) */
+	const struct dex_format *fmt; /* the version's row (dex.c) */
 	bool compact;
 	uint32_t checksum;         /* adler32 from the header */
 	uint32_t string_ids_size, type_ids_size, proto_ids_size, field_ids_size,
@@ -62,8 +66,10 @@ struct dex {
 	struct cursor data;        /* base of data-item offsets (string data, class data, code) */
 };
 
-/* "dex\n0NN\0" or "cdex001\0" magic (any NN digits; dex_parse checks the version) */
+/* "dex\n" or "cdex" magic and three digits + NUL (dex_parse matches the version) */
 bool dex_probe(const uint8_t *p, size_t len);
+/* The version rows of standard and compact DEX (art/format/art_version.h). */
+extern const struct art_version_table dex_versions, cdex_versions;
 /* Parses the header at c->base.  c may extend past file_size (cdex shared data after
  * the dex, or the rest of a VDEX); d borrows c's bytes. */
 int  dex_parse(struct dex *d, const struct cursor *c, struct err *e);

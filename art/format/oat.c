@@ -127,6 +127,10 @@ static const struct oat_format oat_formats[] = {
 };
 enum { OAT_FORMAT_COUNT = sizeof(oat_formats) / sizeof(oat_formats[0]) };
 
+const struct art_version_table oat_versions =
+	ART_VERSION_RANGE_TABLE("OAT", struct oat_format, oat_formats, OAT_FORMAT_COUNT, info.min, info.max,
+				offsetof(struct oat_format, info.android));
+
 size_t oat_version_row_count(void) { return OAT_FORMAT_COUNT; }
 
 const struct oat_version_info *oat_version_row(size_t i)
@@ -171,12 +175,14 @@ static const struct oat_isa_row oat_isas[] = {
 	{ 230, 239, { NULL, "arm", "arm64", "thumb2", "riscv64", "x86", "x86_64", NULL } },  /* 14 */
 };
 
-static const char *isa_name(unsigned version, unsigned isa)
+static const struct art_version_table oat_isa_versions =
+	ART_VERSION_RANGE_TABLE("OAT instruction set", struct oat_isa_row, oat_isas,
+				sizeof(oat_isas) / sizeof(oat_isas[0]), min, max, ART_VERSION_NONE);
+
+const char *oat_isa_name(unsigned version, unsigned isa)
 {
-	for (size_t i = 0; i < sizeof(oat_isas) / sizeof(oat_isas[0]); i++)
-		if (version >= oat_isas[i].min && version <= oat_isas[i].max)
-			return isa < 8 ? oat_isas[i].names[isa] : NULL;
-	return NULL;
+	long r = art_version_row_of(&oat_isa_versions, version);
+	return r >= 0 && isa < 8 ? oat_isas[r].names[isa] : NULL;
 }
 
 static unsigned isa_pointer_size(const char *name)
@@ -207,21 +213,18 @@ bool oat_has_field(const struct oat *o, enum oat_hfield f)
 static int parse_header(struct oat *o, struct err *e)
 {
 	const struct cursor *c = &o->oatdata;
-	size_t pos = OAT_MAGIC_VERSION_SIZE, kv_size;
+	size_t pos = OAT_MAGIC_VERSION_SIZE, kv_size, row;
 	unsigned v;
+	int rc;
 
 	if (!oat_probe_header(c->base, c->len))
 		return ERR_SET(e, c->len < 8 ? ERR_TRUNC : ERR_CORRUPT, c->va,
 			       "oatdata at 0x%llx: no OAT magic (expected \"oat\\n\" and 3 digits)",
 			       (unsigned long long)c->va);
-	v = (unsigned)(c->base[4] - '0') * 100 + (unsigned)(c->base[5] - '0') * 10 + (unsigned)(c->base[6] - '0');
+	if ((rc = art_version_match(&oat_versions, c, 4, &v, &row, e)) != 0)
+		return err_prefix(e, "oatdata");
 	o->version = v;
-	for (size_t i = 0; i < OAT_FORMAT_COUNT; i++)
-		if (v >= oat_formats[i].info.min && v <= oat_formats[i].info.max)
-			o->fmt = &oat_formats[i];
-	if (!o->fmt)
-		return ERR_SET(e, ERR_UNSUP, c->va + 4, "oatdata at 0x%llx: OAT version %03u has no layout row",
-			       (unsigned long long)c->va, v);
+	o->fmt = &oat_formats[row];
 	o->android = o->fmt->info.android;
 	o->dex_in_vdex = o->fmt->dex_in_vdex;
 	for (size_t i = 0; o->fmt->header[i] != OAT_H_COUNT; i++, pos += 4) {
@@ -232,7 +235,7 @@ static int parse_header(struct oat *o, struct err *e)
 	}
 	o->header_size = pos;
 	o->isa = o->header[OAT_H_ISA];
-	o->isa_name = isa_name(v, o->isa);
+	o->isa_name = oat_isa_name(v, o->isa);
 	if (!o->isa_name)
 		return ERR_SET(e, ERR_CORRUPT, c->va + 12, "OAT %03u header at 0x%llx: unknown instruction set %u",
 			       v, (unsigned long long)c->va, o->isa);

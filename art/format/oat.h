@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "art/format/art_version.h"
 #include "art/format/vdex.h"
 #include "carver/base/cursor.h"
 #include "carver/image/elfw.h"
@@ -101,6 +102,11 @@ bool oat_vdex_path_for(const char *oat_path, char *buf, size_t cap);
 
 /* version table access for tests and --json */
 struct oat_version_info { unsigned min, max; const char *android; };
+/* The OAT versions of the header rows (art/format/art_version.h). */
+extern const struct art_version_table oat_versions;
+/* Name of InstructionSet value isa in OAT version `version` ("arm", "thumb2", "arm64", "x86",
+ * "x86_64", "mips", "mips64", "riscv64"), NULL when the value has no name there. */
+const char *oat_isa_name(unsigned version, unsigned isa);
 size_t oat_version_row_count(void);
 const struct oat_version_info *oat_version_row(size_t i);
 

@@ -36,13 +36,29 @@ static int layout_split(struct vdex *v, struct err *e);
 static int layout_sections(struct vdex *v, struct err *e);
 
 static const struct vdex_format vdex_formats[] = {
-	{ { 6, "8.0", "header+checksums+dex+deps+quickening" }, 24, 1, false, layout_legacy },
-	{ { 10, "8.1", "header+checksums+dex+deps+quickening" }, 24, 1, false, layout_legacy },
-	{ { 19, "9", "split header, dex section 002/000" }, 20, 4, true, layout_split },
-	{ { 21, "10-11", "split header + bcp checksums + clc" }, 28, 4, true, layout_split },
-	{ { 27, "12-14", "section table" }, 12, 4, false, layout_sections },
+	{ { 6, "8.0", "header+checksums+dex+deps+quickening", false }, 24, 1, false, layout_legacy },
+	{ { 10, "8.1", "header+checksums+dex+deps+quickening", false }, 24, 1, false, layout_legacy },
+	{ { 19, "9", "split header, dex section 002/000", true }, 20, 4, true, layout_split },
+	{ { 21, "10-11", "split header + bcp checksums + clc", true }, 28, 4, true, layout_split },
+	{ { 27, "12-14", "section table", false }, 12, 4, false, layout_sections },
 };
 enum { VDEX_FORMAT_COUNT = sizeof(vdex_formats) / sizeof(vdex_formats[0]) };
+
+const struct art_version_table vdex_versions =
+	ART_VERSION_RANGE_TABLE("vdex", struct vdex_format, vdex_formats, VDEX_FORMAT_COUNT, info.version,
+				info.version, offsetof(struct vdex_format, info.android));
+
+/* DexSectionHeader versions of 019/021 (runtime/vdex_file.h @9, @10: kDexSectionVersion
+ * "002", kDexSectionVersionEmpty "000" when the VDEX stores no DEX) */
+struct vdex_dex_section { const char *versions; const char *name; bool has_dex; };
+static const struct vdex_dex_section vdex_dex_sections[] = {
+	{ "000", "empty dex section", false },
+	{ "002", "dex section", true },
+};
+const struct art_version_table vdex_dex_section_versions =
+	ART_VERSION_LIST_TABLE("vdex dex section", struct vdex_dex_section, vdex_dex_sections,
+			       sizeof(vdex_dex_sections) / sizeof(vdex_dex_sections[0]), versions,
+			       offsetof(struct vdex_dex_section, name));
 
 size_t vdex_version_count(void) { return VDEX_FORMAT_COUNT; }
 
@@ -56,16 +72,6 @@ bool vdex_probe(const uint8_t *p, size_t len)
 	return len >= 8 && memcmp(p, "vdex", 4) == 0;
 }
 
-/* "NNN\0" -> NNN, or -1 */
-static int version_digits(const uint8_t *p)
-{
-	for (int i = 0; i < 3; i++)
-		if (p[i] < '0' || p[i] > '9')
-			return -1;
-	if (p[3] != 0)
-		return -1;
-	return (p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0');
-}
 
 static uint32_t hdr_u32(const struct vdex *v, size_t off) { return ld_u32le(v->file.base + off); }
 
@@ -107,18 +113,16 @@ static int layout_split(struct vdex *v, struct err *e)
 {
 	size_t pos = v->fmt->header_size;
 	uint32_t quickening_size = 0;
-	int dsv = version_digits(v->file.base + VH_S_DEX_SECTION_VERSION);
+	size_t row;
 	int rc;
 
-	if (dsv != 0 && dsv != 2)
-		return ERR_SET(e, ERR_UNSUP, v->file.va + VH_S_DEX_SECTION_VERSION,
-			       "vdex %03u at 0x%llx: dex section version is not \"002\" or \"000\"",
-			       v->version, (unsigned long long)(v->file.va + VH_S_DEX_SECTION_VERSION));
-	v->dex_section_version = (unsigned)dsv;
+	if ((rc = art_version_match(&vdex_dex_section_versions, &v->file, VH_S_DEX_SECTION_VERSION,
+				    &v->dex_section_version, &row, e)) != 0)
+		return err_prefix(e, "vdex %03u", v->version);
 	v->dex_count = hdr_u32(v, VH_S_DEX_COUNT);
 	if ((rc = place_checksums(v, &pos, e)) != 0)
 		return rc;
-	if (dsv == 2) {
+	if (vdex_dex_sections[row].has_dex) {
 		struct vdex_region dsh;
 		if ((rc = place(v, &dsh, &pos, VDEX_DEX_SECTION_HEADER_SIZE, "dex section header", e)) != 0 ||
 		    (rc = place(v, &v->dex, &pos, hdr_u32(v, dsh.off), "dex section", e)) != 0 ||
@@ -181,27 +185,27 @@ static int layout_sections(struct vdex *v, struct err *e)
 
 int vdex_parse(struct vdex *v, const struct cursor *c, struct err *e)
 {
-	int ver;
+	size_t row;
+	int rc;
 
 	memset(v, 0, sizeof(*v));
 	cur_init(&v->file, c->base, c->len, c->va);
 	if (!vdex_probe(c->base, c->len))
 		return ERR_SET(e, c->len < 8 ? ERR_TRUNC : ERR_CORRUPT, c->va,
 			       "at 0x%llx: no vdex magic (expected \"vdex\" and a version)", (unsigned long long)c->va);
-	ver = version_digits(c->base + VH_VERSION);
-	for (size_t i = 0; i < VDEX_FORMAT_COUNT; i++)
-		if ((int)vdex_formats[i].info.version == ver)
-			v->fmt = &vdex_formats[i];
-	if (!v->fmt)
-		return ERR_SET(e, ERR_UNSUP, c->va + VH_VERSION,
-			       "vdex at 0x%llx: unsupported version \"%.3s\" (known: 006 010 019 021 027)",
-			       (unsigned long long)c->va, (const char *)c->base + VH_VERSION);
-	v->version = (unsigned)ver;
+	if ((rc = art_version_match(&vdex_versions, &v->file, VH_VERSION, &v->version, &row, e)) != 0)
+		return rc;
+	v->fmt = &vdex_formats[row];
 	v->android = v->fmt->info.android;
 	if (c->len < v->fmt->header_size)
 		return ERR_SET(e, ERR_TRUNC, c->va, "vdex %03u at 0x%llx: %zu bytes, shorter than the %zu-byte header",
 			       v->version, (unsigned long long)c->va, c->len, v->fmt->header_size);
 	return v->fmt->layout(v, e);
+}
+
+const struct vdex_version_info *vdex_info(const struct vdex *v)
+{
+	return v->fmt ? &v->fmt->info : NULL;
 }
 
 int vdex_dex_checksum(const struct vdex *v, uint32_t i, uint32_t *out, struct err *e)

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "art/format/art_version.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
 
@@ -61,8 +62,17 @@ int  vdex_dex_checksum(const struct vdex *v, uint32_t i, uint32_t *out, struct e
 int  vdex_quickening_table_offset(const struct vdex *v, uint32_t i, uint32_t *out, struct err *e);
 
 /* version table access, e.g. for `art-file --json` and tests */
-struct vdex_version_info { unsigned version; const char *android; const char *layout; };
+struct vdex_version_info {
+	unsigned version;
+	const char *android;
+	const char *layout;
+	bool dex_section_version;        /* the header names a DexSectionHeader version (019/021) */
+};
 size_t vdex_version_count(void);
+/* The row of a parsed VDEX, NULL before vdex_parse succeeded. */
+const struct vdex_version_info *vdex_info(const struct vdex *v);
+/* The versions of the rows and of 019/021's dex section (art/format/art_version.h). */
+extern const struct art_version_table vdex_versions, vdex_dex_section_versions;
 const struct vdex_version_info *vdex_version_at(size_t i);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "art/format/art_image.h"
 #include "carver/base/ck.h"
 #include "carver/base/cursor.h"
 #include "carver/base/wbuf.h"
@@ -105,15 +106,12 @@ static int find_images(struct art_runtime *rt, struct err *e)
 {
 	for (size_t i = 0; i < rt->spaces.count; i++) {
 		const struct art_space *s = &rt->spaces.v[i];
-		uint8_t h[512];
-		if (s->kind != SPACE_IMAGE || img_read(rt->img, s->begin, h, 8, NULL) != 0)
-			continue;
-		if (memcmp(h, "art\n", 4) != 0)
-			continue;
-		unsigned v = (unsigned)strtoul((const char *)h + 4, NULL, 10);
-		const struct art_layout *l = art_layout_by_image_version(v);
-		if (!l || l->image.header_size > sizeof(h) ||
-		    img_read(rt->img, s->begin, h, l->image.header_size, NULL) != 0)
+		struct art_image_header h;
+		struct err why;
+		err_init(&why);
+		/* a header that does not parse (or has no mirror layout) leaves the space out */
+		if (s->kind != SPACE_IMAGE || art_image_header_at(&h, rt->img, s->begin, &why) != 0 ||
+		    !art_layout_for_image(h.fmt))
 			continue;
 		struct rt_image *im = xreallocarray(rt->images, rt->image_count + 1, sizeof(*im));
 		if (!im)
@@ -121,10 +119,10 @@ static int find_images(struct art_runtime *rt, struct err *e)
 		rt->images = im;
 		im = &rt->images[rt->image_count++];
 		im->begin = s->begin;
-		im->version = v;
-		im->size = ld_u32le(h + l->image.image_size);
-		im->roots = ld_u32le(h + l->image.image_roots);
-		im->pointer_size = l->image.pointer_size == ART_ABSENT ? 0 : ld_u32le(h + l->image.pointer_size);
+		im->version = h.version;
+		im->size = h.image_size;
+		im->roots = h.image_roots;
+		im->pointer_size = h.pointer_size;   /* 0 where the header has none (5.x) */
 		im->name = s->name;
 	}
 	return 0;

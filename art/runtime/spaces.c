@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "art/format/art_image.h"
 #include "art/format/art_layout.h"
 #include "carver/base/ck.h"
 #include "carver/base/cursor.h"
@@ -162,18 +163,14 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 bool spaces_probe_image_header(const uint8_t *p, size_t n, uint64_t va)
 {
-	unsigned version = 0;
-	if (n < 8 || memcmp(p, "art\n", 4) != 0 || p[7] != 0)
-		return false;
-	for (int i = 4; i < 7; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return false;
-		version = version * 10 + (unsigned)(p[i] - '0');
-	}
-	const struct art_layout *l = art_layout_by_image_version(version);
-	if (!l || n < (size_t)l->image.image_begin + 4)
-		return false;
-	return ld_u32le(p + l->image.image_begin) == va;
+	struct art_image_header h;
+	struct cursor c;
+	struct err why;
+
+	err_init(&why);
+	cur_init(&c, p, n, va);
+	/* a header that does not parse is simply not an image header here */
+	return art_image_header_parse(&h, &c, ART_IMAGE_MAPPED, &why) == 0 && h.image_begin == va;
 }
 
 /* ---- the search ---- */
@@ -514,20 +511,17 @@ static void classify_los_allocations(struct finder *f)
 	}
 }
 
-/* End of an image's objects section: sections[0] (Objects, from offset 0) of the header,
- * or image_size where the family has no section table (runtime/image.h). */
+/* End of an image's objects section (the parsed header's objects_end: sections[0] from
+ * offset 0, or image_size where the family has no section table, runtime/image.h). */
 static void image_objects_end(const struct finder *f, struct cand *c)
 {
-	uint8_t h[8];
-	unsigned version;
-	if (img_read(f->img, c->begin, h, 8, NULL) || memcmp(h, "art\n", 4))
-		return;
-	version = (unsigned)(h[4] - '0') * 100 + (unsigned)(h[5] - '0') * 10 + (unsigned)(h[6] - '0');
-	const struct art_layout *l = art_layout_by_image_version(version);
-	unsigned off = !l ? ART_ABSENT : l->image.sections != ART_ABSENT ? l->image.sections + 4 : l->image.image_size;
-	if (off == ART_ABSENT || img_read(f->img, c->begin + off, h, 4, NULL))
-		return;
-	uint64_t end = c->begin + ld_u32le(h);
+	struct art_image_header h;
+	struct err why;
+
+	err_init(&why);
+	if (art_image_header_at(&h, f->img, c->begin, &why) != 0)
+		return;   /* the space keeps its mapping end */
+	uint64_t end = c->begin + h.objects_end;
 	if (end > c->begin && end <= c->end)
 		c->objects_end = end;
 }

@@ -165,7 +165,7 @@ static int af_vdex_body(struct af_ctx *cx, const struct vdex *v, struct err *e)
 	snprintf(ver, sizeof(ver), "%03u", v->version);
 	rep_s(r, "version", ver);
 	rep_s(r, "android", v->android);
-	if (v->fmt && (v->version == 19 || v->version == 21)) {
+	if (vdex_info(v) && vdex_info(v)->dex_section_version) {
 		snprintf(ver, sizeof(ver), "%03u", v->dex_section_version);
 		rep_s(r, "dex_section_version", ver);
 	}

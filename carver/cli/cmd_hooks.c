@@ -351,7 +351,7 @@ static int hk_folder_oats(struct hk_ctx *cx, const char *art_path, const struct 
 		if (rc == 0 && len > 4 && !strcmp(names[i]->d_name + len - 4, ".art")) {
 			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 			if (img_from_file(&f, path, 0, &c, &quiet) == 0) {
-				if (art_image_header_parse(&h, &c, &quiet) == 0 && h.version == study->version &&
+				if (art_image_header_parse(&h, &c, ART_IMAGE_IN_FILE, &quiet) == 0 && h.version == study->version &&
 				    h.pointer_size == study->pointer_size) {
 					rc = hk_folder_image(cx, &h, hk_oat_beside(path, oat, sizeof(oat)) ? oat : NULL, e);
 					if ((uint64_t)h.image_begin + h.image_size > images_end)
@@ -423,13 +423,11 @@ static int hk_image_spaces(struct hk_ctx *cx, struct err *e)
 	for (size_t i = 0; i < cx->img->region_count; i++) {
 		const struct img_region *r = &cx->img->regions[i];
 		struct art_image_header h;
-		struct cursor c;
 		struct err why;
 		int rc;
 		if (!r->data || !art_image_probe(r->data, r->data_len))
 			continue;
-		cur_init(&c, r->data, r->data_len, 0);
-		if (art_image_header_parse(&h, &c, &why) < 0 || h.image_begin != r->start)
+		if (art_image_header_at(&h, cx->img, r->start, &why) < 0 || h.image_begin != r->start)
 			continue;   /* not an image space mapped at its own address */
 		cx->image_label = r->name;
 		if ((rc = hk_walk_image(cx, &h, r->data, r->data_len, e)) < 0)

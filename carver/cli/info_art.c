@@ -54,14 +54,14 @@ int info_art_runtime(const struct info_art *ia, struct rep *r, const char *key, 
 		rep_open(r, key, false);
 		rep_s(r, "layout", rt->layout->family);
 		rep_s(r, "layout_how", rt->layout_how);
-		rep_s(r, "image_versions", rt->layout->image_versions);
+		rep_s(r, "image_versions", rt->layout->image->versions);
 		rep_u(r, "pointer_size", rt->pointer_size);
 		rep_s(r, "pointer_how", rt->pointer_how);
 		rep_hex(r, "java_lang_class", rt->java_lang_class);
 		rep_close(r);
 	} else {
 		fprintf(r->fp, "ART runtime: layout family %s (image version %s), found by %s\n", rt->layout->family,
-			rt->layout->image_versions, rt->layout_how);
+			rt->layout->image->versions, rt->layout_how);
 		fprintf(r->fp, "pointer size: %u, found by %s\n", rt->pointer_size, rt->pointer_how);
 		fprintf(r->fp, "java.lang.Class: 0x%llx\n", (unsigned long long)rt->java_lang_class);
 	}

@@ -151,7 +151,7 @@ int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err
 	}
 	runtime_sizer_init(&z, ctx->rt);
 	/* the first object follows the ImageHeader, 8-aligned (ImageHeader::VisitObjects) */
-	uint64_t first = s->begin + ((l->image.header_size + OBJ_ALIGN - 1) & ~(uint64_t)(OBJ_ALIGN - 1));
+	uint64_t first = s->begin + ((l->image->header_size + OBJ_ALIGN - 1) & ~(uint64_t)(OBJ_ALIGN - 1));
 	u.end = s->objects_end;
 	if ((rc = wk_contiguous(&w, &z, first, s->objects_end, &k, &u, e)))
 		return rc;

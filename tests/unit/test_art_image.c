@@ -296,6 +296,96 @@ static void rows(void)
 	T_CHECK(!art_image_probe((const uint8_t *)"art\n085", 7), "probe length");
 }
 
+/* The one header parser over every row: the file and the same bytes mapped at image_begin
+ * of a struct image give the same header; a mapped header needs only its own bytes; every
+ * cut inside a header and inside its version string is an error. */
+static void header_parser(void)
+{
+	static struct synth s;
+
+	for (size_t i = 0; i < art_image_format_count; i++) {
+		const struct art_image_format *f = &art_image_formats[i];
+		struct art_image_header hf, hm;
+		struct image img;
+		struct cursor c;
+		struct err e;
+		size_t len = 0, bad_cuts = 0;
+		uint8_t *file = syn_build(&s, f, false, &len);
+
+		if (!file)
+			continue;
+		err_init(&e);
+		printf("   %s (%s): header %u bytes\n", f->versions, f->family, f->header_size);
+		T_CHECK(f->header_size <= ART_IMAGE_MAX_HEADER, "row %s: %u-byte header", f->versions, f->header_size);
+		cur_init(&c, file, len, 0);
+		T_CHECK(art_image_header_parse(&hf, &c, ART_IMAGE_IN_FILE, &e) == 0, "row %s file: %s", f->versions, e.msg);
+		T_CHECK(hf.fmt == f, "row %s: parsed with row %s", f->versions, hf.fmt ? hf.fmt->versions : "(none)");
+		T_EQ_U(hf.version, syn_version(f));
+		T_EQ_U(hf.image_begin, SYN_BEGIN);
+		T_EQ_U(hf.image_roots, s.roots);
+		T_EQ_U(hf.objects_end, s.pos);
+
+		img_init_empty(&img, "mapped");
+		T_EQ_I(img_add_region_mem(&img, SYN_BEGIN, file, len, IMG_PROT_R, "boot.art", &e), 0);
+		T_CHECK(art_image_header_at(&hm, &img, SYN_BEGIN, &e) == 0, "row %s mapped: %s", f->versions, e.msg);
+		T_CHECK(hm.fmt == f && hm.version == hf.version && hm.image_begin == hf.image_begin &&
+				hm.image_size == hf.image_size && hm.image_roots == hf.image_roots &&
+				hm.pointer_size == hf.pointer_size && hm.objects_end == hf.objects_end &&
+				!memcmp(hm.sections, hf.sections, sizeof(hm.sections)),
+			"row %s: mapped header differs from the file's", f->versions);
+		T_EQ_I(art_image_header_at(&hm, &img, SYN_BEGIN + 8, &e), -ERR_CORRUPT);
+		T_EQ_I(art_image_header_at(&hm, &img, SYN_BEGIN - 8, &e), -ERR_UNMAPPED);
+		img_close(&img);
+
+		/* mapped, only the header is needed; a file must also hold the data it stores */
+		img_init_empty(&img, "head");
+		T_EQ_I(img_add_region_mem(&img, SYN_BEGIN, file, f->header_size, IMG_PROT_R, "head", &e), 0);
+		T_CHECK(art_image_header_at(&hm, &img, SYN_BEGIN, &e) == 0, "row %s header only: %s", f->versions, e.msg);
+		img_close(&img);
+		cur_init(&c, file, f->header_size, 0);
+		T_EQ_I(art_image_header_parse(&hf, &c, ART_IMAGE_IN_FILE, &e), -ERR_TRUNC);
+
+		for (size_t cut = 0; cut < f->header_size; cut++) {
+			cur_init(&c, file, cut, 0);
+			bad_cuts += art_image_header_parse(&hm, &c, ART_IMAGE_MAPPED, &e) != -ERR_TRUNC;
+		}
+		T_CHECK(bad_cuts == 0, "row %s: %zu cuts inside the header not reported as truncated", f->versions, bad_cuts);
+		free(file);
+	}
+
+	T_SECTION("image version strings");
+	{
+		static const struct { const char *bytes; size_t n; int rc; const char *says; } v[] = {
+			{ "art\n085", 8, 0, NULL },
+			{ "art\n086", 8, 0, NULL },
+			{ "art\n999", 8, -ERR_UNSUP, "unsupported version 999" },
+			{ "art\n08x", 8, -ERR_CORRUPT, "not three digits" },
+			{ "art\n0850", 8, -ERR_CORRUPT, "not three digits" },
+			{ "art\n04", 6, -ERR_TRUNC, "fits 2 rows: ambiguous" },   /* 043/044 (8.0), 046 (8.1) */
+			{ "art\n07", 6, -ERR_TRUNC, "fits 10 only; not guessed" },
+			{ "art\n", 4, -ERR_TRUNC, "fits 13 rows: ambiguous" },
+			{ "art", 3, -ERR_TRUNC, "magic" },
+			{ "ART\n085", 8, -ERR_CORRUPT, "magic" },
+		};
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			struct art_image_header h;
+			struct cursor c;
+			struct err e;
+			int rc;
+			err_init(&e);
+			cur_init(&c, (const uint8_t *)v[i].bytes, v[i].n, 0);
+			rc = art_image_header_parse(&h, &c, ART_IMAGE_MAPPED, &e);
+			if (v[i].rc == 0) {   /* the version matched; only the header is short */
+				T_CHECK(rc == -ERR_TRUNC && h.fmt && !strcmp(h.fmt->family, "11"), "%.8s: rc %d %s",
+					v[i].bytes, rc, e.msg);
+				continue;
+			}
+			T_CHECK(rc == v[i].rc && strstr(e.msg, v[i].says), "%zu: rc %d, want %d \"%s\": %s", i, rc,
+				v[i].rc, v[i].says, e.msg);
+		}
+	}
+}
+
 static int write_seeds(const char *dir)
 {
 	static struct synth s;
@@ -343,6 +433,8 @@ int main(int argc, char **argv)
 		    art_image_formats[i].off.blocks_count != ART_IMAGE_ABSENT)
 			check_image(&art_image_formats[i], true);
 	}
+	T_SECTION("one header parser, every row, file and mapped");
+	header_parser();
 	T_SECTION("hostile variants");
 	hostile();
 	T_DONE();

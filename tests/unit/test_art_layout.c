@@ -43,8 +43,8 @@ int main(void)
 		T_EQ_U(l->klass.size, 120);
 		T_EQ_U(l->dex_cache.location, 12);
 		T_EQ_U(l->dex_cache.dex_file, 16);
-		T_EQ_U(l->image.image_roots, 64);
-		T_EQ_U(l->image.header_size, 256);
+		T_EQ_U(l->image->off.image_roots, 64);
+		T_EQ_U(l->image->header_size, 256);
 		T_EQ_U(l->art_method_size[art_ptr_index(8)], 40);
 		T_EQ_U(l->art_method_size[art_ptr_index(4)], 28);
 		T_EQ_U(art_layout_field_offset(l, 2), 36);
@@ -74,7 +74,7 @@ int main(void)
 	T_CHECK(l != NULL, "no row 10");
 	if (l) {
 		T_EQ_U(l->dex_cache.location, 8);
-		T_EQ_U(l->image.pointer_size, 60);
+		T_EQ_U(l->image->off.pointer_size, 60);
 	}
 
 	T_SECTION("row invariants");
@@ -107,7 +107,7 @@ int main(void)
 		T_CHECK(r->dex_cache.native_arrays == (r->dex_cache.num_strings != ART_ABSENT),
 			"family %s dex cache arrays", r->family);
 		/* 5.x headers have no pointer size (ART_ABSENT) */
-		T_CHECK(r->image.pointer_size == ART_ABSENT || r->image.pointer_size + 4 <= r->image.header_size,
+		T_CHECK(r->image->off.pointer_size == ART_ABSENT || r->image->off.pointer_size + 4 <= r->image->header_size,
 			"family %s image header", r->family);
 	}
 	T_DONE();

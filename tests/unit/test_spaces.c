@@ -72,8 +72,14 @@ static void test_kinds(void)
 static void test_image_header_probe(void)
 {
 	T_SECTION("image header");
+	/* an 085 header (runtime/image.h @ android-11): image_begin_ 16, image_size_ 20,
+	 * image_roots_ 64, pointer_size_ 68, sections_[0] (objects) at 72 */
 	uint8_t ih[256] = { 'a', 'r', 't', '\n', '0', '8', '5', 0 };
 	ih[16] = 0x00, ih[17] = 0x00, ih[18] = 0x00, ih[19] = 0x70;
+	ih[20] = 0x00, ih[21] = 0x10;     /* image_size 0x1000 */
+	ih[64] = 0x00, ih[65] = 0x01, ih[66] = 0x00, ih[67] = 0x70;   /* roots 0x70000100 */
+	ih[68] = 8;
+	ih[77] = 0x08;                    /* objects [0, 0x800) */
 	T_CHECK(spaces_probe_image_header(ih, sizeof(ih), 0x70000000), "085 header rejected");
 	T_CHECK(!spaces_probe_image_header(ih, sizeof(ih), 0x71000000), "header at the wrong address accepted");
 	T_CHECK(!spaces_probe_image_header(ih, 12, 0x70000000), "short header accepted");
