@@ -55,6 +55,18 @@ const char *runtime_families(void)
 
 /* ---- object chunks: the captured bytes of the spaces that hold objects ---- */
 
+/* The space holding va, for anomaly records: ART's name, else its kind (found by content),
+ * else the captured region's name. */
+static const char *space_name(const struct art_runtime *rt, uint64_t va)
+{
+	const struct art_space *s = spaces_at(&rt->spaces, va);
+	const struct img_region *r;
+	if (s)
+		return *s->name ? s->name : spaces_kind_name(s->kind);
+	r = img_find(rt->img, va);
+	return r ? r->name : NULL;
+}
+
 typedef int (*chunk_fn)(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
 			struct err *e);
 
@@ -102,6 +114,7 @@ static int for_each_chunk(struct art_runtime *rt, chunk_fn fn, void *ctx, struct
 
 /* ---- image spaces ---- */
 
+/* An image space whose ImageHeader cannot be read is recorded and left out. */
 static int find_images(struct art_runtime *rt, struct err *e)
 {
 	for (size_t i = 0; i < rt->spaces.count; i++) {
@@ -109,10 +122,19 @@ static int find_images(struct art_runtime *rt, struct err *e)
 		struct art_image_header h;
 		struct err why;
 		err_init(&why);
-		/* a header that does not parse (or has no mirror layout) leaves the space out */
-		if (s->kind != SPACE_IMAGE || art_image_header_at(&h, rt->img, s->begin, &why) != 0 ||
-		    !art_layout_for_image(h.fmt))
+		if (s->kind != SPACE_IMAGE)
 			continue;
+		/* a header that does not parse (or has no mirror layout) leaves the space out, recorded */
+		if (art_image_header_at(&h, rt->img, s->begin, &why) != 0) {
+			anomaly_add_err(&rt->anomalies, ANOM_IMAGE_HEADER, space_name(rt, s->begin), &why);
+			continue;
+		}
+		if (!art_layout_for_image(h.fmt)) {
+			anomaly_add(&rt->anomalies, ANOM_IMAGE_HEADER, ERR_UNSUP, s->begin, space_name(rt, s->begin),
+				    "image space at 0x%llx: ImageHeader version %03u has no mirror layout row",
+				    (unsigned long long)s->begin, h.version);
+			continue;
+		}
 		struct rt_image *im = xreallocarray(rt->images, rt->image_count + 1, sizeof(*im));
 		if (!im)
 			return rt_nomem(e);
@@ -185,12 +207,16 @@ static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r,
 		size_t at = (size_t)(hit - r->data);
 		struct cursor c;
 		struct dex d;
+		struct err why;
 		off = at + 4;
 		if (!dex_probe(hit, r->data_len - at))
 			continue;
 		cur_init(&c, hit, r->data_len - at, r->start + at);
-		if (dex_parse(&d, &c, NULL) != 0)
+		err_init(&why);
+		if (dex_parse(&d, &c, &why) != 0) {   /* a DEX cut by the capture, or overwritten */
+			anomaly_add_err(&rt->anomalies, ANOM_DEX, r->name, &why);
 			continue;
+		}
 		int rc = add_dex(rt, r, at, &d, e);
 		if (rc)
 			return rc;
@@ -283,32 +309,44 @@ static int collect_self(struct art_runtime *rt, uint64_t va, const uint8_t *p, s
 	return 0;
 }
 
-/* How well row l explains candidate jlc as java.lang.Class: -1 if it cannot, else the
- * number of optional checks passed.  *dexcache_ok tells whether the DexCache size fit. */
-static int jlc_score(const struct art_runtime *rt, const struct art_layout *l, uint64_t jlc)
+static int jlc_refuted(struct err *why, uint64_t jlc, const struct art_layout *l, const char *what)
+{
+	ERR_SET(why, ERR_UNSUP, jlc, "candidate 0x%llx read with layout %s: %s", (unsigned long long)jlc, l->family,
+		what);
+	return -1;
+}
+
+/* How well row l explains candidate jlc as java.lang.Class: -1 if it cannot (*why says what
+ * refutes it), else the number of optional checks passed. */
+static int jlc_score(const struct art_runtime *rt, const struct art_layout *l, uint64_t jlc, struct err *why)
 {
 	struct mirror m = { rt->img, l, 8 };
 	struct mirror_class c, o, dc;
 	uint32_t k;
 	int score = 0;
 
-	if (mirror_class_read(&m, jlc, &c, NULL) || !mirror_class_plausible(&m, &c, jlc) ||
-	    c.super_class == 0 || c.component_type != 0 || (c.primitive_type & l->klass.primitive_mask))
+	if (mirror_class_read(&m, jlc, &c, why))
 		return -1;
+	if (!mirror_class_plausible(&m, &c, jlc) || c.super_class == 0 || c.component_type != 0 ||
+	    (c.primitive_type & l->klass.primitive_mask))
+		return jlc_refuted(why, jlc, l, "not a plausible non-array, non-primitive Class with a super class");
 	/* java.lang.Object: no super class, 8-byte instances (the object header) */
-	if (mirror_class_read(&m, c.super_class, &o, NULL) || !mirror_class_plausible(&m, &o, jlc) ||
-	    o.super_class != 0 || o.object_size != l->object.size)
+	if (mirror_class_read(&m, c.super_class, &o, why))
 		return -1;
+	if (!mirror_class_plausible(&m, &o, jlc) || o.super_class != 0 || o.object_size != l->object.size)
+		return jlc_refuted(why, jlc, l, "its super class is not java.lang.Object");
 	if (l->klass.class_flags != ART_ABSENT) {
 		if (!(c.class_flags & RT_CLASS_FLAG_CLASS))
-			return -1;
+			return jlc_refuted(why, jlc, l, "class_flags_ lack kClassFlagClass");
 		score++;
 	}
+	/* the DexCache's class is optional evidence: a DexCache or class not captured (the read
+	 * fails) adds nothing and refutes nothing */
 	uint32_t cache = c.dex_cache ? c.dex_cache : o.dex_cache;
-	if (cache && mirror_klass(&m, cache, &k, NULL) == 0 && mirror_class_read(&m, k, &dc, NULL) == 0) {
-		/* the DexCache's class (when captured): its instances have this family's size */
+	if (cache && mirror_klass(&m, cache, &k, why) == 0 && mirror_class_read(&m, k, &dc, why) == 0) {
+		/* its instances have this family's size */
 		if (!mirror_class_plausible(&m, &dc, jlc) || dc.object_size != l->dex_cache.size)
-			return -1;
+			return jlc_refuted(why, jlc, l, "its DexCache's class does not have this layout's DexCache size");
 		score += 2;
 	}
 	return score;
@@ -359,13 +397,21 @@ static int find_jlc(struct art_runtime *rt, struct err *e)
 	int best = -1;
 	const struct art_layout *best_l = NULL, *tie = NULL;
 	uint64_t best_va = 0;
+	struct err why, first_why;   /* why the first candidate was refuted, for the message */
+
+	err_init(&why);
+	err_init(&first_why);
 
 	for (size_t i = 0; rc == 0 && i < s.n; i++) {
 		int cbest = -1;
 		const struct art_layout *cl = NULL, *ctie = NULL;
 		for (size_t j = 0; j < art_layout_count; j++) {
 			const struct art_layout *l = &art_layouts[j];
-			int sc = rt->layout && l != rt->layout ? -1 : jlc_score(rt, l, s.v[i]);
+			if (rt->layout && l != rt->layout)
+				continue;
+			int sc = jlc_score(rt, l, s.v[i], &why);
+			if (sc < 0 && i == 0 && !first_why.msg[0])
+				first_why = why;
 			if (sc > cbest) {
 				cbest = sc;
 				cl = l;
@@ -387,7 +433,8 @@ static int find_jlc(struct art_runtime *rt, struct err *e)
 	if (best < 0)
 		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA,
 			       "no java.lang.Class found: no object whose class is itself reads as a Class in any "
-			       "known layout (families %s); is this an ART process image?", runtime_families());
+			       "known layout (families %s); is this an ART process image? (%zu candidates%s%s)",
+			       runtime_families(), s.n, s.n ? "; the first: " : "", first_why.msg);
 	if (tie)
 		return ERR_SET(e, ERR_UNSUP, best_va,
 			       "java.lang.Class at 0x%llx reads equally well with layouts %s and %s; "
@@ -434,12 +481,22 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 	(void)ctx;
 	for (size_t off = 0; off + 8 <= n; off += 8) {
 		struct mirror_class c;
+		struct err why;
 		if (ld_u32le(p + off) != jlc)
 			continue;
-		/* a from-space copy left behind by a moving GC carries a forwarding lock word */
-		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD ||
-		    mirror_class_read(&rt->m, va + off, &c, NULL) || !mirror_class_plausible(&rt->m, &c, jlc)) {
+		/* a from-space copy left behind by a moving GC carries a forwarding lock word: a
+		 * normal leftover, not damage */
+		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD) {
 			rt->rejected_classes++;
+			continue;
+		}
+		err_init(&why);
+		if (mirror_class_read(&rt->m, va + off, &c, &why) ||
+		    (!mirror_class_plausible(&rt->m, &c, jlc) &&
+		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
+			     (unsigned long long)(va + off)))) {
+			rt->rejected_classes++;
+			anomaly_add_err(&rt->anomalies, ANOM_CLASS, space_name(rt, va + off), &why);
 			continue;
 		}
 		if (mirror_class_retired(&rt->m, &c)) {
@@ -530,12 +587,53 @@ static void choose_pointer_size(struct art_runtime *rt)
 
 /* ---- DexCache -> DEX ---- */
 
-/* True when the class's class_def in d names its own type. */
-static bool class_def_agrees(const struct dex *d, const struct mirror_class *c)
+/* A source of one fact failed: -ERR_NOMEM moves to e and is returned; anything else stays
+ * in *why for rt_settle and 1 is returned (the next source is tried). */
+static int rt_source_failed(int rc, struct err *why, struct err *e)
+{
+	if (rc == -ERR_NOMEM)
+		return (*e = *why, rc);
+	return 1;
+}
+
+/* Once the sources of one fact about the structure at va were tried (a and b: why each
+ * failed, code 0 if it did not): bytes that were captured but wrong are damage, recorded
+ * even when the other source supplied the fact; bytes that were not captured are a gap,
+ * recorded only when the fact is lost (lost: no source gave it). */
+static void rt_settle(struct art_runtime *rt, enum anomaly_code code, uint64_t va, const char *what, bool lost,
+		      const struct err *a, const struct err *b)
+{
+	const struct err *first = a->code ? a : b->code ? b : NULL;
+	const char *space = space_name(rt, va);
+
+	if (!first)
+		return;
+	if (lost) {
+		anomaly_add(&rt->anomalies, code, first->code, va, space, "%s at 0x%llx unknown: %s%s%s", what,
+			    (unsigned long long)va, a->code ? a->msg : "", a->code && b->code ? "; " : "",
+			    b->code ? b->msg : "");
+		return;
+	}
+	if (a->code && a->code != ERR_UNMAPPED)
+		anomaly_add(&rt->anomalies, code, a->code, va, space, "%s at 0x%llx (found elsewhere): %s", what,
+			    (unsigned long long)va, a->msg);
+	if (b->code && b->code != ERR_UNMAPPED)
+		anomaly_add(&rt->anomalies, code, b->code, va, space, "%s at 0x%llx (found elsewhere): %s", what,
+			    (unsigned long long)va, b->msg);
+}
+
+/* 1 when the class's class_def in d names its own type, 0 when not (indexes outside d are
+ * a "no": the class may come from another DEX); <0 only if a checked index does not read. */
+static int class_def_agrees(const struct dex *d, const struct mirror_class *c, struct err *e)
 {
 	struct dex_class_def def;
-	return c->dex_class_def_idx < d->class_defs_size && c->dex_type_idx < d->type_ids_size &&
-	       dex_class_def(d, c->dex_class_def_idx, &def, NULL) == 0 && def.class_idx == c->dex_type_idx;
+	int rc;
+
+	if (c->dex_class_def_idx >= d->class_defs_size || c->dex_type_idx >= d->type_ids_size)
+		return 0;
+	if ((rc = dex_class_def(d, c->dex_class_def_idx, &def, e)) < 0)
+		return rc;
+	return def.class_idx == c->dex_type_idx;
 }
 
 /* Classes loaded from a class_def (not arrays, primitives or proxies) vote for their DEX. */
@@ -545,34 +643,49 @@ static bool dex_class_votes(const struct rt_class *k)
 	       k->raw.dex_class_def_idx != 0xffffffffu && k->raw.dex_class_def_idx != 0xffffu;
 }
 
-/* The DEX whose address is what DexCache.dex_file_->begin_ holds, RT_NONE if unreadable. */
-static size_t dex_by_native(struct art_runtime *rt, uint32_t cache)
+/* The DEX whose address is what DexCache.dex_file_->begin_ holds, RT_NONE if none is known
+ * (*why says why when the pointers do not read: the DEX is then found by its class_defs). */
+static size_t dex_by_native(struct art_runtime *rt, uint32_t cache, struct err *why)
 {
 	const struct art_layout *l = rt->layout;
 	uint64_t df, begin;
-	if (l->dex_cache.dex_file == ART_ABSENT ||
-	    mirror_u64(&rt->m, cache + l->dex_cache.dex_file, &df, NULL) || df == 0 ||
-	    mirror_ptr(&rt->m, df + (uint64_t)l->dex_file.begin_slot * rt->pointer_size, &begin, NULL))
+
+	if (l->dex_cache.dex_file == ART_ABSENT)
 		return RT_NONE;
-	for (size_t i = 0; i < rt->dex_count; i++)
+	if (mirror_u64(&rt->m, cache + l->dex_cache.dex_file, &df, why) ||
+	    (df && mirror_ptr(&rt->m, df + (uint64_t)l->dex_file.begin_slot * rt->pointer_size, &begin, why))) {
+		err_prefix(why, "dex_file_");
+		return RT_NONE;
+	}
+	for (size_t i = 0; df && i < rt->dex_count; i++)
 		if (rt->dexes[i].addr == begin)
 			return i;
 	return RT_NONE;
 }
 
-static const char *cache_location(struct art_runtime *rt, uint32_t cache)
+/* DexCache.location_: 0 (*out NULL when absent or unreadable: *why says why), -ERR_NOMEM. */
+static int cache_location(struct art_runtime *rt, uint32_t cache, const char **out, struct err *why,
+			  struct err *e)
 {
 	uint32_t s;
 	struct wbuf b;
-	const char *out = NULL;
-	if (rt->layout->dex_cache.location == ART_ABSENT ||
-	    mirror_u32(&rt->m, cache + rt->layout->dex_cache.location, &s, NULL) || !s)
-		return NULL;
-	wbuf_init(&b);
-	if (mirror_string(&rt->m, s, RT_MAX_NAME, &b, NULL) == 0)
-		out = rt_strdup(rt, (const char *)b.data ? (const char *)b.data : "", b.len);
-	wbuf_release(&b);
-	return out;
+	int rc;
+
+	*out = NULL;
+	if (rt->layout->dex_cache.location == ART_ABSENT)
+		return 0;
+	if ((rc = mirror_u32(&rt->m, cache + rt->layout->dex_cache.location, &s, why)) == 0 && s) {
+		wbuf_init(&b);
+		rc = mirror_string(&rt->m, s, RT_MAX_NAME, &b, why);
+		if (rc == 0 && !(*out = rt_strdup(rt, b.data ? (const char *)b.data : "", b.len)))
+			rc = rt_nomem(why);
+		wbuf_release(&b);
+	}
+	if (rc < 0) {
+		err_prefix(why, "location_");
+		return rt_source_failed(rc, why, e) < 0 ? rc : 0;
+	}
+	return 0;
 }
 
 static bool same_location(const char *a, const char *b)
@@ -580,14 +693,22 @@ static bool same_location(const char *a, const char *b)
 	return a && b && *a && !strcmp(a, b);
 }
 
-/* Classes [lo, hi) of order[] share one DexCache: find their DEX. */
-static size_t resolve_cache(struct art_runtime *rt, const size_t *order, size_t lo, size_t hi)
+/* Classes [lo, hi) of order[] share one DexCache: *pick = their DEX, RT_NONE if unknown. */
+static int resolve_cache(struct art_runtime *rt, const size_t *order, size_t lo, size_t hi, size_t *pick_out,
+			 struct err *e)
 {
 	uint32_t cache = rt->classes[order[lo]].raw.dex_cache;
-	const char *loc = cache_location(rt, cache);
-	size_t native = dex_by_native(rt, cache), pick = RT_NONE, voters = 0;
+	const char *loc;
+	size_t native, pick = RT_NONE, voters = 0;
 	bool tie = false;
+	struct err why_loc, why_native;
+	int rc;
 
+	err_init(&why_loc);
+	err_init(&why_native);
+	if ((rc = cache_location(rt, cache, &loc, &why_loc, e)) < 0)
+		return rc;
+	native = dex_by_native(rt, cache, &why_native);
 	for (size_t d = 0; d < rt->dex_count; d++) {
 		size_t agree = 0;
 		voters = 0;
@@ -596,7 +717,9 @@ static size_t resolve_cache(struct art_runtime *rt, const size_t *order, size_t 
 			if (!dex_class_votes(k))
 				continue;
 			voters++;
-			agree += class_def_agrees(&rt->dexes[d].dex, &k->raw);
+			if ((rc = class_def_agrees(&rt->dexes[d].dex, &k->raw, e)) < 0)
+				return rc;
+			agree += (size_t)rc;
 		}
 		if (voters == 0 || agree != voters)
 			continue;
@@ -612,7 +735,10 @@ static size_t resolve_cache(struct art_runtime *rt, const size_t *order, size_t 
 		rt->dexes[pick].location = loc;
 	if (pick != RT_NONE && !tie && pick == native)
 		rt->dex_caches_by_pointer++;
-	return tie ? RT_NONE : pick;
+	*pick_out = tie ? RT_NONE : pick;
+	/* lost: classes that would name themselves through it have no DEX */
+	rt_settle(rt, ANOM_DEX_CACHE, cache, "DexCache's DEX", *pick_out == RT_NONE && voters, &why_native, &why_loc);
+	return 0;
 }
 
 struct cache_ref {
@@ -631,6 +757,7 @@ static int by_cache(const void *a, const void *b)
 static int resolve_dex_caches(struct art_runtime *rt, struct err *e)
 {
 	size_t n = 0;
+	int rc = 0;
 	struct cache_ref *refs = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*refs));
 	size_t *order = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*order));
 	if (!refs || !order) {
@@ -644,10 +771,12 @@ static int resolve_dex_caches(struct art_runtime *rt, struct err *e)
 	qsort(refs, n, sizeof(*refs), by_cache);
 	for (size_t i = 0; i < n; i++)
 		order[i] = refs[i].i;
-	for (size_t lo = 0, hi; lo < n; lo = hi) {
+	for (size_t lo = 0, hi; rc == 0 && lo < n; lo = hi) {
+		size_t d = RT_NONE;
 		for (hi = lo + 1; hi < n && refs[hi].cache == refs[lo].cache; hi++)
 			;
-		size_t d = resolve_cache(rt, order, lo, hi);
+		if ((rc = resolve_cache(rt, order, lo, hi, &d, e)) < 0)
+			break;
 		rt->dex_caches++;
 		rt->dex_caches_resolved += d != RT_NONE;
 		for (size_t i = lo; i < hi; i++)
@@ -655,73 +784,123 @@ static int resolve_dex_caches(struct art_runtime *rt, struct err *e)
 	}
 	xfree(refs);
 	xfree(order);
-	return 0;
+	return rc;
 }
 
 /* ---- names ---- */
 
-static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b);
+static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b, struct err *e);
 
-static int name_from_dex(struct art_runtime *rt, struct rt_class *k, struct wbuf *b)
+/* Appends the name from the class's DEX type_ids: 0, 1 if unknown (*why says why when the
+ * type does not read), <0 error. */
+static int name_from_dex(struct art_runtime *rt, struct rt_class *k, struct wbuf *b, struct err *why,
+			 struct err *e)
 {
 	const uint8_t *s;
 	size_t n;
-	if (k->dex == RT_NONE || dex_type_descriptor(&rt->dexes[k->dex].dex, k->raw.dex_type_idx, &s, &n, NULL))
-		return -1;
-	if (mirror_java_name(s, n, b, NULL))
-		return -1;
+	int rc;
+
+	if (k->dex == RT_NONE)
+		return 1;
+	if ((rc = dex_type_descriptor(&rt->dexes[k->dex].dex, k->raw.dex_type_idx, &s, &n, why)) == 0)
+		rc = mirror_java_name(s, n, b, why);
+	if (rc < 0) {
+		err_prefix(why, "dex_type_idx %u", k->raw.dex_type_idx);
+		return rt_source_failed(rc, why, e);
+	}
 	k->name_how = "dex";
 	rt->dexes[k->dex].classes++;
 	return 0;
 }
 
-/* Appends the name of class i to b (computing and caching it); -1 if unknown. */
-static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b)
+/* Appends Class.name_ when it is set: 0, 1 if unset or unreadable (*why), <0 error. */
+static int name_from_string(struct art_runtime *rt, struct rt_class *k, struct wbuf *b, struct err *why,
+			    struct err *e)
+{
+	size_t start = b->len;
+	int rc;
+
+	if (!k->raw.name)
+		return 1;
+	if ((rc = mirror_class_name_string(&rt->m, k->raw.name, RT_MAX_NAME, b, why)) == 0) {
+		k->name_how = "name_";
+		return 0;
+	}
+	b->len = start;
+	err_prefix(why, "name_");
+	return rt_source_failed(rc, why, e);
+}
+
+/* Appends the name from name_, else the primitive type, the component type or the DEX:
+ * 0, 1 if unknown, <0 error.  Failed reads are settled (recorded) here. */
+static int name_sources(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b, struct err *e)
+{
+	struct rt_class *k = &rt->classes[i];
+	struct err why_name, why_dex;
+	const char *p;
+	int rc;
+
+	err_init(&why_name);
+	err_init(&why_dex);
+	if ((rc = name_from_string(rt, k, b, &why_name, e)) != 1) {
+		if (rc < 0)
+			return rc;
+	} else if ((p = mirror_primitive_name(k->raw.primitive_type & rt->layout->klass.primitive_mask))) {
+		wbuf_put(b, p, strlen(p));
+		k->name_how = "primitive";
+		rc = 0;
+	} else if (k->component != RT_NONE && k->component != i) {
+		if ((rc = name_class(rt, k->component, depth + 1, b, e)) == 0) {
+			wbuf_put(b, "[]", 2);
+			k->name_how = "array";
+		}
+	} else {
+		rc = name_from_dex(rt, k, b, &why_dex, e);
+	}
+	if (rc < 0)
+		return rc;
+	rt_settle(rt, ANOM_CLASS_NAME, k->addr, "name of class", rc == 1, &why_name, &why_dex);
+	return rc;
+}
+
+/* Appends the name of class i to b (computing and caching it): 0, 1 if unknown, <0 error.
+ * A class is worked out once: an unknown name is not retried (nor its damage recorded
+ * again) when an array class of it asks. */
+static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b, struct err *e)
 {
 	struct rt_class *k = &rt->classes[i];
 	size_t start = b->len;
-	const char *p;
+	int rc;
 
 	if (k->name) {
 		wbuf_put(b, k->name, strlen(k->name));
 		return 0;
 	}
-	if (depth > RT_MAX_ARRAY_DEPTH)
-		return -1;
-	if (k->raw.name && mirror_class_name_string(&rt->m, k->raw.name, RT_MAX_NAME, b, NULL) == 0) {
-		k->name_how = "name_";
-	} else if ((p = mirror_primitive_name(k->raw.primitive_type & rt->layout->klass.primitive_mask))) {
-		b->len = start;
-		wbuf_put(b, p, strlen(p));
-		k->name_how = "primitive";
-	} else if (k->component != RT_NONE && k->component != i) {
-		b->len = start;
-		if (name_class(rt, k->component, depth + 1, b))
-			return -1;
-		wbuf_put(b, "[]", 2);
-		k->name_how = "array";
-	} else {
-		b->len = start;
-		if (name_from_dex(rt, k, b))
-			return -1;
-	}
+	if (k->name_tried || depth > RT_MAX_ARRAY_DEPTH)
+		return 1;
+	k->name_tried = true;
+	if ((rc = name_sources(rt, i, depth, b, e)) != 0)
+		return rc;
 	if (b->failed)
-		return -1;
+		return wbuf_status(b, e);
 	k->name = rt_strdup(rt, (const char *)b->data + start, b->len - start);
-	return k->name ? 0 : -1;
+	return k->name ? 0 : rt_nomem(e);
 }
 
 static int name_classes(struct art_runtime *rt, struct err *e)
 {
 	struct wbuf b;
+	int rc = 0;
+
 	wbuf_init(&b);
-	for (size_t i = 0; i < rt->class_count; i++) {
+	for (size_t i = 0; i < rt->class_count && rc >= 0; i++) {
 		b.len = 0;
-		(void)name_class(rt, i, 0, &b);
+		rc = name_class(rt, i, 0, &b, e);
 	}
-	int rc = wbuf_status(&b, e);
+	if (rc >= 0)
+		rc = wbuf_status(&b, e);
 	wbuf_release(&b);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- field linking (runtime/class_linker.cc LinkFields) ----
@@ -882,38 +1061,58 @@ int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const ui
 
 /* ---- instance fields ---- */
 
-static int field_strings(struct art_runtime *rt, const struct dex *d, uint32_t idx, struct rt_field *f)
+/* Name and type of DEX field idx: 0, or <0 with *why set (-ERR_NOMEM, or damage). */
+static int field_strings(struct art_runtime *rt, const struct dex *d, uint32_t idx, struct rt_field *f,
+			 struct err *why)
 {
 	struct dex_field_id id;
 	const uint8_t *s, *t;
 	size_t sn, tn;
-	if (dex_field_id(d, idx, &id, NULL) || dex_string(d, id.name_idx, &s, &sn, NULL) ||
-	    dex_type_descriptor(d, id.type_idx, &t, &tn, NULL) || tn == 0)
-		return -1;
+	int rc;
+
+	if ((rc = dex_field_id(d, idx, &id, why)) || (rc = dex_string(d, id.name_idx, &s, &sn, why)) ||
+	    (rc = dex_type_descriptor(d, id.type_idx, &t, &tn, why)))
+		return rc;
+	if (tn == 0)
+		return ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "field %u: empty type descriptor", idx);
 	f->name = rt_strdup(rt, (const char *)s, sn);
 	f->type = rt_strdup(rt, (const char *)t, tn);
 	f->dex_field_idx = idx;
-	return f->name && f->type ? 0 : -1;
+	return f->name && f->type ? 0 : rt_nomem(why);
 }
 
-/* Fields from Class.ifields_ (LengthPrefixedArray<ArtField>): offsets as ART set them. */
-static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const struct dex *d)
+/* Fields from Class.ifields_ (LengthPrefixedArray<ArtField>): offsets as ART set them.
+ * 0, 1 if not available (none, or an array that does not read: *why), <0 error. */
+static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const struct dex *d, struct err *why,
+			       struct err *e)
 {
 	const struct art_layout *l = rt->layout;
 	uint32_t count, v;
-	if (l->field_storage != ART_FIELDS_LPA || !k->raw.ifields ||
-	    mirror_u32(&rt->m, k->raw.ifields, &count, NULL) || count == 0 || count > RT_LPA_MAX_FIELDS)
-		return -1;
+	int rc;
+
+	if (l->field_storage != ART_FIELDS_LPA || !k->raw.ifields)
+		return 1;
+	if ((rc = mirror_u32(&rt->m, k->raw.ifields, &count, why)) < 0)
+		return rt_source_failed(err_prefix(why, "ifields_"), why, e);
+	if (count == 0)
+		return 1;
+	if (count > RT_LPA_MAX_FIELDS)
+		return rt_source_failed(ERR_SET(why, ERR_CORRUPT, k->raw.ifields, "ifields_ at 0x%llx holds %u fields",
+						(unsigned long long)k->raw.ifields, count), why, e);
 	struct rt_field *f = arena_array(&rt->arena, count, sizeof(*f));
 	if (!f)
-		return -1;
+		return rt_nomem(e);
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t a = k->raw.ifields + art_layout_field_offset(l, i);
-		if (mirror_u32(&rt->m, a + l->art_field.declaring_class, &v, NULL) || v != (uint32_t)k->addr ||
-		    mirror_u32(&rt->m, a + l->art_field.field_dex_idx, &v, NULL) || field_strings(rt, d, v, &f[i]) ||
-		    mirror_u32(&rt->m, a + l->art_field.offset, &f[i].offset, NULL) ||
-		    mirror_u32(&rt->m, a + l->art_field.access_flags, &f[i].access_flags, NULL))
-			return -1;
+		if ((rc = mirror_u32(&rt->m, a + l->art_field.declaring_class, &v, why)) == 0 && v != (uint32_t)k->addr)
+			rc = ERR_SET(why, ERR_CORRUPT, a, "declaring class 0x%x", v);
+		if (rc == 0 && (rc = mirror_u32(&rt->m, a + l->art_field.field_dex_idx, &v, why)) == 0 &&
+		    (rc = field_strings(rt, d, v, &f[i], why)) == 0 &&
+		    (rc = mirror_u32(&rt->m, a + l->art_field.offset, &f[i].offset, why)) == 0)
+			rc = mirror_u32(&rt->m, a + l->art_field.access_flags, &f[i].access_flags, why);
+		if (rc < 0)
+			return rt_source_failed(err_prefix(why, "ifields_ entry %u of %u at 0x%llx", i, count,
+							   (unsigned long long)a), why, e);
 	}
 	k->fields = f;
 	k->field_count = count;
@@ -933,20 +1132,24 @@ static uint32_t super_size(const struct art_runtime *rt, const struct rt_class *
 	return rt->classes[k->super].raw.object_size;
 }
 
-/* Offsets re-derived with LinkFields; checked against what the Class says. */
-static int link_dex_fields(struct art_runtime *rt, struct rt_class *k, struct rt_field *f, uint32_t n)
+/* Offsets re-derived with LinkFields; checked against what the Class says.  0 or -ERR_NOMEM. */
+static int link_dex_fields(struct art_runtime *rt, struct rt_class *k, struct rt_field *f, uint32_t n,
+			   struct err *e)
 {
 	bool known;
 	uint32_t start = super_size(rt, k, &known), size = 0, refs = 0;
-	uint8_t *t = xcalloc(n, 1);
-	uint32_t *idx = xcalloc(n, sizeof(*idx)), *off = xcalloc(n, sizeof(*off));
-	int rc = -1;
-	if (t && idx && off) {
+	uint8_t *t = xcalloc(n ? n : 1, 1);
+	uint32_t *idx = xcalloc(n ? n : 1, sizeof(*idx)), *off = xcalloc(n ? n : 1, sizeof(*off));
+	int rc;
+
+	if (!t || !idx || !off) {
+		rc = rt_nomem(e);
+	} else {
 		for (uint32_t i = 0; i < n; i++) {
 			t[i] = (uint8_t)f[i].type[0];
 			idx[i] = f[i].dex_field_idx;
 		}
-		rc = runtime_link_fields(rt->layout->field_link, t, idx, n, start, off, &size, &refs, NULL);
+		rc = runtime_link_fields(rt->layout->field_link, t, idx, n, start, off, &size, &refs, e);
 	}
 	if (rc == 0) {
 		/* "we lie to the GC about java.lang.ref.Reference.referent" (LinkFields) */
@@ -963,52 +1166,68 @@ static int link_dex_fields(struct art_runtime *rt, struct rt_class *k, struct rt
 	return rc;
 }
 
-/* Fields from the DEX class_data of the class's class_def. */
-static int fields_from_dex(struct art_runtime *rt, struct rt_class *k, const struct dex *d)
+/* Fields from the DEX class_data of the class's class_def: 0, 1 if not available (another
+ * DEX's class, or class data that does not read: *why), <0 error. */
+static int fields_from_dex(struct art_runtime *rt, struct rt_class *k, const struct dex *d, struct err *why,
+			   struct err *e)
 {
 	struct dex_class_def def;
 	struct dex_class_data it;
 	struct dex_member mb;
-	uint32_t n = 0;
-
-	if (!class_def_agrees(d, &k->raw) || dex_class_def(d, k->raw.dex_class_def_idx, &def, NULL) ||
-	    dex_class_data_open(d, &def, &it, NULL))
-		return -1;
-	uint32_t count = it.count[DEX_INSTANCE_FIELD];
-	if (count > RT_MAX_IFIELDS)
-		return -1;
-	struct rt_field *f = arena_array(&rt->arena, count ? count : 1, sizeof(*f));
-	if (!f)
-		return -1;
+	uint32_t n = 0, count, ci = k->raw.dex_class_def_idx;
+	struct rt_field *f;
 	int rc;
-	while ((rc = dex_class_data_next(&it, &mb, NULL)) == 1) {
+
+	if ((rc = class_def_agrees(d, &k->raw, e)) <= 0)
+		return rc < 0 ? rc : 1;
+	if ((rc = dex_class_def(d, ci, &def, why)) < 0 || (rc = dex_class_data_open(d, &def, &it, why)) < 0)
+		return rt_source_failed(err_prefix(why, "class_def %u", ci), why, e);
+	count = it.count[DEX_INSTANCE_FIELD];
+	if (count > RT_MAX_IFIELDS)
+		return rt_source_failed(ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "class_def %u: %u instance fields", ci,
+						count), why, e);
+	if (!(f = arena_array(&rt->arena, count ? count : 1, sizeof(*f))))
+		return rt_nomem(e);
+	while ((rc = dex_class_data_next(&it, &mb, why)) == 1) {
 		if (mb.kind != DEX_INSTANCE_FIELD)
 			continue;
-		if (n == count || field_strings(rt, d, mb.idx, &f[n]))
-			return -1;
+		if (n == count)   /* cannot happen: the iterator yields count[kind] of each kind */
+			return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "class_def %u: more than %u instance fields", ci, count);
+		if ((rc = field_strings(rt, d, mb.idx, &f[n], why)) < 0)
+			return rt_source_failed(err_prefix(why, "class_def %u", ci), why, e);
 		f[n++].access_flags = mb.access_flags;
 	}
-	if (rc != 0 || n != count || link_dex_fields(rt, k, f, n))
-		return -1;
+	if (rc < 0)
+		return rt_source_failed(err_prefix(why, "class_def %u", ci), why, e);
+	if (n != count)
+		return rt_source_failed(ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "class_def %u: %u of %u instance fields "
+						"listed", ci, n, count), why, e);
+	if ((rc = link_dex_fields(rt, k, f, n, e)) < 0)
+		return rc;
 	k->fields = f;
 	k->field_count = n;
 	k->fields_how = "dex";
 	return 0;
 }
 
-static void decode_fields(struct art_runtime *rt)
+static int decode_fields(struct art_runtime *rt, struct err *e)
 {
 	for (size_t i = 0; i < rt->class_count; i++) {
 		struct rt_class *k = &rt->classes[i];
+		int rc;
 		if (k->dex == RT_NONE || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
 			continue;
 		const struct dex *d = &rt->dexes[k->dex].dex;
-		if (fields_from_ifields(rt, k, d) == 0) {
+		struct err why_ifields, why_dex;
+		err_init(&why_ifields);
+		err_init(&why_dex);
+		if ((rc = fields_from_ifields(rt, k, d, &why_ifields, e)) == 0)
 			k->fields_checked = true;
-			continue;
-		}
-		(void)fields_from_dex(rt, k, d);
+		else if (rc < 0 || (rc = fields_from_dex(rt, k, d, &why_dex, e)) < 0)
+			return rc;
+		rt_settle(rt, ANOM_FIELDS, k->addr, "fields of class", rc == 1, &why_ifields, &why_dex);
 	}
+	return 0;
 }
 
 int runtime_open(struct art_runtime *rt, const struct image *img, const struct runtime_opts *o, struct err *e)
@@ -1018,6 +1237,7 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 	memset(rt, 0, sizeof(*rt));
 	rt->img = img;
 	arena_init(&rt->arena);
+	anomaly_init(&rt->anomalies, o ? o->anomaly_keep : 0);
 	rc = spaces_find(&rt->spaces, img, 0, o ? o->probes : NULL, e);
 	if (rc == 0)
 		rc = find_images(rt, e);
@@ -1048,7 +1268,9 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 	if (rc == 0)
 		rc = name_classes(rt, e);
 	if (rc == 0)
-		decode_fields(rt);
+		rc = decode_fields(rt, e);
+	if (rc == 0)
+		rc = anomaly_status(&rt->anomalies, e);
 	if (rc)
 		runtime_close(rt);
 	return rc;
@@ -1062,5 +1284,6 @@ void runtime_close(struct art_runtime *rt)
 	xfree(rt->files);
 	xfree(rt->classes);
 	arena_release(&rt->arena);
+	anomaly_release(&rt->anomalies);
 	memset(rt, 0, sizeof(*rt));
 }

@@ -32,6 +32,7 @@
 #include "art/format/dex.h"
 #include "art/mirror/mirror.h"
 #include "art/runtime/spaces.h"
+#include "carver/base/anomaly.h"
 #include "carver/base/arena.h"
 #include "carver/base/err.h"
 #include "carver/image/image.h"
@@ -52,6 +53,7 @@ struct rt_class {
 	struct mirror_class raw;  /* the Class's own words */
 	const char *name;         /* Java name as ART prints it ("int[]", "java.util.Map$Entry"); NULL if unknown */
 	const char *name_how;     /* "name_", "primitive", "array", "dex", "" */
+	bool name_tried;          /* the name was worked out (NULL: unknown); not retried */
 	size_t dex;               /* index in dexes, RT_NONE */
 	size_t super;             /* index in classes, RT_NONE */
 	size_t component;         /* index in classes, RT_NONE */
@@ -106,6 +108,10 @@ struct art_runtime {
 	size_t rejected_classes;  /* words equal to java.lang.Class's address that are no Class */
 	size_t dex_caches, dex_caches_resolved;
 	size_t dex_caches_by_pointer; /* resolved through DexCache.dex_file_ -> DexFile.begin_ */
+	/* Damaged input met while building the model (image headers, DEX files, Class objects,
+	 * names, field arrays, DexCaches that do not read), and by the walkers that carve the
+	 * spaces later: they record into this same sink. */
+	struct anomaly_sink anomalies;
 	struct arena arena;
 };
 
@@ -113,12 +119,13 @@ struct runtime_opts {
 	const char *art_version;  /* --art-version: a layout family ("11") or NULL to detect */
 	const struct space_probes *probes; /* allocator probes for spaces_find, required
 					    * (rosalloc/probe/probe.h probe_spaces) */
+	size_t anomaly_keep;      /* anomalies kept in full (0: ANOMALY_KEEP_DEFAULT); all are counted */
 };
 
 /* Builds the model; o is required (its probes).  Returns 0, -ERR_UNSUP when no
  * java.lang.Class (or no layout) can be found, -ERR_USAGE for an unknown --art-version,
- * -ERR_NOMEM, -ERR_INTERNAL without probes.  Odd content never fails
- * the whole model: what cannot be decoded stays unnamed / without fields. */
+ * -ERR_NOMEM, -ERR_INTERNAL without probes.  Odd content never fails the whole model: what
+ * cannot be decoded stays unnamed / without fields, and is recorded in rt->anomalies. */
 int runtime_open(struct art_runtime *rt, const struct image *img, const struct runtime_opts *o, struct err *e);
 void runtime_close(struct art_runtime *rt);
 

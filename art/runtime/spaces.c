@@ -287,7 +287,7 @@ static int collect(struct finder *f)
 static bool read_u32(const struct image *img, uint64_t va, uint32_t *v)
 {
 	uint8_t b[4];
-	if (img_read(img, va, b, 4, NULL) != 0)
+	if (!img_peek(img, va, b, 4))
 		return false;
 	*v = ld_u32le(b);
 	return true;
@@ -330,7 +330,7 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 		enum space_page_start k = f->pr->page_start(p[i]);
 		uint8_t h[4];
 		if (k == SPACE_PAGE_RUN) {
-			if (img_read(f->img, va, h, 4, NULL) != 0 || !f->pr->run_header(h, sizeof(h)))
+			if (!img_peek(f->img, va, h, 4) || !f->pr->run_header(h, sizeof(h)))
 				return -1;
 			score++;
 		} else if (k == SPACE_PAGE_LARGE) {

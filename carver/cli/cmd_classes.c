@@ -7,6 +7,7 @@
 #include "art/mirror/mirror.h"
 #include "art/runtime/runtime.h"
 #include "carver/cli/cli.h"
+#include "carver/cli/cli_anomalies.h"
 #include "carver/image/image.h"
 #include "carver/base/rep.h"
 #include "carver/base/wbuf.h"
@@ -51,6 +52,11 @@ static void print_text(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 			else
 				fprintf(fp, "  field +%u %s %s\n", f->offset, type_name(f->type, b), f->name);
 		}
+	}
+	{
+		struct rep r;
+		rep_init(&r, fp, false);
+		cli_anomalies(&r, "anomalies", &rt->anomalies);
 	}
 }
 
@@ -107,6 +113,7 @@ static void print_json(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 		rep_close(&r);
 	}
 	rep_close(&r);
+	cli_anomalies(&r, "anomalies", &rt->anomalies);
 	rep_close(&r);
 	fputc('\n', fp);
 }
@@ -124,7 +131,7 @@ int cmd_classes(int argc, char **argv)
 {
 	struct classes_opts o = { 0 };
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL, &probe_spaces };
+	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct wbuf b;

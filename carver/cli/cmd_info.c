@@ -155,6 +155,11 @@ static int info_classes(struct info_ctx *cx, const char *key, struct err *e)
 	return info_art_classes(cx->art, cx->r, key, e);
 }
 
+static int info_anomalies(struct info_ctx *cx, const char *key, struct err *e)
+{
+	return info_art_anomalies(cx->art, cx->r, key, e);
+}
+
 /* The sections before the first ART one describe the image alone (--image-only). */
 #define INFO_IMAGE_SECTIONS 4
 
@@ -168,6 +173,7 @@ static const struct info_section info_sections[] = {
 	{ "boot_images", info_images },
 	{ "files", info_files },
 	{ "classes", info_classes },
+	{ "anomalies", info_anomalies },
 };
 
 static int info_print(struct info_ctx *cx, struct err *e)

@@ -298,7 +298,7 @@ int cmd_walk(int argc, char **argv)
 {
 	struct walk_opts o = { 0 };
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL, &probe_spaces };
+	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	size_t npos;

@@ -3,11 +3,12 @@
 
 #include <string.h>
 
+#include "carver/cli/cli_anomalies.h"
 #include "rosalloc/probe/probe.h"
 
 int info_art_open(struct info_art *ia, const struct image *img, const char *art_version, struct err *e)
 {
-	struct runtime_opts o = { art_version, &probe_spaces };
+	struct runtime_opts o = { .art_version = art_version, .probes = &probe_spaces };
 	int rc;
 
 	memset(ia, 0, sizeof(*ia));
@@ -219,5 +220,17 @@ int info_art_classes(const struct info_art *ia, struct rep *r, const char *key, 
 			rt->class_count, named, with_fields, checked, rt->retired_classes, rt->rejected_classes,
 			rt->dex_caches_resolved, rt->dex_caches);
 	}
+	return 0;
+}
+
+int info_art_anomalies(const struct info_art *ia, struct rep *r, const char *key, struct err *e)
+{
+	(void)e;
+	if (ia->have_rt)
+		cli_anomalies(r, key, &ia->rt.anomalies);
+	else if (r->json)
+		rep_null(r, key);
+	else
+		fputs("anomalies: none (no ART runtime)\n", r->fp);
 	return 0;
 }

@@ -32,5 +32,7 @@ int info_art_spaces(const struct info_art *ia, struct rep *r, const char *key, s
 int info_art_images(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
 int info_art_files(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
 int info_art_classes(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
+/* Damaged input the runtime model met (counts per code, first records). */
+int info_art_anomalies(const struct info_art *ia, struct rep *r, const char *key, struct err *e);
 
 #endif

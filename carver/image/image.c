@@ -246,22 +246,26 @@ int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *ou
 	return 0;
 }
 
-int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct err *e)
+/* Copies [va, va+len) region by region; false with *gap = the first byte not captured. */
+static bool img_copy(const struct image *img, uint64_t va, uint8_t *dst, size_t len, uint64_t *gap)
 {
-	uint8_t *dst = buf;
 	uint64_t at = va;
 	size_t done = 0;
 
-	if (len && ck_add64(va, len - 1, &(uint64_t){ 0 }))
-		return img_unmapped(img, va, len, UINT64_MAX, e);
+	if (len && ck_add64(va, len - 1, &(uint64_t){ 0 })) {
+		*gap = UINT64_MAX;
+		return false;
+	}
 	/* each step copies from one region and moves to the next; at most region_count steps */
 	while (done < len) {
 		const struct img_region *r = img_find(img, at);
 		uint64_t off;
 		size_t n;
 
-		if (!r || at - r->start >= r->data_len)
-			return img_unmapped(img, va, len, at, e);
+		if (!r || at - r->start >= r->data_len) {
+			*gap = at;
+			return false;
+		}
 		off = at - r->start;
 		n = r->data_len - (size_t)off;
 		if (n > len - done)
@@ -270,7 +274,23 @@ int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct
 		done += n;
 		at += n;
 	}
+	return true;
+}
+
+int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct err *e)
+{
+	uint64_t gap;
+
+	if (!img_copy(img, va, buf, len, &gap))
+		return img_unmapped(img, va, len, gap, e);
 	return 0;
+}
+
+bool img_peek(const struct image *img, uint64_t va, void *buf, size_t len)
+{
+	uint64_t gap;
+
+	return img_copy(img, va, buf, len, &gap);
 }
 
 uint64_t img_captured_bytes(const struct image *img)

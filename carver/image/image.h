@@ -93,6 +93,9 @@ const struct img_region *img_find(const struct image *img, uint64_t va);
 int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *out, struct err *e);
 /* Copies [va, va+len) even across abutting captured regions; -ERR_UNMAPPED on a gap. */
 int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct err *e);
+/* The same for probes that ask "is this X?" (libyal's 0 = "not this"): true when every byte
+ * is captured; bytes that are not are an answer, not an error, so no error is made. */
+bool img_peek(const struct image *img, uint64_t va, void *buf, size_t len);
 
 /* Sum of data_len over all regions, and of (end - start). */
 uint64_t img_captured_bytes(const struct image *img);

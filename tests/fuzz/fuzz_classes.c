@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image img;
 	struct art_runtime rt;
-	struct runtime_opts o = { NULL, &probe_spaces };
+	struct runtime_opts o = { .probes = &probe_spaces };
 	struct err e;
 
 	if (size < 9)

@@ -38,7 +38,7 @@ static void print_one(const struct mirror *m, uint64_t addr)
 int main(int argc, char **argv)
 {
 	struct img_open_opts io = { NULL };
-	const struct runtime_opts ro = { NULL, &probe_spaces };
+	const struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct err e;

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	struct maps m;
 	struct image img;
 	struct art_runtime rt;
-	const struct runtime_opts ro = { NULL, &probe_spaces };
+	const struct runtime_opts ro = { .probes = &probe_spaces };
 	struct err e;
 	struct stat st;
 	unsigned ok = 0, failed = 0, built = 0;

@@ -433,7 +433,7 @@ static void compare_objects(const struct walked *w, struct hp *h)
 int main(int argc, char **argv)
 {
 	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { NULL, &probe_spaces };
+	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	struct anomaly_sink sink;

@@ -191,6 +191,14 @@ static void test_regions(void)
 		T_EQ_S(img_find(&many, 0x100000 + 500 * 0x2000 + 0x1800)->name, "gap");
 		img_close(&many);
 	}
+	{
+		/* img_peek: the same copy as img_read, true/false and no error for probes */
+		uint8_t pk[8] = { 0 };
+		T_CHECK(img_peek(&img, 0x1ffc, pk, 8) && pk[3] == a[0xfff] && pk[4] == b[0], "peek across abutting regions");
+		T_CHECK(!img_peek(&img, 0x2ffc, pk, 8), "peek over a gap is false");
+		T_CHECK(!img_peek(&img, UINT64_MAX - 2, pk, 8), "peek past the address space is false");
+		T_CHECK(img_peek(&img, 0x3000, pk, 0), "an empty peek is true");
+	}
 	T_CHECK(img_find(&img, 0xfff) == NULL, "below");
 	T_EQ_S(img_find(&img, 0x1000)->name, "a");
 	T_EQ_S(img_find(&img, 0x1fff)->name, "a");

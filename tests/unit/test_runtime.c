@@ -7,7 +7,7 @@
 #include "tests/unit/t.h"
 
 /* the model as the commands build it: allocator probes from rosalloc/ */
-static const struct runtime_opts with_probes = { NULL, &probe_spaces };
+static const struct runtime_opts with_probes = { .probes = &probe_spaces };
 
 static const struct rt_class *by_name(const struct art_runtime *rt, const char *name)
 {
@@ -205,7 +205,7 @@ static void test_model(void)
 	runtime_close(&rt);
 
 	T_SECTION("--art-version");
-	struct runtime_opts o = { "10", &probe_spaces };
+	struct runtime_opts o = { .art_version = "10", .probes = &probe_spaces };
 	T_EQ_I(runtime_open(&rt, &img, &o, &e), -ERR_UNSUP);
 	o.art_version = "4.4";
 	T_EQ_I(runtime_open(&rt, &img, &o, &e), -ERR_USAGE);
@@ -302,11 +302,161 @@ static void test_string(void)
 	hg_release(&h);
 }
 
+/* One line per class (address, name, where it came from, fields); the class at `skip` is
+ * left out, and fields_how too when no_how (a recovered source). */
+static void model_lines(const struct art_runtime *rt, struct wbuf *out, uint64_t skip, bool no_how)
+{
+	wbuf_reset(out);
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct rt_class *k = &rt->classes[i];
+		if (k->addr == skip)
+			continue;
+		wbuf_printf(out, "0x%llx %s %s %s %u:", (unsigned long long)k->addr, k->name ? k->name : "-",
+			    k->name_how, no_how ? "" : k->fields_how, k->field_count);
+		for (uint32_t j = 0; j < k->field_count; j++)
+			wbuf_printf(out, " %s %s +%u", k->fields[j].name, k->fields[j].type, k->fields[j].offset);
+		wbuf_u8(out, '\n');
+	}
+	wbuf_u8(out, 0);
+}
+
+/* Builds the model of h; returns runtime_open's code. */
+static int open_hg(struct art_runtime *rt, struct image *img, const struct hg *h, const struct runtime_opts *o,
+		   struct err *e)
+{
+	if (hg_image(img, h, e))
+		return -1;
+	return runtime_open(rt, img, o, e);
+}
+
+static bool has_record(const struct anomaly_sink *s, enum anomaly_code code, uint64_t va, const char *text)
+{
+	for (size_t i = 0; i < s->count; i++)
+		printf("  anomaly %s 0x%llx [%s]: %s\n", anomaly_code_name(s->v[i].code), (unsigned long long)s->v[i].va,
+		       s->v[i].space, s->v[i].msg);
+	for (size_t i = 0; i < s->count; i++)
+		if (s->v[i].code == code && s->v[i].va == va && strstr(s->v[i].msg, text))
+			return true;
+	return false;
+}
+
+static void test_anomalies(void)
+{
+	static struct hg h;
+	const struct art_layout *l = art_layout_by_family("11");
+	const uint64_t proxy = hg_class_addr(HG_PROXY), string = hg_class_addr(HG_STRING);
+	const uint64_t field0 = HG_LINEAR + 64 + art_layout_field_offset(l, 0);
+	struct image img;
+	struct art_runtime rt;
+	struct runtime_opts o = { .probes = &probe_spaces, .anomaly_keep = 1 };
+	struct wbuf sound, got;
+	struct err e;
+
+	T_SECTION("anomalies: the sound heap");
+	err_init(&e);
+	wbuf_init(&sound);
+	wbuf_init(&got);
+	T_EQ_I(hg_build(&h), 0);
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
+	/* the int[] element equal to java.lang.Class's address is the one candidate that is no Class */
+	T_EQ_U(rt.anomalies.total, 1);
+	T_EQ_U(rt.anomalies.per_code[ANOM_CLASS], 1);
+	T_CHECK(has_record(&rt.anomalies, ANOM_CLASS, HG_HEAP + 4096 + 16, "out of range for a Class"), "record: %s",
+		rt.anomalies.count ? rt.anomalies.v[0].msg : "(none)");
+	T_EQ_S(rt.anomalies.count ? rt.anomalies.v[0].space : "", "non moving space");
+	model_lines(&rt, &sound, proxy, false);
+	runtime_close(&rt);
+	img_close(&img);
+
+	T_SECTION("anomalies: a corrupted Class object is recorded, the rest is unchanged");
+	hg_put32(&h, proxy + l->klass.class_size, 0xffffffffu);
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
+	T_EQ_U(rt.class_count, 8);
+	T_EQ_U(rt.anomalies.per_code[ANOM_CLASS], 2);
+	T_EQ_U(rt.anomalies.total, 2);
+	T_CHECK(has_record(&rt.anomalies, ANOM_CLASS, proxy, "Class"), "no record for the class at 0x%llx",
+		(unsigned long long)proxy);
+	model_lines(&rt, &got, proxy, false);
+	T_CHECK(!strcmp((const char *)got.data, (const char *)sound.data), "other classes changed:\n%s---\n%s",
+		(const char *)got.data, (const char *)sound.data);
+	runtime_close(&rt);
+	img_close(&img);
+
+	T_SECTION("anomalies: keep bounds the records, not the counts");
+	T_EQ_I(open_hg(&rt, &img, &h, &o, &e), 0);
+	T_EQ_U(rt.anomalies.total, 2);
+	T_EQ_U(rt.anomalies.count, 1);
+	T_EQ_U(rt.anomalies.count ? rt.anomalies.v[0].va : 0, proxy);   /* classes are walked by address */
+	runtime_close(&rt);
+	img_close(&img);
+	hg_put32(&h, proxy + l->klass.class_size, l->klass.size);
+
+	T_SECTION("anomalies: a name_ String that does not read");
+	hg_put32(&h, HG_HEAP + 2400 + l->string.count, 0x7ffffff0u);
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
+	T_EQ_U(rt.class_count, 9);
+	T_EQ_U(rt.anomalies.per_code[ANOM_CLASS_NAME], 1);
+	T_CHECK(has_record(&rt.anomalies, ANOM_CLASS_NAME, proxy, "name_"), "no name_ record for 0x%llx",
+		(unsigned long long)proxy);
+	T_CHECK(runtime_class_at(&rt, proxy) && !runtime_class_at(&rt, proxy)->name, "the proxy is unnamed");
+	model_lines(&rt, &got, proxy, false);
+	T_CHECK(!strcmp((const char *)got.data, (const char *)sound.data), "other classes changed");
+	runtime_close(&rt);
+	img_close(&img);
+	hg_string(&h, HG_HEAP + 2400, "$Proxy7", l);
+
+	T_SECTION("anomalies: a damaged ifields_ array is recorded, the DEX gives the fields");
+	hg_put32(&h, field0 + l->art_field.declaring_class, 0x1234);
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
+	T_EQ_U(rt.anomalies.per_code[ANOM_FIELDS], 1);
+	T_CHECK(has_record(&rt.anomalies, ANOM_FIELDS, string, "declaring class"), "no ifields_ record for 0x%llx",
+		(unsigned long long)string);
+	T_CHECK(runtime_class_at(&rt, string) && !strcmp(runtime_class_at(&rt, string)->fields_how, "dex"),
+		"String's fields from the DEX");
+	model_lines(&rt, &got, proxy, true);
+	{
+		struct wbuf sound_no_how;
+		struct art_runtime sound_rt;
+		struct image sound_img;
+		wbuf_init(&sound_no_how);
+		hg_put32(&h, field0 + l->art_field.declaring_class, (uint32_t)string);
+		T_EQ_I(open_hg(&sound_rt, &sound_img, &h, &with_probes, &e), 0);
+		model_lines(&sound_rt, &sound_no_how, proxy, true);
+		T_CHECK(!strcmp((const char *)got.data, (const char *)sound_no_how.data), "fields differ:\n%s---\n%s",
+			(const char *)got.data, (const char *)sound_no_how.data);
+		runtime_close(&sound_rt);
+		img_close(&sound_img);
+		wbuf_release(&sound_no_how);
+	}
+	runtime_close(&rt);
+	img_close(&img);
+
+	T_SECTION("anomalies: an ifields_ array that was not captured is a gap the DEX closes");
+	hg_put32(&h, string + l->klass.ifields, 0x00200000);   /* 0x7f0000200000: no region */
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
+	T_EQ_U(rt.anomalies.per_code[ANOM_FIELDS], 0);
+	T_EQ_U(rt.anomalies.total, 1);
+	T_CHECK(runtime_class_at(&rt, string) && runtime_class_at(&rt, string)->field_count == 2, "String's fields");
+	runtime_close(&rt);
+	img_close(&img);
+
+	T_SECTION("anomalies: no java.lang.Class: the first candidate's reason is reported");
+	memset(h.heap, 0, sizeof(h.heap));
+	hg_put32(&h, HG_HEAP + 64, HG_HEAP + 64);   /* an object whose class is itself, and nothing else */
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), -ERR_UNSUP);
+	T_CHECK(strstr(e.msg, "1 candidates; the first: candidate 0x12c00040") != NULL, "message: %s", e.msg);
+	img_close(&img);
+	wbuf_release(&sound);
+	wbuf_release(&got);
+	hg_release(&h);
+}
+
 int main(void)
 {
 	test_link_fields();
 	test_names();
 	test_model();
 	test_string();
+	test_anomalies();
 	T_DONE();
 }

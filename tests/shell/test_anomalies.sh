@@ -1,0 +1,72 @@
+# test_anomalies.sh - damaged input is recorded and the run goes on: on a synthetic ART 11
+# image (build/synth), one Class object that nothing else refers to is overwritten in a copy
+# of the core; `info` and `classes` (text and --json) must still succeed, count one more
+# "class" anomaly with its address, and list every other class exactly as before.
+. "$(dirname "$0")/lib.sh"
+jq() { command jq "$@" >/dev/null; }
+SYNTH=$PWD/build/synth
+command -v python3 >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 && [ -x "$SYNTH" ] ||
+	{ t_fail "build/synth, python3 or jq missing"; t_done; exit; }
+d=$TMP/img
+"$SYNTH" --version 11 --bits 64 --seed 1 --size tiny --out "$d" >/dev/null 2>&1 || { t_fail "generating the image"; t_done; exit; }
+"$ART" classes --json --maps "$d/maps" "$d/core" >"$TMP/before.json" &&
+"$ART" classes --maps "$d/maps" "$d/core" >"$TMP/before.txt" &&
+"$ART" info --json --maps "$d/maps" "$d/core" >"$TMP/info-before.json" || { t_fail "sound image: artcarve failed"; t_done; exit; }
+t_check "sound image: no anomaly (text)" grep -qx 'anomalies: none' "$TMP/before.txt"
+t_check "sound image: no anomaly (json)" jq -e '.anomalies.total == 0 and .anomalies.by_code.class == 0' "$TMP/before.json"
+
+# a class no other class names as super or component; its file offset from the core's PT_LOADs;
+# bytes 8..19 (class_loader_, component_type_, dex_cache_: heap references) set to 0xff
+victim=$(python3 - "$TMP/before.json" "$d/core" "$TMP/damaged" <<'PY'
+import json, struct, sys
+cl = json.load(open(sys.argv[1]))['classes']
+used = {c[k]['address'] for c in cl for k in ('super', 'component') if c[k]}
+leaf = [c for c in cl if c['address'] not in used and c['name'] and c['fields_from'] == 'dex']
+va = int(leaf[-1]['address'], 16)
+core = bytearray(open(sys.argv[2], 'rb').read())
+phoff, = struct.unpack_from('<Q', core, 32)
+phentsize, phnum = struct.unpack_from('<HH', core, 54)
+for i in range(phnum):
+    p_type, _, off, vaddr, _, filesz = struct.unpack_from('<IIQQQQ', core, phoff + i * phentsize)
+    if p_type == 1 and vaddr <= va < vaddr + filesz:
+        at = off + va - vaddr
+        core[at + 8:at + 20] = b'\xff' * 12
+        open(sys.argv[3], 'wb').write(core)
+        print('0x%x %s' % (va, leaf[-1]['name']))
+        break
+PY
+)
+addr=${victim%% *}
+[ -n "$addr" ] || { t_fail "no leaf class found to damage"; t_done; exit; }
+echo "damaging the class at $victim"
+
+if "$ART" classes --json --maps "$d/maps" "$TMP/damaged" >"$TMP/after.json" 2>"$TMP/err" &&
+   "$ART" classes --maps "$d/maps" "$TMP/damaged" >"$TMP/after.txt" 2>>"$TMP/err" &&
+   "$ART" info --json --maps "$d/maps" "$TMP/damaged" >"$TMP/info-after.json" 2>>"$TMP/err" &&
+   "$ART" info --maps "$d/maps" "$TMP/damaged" >"$TMP/info-after.txt" 2>>"$TMP/err"; then
+	t_ok "damaged image: info and classes succeed"
+else
+	t_fail "damaged image: $(head -n 1 "$TMP/err")"; t_done; exit
+fi
+t_check "classes --json: one more class anomaly, at $addr" jq -e --arg a "$addr" \
+	'.anomalies.by_code.class == 1 and .anomalies.total == 1 and .anomalies.records[0].address == $a and
+	 .anomalies.records[0].code == "class" and .anomalies.records[0].cause == "corrupt"' "$TMP/after.json"
+t_check "info --json: the same count" jq -e '.anomalies.by_code.class == 1 and .anomalies.total == 1' "$TMP/info-after.json"
+t_check "info text: an anomalies line naming the class" \
+	grep -q "^anomalies: 1 (class 1); 1 kept, first 1:" "$TMP/info-after.txt"
+t_check "classes text: the record names $addr" grep -q "^  anomaly class $addr \\[.*\\] corrupt: " "$TMP/after.txt"
+# every other class as before: the text without the damaged class's block and the anomaly lines
+# (text addresses are zero-padded to 8 digits: 0x%08llx)
+taddr=$(printf '0x%08x' "$addr")
+strip() { awk -v a="$taddr" '/^anomalies:/ { exit } /^class / { skip = ($2 == a) } !skip' "$1"; }
+strip "$TMP/before.txt" >"$TMP/before.rest"
+strip "$TMP/after.txt" >"$TMP/after.rest"
+n_before=$(grep -c '^class ' "$TMP/before.txt"); n_after=$(grep -c '^class ' "$TMP/after.txt")
+t_check "classes: $n_after listed, one fewer than $n_before" [ "$n_after" -eq $((n_before - 1)) ]
+t_check "classes: the damaged class was listed before" grep -q "^class $taddr " "$TMP/before.txt"
+t_check "classes: $(wc -l <"$TMP/before.rest") lines compared" [ "$(grep -c '^class ' "$TMP/before.rest")" -eq $((n_before - 1)) ]
+t_same "classes: every other class and field unchanged" "$TMP/after.rest" "$TMP/before.rest"
+command jq -S 'del(.anomalies) | .classes |= map(select(.address != "'"$addr"'")) | del(.count)' "$TMP/before.json" >"$TMP/b.json"
+command jq -S 'del(.anomalies) | del(.count)' "$TMP/after.json" >"$TMP/a.json"
+t_same "classes --json: every other class unchanged" "$TMP/a.json" "$TMP/b.json"
+t_done
