@@ -7,7 +7,7 @@
  * order, image roots and image methods; code reads the row, never tests a version.
  * Addresses in the header are 32-bit (images live below 4 GiB); section offsets are
  * relative to image_begin.  Source: runtime/image.h, image.cc, gc/space/image_space.cc of
- * AOSP platform/art at the reference commits of docs/art-layouts.md §0. */
+ * AOSP platform/art at the reference commits of doc/sources.md. */
 #ifndef ARTCARVE_ART_IMAGE_H
 #define ARTCARVE_ART_IMAGE_H
 

@@ -1,11 +1,11 @@
 /* art_layout.c - the layout table: one row per ART layout family.
  *
  * Row sources (platform/art, GrapheneOS mirror of the AOSP commits; see
- * docs/art-layouts.md §0): "10" = tag QQ3A.200805.001.2020.09.11.14 (image 074, oat 170),
+ * doc/sources.md): "10" = tag QQ3A.200805.001.2020.09.11.14 (image 074, oat 170),
  * "11" = tag RP1A.200720.009.2020.09.25.00 (image 085, oat 183).  Files read for each:
  * runtime/image.h (ImageHeader), runtime/mirror/object.h, class.h, string.h, array.h,
  * dex_cache.h, runtime/art_field.h, runtime/art_method.h, libdexfile/dex/dex_file.h,
- * libartbase/base/length_prefixed_array.h.  Rows for 5.0-9 are added by the artimg helper. */
+ * libartbase/base/length_prefixed_array.h; rows for 5.0-9 from the same files at R50..R9. */
 #include "art/format/art_layout.h"
 
 #include <string.h>
@@ -56,10 +56,10 @@
 			.dex_method_index = 12, .method_index = 16, .data = { 20, 24 },             \
 			.entry_point_quick = { 24, 32 } }
 
-/* ---- rows 5.0-9 (artimg helper).  Offsets read from the data members of
+/* ---- rows 5.0-9.  Offsets read from the data members of
  * runtime/mirror/{class,string,array,dex_cache}.h, runtime/mirror/art_field.h and
  * art_method.h (5.x), runtime/art_field.h and art_method.h (6.0+), runtime/image.h at the
- * reference commits R50 ... R9 (docs/art-layouts.md §0), member by member with C++
+ * reference commits R50 ... R9 (doc/sources.md), member by member with C++
  * alignment (u64 fields 8-aligned).  Checked on the corpus boot images 7.0-9 by the
  * object walk (art/mirror/mirror_walk.c): every object size derived from these rows lands on
  * the next live-bitmap bit and the walk ends exactly at the objects section end. ---- */

@@ -7,7 +7,7 @@
  * u64 fields from 6.0 on, so mirror rows do not depend on the pointer size.  ArtMethod
  * does: its sizes and pointer-field offsets are indexed [0] = 32-bit, [1] = 64-bit.
  * ART_ABSENT marks a field that the family does not have.  Sources are cited per row
- * in art_layout.c (AOSP platform/art at the commits listed in docs/art-layouts.md §0). */
+ * in art_layout.c (AOSP platform/art at the commits listed in doc/sources.md). */
 #ifndef ARTCARVE_ART_LAYOUT_H
 #define ARTCARVE_ART_LAYOUT_H
 

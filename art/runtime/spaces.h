@@ -2,7 +2,7 @@
  *
  * Two sources, each reported per space ("how"):
  *   "name"     the mapping name ART gave it: "/dev/ashmem/dalvik-NAME (deleted)" (5.0-9) or
- *              "[anon:dalvik-NAME]" (10+); NAME per art-heap.md §1.3 (runtime/gc/heap.cc,
+ *              "[anon:dalvik-NAME]" (10+); NAME per (runtime/gc/heap.cc,
  *              space/, accounting/ sources, allocator/rosalloc.cc @ 5.0 ... 14).
  *   "content"  the bytes, when names are missing (an ELF core without --maps): a boot/app
  *              image header whose image_begin is its own address; a RosAlloc page map

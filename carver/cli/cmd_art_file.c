@@ -339,7 +339,7 @@ static int af_describe_oat(struct af_ctx *cx, struct err *e)
 
 static bool af_probe_oat(const uint8_t *p, size_t len) { return elfw_probe(p, len); }
 
-/* ---- ART image files (the artimg helper's row; analysis in cmd_art_file_image.c) ---- */
+/* ---- ART image files (analysis in cmd_art_file_image.c) ---- */
 
 static const char *af_base(const char *p)
 {

@@ -1,7 +1,7 @@
 /* bmd.c - BMD encoders, streaming reader and Java string rules (see bmd.h).
  *
  * Byte-level facts come from badoo/hprof-tools @ 5e5408e (DataWriter.java, DataReader.java,
- * BmdReader.java) as summarised in shared/docs/hprof-bmd.md B.2-B.5; the UTF-8 rules mirror
+ * BmdReader.java) (badoo/hprof-tools @ 5e5408e); the UTF-8 rules mirror
  * the JDK 17 decoder (java.lang.String decodeUTF8_UTF16 / sun.nio.cs.UTF_8), checked against a
  * real JVM by tests/unit/test_bmd.c vectors. */
 #include "output/bmd/bmd.h"

@@ -1,7 +1,7 @@
 /* bmd.h - BMD (Badoo Memory Dump) records: encoders, a streaming reader, and the Java string
  * rules the codec needs (UTF-8 decoding with U+FFFD replacement, String.hashCode).
  *
- * Format reference: shared/docs/hprof-bmd.md Part B (badoo/hprof-tools @ 5e5408e:
+ * Format reference (doc/sources.md): Part B (badoo/hprof-tools @ 5e5408e:
  * bmd-lib DataWriter/DataReader/BmdReader, cruncher CrunchProcessor).  Summary:
  *
  *   header  varint32 version (1), varint32 metadata length, metadata bytes

@@ -1,5 +1,5 @@
 /* bmd_codec.h - HPROF <-> BMD conversion, byte-compatible with Badoo's HprofCruncher and
- * BmdDecruncher (badoo/hprof-tools @ 5e5408e; shared/docs/hprof-bmd.md B.6, B.7).
+ * BmdDecruncher (badoo/hprof-tools @ 5e5408e; doc/sources.md).
  *
  * Both directions are buffer -> sink: the input is borrowed (normally an mmap) and output
  * goes through a caller-supplied write function, so the commands stream to an atomic output
@@ -7,7 +7,7 @@
  * only class layouts, the id maps and the root list; decrunch re-reads the BMD once per output
  * section instead of holding objects in memory.
  *
- * Beyond Badoo (README "crunch" / "decrunch" sections, hprof-bmd.md Part C):
+ * Beyond Badoo (README "crunch" / "decrunch" sections):
  *   - 8-byte identifier HPROF crunches: ids are renumbered densely from 1 exactly as for
  *     4-byte input, so the record stream is unchanged; a STRING record with id 0 and text
  *     "artcarve:id-size=8" right after the header records the original width (Badoo's

@@ -1,5 +1,5 @@
 /* bmd_crunch.c - HPROF -> BMD as badoo HprofCruncher + CrunchProcessor do it
- * (shared/docs/hprof-bmd.md B.6).
+ * (HprofCruncher, badoo/hprof-tools @ 5e5408e).
  *
  * Pass 1 (file order): header -> BMD header; STRING -> STRING or HASHED_STRING; LOAD_CLASS
  * remembered; CLASS_DUMP -> CLASS_DEFINITION; UNLOAD_CLASS and HEAP_DUMP_END dropped; any

@@ -1,5 +1,5 @@
 /* bmd_decrunch.c - BMD -> HPROF, as badoo BmdDecruncher + DecrunchProcessor do it
- * (shared/docs/hprof-bmd.md B.7), plus the --mat flavour (bmd_codec.h).
+ * (BmdDecruncher, badoo/hprof-tools @ 5e5408e), plus the --mat flavour (bmd_codec.h).
  *
  * Badoo's output, in order: header (BMD metadata as the version text, id size 4, time 0);
  * STRING / LOAD_CLASS / LEGACY records as the BMD records come; STRING 0x7FFFFFFF
@@ -17,7 +17,7 @@
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 
-/* HPROF tags written here (hprof-bmd.md A.4, A.5) */
+/* HPROF tags written here (output/hprof/hprof.h) */
 enum {
 	DC_STRING = 0x01, DC_LOAD_CLASS = 0x02, DC_HEAP_DUMP = 0x0c, DC_HEAP_DUMP_SEGMENT = 0x1c,
 	DC_HEAP_DUMP_END = 0x2c, DC_ROOT_UNKNOWN = 0xff, DC_CLASS_DUMP = 0x20, DC_INSTANCE_DUMP = 0x21,

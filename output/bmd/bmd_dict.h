@@ -1,5 +1,5 @@
 /* bmd_dict.h - fills the decrunch string dictionary from JAR, APK and DEX files, the way
- * Badoo's decruncher recovers hashed strings (hprof-bmd.md B.7.3):
+ * Badoo's decruncher recovers hashed strings (BmdDecruncher, badoo/hprof-tools @ 5e5408e):
  *   .jar  every entry ending in ".class" contributes its name without ".class", with ':'
  *         replaced by '.' (JarStringReader replaces File.pathSeparator, so '/' stays: that
  *         matches HotSpot class names, not Android's dotted ones);

@@ -1,6 +1,6 @@
 /* hprof.c - streaming HPROF reader (see hprof.h).
  *
- * Layouts follow shared/docs/hprof-bmd.md A.1-A.6 (jdk-sa HeapHprofBinWriter.java format
+ * Layouts follow the record formats of doc/sources.md (jdk-sa HeapHprofBinWriter.java format
  * comment, art runtime/hprof/hprof.cc).  All reads go through struct cursor; sub-record
  * extents are computed from their own fields and checked against the enclosing record. */
 #include "output/hprof/hprof.h"

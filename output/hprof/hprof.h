@@ -1,6 +1,6 @@
 /* hprof.h - streaming HPROF reader and writer (JAVA PROFILE 1.0, 1.0.1, 1.0.2, 1.0.3).
  *
- * Format reference: shared/docs/hprof-bmd.md Part A (jdk-sa HeapHprofBinWriter.java format
+ * Format reference (doc/sources.md): jdk-sa HeapHprofBinWriter.java format
  * comment; art runtime/hprof/hprof.cc for the Android 1.0.3 extensions).  Every number is
  * big-endian; identifiers are id_size (4 or 8) bytes wide.
  *
@@ -27,7 +27,7 @@
 #include "carver/base/outfile.h"
 #include "carver/base/wbuf.h"
 
-/* Top-level record tags (hprof-bmd.md A.4). */
+/* Top-level record tags (HeapHprofBinWriter.java). */
 enum hprof_tag {
 	HPROF_STRING = 0x01,
 	HPROF_LOAD_CLASS = 0x02,

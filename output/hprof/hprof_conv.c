@@ -1,6 +1,6 @@
 /* hprof_conv.c - Android 1.0.3 -> standard 1.0.2 HPROF conversion (see hprof_conv.h).
  * The rules mirror AOSP dalvik/tools/hprof-conv/HprofConv.c processHeapDump (read, not
- * copied) as described in shared/docs/hprof-bmd.md A.7. */
+ * copied) as hprof-conv does it (tools/hprof-conv/HprofConv.c). */
 #include "output/hprof/hprof_conv.h"
 
 #include <string.h>

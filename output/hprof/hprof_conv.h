@@ -1,6 +1,6 @@
 /* hprof_conv.h - Android HPROF (1.0.3) to standard HPROF (1.0.2), as AOSP/Debian hprof-conv.
  *
- * What changes (shared/docs/hprof-bmd.md A.7): header "JAVA PROFILE 1.0.3" becomes 1.0.2;
+ * What changes (hprof-conv, tools/hprof-conv/HprofConv.c; doc/sources.md): header "JAVA PROFILE 1.0.3" becomes 1.0.2;
  * in HEAP_DUMP / HEAP_DUMP_SEGMENT bodies HEAP_DUMP_INFO is dropped, the Android roots
  * 0x89-0x8d and 0x90 become ROOT_UNKNOWN (id kept), ROOT_JNI_MONITOR becomes ROOT_UNKNOWN
  * without its 8 trailing bytes, PRIMITIVE_ARRAY_NODATA becomes an empty PRIMITIVE_ARRAY_DUMP

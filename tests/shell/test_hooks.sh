@@ -7,7 +7,7 @@
 #   entry   an ArtMethod's quick entry point in a boot image rewritten to an address outside
 #           every known code mapping (layout of ART 10: LengthPrefixedArray header = pointer
 #           size, entry_point_from_quick_compiled_code_ at +32 (64-bit) / +24 (32-bit),
-#           docs/art-layouts.md §6.2)
+#           runtime/art_method.h @R70..R14)
 . "$(dirname "$0")/lib.sh"
 
 A=$CORPUS/art

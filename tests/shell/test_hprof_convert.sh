@@ -39,7 +39,7 @@ if "$ART" convert --app-only -v "$H/dialer.android-hprof" "$O/app.hprof" 2>"$TMP
 	expect "app-only: objects = app heap objects + every class" \
 		"$(jq -c '[.classes, .instances, .object_arrays, .primitive_arrays, .root_count]' "$TMP/app.json")" \
 		"$(jq -c '[.classes, (.heaps[] | select(.name == "app") | .instances, .object_arrays, .primitive_arrays), .root_count]' "$TMP/in.json")"
-	# hprof-conv -z leaves 177 of the 636 segments empty (hprof-bmd.md A.7); we leave them out
+	# hprof-conv -z leaves 177 of the 636 segments empty (tools/hprof-conv/HprofConv.c); we leave them out
 	expect "app-only: segments" "$(jq .segments "$TMP/app.json")" 459
 	grep -q "177 empty heap dump records left out" "$TMP/v" && t_ok "app-only reports 177 dropped segments" || t_fail "app-only stats: $(cat "$TMP/v")"
 	rm -f "$O/app.hprof"

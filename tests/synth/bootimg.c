@@ -1,8 +1,8 @@
 /* bootimg.c - a minimal boot image (the core classes, their DEX, dex caches, class roots and
  * image roots, a header of the family's version) plus the app's classes in the heap.
  *
- * Header layouts: runtime/image.h (art-layouts.md §2.1, layouts A-E); sections §2.2; image
- * roots §2.4; class roots §2.5.  ArtField (6.0+): 16-byte native {declaring_class_,
+ * Header layouts: runtime/image.h (@R50..R14, doc/sources.md), layouts A-E; its sections, image
+ * roots and class roots (runtime/image.h, runtime/class_linker.h).  ArtField (6.0+): 16-byte native {declaring_class_,
  * access_flags_, field_dex_idx_, offset_} in the image's ArtFields section or in LinearAlloc,
  * 6.0 as a raw array counted by the Class, 7.0+ as a LengthPrefixedArray {u32 size, elements}.
  * 5.x: ObjectArray<ArtField> of mirror ArtField objects. */

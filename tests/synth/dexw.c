@@ -1,6 +1,6 @@
 /* dexw.c - a minimal DEX file (dex 035) naming the generated classes and their fields.
  *
- * Layout (art-layouts.md §4, libdexfile dex_file.h): header (0x70 bytes), string_ids,
+ * Layout (libdexfile/dex/dex_file.h @R10): header (0x70 bytes), string_ids,
  * type_ids, field_ids, class_defs, then data: string_data_item (ULEB128 UTF-16 length, MUTF-8,
  * NUL), class_data_item (ULEB128 counts, delta-coded field indexes), map_list.  Strings are
  * sorted (code-unit order), type ids by string index, field ids by (class, name, type).

@@ -1,6 +1,6 @@
 /* fam.c - per-version layout families of the generator (its own table, independent of art/).
  *
- * Sources (labels as in ../shared/docs/art-layouts.md §0 / art-heap.md §0): mirror layouts
+ * Sources (labels as in doc/sources.md): mirror layouts
  * from runtime/mirror/{object,class,string,dex_cache,reference,class_loader}.h, image header
  * from runtime/image.h, class roots from runtime/class_linker.h (5.0-9) and
  * runtime/class_root.h (10, 11), RosAlloc from runtime/gc/allocator/rosalloc.{h,cc}, LOS flags

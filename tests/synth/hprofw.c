@@ -1,7 +1,7 @@
 /* hprofw.c - truth.hprof: the allocated objects of the generated heap as an HPROF
  * "JAVA PROFILE 1.0.2" with 4-byte identifiers (object ids = addresses), written from the
  * generator's own records (not the tool's HPROF writer).  Records per the HPROF format
- * (hprof-bmd.md): STRING, LOAD_CLASS, STACK_TRACE, HEAP_DUMP_SEGMENT {ROOT_STICKY_CLASS,
+ * (output/hprof/hprof.h): STRING, LOAD_CLASS, STACK_TRACE, HEAP_DUMP_SEGMENT {ROOT_STICKY_CLASS,
  * ROOT_UNKNOWN, CLASS_DUMP, INSTANCE_DUMP, OBJECT_ARRAY_DUMP, PRIMITIVE_ARRAY_DUMP},
  * HEAP_DUMP_END.  Class names in JVM form ("java/lang/String", "[I").  Strings are dumped
  * with their declared fields only (their characters are in truth.jsonl). */

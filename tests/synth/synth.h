@@ -1,8 +1,8 @@
 /* synth.h - the synthetic ART memory-image generator (tests/synth).
  *
  * An independent implementation of ART's allocator and object-layout rules, written from
- * ../shared/docs/art-heap.md and art-layouts.md (checked against AOSP platform/art at the
- * release commits those documents pin).  It shares no decoding code with the tool: only the
+ * the AOSP platform/art sources at the release commits of doc/sources.md (gc/allocator/
+ * rosalloc.*, gc/space/*, mirror/*, image.h).  It shares no decoding code with the tool: only the
  * foundation (err, wbuf, xalloc, outfile).  Everything the generator writes is also recorded
  * as truth (one record per object) so an independent checker can compare.
  *

@@ -1,5 +1,5 @@
 /* bmd_hprof_check.c - structural checker for HPROF files written by decrunch, the rules of
- * shared/docs/hprof-bmd.md A.9 that MAT, VisualVM and Badoo's reader rely on:
+ * the rules (README "MAT" notes) that MAT, VisualVM and Badoo's reader rely on:
  *   - every string id is defined (STRING) before a LOAD_CLASS or CLASS_DUMP uses it;
  *   - every class has its LOAD_CLASS before its CLASS_DUMP;
  *   - every class an instance, object array or CLASS_DUMP (as super) refers to has a CLASS_DUMP;

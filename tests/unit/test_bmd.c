@@ -1,5 +1,5 @@
 /* test_bmd.c - BMD encodings, the reader, Java string rules and HashMap order.
- * Expected values come from Badoo's DataWriter semantics (hprof-bmd.md B.2) and from running
+ * Expected values come from Badoo's DataWriter semantics (badoo/hprof-tools @ 5e5408e) and from running
  * JDK 17 (new String(bytes, UTF-8).getBytes(), String.hashCode(), HashMap<Integer> keySet()
  * iteration) on the same inputs. */
 #include <stdlib.h>

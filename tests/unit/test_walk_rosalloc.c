@@ -12,7 +12,7 @@ static uint8_t heap[PAGES * 4096], pm[4096];
 
 static void test_geometry(void)
 {
-	/* art-heap.md bracket tables: idx, slot size, pages, slots, header */
+	/* bracket tables computed from RosAlloc::Initialize (runtime/gc/allocator/rosalloc.cc @R60, @R70): idx, slot size, pages, slots, header */
 	static const struct { const char *fam; unsigned idx; uint32_t size, pages, slots, header; } t[] = {
 		{ "7.1", 0, 8, 1, 502, 80 },    { "7.1", 2, 24, 1, 166, 112 },  { "7.1", 8, 72, 1, 54, 208 },
 		{ "7.1", 15, 128, 1, 31, 128 }, { "7.1", 16, 144, 1, 27, 208 }, { "11", 36, 464, 1, 7, 848 },
