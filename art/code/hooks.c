@@ -46,11 +46,11 @@ struct hooks_code {
 	size_t len;
 	uint64_t va;
 	unsigned ptr;           /* literal width: the arch's pointer size */
-	hooks_read_fn read;
-	void *ctx;
+	const struct image *view;  /* where literals outside the code are read, NULL if nowhere */
 };
 
-/* A pointer-sized little-endian literal at va: from the code when inside it, else via read. */
+/* A pointer-sized little-endian literal at va: from the code when inside it, else through
+ * the image view. */
 static bool hooks_literal(const struct hooks_code *hc, uint64_t va, uint64_t *out)
 {
 	uint8_t b[8] = { 0 };
@@ -58,7 +58,7 @@ static bool hooks_literal(const struct hooks_code *hc, uint64_t va, uint64_t *ou
 
 	if (va >= hc->va && va - hc->va <= hc->len && hc->len - (va - hc->va) >= hc->ptr)
 		memcpy(b, hc->code + (va - hc->va), hc->ptr);
-	else if (!hc->read || hc->read(hc->ctx, va, b, hc->ptr, &e) < 0)
+	else if (!hc->view || img_read(hc->view, va, b, hc->ptr, &e) < 0)
 		return false;
 	*out = hc->ptr == 8 ? ld_u64le(b) : ld_u32le(b);
 	return true;
@@ -154,9 +154,9 @@ static bool hooks_match(const struct hooks_code *hc, enum disasm_arch arch, cons
 }
 
 int hooks_first_jump(struct disasm *d, enum disasm_arch arch, const uint8_t *code, size_t len, uint64_t va,
-		     hooks_read_fn read, void *ctx, struct hooks_jump *out, struct err *e)
+		     const struct image *view, struct hooks_jump *out, struct err *e)
 {
-	struct hooks_code hc = { code, len, va, disasm_pointer_size(arch), read, ctx };
+	struct hooks_code hc = { code, len, va, disasm_pointer_size(arch), view };
 	struct disasm_insn in[HOOKS_WINDOW];
 	struct disasm_iter it;
 	size_t n = 0;

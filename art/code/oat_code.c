@@ -781,6 +781,35 @@ int oat_code_index_from_oat(struct oat_code_index *ix, const struct oat *o, unsi
 	return 0;
 }
 
+int oat_code_map(struct image *view, const struct oat_code_space *s, uint64_t oatdata, const char *label,
+		 struct err *e)
+{
+	uint64_t exec, exec_end, data_end;
+	size_t data_len = s->data.len;
+	int rc;
+
+	if (ck_add64(oatdata, s->exec_rel, &exec) || ck_add64(exec, s->exec.len, &exec_end) ||
+	    ck_add64(oatdata, data_len, &data_end))
+		return ERR_SET(e, ERR_CORRUPT, oatdata, "%s: oatdata at 0x%llx and its code wrap around the address space",
+			       label, (unsigned long long)oatdata);
+	/* .rodata ends before .text starts (dex2oat's oat_writer.cc); a file where they overlap
+	 * keeps the code and the oatdata bytes before it */
+	if (s->exec_rel < data_len) {
+		data_len = (size_t)s->exec_rel;
+		data_end = exec;
+	}
+	if (img_overlaps(view, exec, exec_end) || img_overlaps(view, oatdata, data_end))
+		return ERR_SET(e, ERR_CORRUPT, oatdata, "%s: oatdata 0x%llx-0x%llx or code 0x%llx-0x%llx overlaps a mapping",
+			       label, (unsigned long long)oatdata, (unsigned long long)data_end,
+			       (unsigned long long)exec, (unsigned long long)exec_end);
+	if (s->exec.len && (rc = img_add_region_mem(view, exec, s->exec.base, s->exec.len, IMG_PROT_R | IMG_PROT_X,
+						      label, e)))
+		return rc;
+	if (data_len && (rc = img_add_region_mem(view, oatdata, s->data.base, data_len, IMG_PROT_R, label, e)))
+		return rc;
+	return 0;
+}
+
 /* ---- code sources ---- */
 
 #define OAT_SCAN_PAGES 256u       /* how far into an ELF mapping the OatHeader is looked for */

@@ -188,6 +188,13 @@ int oat_code_space_from_oat(struct oat_code_space *s, const struct oat *o, unsig
  * dex structs); OatDexFiles without DEX bytes get positional names. */
 int oat_code_index_from_oat(struct oat_code_index *ix, const struct oat *o, unsigned code_delta, struct err *e);
 
+/* Maps an OAT's code space into view as the runtime does, its oatdata at address oatdata:
+ * the oatdata bytes (read-only) and the oatexec bytes (r-x) at oatdata + exec_rel, borrowed
+ * (they must outlive view), both named label.  -ERR_CORRUPT, with nothing added, when either
+ * range wraps around or overlaps a region already there. */
+int oat_code_map(struct image *view, const struct oat_code_space *s, uint64_t oatdata, const char *label,
+		 struct err *e);
+
 /* ---- code sources: the OAT files of an input (an OAT/ODEX file, or a memory image) ---- */
 
 struct oat_code_source {

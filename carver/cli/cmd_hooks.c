@@ -4,8 +4,10 @@
  * method), an ART image file (its ArtMethods' entry points are checked against the code of
  * the OAT files of the image set in its folder, then the code they enter), or a memory image
  * (OATs mapped in it, image spaces, JIT code cache and libart give the known code; ArtMethods
- * of the image spaces are checked).  See art/code/hooks.h for the inline patterns. */
-#include <dirent.h>
+ * of the image spaces are checked).  See art/code/hooks.h for the inline patterns and for
+ * what an image tells about the code its methods may enter.  Every code byte and literal is
+ * read through one address space: the memory image itself, or for file inputs `code`, where
+ * each OAT is mapped at its runtime address and the image at its image_begin. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +44,6 @@ struct hk_oat {
 	struct oat_code_sources srcs;
 	const struct oat_code_source *src;
 	uint64_t runtime_oatdata;
-	char *path;
 };
 
 struct hk_ctx {
@@ -54,12 +55,14 @@ struct hk_ctx {
 	size_t entries_unverified;
 	struct hk_oat *oats;
 	size_t oat_count;
-	struct image *img;              /* memory image input */
+	size_t oats_unread;             /* OATs beside the images that did not read (first_unread says why) */
+	struct err first_unread;
+	struct image code;              /* file inputs: OATs at their runtime oatdata, the image at image_begin */
+	const struct image *view;       /* where code and literals are read: &code or the memory image */
 	struct hk_finding *found;
 	size_t found_count;
 	size_t methods_checked, code_checked;
 	uint64_t last_inline_code;      /* consecutive ArtMethods often share an entry point */
-	const char *image_label;
 };
 
 static int hk_add(struct hk_ctx *cx, const struct hk_finding *f, struct err *e)
@@ -87,37 +90,6 @@ static int hk_add(struct hk_ctx *cx, const struct hk_finding *f, struct err *e)
 	return 0;
 }
 
-/* ---- reading code at runtime addresses ---- */
-
-static int hk_oat_read(const struct hk_oat *o, uint64_t va, void *buf, size_t n, struct err *e)
-{
-	const struct oat_code_space *s = &o->src->ix.space;
-	uint64_t off = va - o->runtime_oatdata;
-	struct cursor c;
-
-	if (va < o->runtime_oatdata)
-		return ERR_SET(e, ERR_UNMAPPED, va, "0x%" PRIx64 " is before the OAT", va);
-	if (off < s->data.len && n <= s->data.len - off)
-		return cur_sub(&s->data, (size_t)off, n, &c, e) < 0 ? -ERR_UNMAPPED : (memcpy(buf, c.base, n), 0);
-	if (off >= s->exec_rel && off - s->exec_rel < s->exec.len && n <= s->exec.len - (off - s->exec_rel)) {
-		memcpy(buf, s->exec.base + (off - s->exec_rel), n);
-		return 0;
-	}
-	return ERR_SET(e, ERR_UNMAPPED, va, "0x%" PRIx64 " is outside the OAT", va);
-}
-
-static int hk_read(void *ctx, uint64_t va, void *buf, size_t n, struct err *e)
-{
-	struct hk_ctx *cx = ctx;
-
-	if (cx->img)
-		return img_read(cx->img, va, buf, n, e);
-	for (size_t i = 0; i < cx->oat_count; i++)
-		if (hk_oat_read(&cx->oats[i], va, buf, n, e) == 0)
-			return 0;
-	return ERR_SET(e, ERR_UNMAPPED, va, "0x%" PRIx64 " is in no known file", va);
-}
-
 /* ---- inline checks ---- */
 
 static void hk_label(char *buf, size_t cap, const char *s)
@@ -140,7 +112,7 @@ static int hk_check_code(struct hk_ctx *cx, const struct hk_oat *o, const struct
 		return 0;   /* the index only holds decodable methods; a changed header is not a hook */
 	va = o->runtime_oatdata + mc.code_offset;
 	cx->code_checked++;
-	if ((rc = hooks_first_jump(cx->dis, src->arch, mc.code.base, mc.code.len, va, hk_read, cx, &j, e)) < 0)
+	if ((rc = hooks_first_jump(cx->dis, src->arch, mc.code.base, mc.code.len, va, cx->view, &j, e)) < 0)
 		return rc;
 	if (!j.found)
 		return 0;
@@ -228,7 +200,7 @@ static int hk_method(void *ctx, const struct hooks_art_method *m, struct err *e)
 		f.dex_method_index = m->dex_method_index;
 		snprintf(f.name, sizeof(f.name), "ArtMethod@0x%" PRIx64 " (dex method %u)", m->va, m->dex_method_index);
 		snprintf(f.how, sizeof(f.how), "entry point 0x%" PRIx64 " is outside every known code mapping", m->entry);
-		hk_label(f.source, sizeof(f.source), cx->image_label);
+		hk_label(f.source, sizeof(f.source), m->image ? m->image : "");
 		return hk_add(cx, &f, e);
 	}
 	if (!(o = hk_oat_at(cx, m->entry)))
@@ -241,32 +213,9 @@ static int hk_method(void *ctx, const struct hooks_art_method *m, struct err *e)
 	return en ? hk_check_code(cx, o, en, m, e) : 0;
 }
 
-static int hk_walk_image(struct hk_ctx *cx, const struct art_image_header *h, const uint8_t *data, size_t len,
-			 struct err *e)
-{
-	static const enum art_image_section secs[] = { ART_SEC_ART_METHODS, ART_SEC_RUNTIME_METHODS };
-	const struct art_layout *l = art_layout_by_image_version(h->version);
-	int rc;
-
-	if (!l)
-		return ERR_SET(e, ERR_UNSUP, 0, "image version %03u has no layout row", h->version);
-	for (size_t i = 0; i < 2; i++) {
-		const struct art_image_section_val *s = &h->sections[secs[i]];
-		struct cursor c;
-		if (!h->has_section[secs[i]] || s->size == 0)
-			continue;
-		if (s->offset > len || s->size > len - s->offset)
-			return ERR_SET(e, ERR_TRUNC, s->offset, "image section %s [0x%x, +0x%x) beyond the image",
-				       art_image_section_name(secs[i]), s->offset, s->size);
-		cur_init(&c, data + s->offset, s->size, (uint64_t)h->image_begin + s->offset);
-		if ((rc = hooks_walk_methods(&c, l, h->pointer_size, secs[i] == ART_SEC_ART_METHODS, hk_method, cx, e)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
 /* ---- known code and OATs ---- */
 
+/* Opens the OAT file at path and maps its code into cx->code at runtime_oatdata. */
 static int hk_add_oat(struct hk_ctx *cx, const char *path, uint64_t runtime_oatdata, bool runtime_known,
 		      struct err *e)
 {
@@ -286,154 +235,52 @@ static int hk_add_oat(struct hk_ctx *cx, const char *path, uint64_t runtime_oatd
 	}
 	o->src = &o->srcs.v[0];
 	o->runtime_oatdata = runtime_known ? runtime_oatdata : o->src->oatdata_va;
+	if ((rc = oat_code_map(&cx->code, &o->src->ix.space, o->runtime_oatdata, o->src->label, e)) < 0) {
+		oat_code_sources_close(&o->srcs);
+		return rc;
+	}
 	cx->oat_count++;
 	return hooks_ranges_add(&cx->known, o->runtime_oatdata + o->src->ix.space.exec_rel,
 				o->runtime_oatdata + o->src->ix.space.exec_rel + o->src->ix.space.exec.len,
 				o->src->label, e);
 }
 
-/* STEM.oat or STEM.odex beside an image file, into buf; false if neither exists. */
-static bool hk_oat_beside(const char *art_path, char *buf, size_t cap)
+/* hooks_oat_fn: an OAT beside an image of the folder; one that does not read (or overlaps
+ * a mapping) is counted and its code stays unverified. */
+static int hk_folder_oat(void *ctx, const char *oat_path, uint64_t oatdata, struct err *e)
 {
-	static const char *const exts[] = { ".oat", ".odex" };
-	const char *dot = strrchr(art_path, '.');
-	size_t stem = dot ? (size_t)(dot - art_path) : strlen(art_path);
-
-	for (size_t i = 0; i < 2; i++) {
-		struct stat st;
-		if (stem + strlen(exts[i]) + 1 > cap)
-			return false;
-		memcpy(buf, art_path, stem);
-		strcpy(buf + stem, exts[i]);
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
-			return true;
-	}
-	return false;
-}
-
-/* One image of the folder: its OAT's code when the file is beside it, else its OAT's extent
- * [oat_file_begin, oat_file_end) as code that cannot be verified. */
-static int hk_folder_image(struct hk_ctx *cx, const struct art_image_header *h, const char *oat, struct err *e)
-{
-	struct err quiet;
+	struct hk_ctx *cx = ctx;
+	struct err why;
 	int rc;
 
-	if (oat && h->oat_data_begin) {
-		rc = hk_add_oat(cx, oat, h->oat_data_begin, true, &quiet);
-		if (rc == 0 || rc != -ERR_NOMEM)
-			rc = 0;   /* an unreadable OAT leaves its code unverified */
-		else
-			return (*e = quiet, rc);
-	}
-	return hooks_ranges_add(&cx->unverified, h->oat_file_begin, h->oat_file_end, "OAT file not available", e);
-}
-
-/* Every image of the same version in the folder with its OAT beside it: the OAT's code is at
- * the image header's oat_data_begin (+ executable_offset) at runtime. */
-static int hk_folder_oats(struct hk_ctx *cx, const char *art_path, const struct art_image_header *study,
-			  struct err *e)
-{
-	char dir[4096], path[4400], oat[4400];
-	const char *slash = strrchr(art_path, '/');
-	struct dirent **names;
-	uint64_t images_end = 0, oats_begin = UINT64_MAX;
-	int n, rc = 0;
-
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - art_path) : 1, slash ? art_path : ".");
-	if ((n = scandir(dir, &names, NULL, alphasort)) < 0)
-		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot list %s", dir);
-	for (int i = 0; i < n; i++) {
-		struct image f;
-		struct art_image_header h;
-		struct cursor c;
-		struct err quiet;
-		size_t len = strlen(names[i]->d_name);
-		if (rc == 0 && len > 4 && !strcmp(names[i]->d_name + len - 4, ".art")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-			if (img_from_file(&f, path, 0, &c, &quiet) == 0) {
-				if (art_image_header_parse(&h, &c, ART_IMAGE_IN_FILE, &quiet) == 0 && h.version == study->version &&
-				    h.pointer_size == study->pointer_size) {
-					rc = hk_folder_image(cx, &h, hk_oat_beside(path, oat, sizeof(oat)) ? oat : NULL, e);
-					if ((uint64_t)h.image_begin + h.image_size > images_end)
-						images_end = (uint64_t)h.image_begin + h.image_size;
-					if (h.oat_file_begin && h.oat_file_begin < oats_begin)
-						oats_begin = h.oat_file_begin;
-				}
-				img_close(&f);
-			}
-		}
-		free(names[i]);
-	}
-	free(names);
-	/* A multi-image boot image maps all images, then all OAT files in the same order
-	 * (dex2oat --multi-image, gc/space/image_space.cc): OATs of components missing from the
-	 * folder (typically the primary boot.oat) lie between the last image and the first OAT. */
-	if (rc == 0 && images_end < oats_begin && oats_begin != UINT64_MAX)
-		rc = hooks_ranges_add(&cx->unverified, images_end, oats_begin, "OAT files of absent boot image components", e);
-	return rc;
+	err_init(&why);
+	if ((rc = hk_add_oat(cx, oat_path, oatdata, true, &why)) == 0)
+		return 0;
+	if (rc == -ERR_NOMEM)
+		return (*e = why, rc);
+	if (cx->oats_unread++ == 0)
+		cx->first_unread = why;
+	return 0;
 }
 
 static int hk_run_art_file(struct hk_ctx *cx, const char *path, const struct cursor *f, struct err *e)
 {
+	struct hooks_folder folder = { .unverified = &cx->unverified };
 	struct art_image img;
 	int rc;
 
 	if ((rc = art_image_load(&img, f->base, f->len, e)) < 0)
 		return err_prefix(e, "%s", path);
-	cx->image_label = path;
-	rc = hk_folder_oats(cx, path, &img.h, e);
-	/* the boot image an app image or boot image extension runs with: 7-9 name its OAT
-	 * extent, 10+ the whole boot image reservation (images and their OAT files) */
-	if (rc == 0 && img.h.boot_oat_size)
-		rc = hooks_ranges_add(&cx->unverified, img.h.boot_oat_begin, (uint64_t)img.h.boot_oat_begin + img.h.boot_oat_size,
-				      "boot image OAT", e);
-	if (rc == 0 && img.h.boot_image_size && !img.h.boot_oat_size)
-		rc = hooks_ranges_add(&cx->unverified, img.h.boot_image_begin,
-				      (uint64_t)img.h.boot_image_begin + img.h.boot_image_size, "boot image", e);
+	/* the image first: an OAT that would overlap it does not read */
+	rc = img_add_region_mem(&cx->code, img.h.image_begin, img.data, img.len, IMG_PROT_R | IMG_PROT_W, path, e);
 	if (rc == 0)
-		rc = hk_walk_image(cx, &img.h, img.data, img.len, e);
+		rc = hooks_image_folder(path, &img.h, hk_folder_oat, cx, &folder, e);
+	if (rc == 0)
+		rc = hooks_walk_image(cx->view, &img.h, path, hk_method, cx, e);
 	for (size_t i = 0; rc == 0 && i < cx->oat_count; i++)
 		rc = hk_check_oat_methods(cx, &cx->oats[i], e);
 	art_image_release(&img);
 	return rc < 0 ? err_prefix(e, "%s", path) : 0;
-}
-
-static bool hk_name_has(const char *name, const char *part)
-{
-	return strstr(name, part) != NULL;
-}
-
-/* Known code of a memory image: its OATs, the JIT code cache, libart's executable mappings. */
-static int hk_image_ranges(struct hk_ctx *cx, struct err *e)
-{
-	int rc;
-
-	for (size_t i = 0; i < cx->img->region_count; i++) {
-		const struct img_region *r = &cx->img->regions[i];
-		if (hk_name_has(r->name, "jit-code-cache") || hk_name_has(r->name, "jit-cache") ||
-		    ((r->prot & IMG_PROT_X) && (hk_name_has(r->name, "/libart.so") || hk_name_has(r->name, "/libartd.so"))))
-			if ((rc = hooks_ranges_add(&cx->known, r->start, r->end, r->name, e)) < 0)
-				return rc;
-	}
-	return 0;
-}
-
-static int hk_image_spaces(struct hk_ctx *cx, struct err *e)
-{
-	for (size_t i = 0; i < cx->img->region_count; i++) {
-		const struct img_region *r = &cx->img->regions[i];
-		struct art_image_header h;
-		struct err why;
-		int rc;
-		if (!r->data || !art_image_probe(r->data, r->data_len))
-			continue;
-		if (art_image_header_at(&h, cx->img, r->start, &why) < 0 || h.image_begin != r->start)
-			continue;   /* not an image space mapped at its own address */
-		cx->image_label = r->name;
-		if ((rc = hk_walk_image(cx, &h, r->data, r->data_len, e)) < 0)
-			return err_prefix(e, "image space at 0x%" PRIx64, r->start);
-	}
-	return 0;
 }
 
 static int hk_run_sources(struct hk_ctx *cx, const char *path, const char *maps, struct err *e)
@@ -459,18 +306,22 @@ static int hk_run_sources(struct hk_ctx *cx, const char *path, const char *maps,
 			memset(&v[i], 0, sizeof(v[i]));
 	}
 	cx->oat_count = cx->oats[0].srcs.count;
+	if (cx->oats[0].srcs.is_image)
+		cx->view = cx->oats[0].srcs.img;   /* the OATs are mapped in it already */
 	for (size_t i = 0; i < cx->oat_count; i++) {
 		const struct oat_code_source *src = &cx->oats[0].srcs.v[i];
 		cx->oats[i].src = src;
 		cx->oats[i].runtime_oatdata = src->oatdata_va;
+		if (!cx->oats[0].srcs.is_image &&
+		    (rc = oat_code_map(&cx->code, &src->ix.space, src->oatdata_va, src->label, e)) < 0)
+			return err_prefix(e, "%s", path);
 		if ((rc = hooks_ranges_add(&cx->known, src->exec_va, src->exec_va + src->ix.space.exec.len, src->label, e)) < 0)
 			return rc;
 	}
-	if (cx->oats[0].srcs.is_image) {
-		cx->img = cx->oats[0].srcs.img;
-		if ((rc = hk_image_ranges(cx, e)) < 0 || (rc = hk_image_spaces(cx, e)) < 0)
-			return rc;
-	}
+	if (cx->oats[0].srcs.is_image &&
+	    ((rc = hooks_known_code(cx->view, &cx->known, e)) < 0 ||
+	     (rc = hooks_walk_image_spaces(cx->view, hk_method, cx, e)) < 0))
+		return rc;
 	for (size_t i = 0; i < cx->oat_count; i++)
 		if ((rc = hk_check_oat_methods(cx, &cx->oats[i], e)) < 0)
 			return rc;
@@ -488,6 +339,10 @@ static void hk_print(const struct hk_ctx *cx)
 		rep_u(&r, "methods_checked", cx->methods_checked);
 		rep_u(&r, "code_checked", cx->code_checked);
 		rep_u(&r, "entries_unverified", cx->entries_unverified);
+		if (cx->oats_unread) {
+			rep_u(&r, "oats_unread", cx->oats_unread);
+			rep_s(&r, "first_oat_unread", cx->first_unread.msg);
+		}
 		rep_open_lines(&r, "hooks", true);
 		for (size_t i = 0; i < cx->found_count; i++) {
 			const struct hk_finding *f = &cx->found[i];
@@ -526,6 +381,9 @@ static void hk_print(const struct hk_ctx *cx)
 	if (cx->entries_unverified)
 		printf("; %zu entry points lead into OAT files that are not here", cx->entries_unverified);
 	putchar('\n');
+	if (cx->oats_unread)
+		printf("%zu OAT file%s beside the images did not read, their code is unverified (first: %s)\n",
+		       cx->oats_unread, cx->oats_unread == 1 ? "" : "s", cx->first_unread.msg);
 }
 
 static void hk_release(struct hk_ctx *cx)
@@ -535,6 +393,7 @@ static void hk_release(struct hk_ctx *cx)
 			oat_code_sources_close(&cx->oats[i].srcs);
 	xfree(cx->oats);
 	xfree(cx->found);
+	img_close(&cx->code);
 	hooks_ranges_release(&cx->known);
 	hooks_ranges_release(&cx->unverified);
 	disasm_close(cx->dis);
@@ -567,11 +426,14 @@ int cmd_hooks(int argc, char **argv)
 	if (rc != CLI_GO_ON)
 		return rc;
 	err_init(&e);
+	err_init(&cx.first_unread);
 	cx.json = o.json;
 	input = argv[1];
 	maps = o.maps;
 	if ((rc = disasm_open(&cx.dis, &e)) < 0)
 		return cli_report(argv[0], &e);
+	img_init_empty(&cx.code, "code");
+	cx.view = &cx.code;
 	{
 		struct stat st;
 		if (stat(input, &st) == 0 && S_ISREG(st.st_mode) && (rc = img_from_file(&f, input, 0, &whole, &e)) < 0) {

@@ -216,6 +216,12 @@ static size_t img_lower(const struct image *img, uint64_t va)
 	return lo;
 }
 
+bool img_overlaps(const struct image *img, uint64_t start, uint64_t end)
+{
+	size_t at = img_lower(img, start);
+	return start < end && at < img->region_count && img->regions[at].start < end;
+}
+
 const struct img_region *img_find(const struct image *img, uint64_t va)
 {
 	size_t i = img_lower(img, va);

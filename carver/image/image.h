@@ -86,6 +86,8 @@ int img_add_file(struct image *img, const char *path, uint64_t va, uint32_t prot
 int img_from_file(struct image *img, const char *path, uint64_t va, struct cursor *whole, struct err *e);
 void img_close(struct image *img); /* safe on a zeroed or closed image */
 
+/* True when some region has an address in [start, end). */
+bool img_overlaps(const struct image *img, uint64_t start, uint64_t end);
 /* Region holding va (captured or not), NULL if unmapped. */
 const struct img_region *img_find(const struct image *img, uint64_t va);
 /* Zero-copy cursor over [va, va+len) inside ONE region's captured bytes (cursor.va = va);

@@ -9,31 +9,20 @@
 
 static struct disasm *dis;
 
-static int read_none(void *ctx, uint64_t va, void *buf, size_t n, struct err *e)
-{
-	(void)ctx;
-	(void)buf;
-	(void)n;
-	return ERR_SET(e, ERR_UNMAPPED, va, "nothing mapped");
-}
+/* Literals outside the code are read through an image view: none (NULL), or a "memory"
+ * holding one pointer-sized literal at 0x9000. */
+static const uint8_t literal[8] = { 0x00, 0x20, 0x00, 0x50, 0x00, 0x00, 0x00, 0x00 };
+static struct image lit_img;
+#define read_none ((const struct image *)NULL)
+#define read_lit ((const struct image *)&lit_img)
 
-/* A "memory" holding one pointer-sized literal at 0x9000. */
-static int read_lit(void *ctx, uint64_t va, void *buf, size_t n, struct err *e)
-{
-	(void)ctx;
-	if (va != 0x9000 || n > 8)
-		return ERR_SET(e, ERR_UNMAPPED, va, "unmapped");
-	memcpy(buf, "\x00\x20\x00\x50\x00\x00\x00\x00", n);
-	return 0;
-}
-
-static struct hooks_jump jump(enum disasm_arch a, const uint8_t *b, size_t n, hooks_read_fn rd)
+static struct hooks_jump jump(enum disasm_arch a, const uint8_t *b, size_t n, const struct image *view)
 {
 	struct hooks_jump j;
 	struct err e;
 
 	err_init(&e);
-	if (hooks_first_jump(dis, a, b, n, 0x1000, rd, NULL, &j, &e) < 0)
+	if (hooks_first_jump(dis, a, b, n, 0x1000, view, &j, &e) < 0)
 		snprintf(j.how, sizeof(j.how), "error: %.100s", e.msg);
 	return j;
 }
@@ -214,11 +203,14 @@ int main(void)
 		printf("disasm_open: %s\nRESULT 0 1\n", e.msg);
 		return 1;
 	}
+	img_init_empty(&lit_img, "literal");
+	T_EQ_I(img_add_region_mem(&lit_img, 0x9000, literal, sizeof(literal), IMG_PROT_R, "literal", &e), 0);
 	test_arm64();
 	test_thumb2();
 	test_x86();
 	test_walk();
 	test_ranges();
 	disasm_close(dis);
+	img_close(&lit_img);
 	T_DONE();
 }

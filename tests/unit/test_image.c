@@ -316,6 +316,11 @@ static void test_files(void)
 	T_CHECK(strstr(e.msg, pb) != NULL && strstr(e.msg, "overlaps") != NULL, "%s", e.msg);
 	T_EQ_I(img_add_file(&img, pb, UINT64_MAX - 4, IMG_PROT_R, NULL, &whole, &e), -ERR_CORRUPT);
 	T_EQ_U(img.region_count, 2);
+	T_CHECK(img_overlaps(&img, 0x0fff, 0x1001), "overlaps the first file");
+	T_CHECK(img_overlaps(&img, 0x104f, 0x2000), "overlaps the last byte");
+	T_CHECK(!img_overlaps(&img, 0x1050, 0x2000), "after the files");
+	T_CHECK(!img_overlaps(&img, 0x0, 0x1000), "before the files (end exclusive)");
+	T_CHECK(!img_overlaps(&img, 0x1010, 0x1010), "an empty range");
 	img_close(&img);
 }
 
