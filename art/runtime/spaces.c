@@ -96,7 +96,7 @@ bool spaces_dalvik_name(const char *m, const char **out, size_t *len)
 }
 
 enum match { M_EXACT, M_PREFIX, M_SUFFIX, M_CONTAINS };
-/* ART's mapping names (runtime/gc/heap.cc, gc/space/*.cc @R50..R14); first matching rule wins. */
+/* ART's mapping names (runtime/gc/heap.cc, gc/space/{image,region,large_object}_space.cc @R50..R14); first matching rule wins. */
 static const struct { const char *text; enum match how; enum space_kind kind; } name_rules[] = {
 	{ "main space (region space)", M_EXACT, SPACE_REGION },
 	{ "Region space", M_EXACT, SPACE_REGION },

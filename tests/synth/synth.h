@@ -2,7 +2,7 @@
  *
  * An independent implementation of ART's allocator and object-layout rules, written from
  * the AOSP platform/art sources at the release commits of doc/sources.md (gc/allocator/
- * rosalloc.*, gc/space/*, mirror/*, image.h).  It shares no decoding code with the tool: only the
+ * rosalloc.*, gc/space/, mirror/, image.h).  It shares no decoding code with the tool: only the
  * foundation (err, wbuf, xalloc, outfile).  Everything the generator writes is also recorded
  * as truth (one record per object) so an independent checker can compare.
  *
