@@ -424,7 +424,6 @@ int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex
 	const struct art_layout *l = m->l;
 	const unsigned n = l->dex_cache.size;
 	uint8_t buf[128];
-	uint32_t len;
 	int rc;
 
 	memset(dc, 0, sizeof(*dc));
@@ -438,20 +437,10 @@ int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex
 		dc->resolved_types = f64(buf, n, l->dex_cache.resolved_types);
 		dc->num_strings = f32(buf, n, l->dex_cache.num_strings);
 		dc->num_resolved_types = f32(buf, n, l->dex_cache.num_resolved_types);
-		return 0;
-	}
-	/* 5.x/6.0: references to managed arrays, whose length_ is the count (when captured) */
-	dc->strings = f32(buf, n, l->dex_cache.strings);
-	dc->resolved_types = f32(buf, n, l->dex_cache.resolved_types);
-	if (dc->strings && mirror_readable(m, dc->strings + l->array.length, 4)) {
-		if ((rc = mirror_array_length(m, dc->strings, &len, e)))
-			return err_prefix(e, "dex cache at 0x%llx: strings_", (unsigned long long)va);
-		dc->num_strings = len;
-	}
-	if (dc->resolved_types && mirror_readable(m, dc->resolved_types + l->array.length, 4)) {
-		if ((rc = mirror_array_length(m, dc->resolved_types, &len, e)))
-			return err_prefix(e, "dex cache at 0x%llx: resolved_types_", (unsigned long long)va);
-		dc->num_resolved_types = len;
+	} else {
+		/* 5.x/6.0: references to managed arrays (their length_ is the count) */
+		dc->strings = f32(buf, n, l->dex_cache.strings);
+		dc->resolved_types = f32(buf, n, l->dex_cache.resolved_types);
 	}
 	return 0;
 }

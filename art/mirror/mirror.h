@@ -132,8 +132,8 @@ struct mirror_dex_cache {
 	uint32_t location;          /* String reference, 0 if none */
 	uint64_t dex_file;          /* native art::DexFile*, 0 if none */
 	uint64_t strings, resolved_types; /* 7.0+: native arrays; 5.x/6.0: array references */
-	uint32_t num_strings, num_resolved_types; /* 7.0+ fields; 5.x/6.0: the arrays' length_
-						   * when readable, else 0 */
+	uint32_t num_strings, num_resolved_types; /* 7.0+ fields; 5.x/6.0: 0 (the count is the
+						   * referenced array's length_) */
 };
 int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex_cache *dc, struct err *e);
 

@@ -644,43 +644,39 @@ static bool dex_class_votes(const struct rt_class *k)
 }
 
 /* The DEX whose address is what DexCache.dex_file_->begin_ holds, RT_NONE if none is known
- * (*why says why when the pointers do not read: the DEX is then found by its class_defs). */
-static size_t dex_by_native(struct art_runtime *rt, uint32_t cache, struct err *why)
+ * (*why says why when DexFile.begin_ does not read). */
+static size_t dex_by_native(struct art_runtime *rt, const struct mirror_dex_cache *dc, struct err *why)
 {
-	const struct art_layout *l = rt->layout;
-	uint64_t df, begin;
+	uint64_t begin;
 
-	if (l->dex_cache.dex_file == ART_ABSENT)
+	if (!dc->dex_file)
 		return RT_NONE;
-	if (mirror_u64(&rt->m, cache + l->dex_cache.dex_file, &df, why) ||
-	    (df && mirror_ptr(&rt->m, df + (uint64_t)l->dex_file.begin_slot * rt->pointer_size, &begin, why))) {
+	if (mirror_ptr(&rt->m, dc->dex_file + (uint64_t)rt->layout->dex_file.begin_slot * rt->pointer_size, &begin,
+		       why)) {
 		err_prefix(why, "dex_file_");
 		return RT_NONE;
 	}
-	for (size_t i = 0; df && i < rt->dex_count; i++)
+	for (size_t i = 0; i < rt->dex_count; i++)
 		if (rt->dexes[i].addr == begin)
 			return i;
 	return RT_NONE;
 }
 
 /* DexCache.location_: 0 (*out NULL when absent or unreadable: *why says why), -ERR_NOMEM. */
-static int cache_location(struct art_runtime *rt, uint32_t cache, const char **out, struct err *why,
-			  struct err *e)
+static int cache_location(struct art_runtime *rt, const struct mirror_dex_cache *dc, const char **out,
+			  struct err *why, struct err *e)
 {
-	uint32_t s;
 	struct wbuf b;
 	int rc;
 
 	*out = NULL;
-	if (rt->layout->dex_cache.location == ART_ABSENT)
+	if (!dc->location)
 		return 0;
-	if ((rc = mirror_u32(&rt->m, cache + rt->layout->dex_cache.location, &s, why)) == 0 && s) {
-		wbuf_init(&b);
-		rc = mirror_string(&rt->m, s, RT_MAX_NAME, &b, why);
-		if (rc == 0 && !(*out = rt_strdup(rt, b.data ? (const char *)b.data : "", b.len)))
-			rc = rt_nomem(why);
-		wbuf_release(&b);
-	}
+	wbuf_init(&b);
+	rc = mirror_string(&rt->m, dc->location, RT_MAX_NAME, &b, why);
+	if (rc == 0 && !(*out = rt_strdup(rt, b.data ? (const char *)b.data : "", b.len)))
+		rc = rt_nomem(why);
+	wbuf_release(&b);
 	if (rc < 0) {
 		err_prefix(why, "location_");
 		return rt_source_failed(rc, why, e) < 0 ? rc : 0;
@@ -698,17 +694,21 @@ static int resolve_cache(struct art_runtime *rt, const size_t *order, size_t lo,
 			 struct err *e)
 {
 	uint32_t cache = rt->classes[order[lo]].raw.dex_cache;
-	const char *loc;
-	size_t native, pick = RT_NONE, voters = 0;
+	const char *loc = NULL;
+	size_t native = RT_NONE, pick = RT_NONE, voters = 0;
 	bool tie = false;
+	struct mirror_dex_cache dc;
 	struct err why_loc, why_native;
 	int rc;
 
 	err_init(&why_loc);
 	err_init(&why_native);
-	if ((rc = cache_location(rt, cache, &loc, &why_loc, e)) < 0)
-		return rc;
-	native = dex_by_native(rt, cache, &why_native);
+	/* a DexCache that does not read leaves both sources unknown (why_loc says why) */
+	if (mirror_dex_cache_read(&rt->m, cache, &dc, &why_loc) == 0) {
+		if ((rc = cache_location(rt, &dc, &loc, &why_loc, e)) < 0)
+			return rc;
+		native = dex_by_native(rt, &dc, &why_native);
+	}
 	for (size_t d = 0; d < rt->dex_count; d++) {
 		size_t agree = 0;
 		voters = 0;
