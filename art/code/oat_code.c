@@ -781,6 +781,24 @@ int oat_code_index_from_oat(struct oat_code_index *ix, const struct oat *o, unsi
 	return 0;
 }
 
+const struct oat_code_entry *oat_code_index_entry_at(const struct oat_code_index *ix, uint32_t off)
+{
+	uint32_t delta;
+	const char *name = oat_code_index_name_at(ix, off, &delta);
+	size_t lo = 0, hi = ix->count;
+
+	if (!name || delta)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->by_code[mid].code_start < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->count && ix->by_code[lo].code_start == off ? &ix->entries[ix->by_code[lo].entry] : NULL;
+}
+
 int oat_code_map(struct image *view, const struct oat_code_space *s, uint64_t oatdata, const char *label,
 		 struct err *e)
 {

@@ -180,6 +180,9 @@ static inline const char *oat_code_entry_name(const struct oat_code_index *ix, c
 /* Name of the method or trampoline whose code contains oatdata offset `off` (code delta
  * removed); *delta = off - start.  NULL when nothing is known there. */
 const char *oat_code_index_name_at(const struct oat_code_index *ix, uint32_t off, uint32_t *delta);
+/* The method whose code starts exactly at oatdata offset off (code delta removed), NULL if
+ * none (a trampoline, or inside a method). */
+const struct oat_code_entry *oat_code_index_entry_at(const struct oat_code_index *ix, uint32_t off);
 
 
 /* The code space of an opened OAT file (code_delta 1 for Thumb-2). */

@@ -350,6 +350,11 @@ int art_image_load(struct art_image *img, const uint8_t *file, size_t file_len, 
 	return 0;
 }
 
+int art_image_map(struct image *view, const struct art_image *img, const char *name, struct err *e)
+{
+	return img_add_region_mem(view, img->h.image_begin, img->data, img->len, IMG_PROT_R | IMG_PROT_W, name, e);
+}
+
 void art_image_release(struct art_image *img)
 {
 	xfree(img->owned);

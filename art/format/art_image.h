@@ -91,6 +91,10 @@ struct art_image {
  * locates the live bitmap.  The file bytes must outlive img.  On error img is released. */
 int art_image_load(struct art_image *img, const uint8_t *file, size_t file_len, struct err *e);
 void art_image_release(struct art_image *img);
+/* Maps a loaded image into view as the runtime does (gc/space/image_space.cc): its image_size
+ * bytes at image_begin, borrowed from img (which must outlive view's use of them), named name.
+ * -ERR_CORRUPT, with nothing added, when that range overlaps a region of view. */
+int art_image_map(struct image *view, const struct art_image *img, const char *name, struct err *e);
 /* Is bit `offset / 8` of the live bitmap set (offset from image_begin)? false if no bitmap. */
 bool art_image_bitmap_test(const struct art_image *img, uint32_t offset);
 /* Offset of the next set bitmap bit after `offset`, or `limit` when none before it. */

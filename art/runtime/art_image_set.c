@@ -59,8 +59,7 @@ static int place_image(struct art_image_set *s, struct art_set_image *im, const 
 	if (s->image_count > 0 &&
 	    (im->img.h.version != h0->version || im->img.h.pointer_size != h0->pointer_size))
 		return 1;
-	rc = img_add_region_mem(&s->view, im->img.h.image_begin, im->img.data, im->img.len,
-				IMG_PROT_R | IMG_PROT_W, path, e);
+	rc = art_image_map(&s->view, &im->img, path, e);
 	if (rc == -ERR_CORRUPT && s->image_count > 0)
 		return 1;
 	return rc;

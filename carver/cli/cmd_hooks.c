@@ -155,25 +155,6 @@ static const struct hk_oat *hk_oat_at(const struct hk_ctx *cx, uint64_t va)
 	return NULL;
 }
 
-/* The index entry whose code starts at oatdata offset off (code delta removed), NULL if none. */
-static const struct oat_code_entry *hk_entry_at(const struct oat_code_index *ix, uint32_t off)
-{
-	uint32_t delta;
-	const char *name = oat_code_index_name_at(ix, off, &delta);
-	size_t lo = 0, hi = ix->count;
-
-	if (!name || delta)
-		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->by_code[mid].code_start < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->count && ix->by_code[lo].code_start == off ? &ix->entries[ix->by_code[lo].entry] : NULL;
-}
-
 static int hk_method(void *ctx, const struct hooks_art_method *m, struct err *e)
 {
 	struct hk_ctx *cx = ctx;
@@ -209,7 +190,7 @@ static int hk_method(void *ctx, const struct hooks_art_method *m, struct err *e)
 	if (code > UINT32_MAX || code == cx->last_inline_code)
 		return 0;
 	cx->last_inline_code = code;
-	en = hk_entry_at(&o->src->ix, (uint32_t)code & ~(uint32_t)o->src->ix.space.code_delta);
+	en = oat_code_index_entry_at(&o->src->ix, (uint32_t)code & ~(uint32_t)o->src->ix.space.code_delta);
 	return en ? hk_check_code(cx, o, en, m, e) : 0;
 }
 
@@ -272,7 +253,7 @@ static int hk_run_art_file(struct hk_ctx *cx, const char *path, const struct cur
 	if ((rc = art_image_load(&img, f->base, f->len, e)) < 0)
 		return err_prefix(e, "%s", path);
 	/* the image first: an OAT that would overlap it does not read */
-	rc = img_add_region_mem(&cx->code, img.h.image_begin, img.data, img.len, IMG_PROT_R | IMG_PROT_W, path, e);
+	rc = art_image_map(&cx->code, &img, path, e);
 	if (rc == 0)
 		rc = hooks_image_folder(path, &img.h, hk_folder_oat, cx, &folder, e);
 	if (rc == 0)

@@ -303,6 +303,9 @@ static void test_index_blind(void)
 	T_CHECK(oat_code_index_name_at(&ix, c[1] + 16, &delta) == NULL, "past the code: nothing");
 	n = oat_code_index_name_at(&ix, EXEC_REL, &delta);
 	T_EQ_S(n ? n : "(null)", "quick_to_interpreter_bridge");
+	T_CHECK(oat_code_index_entry_at(&ix, c[1]) == &ix.entries[1], "method 1 starts at its code");
+	T_CHECK(oat_code_index_entry_at(&ix, c[1] + 4) == NULL, "inside a method: no entry");
+	T_CHECK(oat_code_index_entry_at(&ix, EXEC_REL) == NULL, "a trampoline is no method");
 	oat_code_index_release(&ix);
 
 	/* a corrupt method header is skipped and counted */
@@ -320,6 +323,47 @@ static void test_index_blind(void)
 	mini_release(&m);
 }
 
+/* oat_code_map: the oatdata and oatexec bytes at their runtime addresses in one view. */
+static void test_map(void)
+{
+	struct mini m;
+	struct image view;
+	struct err e;
+	uint8_t b[4];
+
+	T_SECTION("code spaces mapped at runtime addresses");
+	err_init(&e);
+	mini_init(&m, 183, 0);
+	wbuf_zeros(&m.data, 0x40);
+	m.data.data[0] = 'o';
+	mini_add_method(&m, 16);
+	mini_bind(&m);
+	img_init_empty(&view, "code");
+	T_EQ_I(oat_code_map(&view, &m.s, 0x70000000, "t.oat", &e), 0);
+	T_EQ_U(view.region_count, 2);
+	T_EQ_I(img_read(&view, 0x70000000, b, 1, &e), 0);
+	T_EQ_U(b[0], 'o');
+	T_EQ_I(img_read(&view, 0x70000000 + EXEC_REL + m.s.layout->header_size, b, 4, &e), 0);
+	T_EQ_U(b[0], 0xcc);
+	T_EQ_U(img_find(&view, 0x70000000 + EXEC_REL)->prot, IMG_PROT_R | IMG_PROT_X);
+	T_EQ_I(img_read(&view, 0x70000000 + 0x40, b, 1, &e), -ERR_UNMAPPED);   /* the gap before .text */
+	/* a second OAT on top of the first, and one that wraps around: refused, nothing added */
+	T_EQ_I(oat_code_map(&view, &m.s, 0x70000000 + EXEC_REL, "u.oat", &e), -ERR_CORRUPT);
+	T_EQ_I(oat_code_map(&view, &m.s, UINT64_MAX - 0x20, "w.oat", &e), -ERR_CORRUPT);
+	T_EQ_U(view.region_count, 2);
+	img_close(&view);
+	/* oatdata running into oatexec keeps the code and the bytes before it */
+	wbuf_zeros(&m.data, 0x100);
+	mini_bind(&m);
+	img_init_empty(&view, "code");
+	T_EQ_I(oat_code_map(&view, &m.s, 0x1000, "x.oat", &e), 0);
+	T_EQ_U(img_find(&view, 0x1000)->end, 0x1000 + EXEC_REL);
+	T_EQ_I(img_read(&view, 0x1000 + EXEC_REL + m.s.layout->header_size, b, 1, &e), 0);
+	T_EQ_U(b[0], 0xcc);
+	img_close(&view);
+	mini_release(&m);
+}
+
 int main(void)
 {
 	static const unsigned versions[] = { 39, 45, 79, 124, 138, 156, 183 };
@@ -332,5 +376,6 @@ int main(void)
 	test_corrupt_methods();
 	test_v194();
 	test_index_blind();
+	test_map();
 	T_DONE();
 }
