@@ -26,6 +26,14 @@ static const char *const anomaly_names[ANOM_CODE_COUNT] = {
 	[ANOM_LOS] = "los",
 	[ANOM_CONTIGUOUS] = "contiguous",
 	[ANOM_EVIDENCE] = "evidence",
+	[ANOM_CANDIDATE] = "candidate",
+	[ANOM_OBJ_CLASS] = "object_class",
+	[ANOM_OBJ_SIZE] = "object_size",
+	[ANOM_OBJ_LENGTH] = "object_length",
+	[ANOM_OBJ_REFERENCE] = "object_reference",
+	[ANOM_OBJ_UNMAPPED] = "object_unmapped",
+	[ANOM_STATICS] = "statics",
+	[ANOM_ROOTS] = "roots",
 };
 
 void anomaly_init(struct anomaly_sink *s, size_t keep)

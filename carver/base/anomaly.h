@@ -46,6 +46,15 @@ enum anomaly_code {
 	ANOM_LOS,            /* "los": a large-object allocation-info entry or allocation that does not read */
 	ANOM_CONTIGUOUS,     /* "contiguous": an image or bump-pointer object walk that cannot go on */
 	ANOM_EVIDENCE,       /* "evidence": a live bitmap or GC stack that disagrees with its space */
+	/* object model (rosalloc/model) */
+	ANOM_CANDIDATE,      /* "candidate": a walker candidate misplaced, or overlapping another object */
+	ANOM_OBJ_CLASS,      /* "object_class": a candidate whose class word names no Class */
+	ANOM_OBJ_SIZE,       /* "object_size": a candidate whose object does not fit its room */
+	ANOM_OBJ_LENGTH,     /* "object_length": an array or string length that does not fit its room */
+	ANOM_OBJ_REFERENCE,  /* "object_reference": a reference field that points at no object start */
+	ANOM_OBJ_UNMAPPED,   /* "object_unmapped": a candidate whose bytes are not all captured */
+	ANOM_STATICS,        /* "statics": a class whose static field layout does not read */
+	ANOM_ROOTS,          /* "roots": a root source (image roots, JNI table) that does not read */
 	ANOM_CODE_COUNT
 };
 

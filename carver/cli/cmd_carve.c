@@ -1,0 +1,407 @@
+/* cmd_carve.c - `artcarve carve IMAGE [--maps FILE] -o DIR [--android] [--include LIST]
+ * [--json] [--art-version V]`: carves every object of the ART heap of a process image into
+ * DIR/heap.hprof and prints what it found (carver/cli/carve.c does the work). */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/rep.h"
+#include "carver/base/wbuf.h"
+#include "carver/base/xalloc.h"
+#include "carver/cli/carve.h"
+#include "carver/cli/cli.h"
+#include "carver/cli/cli_anomalies.h"
+
+enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
+
+struct carve_cli {
+	bool json, android;
+	const char *maps, *out, *include, *art_version;
+};
+
+static const struct opt carve_opts[] = {
+	OPT_ROW_FLAG("--json", NULL, struct carve_cli, json),
+	OPT_ROW_FLAG("--android", NULL, struct carve_cli, android),
+	OPT_ROW_STRING("--maps", struct carve_cli, maps, "a file"),
+	{ "--out", "-o", OPT_STRING, offsetof(struct carve_cli, out), "a directory", 0, 0, NULL },
+	OPT_ROW_STRING("--include", struct carve_cli, include, "free, partial or residue (comma-separated)"),
+	OPT_ROW_STRING("--art-version", struct carve_cli, art_version, "a layout family"),
+	OPT_ROW_END,
+};
+static const char *const carve_pos[] = { "IMAGE", NULL };
+const struct opt_spec cmd_carve_spec = { carve_opts, carve_pos, 1, 1 };
+
+static int parse_include(const char *cmd, const char *list, struct hprof_carve_opts *h)
+{
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n == 4 && !strncmp(p, "free", 4)) {
+			h->include_partial = h->include_residue = true;
+		} else if (n == 7 && !strncmp(p, "residue", 7)) {
+			h->include_residue = true;
+		} else if (n == 7 && !strncmp(p, "partial", 7)) {
+			h->include_partial = true;
+		} else {
+			return cli_usage_error(cmd, "--include takes free, partial, residue (comma-separated), not '%.*s'",
+					       (int)n, p);
+		}
+		p += n + (p[n] == ',');
+	}
+	return CLI_GO_ON;
+}
+
+/* ---- figures the summary prints ---- */
+
+struct tally {
+	uint64_t alloc[MODEL_ALLOC_COUNT], content[MODEL_CONTENT_COUNT], reach[MODEL_REACH_COUNT];
+	uint64_t dropped, strings, strings_dropped;
+	uint64_t *per_class_dropped;     /* per class: allocated unreachable objects */
+	size_t *order, *dropped_order;   /* classes by count, by dropped count */
+};
+
+static const struct tally *sort_tally;
+static const struct model *sort_model;
+
+static int by_count(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t cx = sort_model->classes[x].objects, cy = sort_model->classes[y].objects;
+	return cx != cy ? (cx > cy ? -1 : 1) : (x > y) - (x < y);
+}
+
+static int by_dropped(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t cx = sort_tally->per_class_dropped[x], cy = sort_tally->per_class_dropped[y];
+	return cx != cy ? (cx > cy ? -1 : 1) : (x > y) - (x < y);
+}
+
+static int tally_make(struct tally *t, const struct model *m, struct err *e)
+{
+	size_t n = m->rt->class_count ? m->rt->class_count : 1;
+	memset(t, 0, sizeof(*t));
+	t->per_class_dropped = xcalloc(n, sizeof(uint64_t));
+	t->order = xcalloc(n, sizeof(size_t));
+	t->dropped_order = xcalloc(n, sizeof(size_t));
+	if (!t->per_class_dropped || !t->order || !t->dropped_order)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the summary");
+	for (size_t i = 0; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		bool dropped = o->alloc == MODEL_ALLOCATED && o->reach == MODEL_UNREACHABLE;
+		t->alloc[o->alloc]++;
+		t->content[o->content]++;
+		t->reach[o->reach]++;
+		t->dropped += dropped;
+		if (dropped)
+			t->per_class_dropped[o->cls]++;
+		if (o->kind == MODEL_STRING || (o->cls == m->jls && m->jls != MODEL_NONE)) {
+			t->strings++;
+			t->strings_dropped += dropped;
+		}
+	}
+	for (size_t i = 0; i < m->rt->class_count; i++)
+		t->order[i] = t->dropped_order[i] = i;
+	sort_model = m;
+	sort_tally = t;
+	qsort(t->order, m->rt->class_count, sizeof(size_t), by_count);
+	qsort(t->dropped_order, m->rt->class_count, sizeof(size_t), by_dropped);
+	return 0;
+}
+
+static void tally_release(struct tally *t)
+{
+	xfree(t->per_class_dropped);
+	xfree(t->order);
+	xfree(t->dropped_order);
+}
+
+static const char *cname(const struct model *m, size_t i)
+{
+	const char *n = m->rt->classes[i].name;
+	return n ? n : "?";
+}
+
+static const char *space_name(const struct art_space *s)
+{
+	return s->name && s->name[0] ? s->name : spaces_kind_name(s->kind);
+}
+
+/* The first SAMPLE_CHARS characters of the String object o as UTF-8 into b ("..." after a
+ * longer one); false when its bytes do not read. */
+static bool string_text(const struct model *m, const struct model_obj *o, struct wbuf *b)
+{
+	uint32_t n = model_length(m, o), shown = n < SAMPLE_CHARS ? n : SAMPLE_CHARS;
+	bool narrow = model_string_compressed(m, o);
+	uint8_t chars[2 * SAMPLE_CHARS];
+	struct err why;
+
+	wbuf_reset(b);
+	err_init(&why);
+	if (img_read(m->rt->img, model_data_addr(m, o), chars, (size_t)shown * (narrow ? 1 : 2), &why)) {
+		wbuf_printf(b, "(unreadable: %s)", why.msg);
+		return !b->failed;
+	}
+	for (uint32_t i = 0; i < shown; i++) {
+		uint32_t cp = narrow ? chars[i] : (uint32_t)chars[2 * i] | (uint32_t)chars[2 * i + 1] << 8;
+		wbuf_utf8(b, cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp);   /* no surrogate pairing in a sample */
+	}
+	if (shown < n)
+		wbuf_put(b, "...", 3);
+	return !b->failed;
+}
+
+/* Dropped strings worth showing: allocated, unreachable, not empty, in address order. */
+static size_t next_dropped_string(const struct model *m, size_t from)
+{
+	for (size_t i = from; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		if (o->alloc == MODEL_ALLOCATED && o->reach == MODEL_UNREACHABLE && o->cls == m->jls &&
+		    model_length(m, o) > 0)
+			return i;
+	}
+	return MODEL_NONE;
+}
+
+static void rep_states(struct rep *r, const struct tally *t)
+{
+	rep_open(r, "states", false);
+	rep_u(r, "allocated", t->alloc[MODEL_ALLOCATED]);
+	rep_u(r, "free", t->alloc[MODEL_FREE]);
+	rep_u(r, "intact", t->content[MODEL_INTACT]);
+	rep_u(r, "partial", t->content[MODEL_PARTIAL]);
+	rep_u(r, "residue", t->content[MODEL_RESIDUE]);
+	rep_u(r, "reachable", t->reach[MODEL_REACHABLE]);
+	rep_u(r, "unreachable", t->reach[MODEL_UNREACHABLE]);
+	rep_u(r, "unknown", t->reach[MODEL_REACH_UNKNOWN]);
+	rep_close(r);
+}
+
+/* A list of classes: JSON [{class, objects[, dropped]}], text one row per class. */
+static void rep_classes(struct rep *r, const char *key, const struct model *m, const size_t *order,
+			const uint64_t *count, const uint64_t *dropped)
+{
+	rep_open(r, key, true);
+	for (size_t k = 0; k < TOP_CLASSES && k < m->rt->class_count; k++) {
+		size_t i = order[k];
+		if (!count[i])
+			break;
+		if (!r->json) {
+			if (dropped)
+				rep_line(r, "%10llu  %s (%llu dropped)", (unsigned long long)count[i], cname(m, i),
+					 (unsigned long long)dropped[i]);
+			else
+				rep_line(r, "%10llu  %s", (unsigned long long)count[i], cname(m, i));
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_s(r, "class", cname(m, i));
+		rep_u(r, "objects", count[i]);
+		if (dropped)
+			rep_u(r, "dropped", dropped[i]);
+		rep_close(r);
+	}
+	rep_close(r);
+}
+
+static void rep_dropped(struct rep *r, const struct carve *c, const struct tally *t, struct wbuf *b)
+{
+	const struct model *m = &c->m;
+	rep_line(r, "DROPPED: %llu allocated objects no root reaches (%llu strings): what the app let go and "
+		 "no GC has swept", (unsigned long long)t->dropped, (unsigned long long)t->strings_dropped);
+	rep_open(r, "dropped", false);
+	rep_u(r, "objects", t->dropped);
+	rep_u(r, "strings", t->strings_dropped);
+	rep_classes(r, "top_classes", m, t->dropped_order, t->per_class_dropped, NULL);
+	rep_open(r, "sample_strings", true);
+	size_t j = next_dropped_string(m, 0);
+	for (int k = 0; k < SAMPLE_STRINGS && j != MODEL_NONE; k++, j = next_dropped_string(m, j + 1)) {
+		if (!string_text(m, &m->objs[j], b))
+			break;
+		if (!r->json) {
+			rep_line(r, "0x%08x \"%.*s\"", m->objs[j].addr, (int)b->len, (const char *)b->data);
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_hex(r, "address", m->objs[j].addr);
+		rep_sn(r, "text", (const char *)b->data, b->len);
+		rep_close(r);
+	}
+	rep_close(r);
+	rep_close(r);
+}
+
+static void rep_spaces(struct rep *r, const struct carve *c)
+{
+	const struct model *m = &c->m;
+	rep_line(r, "spaces: objects allocated / free partial / free residue; empty free places; object bytes");
+	if (r->json)
+		rep_open(r, "spaces", true);
+	for (size_t i = 0; i < c->rt.spaces.count; i++) {
+		const struct model_space_count *s = &m->per_space[i];
+		const struct art_space *sp = &c->rt.spaces.v[i];
+		uint64_t a = s->objects[MODEL_ALLOCATED][MODEL_INTACT], p = s->objects[MODEL_FREE][MODEL_PARTIAL],
+			 rr = s->objects[MODEL_FREE][MODEL_RESIDUE];
+		if (!a && !p && !rr && !s->empty)
+			continue;
+		if (!r->json) {
+			rep_line(r, "  %-20s %-30s 0x%08llx %10llu / %llu / %llu; %llu empty; %llu bytes",
+				 spaces_kind_name(sp->kind), space_name(sp), (unsigned long long)sp->begin,
+				 (unsigned long long)a, (unsigned long long)p, (unsigned long long)rr,
+				 (unsigned long long)s->empty, (unsigned long long)s->bytes);
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_s(r, "kind", spaces_kind_name(sp->kind));
+		rep_s(r, "name", space_name(sp));
+		rep_hex(r, "begin", sp->begin);
+		rep_u(r, "allocated", a);
+		rep_u(r, "free_partial", p);
+		rep_u(r, "free_residue", rr);
+		rep_u(r, "empty", s->empty);
+		rep_u(r, "bytes", s->bytes);
+		rep_close(r);
+	}
+	if (r->json)
+		rep_close(r);
+}
+
+static void rep_roots(struct rep *r, const struct carve *c)
+{
+	rep_line(r, "roots (\"unreachable\" means unreachable from these):");
+	if (r->json)
+		rep_open(r, "roots", true);
+	for (unsigned i = 0; i <= REACH_SOURCE_COUNT; i++) {
+		bool intern = i == REACH_SOURCE_COUNT;   /* never read: listed so the summary says so */
+		const char *name = intern ? "interned strings" : reach_source_name(i);
+		bool present = !intern && c->r.source[i].present;
+		uint64_t n = intern ? 0 : c->r.source[i].roots;
+		const char *detail = intern ? "the runtime's intern table is native memory; not read" : c->r.source[i].detail;
+		if (!r->json) {
+			rep_line(r, "  %-16s %-8s %8llu  (%s)", name, present ? "present" : "missing",
+				 (unsigned long long)n, detail);
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_s(r, "source", name);
+		rep_bool(r, "present", present);
+		rep_u(r, "roots", n);
+		rep_s(r, "detail", detail);
+		rep_close(r);
+	}
+	if (r->json)
+		rep_close(r);
+}
+
+static void rep_tail(struct rep *r, const struct carve *c)
+{
+	const struct anomaly_sink *s = &c->sink;
+	rep_open(r, "evidence", false);
+	for (int i = 0; i < WALK_EV_COUNT; i++)
+		rep_s(r, walk_ev_source_name((enum walk_ev_source)i),
+		      c->evidence[i].used ? "used" : c->evidence[i].present ? "present" : "absent");
+	rep_close(r);
+	rep_line(r, "runtime model (classes, DEX files):");
+	cli_anomalies(r, "runtime_anomalies", &c->rt.anomalies);
+	rep_line(r, "carving (space walkers, candidate checks, roots):");
+	cli_anomalies(r, "anomalies", s);
+	rep_open(r, "output", false);
+	rep_s(r, "path", c->hprof_path);
+	rep_u(r, "bytes", c->hs.bytes);
+	rep_u(r, "classes", c->hs.classes);
+	rep_u(r, "instances", c->hs.instances);
+	rep_u(r, "object_arrays", c->hs.obj_arrays);
+	rep_u(r, "primitive_arrays", c->hs.prim_arrays);
+	rep_u(r, "string_arrays", c->hs.string_arrays);
+	rep_u(r, "roots", c->hs.roots);
+	rep_u(r, "mark_arrays", c->hs.mark_arrays);
+	rep_u(r, "free_objects", c->hs.free_objects);
+	rep_close(r);
+	rep_open(r, "time", false);
+	rep_u(r, "ms", (uint64_t)(c->seconds * 1e3));
+	rep_u(r, "cpu_ms", (uint64_t)(c->cpu_seconds * 1e3));
+	rep_u(r, "heap_bytes", c->heap_bytes);
+	rep_u(r, "mb_per_cpu_second", c->cpu_seconds > 0 ? (uint64_t)((double)c->heap_bytes / 1e6 / c->cpu_seconds) : 0);
+	rep_close(r);
+}
+
+static void report(struct rep *r, const struct carve *c, const struct tally *t, struct wbuf *b)
+{
+	const struct model *m = &c->m;
+	uint64_t *counts = xcalloc(c->rt.class_count ? c->rt.class_count : 1, sizeof(uint64_t));
+
+	if (r->json)
+		rep_open_lines(r, NULL, false);
+	rep_s(r, "image", c->img.path);
+	rep_s(r, "container", c->img.container);
+	rep_s(r, "layout", c->rt.layout->family);
+	rep_u(r, "pointer_size", c->rt.pointer_size);
+	rep_u(r, "classes", c->rt.class_count);
+	rep_u(r, "candidates", m->candidates);
+	rep_u(r, "objects", m->count);
+	rep_u(r, "rejected", m->rejected);
+	rep_u(r, "empty", m->empty);
+	rep_u(r, "retired_classes", m->retired);
+	rep_states(r, t);
+	rep_dropped(r, c, t, b);
+	rep_spaces(r, c);
+	rep_open(r, "strings", false);
+	rep_u(r, "total", t->strings);
+	rep_u(r, "dropped", t->strings_dropped);
+	rep_close(r);
+	for (size_t i = 0; counts && i < c->rt.class_count; i++)
+		counts[i] = m->classes[i].objects;
+	if (counts)
+		rep_classes(r, "top_classes", m, t->order, counts, t->per_class_dropped);
+	xfree(counts);
+	rep_roots(r, c);
+	rep_tail(r, c);
+	if (r->json) {
+		rep_close(r);
+		fputc('\n', r->fp);
+	}
+}
+
+int cmd_carve(int argc, char **argv)
+{
+	struct carve_cli cl = { 0 };
+	struct carve_opts o;
+	struct carve c;
+	struct tally t;
+	struct rep r;
+	struct wbuf b;
+	struct err e;
+	size_t npos;
+	int rc = cli_parse(argc, argv, &cmd_carve_spec, &cl, &npos);
+
+	if (rc != CLI_GO_ON)
+		return rc;
+	memset(&o, 0, sizeof(o));
+	if (cl.include && (rc = parse_include(argv[0], cl.include, &o.hprof)) != CLI_GO_ON)
+		return rc;
+	if (!cl.out)
+		return cli_usage_error(argv[0], "missing -o DIR");
+	o.image = argv[1];
+	o.maps = cl.maps;
+	o.art_version = cl.art_version;
+	o.out_dir = cl.out;
+	o.hprof.android = cl.android;
+	o.progress = cli_progress_enabled();
+	err_init(&e);
+	wbuf_init(&b);
+	rc = carve_run(&c, &o, &e);
+	if (rc == 0) {
+		if ((rc = tally_make(&t, &c.m, &e)) == 0) {
+			rep_init(&r, stdout, cl.json);
+			report(&r, &c, &t, &b);
+			rc = wbuf_status(&b, &e);
+		}
+		tally_release(&t);
+	}
+	wbuf_release(&b);
+	carve_release(&c);
+	if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		rc = ERR_SET(&e, ERR_IO, ERR_NO_VA, "cannot write the summary");
+	return rc ? cli_report(argv[0], &e) : CLI_OK;
+}

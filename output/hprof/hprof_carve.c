@@ -1,0 +1,641 @@
+/* hprof_carve.c - writes a carved heap as HPROF (see hprof_carve.h). */
+#include "output/hprof/hprof_carve.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "carver/base/cursor.h"
+#include "carver/base/xalloc.h"
+#include "output/hprof/hprof.h"
+
+enum {
+	HC_ID = 4,                      /* identifier size */
+	HC_MAX_CHAIN = 4096,            /* longest super-class chain written (hostile cycles) */
+	HC_MARK_CHUNK = 16384,          /* ids per mark array (64 KiB records) */
+};
+
+/* Mark class and array ids: not 8-aligned, counting down by 16 from the top of the 32-bit
+ * id space, so they never meet an object's address (output/hprof/hprof_mark.h). */
+#define HC_MARK_ID_TOP 0xfffffff1u
+#define HC_MARK_ID_STEP 16u
+
+/* ---- string ids: one STRING record per distinct text, ids from 1 in first-use order ---- */
+
+struct hc_str {
+	const char *s;
+	size_t n;
+	uint32_t id;
+};
+
+struct hc_strings {
+	struct hc_str *v;
+	size_t cap, count;
+};
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int strings_grow(struct hc_strings *t, struct err *e)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	struct hc_str *v = xcalloc(cap, sizeof(*v));
+	if (!v)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for HPROF strings");
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->v[i].s)
+			continue;
+		size_t j = fnv(t->v[i].s, t->v[i].n) & (cap - 1);
+		while (v[j].s)
+			j = (j + 1) & (cap - 1);
+		v[j] = t->v[i];
+	}
+	xfree(t->v);
+	t->v = v;
+	t->cap = cap;
+	return 0;
+}
+
+/* The id of text s (n bytes, borrowed for the writer's lifetime); writes its STRING record
+ * the first time. */
+static int string_id(struct hc_strings *t, struct hprof_writer *w, const char *s, size_t n, uint32_t *id,
+		     struct err *e)
+{
+	int rc;
+	if (2 * (t->count + 1) > t->cap && (rc = strings_grow(t, e)))
+		return rc;
+	size_t j = fnv(s, n) & (t->cap - 1);
+	for (; t->v[j].s; j = (j + 1) & (t->cap - 1)) {
+		if (t->v[j].n == n && !memcmp(t->v[j].s, s, n)) {
+			*id = t->v[j].id;
+			return 0;
+		}
+	}
+	t->v[j] = (struct hc_str){ s, n, (uint32_t)++t->count };
+	*id = t->v[j].id;
+	return hprof_write_string(w, *id, s, n, e);
+}
+
+/* ---- writer state ---- */
+
+struct hc {
+	const struct model *m;
+	const struct reach *r;
+	const struct hprof_carve_opts *o;
+	struct hprof_writer w;
+	struct hc_strings str;
+	struct arena names;          /* texts built here (unnamed classes, states) */
+	uint32_t *name_id;           /* per class: string id of its name */
+	uint32_t *serial;            /* per class: LOAD_CLASS serial */
+	bool *own_ok;                /* per class: own instance field offsets known */
+	struct wbuf obj, payload;    /* scratch: object bytes, record payload */
+	uint64_t *elems;             /* scratch: object array elements */
+	size_t elems_cap;
+	uint32_t value_id;           /* string id of "value" */
+	uint32_t mark_name[HPROF_MARK_COUNT];
+	uint32_t next_mark_id;       /* next free id below the marks' top */
+	int heap;                    /* current Android heap id, -1 none */
+	uint64_t segments_seen;
+	struct hprof_carve_stats *st;
+};
+
+static int hc_nomem(struct err *e)
+{
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory writing the HPROF");
+}
+
+static const char *class_name(struct hc *h, size_t i)
+{
+	const struct rt_class *k = &h->m->rt->classes[i];
+	char buf[64];
+	if (k->name)
+		return k->name;
+	snprintf(buf, sizeof(buf), "unnamed.Class$0x%llx", (unsigned long long)k->addr);
+	return arena_strndup(&h->names, buf, strlen(buf));
+}
+
+/* HPROF basic type of a field descriptor. */
+static uint8_t field_type(char d)
+{
+	switch (d) {
+	case 'Z': return HPROF_T_BOOLEAN;
+	case 'C': return HPROF_T_CHAR;
+	case 'F': return HPROF_T_FLOAT;
+	case 'D': return HPROF_T_DOUBLE;
+	case 'B': return HPROF_T_BYTE;
+	case 'S': return HPROF_T_SHORT;
+	case 'I': return HPROF_T_INT;
+	case 'J': return HPROF_T_LONG;
+	default: return HPROF_T_OBJECT;
+	}
+}
+
+static bool own_fields_ok(const struct rt_class *k)
+{
+	if (!*k->fields_how)
+		return false;
+	for (uint32_t i = 0; i < k->field_count; i++)
+		if (k->fields[i].offset == RT_OFFSET_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* Little-endian value of `size` bytes at p, as the unsigned integer HPROF stores big-endian. */
+static uint64_t le_value(const uint8_t *p, unsigned size)
+{
+	uint64_t v = 0;
+	for (unsigned i = size; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Appends n elements of `size` bytes (little-endian in p) big-endian to b. */
+static int put_be(struct wbuf *b, const uint8_t *p, uint32_t n, unsigned size, struct err *e)
+{
+	size_t bytes = (size_t)n * size;
+	if (wbuf_reserve(b, bytes))
+		return hc_nomem(e);
+	uint8_t *d = b->data + b->len;
+	if (size == 1)
+		memcpy(d, p, bytes);
+	else
+		for (size_t i = 0; i < bytes; i += size)
+			for (unsigned k = 0; k < size; k++)
+				d[i + k] = p[i + size - 1 - k];
+	b->len += bytes;
+	return 0;
+}
+
+/* The object's bytes into h->obj (one bounded copy of one object). */
+static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e)
+{
+	wbuf_reset(&h->obj);
+	if (wbuf_reserve(&h->obj, size))
+		return hc_nomem(e);
+	int rc = img_read(h->m->rt->img, addr, h->obj.data, size, e);
+	if (rc == 0)
+		h->obj.len = size;
+	return rc;
+}
+
+/* ---- records before the heap dump ---- */
+
+static uint32_t mark_class_id(int k)
+{
+	return HC_MARK_ID_TOP - (uint32_t)k * HC_MARK_ID_STEP;
+}
+
+static int load_classes(struct hc *h, struct err *e)
+{
+	const struct art_runtime *rt = h->m->rt;
+	size_t n = rt->class_count ? rt->class_count : 1;
+	int rc = 0;
+
+	h->name_id = xcalloc(n, sizeof(*h->name_id));
+	h->serial = xcalloc(n, sizeof(*h->serial));
+	h->own_ok = xcalloc(n, sizeof(*h->own_ok));
+	if (!h->name_id || !h->serial || !h->own_ok)
+		return hc_nomem(e);
+	for (size_t i = 0; rc == 0 && i < rt->class_count; i++) {
+		const char *name = class_name(h, i);
+		if (!name)
+			return hc_nomem(e);
+		h->own_ok[i] = own_fields_ok(&rt->classes[i]);
+		rc = string_id(&h->str, &h->w, name, strlen(name), &h->name_id[i], e);
+		for (uint32_t f = 0; rc == 0 && h->own_ok[i] && f < rt->classes[i].field_count; f++) {
+			uint32_t id;
+			const char *fn = rt->classes[i].fields[f].name;
+			rc = string_id(&h->str, &h->w, fn, strlen(fn), &id, e);
+		}
+		const struct rt_statics *s = &h->m->classes[i].statics;
+		for (uint32_t f = 0; rc == 0 && f < s->count; f++) {
+			uint32_t id;
+			rc = string_id(&h->str, &h->w, s->v[f].name, strlen(s->v[f].name), &id, e);
+		}
+	}
+	if (rc == 0)
+		rc = string_id(&h->str, &h->w, "value", 5, &h->value_id, e);
+	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++) {
+		const char *mn = hprof_mark_class((enum hprof_mark)k);
+		rc = string_id(&h->str, &h->w, mn, strlen(mn), &h->mark_name[k], e);
+	}
+	for (size_t i = 0; rc == 0 && i < rt->class_count; i++) {
+		struct hprof_load_class lc = { (uint32_t)i + 1, rt->classes[i].addr, 0, h->name_id[i] };
+		h->serial[i] = lc.serial;
+		rc = hprof_write_load_class(&h->w, &lc, e);
+	}
+	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++) {
+		struct hprof_load_class lc = { (uint32_t)(rt->class_count + 1 + (size_t)k), mark_class_id(k), 0,
+					       h->mark_name[k] };
+		rc = hprof_write_load_class(&h->w, &lc, e);
+	}
+	return rc;
+}
+
+static bool object_written(const struct hc *h, const struct model_obj *o)
+{
+	if (o->alloc == MODEL_ALLOCATED)
+		return true;
+	return o->content == MODEL_PARTIAL ? h->o->include_partial : h->o->include_residue;
+}
+
+/* ---- heap dump ---- */
+
+static uint8_t root_tag(const struct hc *h, unsigned source)
+{
+	switch (source) {
+	case REACH_CLASSES: return HPROF_ROOT_STICKY_CLASS;
+	case REACH_THREADS: return HPROF_ROOT_THREAD_OBJECT;
+	case REACH_JNI_GLOBAL: return HPROF_ROOT_JNI_GLOBAL;
+	case REACH_JNI_LOCAL: return HPROF_ROOT_JNI_LOCAL;
+	case REACH_STACKS: return HPROF_ROOT_NATIVE_STACK;
+	default: return h->o->android ? HPROF_ROOT_VM_INTERNAL : HPROF_ROOT_UNKNOWN;
+	}
+}
+
+static int roots(struct hc *h, struct err *e)
+{
+	for (size_t i = 0; i < h->r->count; i++) {
+		const struct reach_root *rr = &h->r->roots[i];
+		struct hprof_root root = { root_tag(h, rr->source), rr->obj, rr->ref, rr->thread, 0 };
+		if (root.tag == HPROF_ROOT_JNI_LOCAL)
+			root.frame = UINT32_MAX;   /* no frame known (-1) */
+		int rc = hprof_put_root(&h->w, &root, e);
+		if (rc)
+			return rc;
+		h->st->roots++;
+	}
+	return 0;
+}
+
+/* Android heaps: a HEAP_DUMP_INFO whenever the heap changes or a new segment starts (ART
+ * resets the current heap at every segment: runtime/hprof/hprof.cc StartNewHeapDumpSegment). */
+static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct err *e)
+{
+	static const char *const names[] = { "app", "image", "zygote" };
+	if (!h->o->android)
+		return 0;
+	enum space_kind k = model_space(h->m, o)->kind;
+	int heap = k == SPACE_IMAGE ? HPROF_HEAP_IMAGE : k == SPACE_ZYGOTE ? HPROF_HEAP_ZYGOTE : HPROF_HEAP_APP;
+	const char *name = names[heap == HPROF_HEAP_IMAGE ? 1 : heap == HPROF_HEAP_ZYGOTE ? 2 : 0];
+	uint32_t id;
+	int rc = hprof_heap_reserve(&h->w, len + 1 + 4 + HC_ID, e);
+	if (rc)
+		return rc;
+	if (heap == h->heap && h->w.segments == h->segments_seen)
+		return 0;
+	h->heap = heap;
+	h->segments_seen = h->w.segments;
+	/* the name was written as a STRING before the heap dump began */
+	if ((rc = string_id(&h->str, &h->w, name, strlen(name), &id, e)))
+		return rc;
+	struct hprof_heap_info hi = { (uint32_t)heap, id };
+	return hprof_put_heap_info(&h->w, &hi, e);
+}
+
+static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	const struct art_runtime *rt = h->m->rt;
+	const struct rt_class *k = runtime_class_at(rt, o->addr);
+	size_t i = (size_t)(k - rt->classes);
+	const struct model_class *mc = &h->m->classes[i];
+	const struct rt_statics *s = &mc->statics;
+	struct hprof_class_entry *st = NULL, *fl = NULL;
+	bool string = i == h->m->jls && mc->kind == MODEL_STRING;
+	uint32_t nf = h->own_ok[i] ? k->field_count : 0, ns = mc->statics_ok ? s->count : 0;
+	int rc;
+
+	if (ns > UINT16_MAX || nf + 1 > UINT16_MAX)
+		return ERR_SET(e, ERR_CORRUPT, o->addr, "class %s: %u statics, %u fields exceed HPROF's u16 counts",
+			       class_name(h, i), ns, nf);
+	st = xcalloc(ns ? ns : 1, sizeof(*st));
+	fl = xcalloc(nf + 1, sizeof(*fl));
+	if (!st || !fl) {
+		xfree(st);
+		xfree(fl);
+		return hc_nomem(e);
+	}
+	rc = read_object(h, o->addr, o->size, e);
+	for (uint32_t f = 0; rc == 0 && f < ns; f++) {
+		const struct rt_field *sf = &s->v[f];
+		uint8_t t = field_type(sf->type[0]);
+		unsigned size = hprof_type_size(t, HC_ID);
+		if (sf->offset > o->size || size > o->size - sf->offset) {
+			rc = ERR_SET(e, ERR_CORRUPT, o->addr, "class %s: static %s at +%u past class_size_ %u",
+				     class_name(h, i), sf->name, sf->offset, o->size);
+			break;
+		}
+		uint32_t id = 0;
+		rc = string_id(&h->str, &h->w, sf->name, strlen(sf->name), &id, e);
+		st[f] = (struct hprof_class_entry){ .key = id, .type = t,
+						    .value = le_value(h->obj.data + sf->offset, size) };
+	}
+	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
+		uint32_t id = 0;
+		rc = string_id(&h->str, &h->w, k->fields[f].name, strlen(k->fields[f].name), &id, e);
+		fl[f] = (struct hprof_class_entry){ .key = id, .type = field_type(k->fields[f].type[0]) };
+	}
+	if (rc == 0 && string) {
+		fl[nf].type = HPROF_T_OBJECT;
+		fl[nf++].key = h->value_id;
+	}
+	if (rc == 0 && (rc = heap_for(h, o, 64, e)) == 0) {
+		uint32_t isize = k->raw.object_size;
+		if (i == h->m->jlc || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
+			isize = 0;
+		else if (string)
+			isize = rt->layout->string.value;
+		struct hprof_class_dump cd = {
+			.class_id = k->addr,
+			.super_id = k->raw.super_class, .loader_id = k->raw.class_loader, .instance_size = isize,
+			.static_count = (uint16_t)ns, .field_count = (uint16_t)nf,
+		};
+		rc = hprof_put_class_dump(&h->w, &cd, NULL, st, fl, e);
+	}
+	xfree(st);
+	xfree(fl);
+	if (rc == 0)
+		h->st->classes++;
+	return rc;
+}
+
+/* Id of a String's character array as ART writes it (+8 for an empty string). */
+static uint64_t string_value_id(const struct hc *h, const struct model_obj *o)
+{
+	return model_length(h->m, o) ? model_data_addr(h->m, o) : (uint64_t)o->addr + 8;
+}
+
+/* The instance payload: fields of the class, then of its super classes. */
+static int instance_payload(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	const struct art_runtime *rt = h->m->rt;
+	size_t c = o->cls;
+	unsigned depth = 0;
+
+	wbuf_reset(&h->payload);
+	for (; c != RT_NONE && depth < HC_MAX_CHAIN; c = rt->classes[c].super, depth++) {
+		const struct rt_class *k = &rt->classes[c];
+		for (uint32_t f = 0; h->own_ok[c] && f < k->field_count; f++) {
+			const struct rt_field *fd = &k->fields[f];
+			uint8_t t = field_type(fd->type[0]);
+			unsigned size = hprof_type_size(t, HC_ID);
+			if (fd->offset > o->size || size > o->size - fd->offset)
+				return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: field %s at +%u past its size %u",
+					       o->addr, fd->name, fd->offset, o->size);
+			if (o->kind == MODEL_STRING && fd->offset == rt->layout->string.count && t == HPROF_T_INT) {
+				wbuf_u32be(&h->payload, model_length(h->m, o));   /* ART writes the length, not the flag */
+				continue;
+			}
+			int rc = put_be(&h->payload, h->obj.data + fd->offset, 1, size, e);
+			if (rc)
+				return rc;
+		}
+		if (o->kind == MODEL_STRING && c == h->m->jls)
+			wbuf_uNbe(&h->payload, HC_ID, string_value_id(h, o));
+	}
+	return wbuf_status(&h->payload, e);
+}
+
+static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	uint32_t n = model_length(h->m, o);
+	uint64_t data = model_data_addr(h->m, o) - o->addr;
+	bool narrow = model_string_compressed(h->m, o);
+
+	wbuf_reset(&h->payload);
+	int rc = put_be(&h->payload, h->obj.data + data, n, narrow ? 1 : 2, e);
+	if (rc == 0)
+		rc = hprof_put_prim_array(&h->w, string_value_id(h, o), 0, narrow ? HPROF_T_BYTE : HPROF_T_CHAR,
+					  n, h->payload.data, false, e);
+	if (rc == 0)
+		h->st->string_arrays++;
+	return rc;
+}
+
+static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	uint32_t n = model_length(h->m, o);
+	uint64_t data = model_data_addr(h->m, o) - o->addr;
+	if (n > h->elems_cap) {
+		uint64_t *v = xreallocarray(h->elems, n, sizeof(*v));
+		if (!v)
+			return hc_nomem(e);
+		h->elems = v;
+		h->elems_cap = n;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		h->elems[i] = ld_u32le(h->obj.data + data + 4ull * i);
+	h->st->obj_arrays++;
+	return hprof_put_obj_array(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->elems, n, e);
+}
+
+static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	const struct model_class *mc = &h->m->classes[o->cls];
+	uint32_t n = model_length(h->m, o);
+	uint64_t data = model_data_addr(h->m, o) - o->addr;
+	unsigned size = mc->elem_size;
+
+	wbuf_reset(&h->payload);
+	int rc = put_be(&h->payload, h->obj.data + data, n, size, e);
+	if (rc)
+		return rc;
+	h->st->prim_arrays++;
+	return hprof_put_prim_array(&h->w, o->addr, 0, field_type((char)mc->elem), n, h->payload.data, false, e);
+}
+
+static int object(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	int rc;
+
+	if (o->alloc == MODEL_FREE)
+		h->st->free_objects++;
+	if (o->kind == MODEL_CLASS)
+		return class_dump(h, o, e);
+	if ((rc = read_object(h, o->addr, o->size, e)) || (rc = heap_for(h, o, 64, e)))
+		return rc;
+	switch (o->kind) {
+	case MODEL_OBJ_ARRAY:
+		return object_array(h, o, e);
+	case MODEL_PRIM_ARRAY:
+		return prim_array(h, o, e);
+	default:
+		break;
+	}
+	if ((rc = instance_payload(h, o, e)) ||
+	    (rc = hprof_put_instance(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->payload.data,
+				     h->payload.len, e)))
+		return rc;
+	h->st->instances++;
+	if (o->kind != MODEL_STRING)
+		return 0;
+	h->st->strings++;
+	return string_chars(h, o, e);
+}
+
+/* ---- state marks (output/hprof/hprof_mark.h) ---- */
+
+static bool has_mark(const struct model_obj *o, int k)
+{
+	switch (k) {
+	case HPROF_MARK_FREE: return o->alloc == MODEL_FREE;
+	case HPROF_MARK_PARTIAL: return o->content == MODEL_PARTIAL;
+	case HPROF_MARK_RESIDUE: return o->content == MODEL_RESIDUE;
+	case HPROF_MARK_UNREACHABLE: return o->reach == MODEL_UNREACHABLE;
+	default: return o->reach == MODEL_REACH_UNKNOWN;
+	}
+}
+
+/* The mark classes: no fields, super java.lang.Object[] when the model has it. */
+static int mark_classes(struct hc *h, struct err *e)
+{
+	const struct art_runtime *rt = h->m->rt;
+	uint32_t super = 0;
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.Object[]"))
+			super = (uint32_t)rt->classes[i].addr;
+	for (int k = 0; k < HPROF_MARK_COUNT; k++) {
+		struct hprof_class_dump cd = { .class_id = mark_class_id(k), .super_id = super };
+		int rc = hprof_put_class_dump(&h->w, &cd, NULL, NULL, NULL, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int mark_array(struct hc *h, int k, uint32_t n, struct err *e)
+{
+	uint32_t id = h->next_mark_id;
+	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
+	int rc;
+	h->next_mark_id -= HC_MARK_ID_STEP;
+	if ((rc = hprof_put_obj_array(&h->w, id, 0, mark_class_id(k), h->elems, n, e)) ||
+	    (rc = hprof_put_root(&h->w, &root, e)))
+		return rc;
+	h->st->mark_arrays++;
+	return 0;
+}
+
+static int marks(struct hc *h, struct err *e)
+{
+	int rc = mark_classes(h, e);
+	if (rc == 0 && h->elems_cap < HC_MARK_CHUNK) {
+		uint64_t *v = xreallocarray(h->elems, HC_MARK_CHUNK, sizeof(*v));
+		if (!v)
+			return hc_nomem(e);
+		h->elems = v;
+		h->elems_cap = HC_MARK_CHUNK;
+	}
+	h->next_mark_id = mark_class_id(HPROF_MARK_COUNT);
+	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++) {
+		uint32_t n = 0;
+		for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
+			const struct model_obj *o = &h->m->objs[i];
+			if (!object_written(h, o) || !has_mark(o, k))
+				continue;
+			h->elems[n++] = o->addr;
+			h->st->marked[k]++;
+			if (n == HC_MARK_CHUNK) {
+				rc = mark_array(h, k, n, e);
+				n = 0;
+			}
+		}
+		if (rc == 0 && n)
+			rc = mark_array(h, k, n, e);
+	}
+	return rc;
+}
+
+static int heap_dump(struct hc *h, struct err *e)
+{
+	int rc = roots(h, e);
+	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
+		const struct model_obj *o = &h->m->objs[i];
+		if (object_written(h, o))
+			rc = object(h, o, e);
+	}
+	if (rc == 0)
+		rc = marks(h, e);
+	if (rc == 0)
+		rc = hprof_write_heap_dump_end(&h->w, e);
+	return rc;
+}
+
+/* Classes of the runtime model that are no carved object still get a CLASS_DUMP, so every
+ * instance's class chain is described (a reader needs it to decode the payload). */
+static int orphan_classes(struct hc *h, struct err *e)
+{
+	const struct art_runtime *rt = h->m->rt;
+	for (size_t i = 0; i < rt->class_count; i++) {
+		size_t j = model_find(h->m, rt->classes[i].addr);
+		if (j != MODEL_NONE && h->m->objs[j].kind == MODEL_CLASS && object_written(h, &h->m->objs[j]))
+			continue;
+		struct model_obj o = { .addr = (uint32_t)rt->classes[i].addr, .size = rt->classes[i].raw.class_size,
+				       .cls = (uint32_t)h->m->jlc, .kind = MODEL_CLASS, .reach = MODEL_REACH_UNKNOWN };
+		o.space = rt->classes[i].space ? (uint16_t)(rt->classes[i].space - rt->spaces.v) : 0;
+		if (!rt->classes[i].space || rt->spaces.count == 0)
+			continue;   /* a class outside every space cannot be placed in a heap */
+		int rc = class_dump(h, &o, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int write_all(struct hc *h, struct err *e)
+{
+	const char *version = h->o->android ? "1.0.3" : "1.0.2";
+	int rc;
+
+	if ((rc = hprof_write_header(&h->w, version, 0, e)) || (rc = load_classes(h, e)))
+		return rc;
+	if (h->o->android) {
+		static const char *const heaps[] = { "app", "image", "zygote" };
+		for (int i = 0; i < 3; i++) {
+			uint32_t id;
+			if ((rc = string_id(&h->str, &h->w, heaps[i], strlen(heaps[i]), &id, e)))
+				return rc;
+		}
+	}
+	if ((rc = orphan_classes(h, e)))
+		return rc;
+	return heap_dump(h, e);
+}
+
+int hprof_carve_write(const struct model *m, const struct reach *r, const struct hprof_carve_opts *o,
+		      struct outf *out, struct hprof_carve_stats *st, struct err *e)
+{
+	struct hc h;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	memset(st, 0, sizeof(*st));
+	h.m = m;
+	h.r = r;
+	h.o = o;
+	h.st = st;
+	h.heap = -1;
+	arena_init(&h.names);
+	wbuf_init(&h.obj);
+	wbuf_init(&h.payload);
+	rc = hprof_writer_init(&h.w, out, HC_ID, e);
+	if (rc == 0)
+		rc = write_all(&h, e);
+	if (rc == 0)
+		rc = hprof_writer_flush(&h.w, e);
+	st->bytes = h.w.flushed;
+	hprof_writer_release(&h.w);
+	wbuf_release(&h.obj);
+	wbuf_release(&h.payload);
+	xfree(h.str.v);
+	xfree(h.name_id);
+	xfree(h.serial);
+	xfree(h.own_ok);
+	xfree(h.elems);
+	arena_release(&h.names);
+	return rc;
+}

@@ -1,0 +1,659 @@
+/* model.c - candidates to objects: consistency checks, states, the object table (model.h). */
+#include "rosalloc/model/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/ck.h"
+#include "carver/base/cursor.h"
+#include "carver/base/xalloc.h"
+
+enum {
+	MODEL_MAX_DEPTH = 4096,        /* longest super-class chain walked (hostile cycles) */
+	MODEL_LOW4G_SHIFT = 32,
+	MODEL_PRIM_MAX = 8,            /* Primitive::Type kPrimDouble (runtime/primitive.h) */
+};
+
+static const char *const alloc_names[] = { "allocated", "free" };
+static const char *const content_names[] = { "intact", "partial", "residue" };
+static const char *const reach_names[] = { "unknown", "reachable", "unreachable" };
+static const char *const kind_names[] = { "instance", "string", "class", "object-array", "primitive-array" };
+
+const char *model_alloc_name(unsigned v) { return v < MODEL_ALLOC_COUNT ? alloc_names[v] : "?"; }
+const char *model_content_name(unsigned v) { return v < MODEL_CONTENT_COUNT ? content_names[v] : "?"; }
+const char *model_reach_name(unsigned v) { return v < MODEL_REACH_COUNT ? reach_names[v] : "?"; }
+const char *model_kind_name(unsigned v) { return v < MODEL_KIND_COUNT ? kind_names[v] : "?"; }
+
+static int model_nomem(struct err *e)
+{
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory building the object model");
+}
+
+/* ---- per-class tables ---- */
+
+/* Descriptor character of a Primitive::Type (runtime/primitive.h: 1 boolean ... 8 double). */
+static uint8_t prim_descriptor(uint32_t type)
+{
+	static const char d[] = "?ZBCSIJFD";
+	return type >= 1 && type <= MODEL_PRIM_MAX ? (uint8_t)d[type] : 0;
+}
+
+static bool is_ref_type(const char *t) { return t && (t[0] == 'L' || t[0] == '['); }
+
+/* The fields of one class of a chain are usable: known offsets, or no fields of its own. */
+static bool chain_class_ok(const struct art_runtime *rt, const struct rt_class *k)
+{
+	if (!*k->fields_how) {
+		uint32_t super = k->super != RT_NONE ? rt->classes[k->super].raw.object_size : 0;
+		return k->field_count == 0 && k->raw.object_size == super;
+	}
+	for (uint32_t i = 0; i < k->field_count; i++)
+		if (k->fields[i].offset == RT_OFFSET_UNKNOWN)
+			return false;
+	return true;
+}
+
+/* Reference field offsets of an instance of class i (own and super fields). */
+static int instance_refs(struct model *m, size_t i, struct err *e)
+{
+	const struct art_runtime *rt = m->rt;
+	struct model_class *mc = &m->classes[i];
+	uint32_t n = 0, depth = 0;
+	size_t c;
+	bool ok = true;
+
+	for (c = i; c != RT_NONE && depth < MODEL_MAX_DEPTH; c = rt->classes[c].super, depth++) {
+		const struct rt_class *k = &rt->classes[c];
+		ok = ok && chain_class_ok(rt, k);
+		for (uint32_t f = 0; f < k->field_count; f++)
+			n += is_ref_type(k->fields[f].type);
+		if (k->raw.super_class && k->super == RT_NONE)
+			ok = false;   /* the super class is not in the model */
+	}
+	mc->fields_ok = ok && c == RT_NONE;
+	if (!mc->fields_ok || n == 0)
+		return 0;
+	mc->refs = arena_array(&m->arena, n, sizeof(uint32_t));
+	if (!mc->refs)
+		return model_nomem(e);
+	for (c = i; c != RT_NONE; c = rt->classes[c].super) {
+		const struct rt_class *k = &rt->classes[c];
+		for (uint32_t f = 0; f < k->field_count; f++)
+			if (is_ref_type(k->fields[f].type))
+				mc->refs[mc->ref_count++] = k->fields[f].offset;
+	}
+	return 0;
+}
+
+static int class_statics(struct model *m, size_t i, struct err *e)
+{
+	struct model_class *mc = &m->classes[i];
+	struct err why;
+	int rc;
+
+	err_init(&why);
+	rc = statics_of_class(m->rt, i, &m->arena, &mc->statics, &why);
+	if (rc == -ERR_NOMEM)
+		return model_nomem(e);
+	if (rc) {
+		anomaly_add_err(m->sink, ANOM_STATICS, NULL, &why);
+		return 0;
+	}
+	mc->statics_ok = true;
+	uint32_t n = 0;
+	for (uint32_t f = 0; f < mc->statics.count; f++)
+		n += is_ref_type(mc->statics.v[f].type);
+	if (n == 0)
+		return 0;
+	if (!(mc->static_refs = arena_array(&m->arena, n, sizeof(uint32_t))))
+		return model_nomem(e);
+	for (uint32_t f = 0; f < mc->statics.count; f++)
+		if (is_ref_type(mc->statics.v[f].type))
+			mc->static_refs[mc->static_ref_count++] = mc->statics.v[f].offset;
+	return 0;
+}
+
+static void class_kind(struct model *m, size_t i)
+{
+	const struct art_runtime *rt = m->rt;
+	const struct rt_class *k = &rt->classes[i];
+	struct model_class *mc = &m->classes[i];
+
+	mc->kind = MODEL_INSTANCE;
+	if (k->raw.component_type) {
+		mc->kind = MODEL_OBJ_ARRAY;
+		mc->elem = 'L';
+		mc->elem_size = 4;
+		if (k->component == RT_NONE) {
+			mc->elem = 0;   /* component class unknown: instances cannot be sized */
+			return;
+		}
+		uint32_t prim = rt->classes[k->component].raw.primitive_type & rt->layout->klass.primitive_mask;
+		if (prim) {
+			mc->kind = MODEL_PRIM_ARRAY;
+			mc->elem = prim_descriptor(prim);
+			mc->elem_size = mc->elem ? (uint8_t)mirror_field_size(mc->elem) : 0;
+		}
+	} else if (i == m->jls && rt->layout->string.value != ART_ABSENT) {
+		mc->kind = MODEL_STRING;   /* 6.0+: characters inline; 5.x Strings are plain instances */
+	}
+}
+
+static int by_begin(const void *a, const void *b)
+{
+	const struct art_space *x = *(const struct art_space *const *)a, *y = *(const struct art_space *const *)b;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+static int object_spaces(struct model *m, struct err *e)
+{
+	const struct art_spaces *s = &m->rt->spaces;
+	m->ospace = xcalloc(s->count ? s->count : 1, sizeof(*m->ospace));
+	if (!m->ospace)
+		return model_nomem(e);
+	for (size_t i = 0; i < s->count; i++)
+		if (spaces_holds_objects(s->v[i].kind) && s->v[i].kind != SPACE_LOS_MAP && s->v[i].end > s->v[i].begin)
+			m->ospace[m->ospace_count++] = &s->v[i];
+	qsort(m->ospace, m->ospace_count, sizeof(*m->ospace), by_begin);
+	return 0;
+}
+
+int model_init(struct model *m, const struct art_runtime *rt, struct anomaly_sink *sink, struct err *e)
+{
+	const struct rt_class *jlc = runtime_class_at(rt, rt->java_lang_class);
+	int rc = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->rt = rt;
+	m->sink = sink;
+	arena_init(&m->arena);
+	m->jlc = jlc ? (size_t)(jlc - rt->classes) : MODEL_NONE;
+	m->jls = MODEL_NONE;
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String"))
+			m->jls = i;
+	m->classes = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*m->classes));
+	m->per_space = xcalloc(rt->spaces.count ? rt->spaces.count : 1, sizeof(*m->per_space));
+	if (!m->classes || !m->per_space)
+		rc = model_nomem(e);
+	for (size_t i = 0; rc == 0 && i < rt->class_count; i++) {
+		class_kind(m, i);
+		if ((rc = instance_refs(m, i, e)) == 0)
+			rc = class_statics(m, i, e);
+	}
+	if (rc == 0)
+		rc = object_spaces(m, e);
+	if (rc)
+		model_release(m);
+	return rc;
+}
+
+void model_release(struct model *m)
+{
+	xfree(m->classes);
+	xfree(m->per_space);
+	xfree(m->objs);
+	xfree(m->ospace);
+	arena_release(&m->arena);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- reading objects ---- */
+
+static int rd32(const struct model *m, uint64_t va, uint32_t *v, struct err *e)
+{
+	uint8_t b[4];
+	int rc = img_read(m->rt->img, va, b, 4, e);
+	if (rc == 0)
+		*v = ld_u32le(b);
+	return rc;
+}
+
+/* The 32-bit word at va when captured (a plausibility probe: no error, as mirror's
+ * "is this a Class?" checks). */
+static bool peek32(const struct model *m, uint64_t va, uint32_t *v)
+{
+	const struct img_region *r = img_find(m->rt->img, va);
+	if (!r || !r->data || va - r->start > r->data_len || r->data_len - (va - r->start) < 4)
+		return false;
+	*v = ld_u32le(r->data + (va - r->start));
+	return true;
+}
+
+/* The object space holding va, NULL if none. */
+static const struct art_space *ospace_at(const struct model *m, uint64_t va)
+{
+	size_t lo = 0, hi = m->ospace_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ospace[mid]->begin <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* spaces may nest (a LOS allocation inside nothing else, image inside nothing): scan back */
+	for (size_t i = lo; i-- > 0;)
+		if (va >= m->ospace[i]->begin && va < m->ospace[i]->end)
+			return m->ospace[i];
+	return NULL;
+}
+
+/* True when some byte at va is captured. */
+static bool captured(const struct model *m, uint64_t va)
+{
+	const struct img_region *r = img_find(m->rt->img, va);
+	return r && r->data && va - r->start < r->data_len;
+}
+
+/* A reference value is null or a plausible object start (see model.h). */
+static bool ref_plausible(const struct model *m, uint32_t ref)
+{
+	uint32_t k;
+
+	if (ref == 0)
+		return true;
+	if (ref & 7)
+		return false;
+	if (!ospace_at(m, ref))
+		return !captured(m, ref);
+	if (!peek32(m, ref, &k))
+		return true;   /* not captured: not refuted */
+	return k && !(k & 7) && runtime_class_at(m->rt, k) != NULL;
+}
+
+struct cand_ctx {
+	const struct walk_candidate *c;
+	const char *space;
+};
+
+static void reject(struct model *m, const struct cand_ctx *x, enum anomaly_code code, enum err_code cause,
+		   const char *what, uint64_t detail)
+{
+	m->rejected++;
+	anomaly_add(m->sink, code, cause, x->c->addr, x->space, "candidate at 0x%llx (%s, room %llu): %s 0x%llx",
+		    (unsigned long long)x->c->addr, x->c->alloc == WALK_FREE ? "free" : "allocated",
+		    (unsigned long long)x->c->room, what, (unsigned long long)detail);
+}
+
+/* Bytes from the object's start to its first array element / character. */
+static uint32_t data_offset(const struct model *m, const struct model_class *mc)
+{
+	const struct art_layout *l = m->rt->layout;
+	if (mc->kind == MODEL_STRING)
+		return l->string.value;
+	uint32_t a = mc->elem_size ? mc->elem_size : 1;
+	return (l->array.data + a - 1) / a * a;
+}
+
+/* Size of an array or string object from its length; false when it cannot fit room. */
+static bool sized_by_length(const struct model *m, const struct model_class *mc, uint64_t addr, uint64_t room,
+			    uint32_t *size, uint64_t *len_out, bool *compressed, struct err *e, int *rc)
+{
+	const struct art_layout *l = m->rt->layout;
+	uint32_t raw, len, unit = mc->elem_size;
+	uint64_t data = data_offset(m, mc);
+
+	*rc = rd32(m, addr + (mc->kind == MODEL_STRING ? l->string.count : l->array.length), &raw, e);
+	if (*rc)
+		return false;
+	len = raw;
+	*compressed = false;
+	if (mc->kind == MODEL_STRING) {
+		/* 8.0+: count_ = length << 1 | 1 for UTF-16, | 0 for 8-bit (runtime/mirror/string.h) */
+		*compressed = l->string.compressible && !(raw & 1);
+		len = l->string.compressible ? raw >> 1 : raw;
+		unit = *compressed ? 1 : 2;
+	}
+	*len_out = len;
+	if (unit == 0 || data > room || len > (room - data) / unit)
+		return false;
+	*size = (uint32_t)(data + (uint64_t)len * unit);
+	return true;
+}
+
+/* Reads the 32-bit word at off of an object whose bytes are in view (or through the
+ * image when the object spans regions). */
+static int obj_u32(const struct model *m, const struct model_obj *o, const struct cursor *view, uint32_t off,
+		   uint32_t *v, struct err *e)
+{
+	if (view->base && off <= view->len && view->len - off >= 4) {
+		*v = ld_u32le(view->base + off);
+		return 0;
+	}
+	return rd32(m, (uint64_t)o->addr + off, v, e);
+}
+
+/* A cursor over the object's bytes when one region holds them all, else an empty one. */
+static void object_view(const struct model *m, const struct model_obj *o, struct cursor *view)
+{
+	const struct img_region *r = img_find(m->rt->img, o->addr);
+	uint64_t off = r ? o->addr - r->start : 0;
+	memset(view, 0, sizeof(*view));
+	if (r && r->data && off <= r->data_len && r->data_len - off >= o->size)
+		cur_init(view, r->data + off, o->size, o->addr);
+}
+
+static int each_in(const struct model *m, const struct model_obj *o, const struct cursor *view,
+		   const uint32_t *offs, uint32_t n, model_ref_fn fn, void *arg, struct err *e)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v;
+		int rc = obj_u32(m, o, view, offs[i], &v, e);
+		if (rc || (rc = fn(arg, offs[i], v)))
+			return rc;
+	}
+	return 0;
+}
+
+int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_fn fn, void *arg, struct err *e)
+{
+	const struct model_class *mc = &m->classes[o->cls];
+	struct cursor view;
+	int rc;
+
+	/* one zero-copy view of the whole object; an object across two regions is read word by word */
+	object_view(m, o, &view);
+	if (o->kind == MODEL_OBJ_ARRAY) {
+		uint32_t data = data_offset(m, mc), n = (o->size - data) / 4;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t v, off = data + 4 * i;
+			if ((rc = obj_u32(m, o, &view, off, &v, e)) || (rc = fn(arg, off, v)))
+				return rc;
+		}
+		return 0;
+	}
+	if ((rc = each_in(m, o, &view, mc->refs, mc->ref_count, fn, arg, e)))
+		return rc;
+	if (o->kind == MODEL_CLASS) {
+		const struct rt_class *k = runtime_class_at(m->rt, o->addr);
+		if (!k)
+			return ERR_SET(e, ERR_INTERNAL, o->addr, "Class object at 0x%x is not in the runtime model", o->addr);
+		const struct model_class *own = &m->classes[k - m->rt->classes];
+		return each_in(m, o, &view, own->static_refs, own->static_ref_count, fn, arg, e);
+	}
+	return 0;
+}
+
+struct bad_ref {
+	const struct model *m;
+	uint32_t off, value;
+};
+
+static int check_ref(void *arg, uint32_t off, uint32_t value)
+{
+	struct bad_ref *b = arg;
+	if (ref_plausible(b->m, value))
+		return 0;
+	b->off = off;
+	b->value = value;
+	return 1;
+}
+
+static int push(struct model *m, const struct model_obj *o, struct err *e)
+{
+	if (m->count == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 4096;
+		struct model_obj *v = xreallocarray(m->objs, cap, sizeof(*v));
+		if (!v)
+			return model_nomem(e);
+		m->objs = v;
+		m->cap = cap;
+	}
+	m->objs[m->count++] = *o;
+	return 0;
+}
+
+/* Confidence (0-100) that the object is what the model says: allocator metadata that
+ * agrees, extra evidence (live bitmap, allocation stack), and how much of it survives. */
+static uint8_t confidence_of(const struct walk_candidate *c, enum model_content content)
+{
+	if (content == MODEL_PARTIAL)
+		return 50;
+	if (content == MODEL_RESIDUE)
+		return 70;
+	if (c->alloc == WALK_ALLOCATED)
+		return 100;
+	return c->live_bit == 1 || c->on_alloc_stack == 1 ? 95 : 90;
+}
+
+/* The class word of a Class object: size from class_size_, or not an object (retired). */
+static bool class_object(struct model *m, const struct cand_ctx *x, struct model_obj *o)
+{
+	const struct rt_class *self = runtime_class_at(m->rt, x->c->addr);
+	struct mirror_class mcl;
+	struct err why;
+
+	if (self) {
+		o->kind = MODEL_CLASS;
+		o->cls = (uint32_t)m->jlc;
+		o->size = self->raw.class_size;
+		return true;
+	}
+	err_init(&why);
+	if (mirror_class_read(&m->rt->m, x->c->addr, &mcl, &why) == 0 && mirror_class_retired(&m->rt->m, &mcl)) {
+		m->retired++;   /* ART's own HPROF leaves retired classes out too */
+		return false;
+	}
+	reject(m, x, ANOM_OBJ_CLASS, why.code ? why.code : ERR_CORRUPT,
+	       "class word is java.lang.Class but the runtime model has no Class at", x->c->addr);
+	return false;
+}
+
+/* Size of an object of class k; false (and an anomaly) when it does not fit. */
+static bool size_object(struct model *m, const struct cand_ctx *x, struct model_obj *o, struct err *e, int *rc)
+{
+	const struct model_class *mc = &m->classes[o->cls];
+	const struct rt_class *k = &m->rt->classes[o->cls];
+	uint64_t len = 0;
+	bool compressed = false;
+
+	*rc = 0;
+	o->kind = (uint8_t)mc->kind;
+	if (mc->kind == MODEL_INSTANCE) {
+		o->size = k->raw.object_size;
+	} else if ((mc->kind == MODEL_OBJ_ARRAY || mc->kind == MODEL_PRIM_ARRAY) && !mc->elem) {
+		reject(m, x, ANOM_OBJ_CLASS, ERR_UNSUP, "array class without a known component type:", k->addr);
+		return false;
+	} else if (!sized_by_length(m, mc, x->c->addr, x->c->room, &o->size, &len, &compressed, e, rc)) {
+		if (*rc == 0)
+			reject(m, x, ANOM_OBJ_LENGTH, ERR_CORRUPT, "length does not fit the room:", len);
+		return false;
+	}
+	if (compressed)
+		o->flags |= MODEL_F_COMPRESSED;
+	if (o->size < m->rt->layout->object.size || o->size > x->c->room) {
+		reject(m, x, ANOM_OBJ_SIZE, ERR_CORRUPT, "object size does not fit the room:", o->size);
+		return false;
+	}
+	return true;
+}
+
+static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass, struct err *e)
+{
+	const struct walk_candidate *c = x->c;
+	const struct rt_class *k = runtime_class_at(m->rt, klass);
+	struct model_obj o;
+	int rc = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.addr = (uint32_t)c->addr;
+	if (klass == (uint32_t)m->rt->java_lang_class && m->jlc != MODEL_NONE) {
+		if (!class_object(m, x, &o))
+			return 0;
+		if (o.size < m->rt->layout->klass.size || o.size > c->room) {
+			reject(m, x, ANOM_OBJ_SIZE, ERR_CORRUPT, "class_size_ does not fit the room:", o.size);
+			return 0;
+		}
+	} else {
+		o.cls = (uint32_t)(k - m->rt->classes);
+		if (!size_object(m, x, &o, e, &rc)) {
+			if (rc != -ERR_UNMAPPED)
+				return rc;
+			anomaly_add_err(m->sink, ANOM_OBJ_UNMAPPED, x->space, e);
+			m->rejected++;
+			return 0;
+		}
+	}
+	o.alloc = c->alloc == WALK_FREE ? MODEL_FREE : MODEL_ALLOCATED;
+	o.content = o.alloc == MODEL_ALLOCATED ? MODEL_INTACT : c->clobbered ? MODEL_PARTIAL : MODEL_RESIDUE;
+	if (!m->classes[o.cls].fields_ok && o.kind != MODEL_OBJ_ARRAY && o.kind != MODEL_PRIM_ARRAY)
+		o.flags |= MODEL_F_UNCHECKED;
+	if (o.alloc == MODEL_ALLOCATED) {
+		struct bad_ref b = { m, 0, 0 };
+		rc = model_each_ref(m, &o, check_ref, &b, e);
+		if (rc == -ERR_UNMAPPED) {
+			anomaly_add_err(m->sink, ANOM_OBJ_UNMAPPED, x->space, e);
+			m->rejected++;
+			return 0;
+		}
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			m->rejected++;
+			anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, c->addr, x->space,
+				    "candidate at 0x%llx (%s): reference 0x%x at +%u is no object start",
+				    (unsigned long long)c->addr, k ? (k->name ? k->name : "class ?") : "Class", b.value, b.off);
+			return 0;
+		}
+	}
+	o.where = (uint32_t)c->where;
+	o.index = c->index;
+	o.place = (uint8_t)c->place;
+	o.space = (uint16_t)(c->space - m->rt->spaces.v);
+	o.reach = MODEL_REACH_UNKNOWN;
+	o.confidence = confidence_of(c, o.content);
+	if ((o.flags & MODEL_F_UNCHECKED) && o.confidence > 80)
+		o.confidence = 80;   /* a class without field layout: references not checked */
+	return push(m, &o, e);
+}
+
+int model_add(void *arg, const struct walk_candidate *c, struct err *e)
+{
+	struct model *m = arg;
+	struct cand_ctx x = { c, c->space && c->space->name ? c->space->name : "" };
+	uint32_t klass;
+
+	m->candidates++;
+	if (!c->space || c->space < m->rt->spaces.v || c->space >= m->rt->spaces.v + m->rt->spaces.count)
+		return ERR_SET(e, ERR_INTERNAL, c->addr, "candidate at 0x%llx names no space of the runtime model",
+			       (unsigned long long)c->addr);
+	if (c->addr >> MODEL_LOW4G_SHIFT || c->addr & 7 || c->where >> MODEL_LOW4G_SHIFT) {
+		reject(m, &x, ANOM_CANDIDATE, ERR_CORRUPT, "not an 8-aligned address below 4 GiB:", c->addr);
+		return 0;
+	}
+	if (!peek32(m, c->addr + m->rt->layout->object.klass, &klass)) {
+		if (c->alloc == WALK_FREE) {
+			m->empty++;
+			m->per_space[c->space - m->rt->spaces.v].empty++;
+			return 0;
+		}
+		reject(m, &x, ANOM_OBJ_UNMAPPED, ERR_UNMAPPED, "class word not captured at", c->addr);
+		return 0;
+	}
+	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass)) {
+		m->empty++;   /* a zeroed slot, or the class word holds the allocator's own link */
+		m->per_space[c->space - m->rt->spaces.v].empty++;
+		return 0;
+	}
+	if (klass == 0 || (klass & 7) || !runtime_class_at(m->rt, klass)) {
+		reject(m, &x, ANOM_OBJ_CLASS, ERR_CORRUPT, "class word names no Class:", klass);
+		return 0;
+	}
+	return add_checked(m, &x, klass, e);
+}
+
+/* ---- the table ---- */
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct model_obj *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* allocated before free at the same address, then by space for a stable order */
+	if (x->alloc != y->alloc)
+		return x->alloc < y->alloc ? -1 : 1;
+	return x->space < y->space ? -1 : x->space > y->space;
+}
+
+int model_finish(struct model *m, struct err *e)
+{
+	size_t out = 0;
+	bool sorted = true;
+	(void)e;
+	/* the walkers emit in address order within a space and walk the spaces in address order */
+	for (size_t i = 1; i < m->count && sorted; i++)
+		sorted = by_addr(&m->objs[i - 1], &m->objs[i]) < 0;
+	if (!sorted)
+		qsort(m->objs, m->count, sizeof(*m->objs), by_addr);
+	for (size_t i = 0; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		if (out > 0) {
+			const struct model_obj *p = &m->objs[out - 1];
+			if (o->addr < (uint64_t)p->addr + p->size) {
+				m->duplicates++;
+				m->rejected++;
+				anomaly_add(m->sink, ANOM_CANDIDATE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
+					    "object at 0x%x (%u bytes) overlaps the object at 0x%x (%u bytes)", o->addr,
+					    o->size, p->addr, p->size);
+				continue;
+			}
+		}
+		m->objs[out++] = *o;
+	}
+	m->count = out;
+	for (size_t i = 0; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		struct model_space_count *s = &m->per_space[o->space];
+		s->objects[o->alloc][o->content]++;
+		s->bytes += o->size;
+		m->classes[o->cls].objects++;
+	}
+	m->finished = true;
+	return 0;
+}
+
+size_t model_find(const struct model *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->count;
+	if (addr >> MODEL_LOW4G_SHIFT)
+		return MODEL_NONE;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->objs[mid].addr == addr)
+			return mid;
+		if (m->objs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return MODEL_NONE;
+}
+
+const struct art_space *model_space(const struct model *m, const struct model_obj *o)
+{
+	return &m->rt->spaces.v[o->space];
+}
+
+uint64_t model_data_addr(const struct model *m, const struct model_obj *o)
+{
+	if (o->kind != MODEL_STRING && o->kind != MODEL_OBJ_ARRAY && o->kind != MODEL_PRIM_ARRAY)
+		return 0;
+	return (uint64_t)o->addr + data_offset(m, &m->classes[o->cls]);
+}
+
+uint32_t model_length(const struct model *m, const struct model_obj *o)
+{
+	const struct model_class *mc = &m->classes[o->cls];
+	uint32_t data = data_offset(m, mc);
+	if (o->kind == MODEL_OBJ_ARRAY || o->kind == MODEL_PRIM_ARRAY)
+		return mc->elem_size ? (o->size - data) / mc->elem_size : 0;
+	if (o->kind == MODEL_STRING)
+		return model_string_compressed(m, o) ? o->size - data : (o->size - data) / 2;
+	return 0;
+}
+
+bool model_string_compressed(const struct model *m, const struct model_obj *o)
+{
+	(void)m;
+	return o->kind == MODEL_STRING && (o->flags & MODEL_F_COMPRESSED);
+}

@@ -1,0 +1,143 @@
+/* model.h - the object model: carved objects with their class, place and states.
+ *
+ * The space walkers (rosalloc/walk/walk.h) hand every candidate to model_add.  A candidate
+ * becomes an object only when its bytes are consistent (design: every check below must
+ * pass); otherwise it is an anomaly in the caller's sink, with its address and the reason,
+ * and never an object:
+ *   class word  a non-zero, 8-aligned reference to a Class the runtime model knows (whose own
+ *               class is java.lang.Class); a Class object must itself be one the runtime
+ *               model kept (retired placeholders are counted, not objects, as ART's own
+ *               HPROF skips them: runtime/hprof/hprof.cc DumpHeapObject @ 11);
+ *   size        the object's size (object_size_, class_size_, array or string length)
+ *               is at least the object header and fits the candidate's `room`;
+ *   length      array and string lengths fit `room` (checked before the multiplication);
+ *   references  every reference field (instance fields of the class and its supers, object
+ *               array elements, a Class's static and instance references) is null or an
+ *               8-aligned address that is a plausible object start: inside an object space
+ *               with a class word naming a known Class, or inside memory the image did not
+ *               capture (unknown, not refuted).  Only allocated candidates are held to this:
+ *               the references of free residue may point at freed slots.
+ *
+ * Each object gets three states and a confidence (0-100):
+ *   allocation  allocated | free: what the allocator's metadata says (a candidate whose
+ *               metadata is not in the image counts as allocated once its bytes pass);
+ *   content     intact (allocated) | partial (free, leading words overwritten by the
+ *               allocator's own links, class word intact) | residue (free, bytes as left);
+ *   reach       unknown until model_reach (reach.h) runs, then reachable | unreachable.
+ * A free candidate whose class word is zero or lies in the bytes the allocator overwrote is
+ * an empty place, counted per space, neither object nor anomaly.
+ *
+ * Memory: one 32-byte record per object (struct model_obj, sorted by address after
+ * model_finish) plus per-class tables; object bytes are never copied (they stay in the
+ * image's mapped files). */
+#ifndef ARTCARVE_MODEL_H
+#define ARTCARVE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "art/runtime/runtime.h"
+#include "art/runtime/statics.h"
+#include "carver/base/anomaly.h"
+#include "carver/base/arena.h"
+#include "carver/base/err.h"
+#include "rosalloc/walk/walk.h"
+
+#define MODEL_NONE ((size_t)-1)
+
+enum model_alloc { MODEL_ALLOCATED, MODEL_FREE, MODEL_ALLOC_COUNT };
+enum model_content { MODEL_INTACT, MODEL_PARTIAL, MODEL_RESIDUE, MODEL_CONTENT_COUNT };
+enum model_reach { MODEL_REACH_UNKNOWN, MODEL_REACHABLE, MODEL_UNREACHABLE, MODEL_REACH_COUNT };
+enum model_kind { MODEL_INSTANCE, MODEL_STRING, MODEL_CLASS, MODEL_OBJ_ARRAY, MODEL_PRIM_ARRAY, MODEL_KIND_COUNT };
+
+struct model_obj {
+	uint32_t addr;          /* object start (heap references are 32-bit) */
+	uint32_t size;          /* bytes the object covers (SizeOf, not rounded to 8) */
+	uint32_t cls;           /* index of its class in rt->classes */
+	uint32_t where;         /* walker detail: run / region / chunk address */
+	uint32_t index;         /* walker detail: slot / region number */
+	uint16_t space;         /* index in rt->spaces.v */
+	uint8_t place;          /* enum walk_place */
+	uint8_t kind;           /* enum model_kind */
+	uint8_t alloc, content, reach;
+	uint8_t confidence;     /* 0-100 */
+	uint8_t flags;          /* MODEL_F_* */
+};
+
+enum { MODEL_F_COMPRESSED = 1, MODEL_F_UNCHECKED = 2 };   /* 8-bit String; references not checked */
+
+/* What the model knows of each class (parallel to rt->classes). */
+struct model_class {
+	enum model_kind kind;   /* kind of its instances */
+	uint8_t elem;           /* arrays: component descriptor character ('I', 'L', ...) */
+	uint8_t elem_size;      /* arrays: bytes per element */
+	bool fields_ok;         /* instance field offsets known for the class and its supers */
+	uint32_t *refs;         /* reference field offsets of an instance (supers included) */
+	uint32_t ref_count;
+	struct rt_statics statics;
+	bool statics_ok;        /* statics derived (or none) */
+	uint32_t *static_refs;  /* offsets of reference statics in the Class object */
+	uint32_t static_ref_count;
+	uint64_t objects;       /* objects of this class in the model */
+};
+
+struct model_space_count {
+	uint64_t objects[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT];
+	uint64_t empty;         /* free places without an identifiable object */
+	uint64_t bytes;         /* object bytes */
+};
+
+struct model {
+	const struct art_runtime *rt;
+	struct anomaly_sink *sink;
+	struct model_class *classes;      /* rt->class_count entries */
+	size_t jlc, jls;                  /* class indexes of java.lang.Class / String, MODEL_NONE */
+	struct model_obj *objs;
+	size_t count, cap;
+	uint64_t candidates, rejected, retired, empty, duplicates;
+	struct model_space_count *per_space;   /* rt->spaces.count entries */
+	/* object spaces sorted by begin, for reference checks */
+	const struct art_space **ospace;
+	size_t ospace_count;
+	bool finished;
+	struct arena arena;
+};
+
+/* Prepares the per-class tables (field and static layouts; classes whose layouts do not
+ * read are recorded in sink).  Returns 0 or -ERR_NOMEM. */
+int model_init(struct model *m, const struct art_runtime *rt, struct anomaly_sink *sink, struct err *e);
+void model_release(struct model *m);
+/* A walk_emit_fn: checks one candidate (arg is the struct model).  Returns 0 (an object,
+ * an anomaly or an empty place), or -ERR_NOMEM. */
+int model_add(void *arg, const struct walk_candidate *c, struct err *e);
+/* Sorts the objects by address and drops duplicates and overlaps (as anomalies). */
+int model_finish(struct model *m, struct err *e);
+
+/* Index of the object starting at addr, MODEL_NONE if none (after model_finish). */
+size_t model_find(const struct model *m, uint64_t addr);
+/* The space an object lies in. */
+const struct art_space *model_space(const struct model *m, const struct model_obj *o);
+/* Address of the object's data: array elements, string characters (0 for others). */
+uint64_t model_data_addr(const struct model *m, const struct model_obj *o);
+/* Array or string length (elements / characters), 0 for others. */
+uint32_t model_length(const struct model *m, const struct model_obj *o);
+/* True when the String is stored 8-bit (compressed). */
+bool model_string_compressed(const struct model *m, const struct model_obj *o);
+
+/* Calls fn(arg, offset, value) for every reference field of the object with its value
+ * (null ones included): instance fields of the class and its supers (the class word is
+ * java.lang.Object's shadow$_klass_), object array elements, a Class's static references.
+ * Stops at the first non-zero return of fn and returns it; read errors are -ERR_* with e
+ * filled. */
+typedef int (*model_ref_fn)(void *arg, uint32_t offset, uint32_t value);
+int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_fn fn, void *arg, struct err *e);
+
+/* Stable names: "allocated"/"free", "intact"/"partial"/"residue",
+ * "unknown"/"reachable"/"unreachable", "instance"/"string"/"class"/"object-array"/"primitive-array". */
+const char *model_alloc_name(unsigned v);
+const char *model_content_name(unsigned v);
+const char *model_reach_name(unsigned v);
+const char *model_kind_name(unsigned v);
+
+#endif

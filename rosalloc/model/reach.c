@@ -1,0 +1,374 @@
+/* reach.c - root sources and the reachability walk (see reach.h). */
+#include "rosalloc/model/reach.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/cursor.h"
+#include "carver/base/xalloc.h"
+
+enum {
+	REACH_IRT_SERIALS = 3,          /* kIRTPrevCount in release builds */
+	REACH_IRT_GLOBALS = 51200,      /* kGlobalsMax / kWeakGlobalsMax (runtime/jni/java_vm_ext.cc) */
+	REACH_MAX_SUPER_DEPTH = 4096,
+};
+
+static const char *const source_names[REACH_SOURCE_COUNT] = {
+	"class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
+};
+
+const char *reach_source_name(unsigned s) { return s < REACH_SOURCE_COUNT ? source_names[s] : "?"; }
+
+static int reach_nomem(struct err *e)
+{
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory walking the object graph");
+}
+
+void reach_release(struct reach *r)
+{
+	xfree(r->roots);
+	memset(r, 0, sizeof(*r));
+}
+
+static int add_root(struct reach *r, enum reach_source s, uint32_t obj, uint32_t ref, uint32_t thread,
+		    struct err *e)
+{
+	if (r->count == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		struct reach_root *v = xreallocarray(r->roots, cap, sizeof(*v));
+		if (!v)
+			return reach_nomem(e);
+		r->roots = v;
+		r->cap = cap;
+	}
+	r->roots[r->count++] = (struct reach_root){ obj, ref, thread, (uint8_t)s };
+	return 0;
+}
+
+static int by_source_obj(const void *a, const void *b)
+{
+	const struct reach_root *x = a, *y = b;
+	if (x->source != y->source)
+		return x->source < y->source ? -1 : 1;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->ref < y->ref ? -1 : x->ref > y->ref;
+}
+
+/* Sorts the roots and keeps one per (source, object); counts them per source. */
+static void dedup_roots(struct reach *r)
+{
+	size_t out = 0;
+	qsort(r->roots, r->count, sizeof(*r->roots), by_source_obj);
+	for (size_t i = 0; i < r->count; i++) {
+		if (out && r->roots[out - 1].source == r->roots[i].source && r->roots[out - 1].obj == r->roots[i].obj)
+			continue;
+		r->roots[out++] = r->roots[i];
+	}
+	r->count = out;
+	for (size_t i = 0; i < r->count; i++)
+		r->source[r->roots[i].source].roots++;
+}
+
+/* ---- class statics and image roots ---- */
+
+static int class_roots(const struct model *m, struct reach *r, struct err *e)
+{
+	struct reach_source_info *s = &r->source[REACH_CLASSES];
+	for (size_t i = 0; i < m->count; i++) {
+		if (m->objs[i].kind != MODEL_CLASS)
+			continue;
+		int rc = add_root(r, REACH_CLASSES, m->objs[i].addr, 0, 0, e);
+		if (rc)
+			return rc;
+		s->present = true;
+	}
+	s->detail = s->present ? "every Class object" : "no Class object carved";
+	return 0;
+}
+
+static int image_roots(const struct model *m, struct reach *r, struct err *e)
+{
+	struct reach_source_info *s = &r->source[REACH_IMAGE_ROOTS];
+	const struct art_runtime *rt = m->rt;
+
+	s->detail = "no image space in the image";
+	for (size_t i = 0; i < rt->image_count; i++) {
+		uint32_t obj = rt->images[i].roots;
+		s->present = true;
+		s->detail = "ImageHeader.image_roots_ of every image space";
+		s->words++;
+		if (model_find(m, obj) == MODEL_NONE) {
+			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, obj, rt->images[i].name,
+				    "image roots 0x%x of the image at 0x%llx are no carved object", obj,
+				    (unsigned long long)rt->images[i].begin);
+			continue;
+		}
+		int rc = add_root(r, REACH_IMAGE_ROOTS, obj, (uint32_t)rt->images[i].begin, 0, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- thread objects ---- */
+
+static bool is_subclass(const struct art_runtime *rt, size_t c, size_t base)
+{
+	for (unsigned d = 0; c != RT_NONE && d < REACH_MAX_SUPER_DEPTH; c = rt->classes[c].super, d++)
+		if (c == base)
+			return true;
+	return false;
+}
+
+/* Offset of java.lang.Thread.nativePeer, RT_OFFSET_UNKNOWN when the layout is not known. */
+static uint32_t native_peer_offset(const struct art_runtime *rt, size_t thread)
+{
+	const struct rt_class *k = &rt->classes[thread];
+	for (uint32_t f = 0; f < k->field_count; f++)
+		if (!strcmp(k->fields[f].name, "nativePeer") && k->fields[f].type[0] == 'J')
+			return k->fields[f].offset;
+	return RT_OFFSET_UNKNOWN;
+}
+
+static int thread_roots(const struct model *m, struct reach *r, struct err *e)
+{
+	const struct art_runtime *rt = m->rt;
+	struct reach_source_info *s = &r->source[REACH_THREADS];
+	size_t thread = RT_NONE;
+	uint32_t serial = 0;
+
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.Thread"))
+			thread = i;
+	s->detail = "no java.lang.Thread class";
+	if (thread == RT_NONE)
+		return 0;
+	uint32_t off = native_peer_offset(rt, thread);
+	s->detail = "java.lang.Thread has no known nativePeer field";
+	if (off == RT_OFFSET_UNKNOWN)
+		return 0;
+	s->detail = "no java.lang.Thread object with nativePeer set";
+	for (size_t i = 0; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		uint8_t b[8];
+		struct err why;
+		if (o->kind != MODEL_INSTANCE || o->alloc != MODEL_ALLOCATED || !is_subclass(rt, o->cls, thread))
+			continue;
+		s->words++;
+		err_init(&why);
+		if (img_read(rt->img, (uint64_t)o->addr + off, b, 8, &why)) {
+			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			continue;
+		}
+		if (ld_u64le(b) == 0)
+			continue;   /* not attached: never started, or ended */
+		int rc = add_root(r, REACH_THREADS, o->addr, 0, ++serial, e);
+		if (rc)
+			return rc;
+		s->present = true;
+		s->detail = "java.lang.Thread objects with nativePeer set";
+	}
+	return 0;
+}
+
+/* ---- JNI reference tables ---- */
+
+static bool region_named(const struct img_region *reg, const char *name)
+{
+	const char *inner;
+	size_t len;
+	return spaces_dalvik_name(reg->name, &inner, &len) && len == strlen(name) && !memcmp(inner, name, len);
+}
+
+/* Reads the reference of one IrtEntry {u32 serial_; GcRoot references_[3]} of `stride`
+ * bytes (GcRoot is a 32-bit compressed reference from 6.0, a raw pointer in 5.x). */
+static bool irt_entry(const uint8_t *p, size_t stride, uint64_t *ref)
+{
+	uint32_t serial = ld_u32le(p);
+	size_t w = (stride - 4) / REACH_IRT_SERIALS;
+	if (serial >= REACH_IRT_SERIALS)
+		return false;
+	*ref = w == 8 ? ld_u64le(p + 4 + 8 * serial) : ld_u32le(p + 4 + 4 * serial);
+	return true;
+}
+
+/* The entry size that explains the table: every used entry's serial < 3. */
+static size_t irt_stride(const struct model *m, const struct img_region *reg)
+{
+	const size_t strides[2] = { 16, 4 + REACH_IRT_SERIALS * (size_t)m->rt->pointer_size };
+	for (int t = 0; t < 2; t++) {
+		size_t st = strides[t], bad = 0, used = 0;
+		uint64_t ref;
+		for (size_t off = 0; off + st <= reg->data_len; off += st) {
+			if (!ld_u32le(reg->data + off) && !ld_u32le(reg->data + off + 4))
+				continue;
+			used++;
+			bad += !irt_entry(reg->data + off, st, &ref);
+		}
+		if (bad == 0 && (used || t == 1))
+			return st;
+	}
+	return 0;
+}
+
+static int jni_table(const struct model *m, struct reach *r, const struct img_region *reg, struct err *e)
+{
+	size_t st = irt_stride(m, reg);
+	if (st == 0) {
+		anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, reg->start, "indirect ref table",
+			    "indirect ref table at 0x%llx: entries read as neither 16- nor %u-byte IrtEntry",
+			    (unsigned long long)reg->start, 4 + REACH_IRT_SERIALS * m->rt->pointer_size);
+		return 0;
+	}
+	enum reach_source src = (reg->end - reg->start) / st >= REACH_IRT_GLOBALS ? REACH_JNI_GLOBAL : REACH_JNI_LOCAL;
+	r->source[src].present = true;
+	r->source[src].detail = src == REACH_JNI_GLOBAL ? "global and weak global indirect ref tables"
+							: "indirect ref tables of thread locals";
+	for (size_t off = 0; off + st <= reg->data_len; off += st) {
+		uint64_t ref;
+		r->source[src].words++;
+		if (!irt_entry(reg->data + off, st, &ref) || ref == 0)
+			continue;
+		size_t j = model_find(m, ref);
+		if (j == MODEL_NONE)
+			continue;   /* a cleared weak global (the runtime's sentinel) or a stale entry */
+		int rc = add_root(r, src, m->objs[j].addr, (uint32_t)(reg->start + off), 0, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int jni_roots(const struct model *m, struct reach *r, struct err *e)
+{
+	const struct image *img = m->rt->img;
+	r->source[REACH_JNI_GLOBAL].detail = "no global indirect ref table captured";
+	r->source[REACH_JNI_LOCAL].detail = "no local indirect ref table captured";
+	for (size_t i = 0; i < img->region_count; i++) {
+		const struct img_region *reg = &img->regions[i];
+		if (!reg->data || reg->data_len < 16 || !region_named(reg, "indirect ref table"))
+			continue;
+		int rc = jni_table(m, r, reg, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- thread stacks ---- */
+
+static bool stack_region(const struct img_region *reg)
+{
+	const char *n = reg->name ? reg->name : "";
+	return !strcmp(n, "[stack]") || !strncmp(n, "[stack:", 7) || !strncmp(n, "[anon:stack_and_tls:", 20);
+}
+
+static int stack_roots(const struct model *m, struct reach *r, struct err *e)
+{
+	const struct image *img = m->rt->img;
+	struct reach_source_info *s = &r->source[REACH_STACKS];
+
+	s->detail = "no thread stack mapping captured";
+	for (size_t i = 0; i < img->region_count; i++) {
+		const struct img_region *reg = &img->regions[i];
+		if (!reg->data || !stack_region(reg))
+			continue;
+		s->present = true;
+		s->detail = "thread stack mappings, scanned conservatively";
+		for (size_t off = 0; off + 4 <= reg->data_len; off += 4) {
+			uint32_t w = ld_u32le(reg->data + off);
+			s->words++;
+			if (w == 0 || (w & 7))
+				continue;
+			size_t j = model_find(m, w);
+			if (j == MODEL_NONE)
+				continue;
+			int rc = add_root(r, REACH_STACKS, w, (uint32_t)(reg->start + off), 0, e);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- the walk ---- */
+
+struct walk_ctx_r {
+	struct model *m;
+	struct reach *r;
+	uint32_t *stack;
+	size_t sp;
+};
+
+static void visit(struct walk_ctx_r *w, size_t j)
+{
+	struct model_obj *o = &w->m->objs[j];
+	if (o->reach == MODEL_REACHABLE)
+		return;
+	o->reach = MODEL_REACHABLE;
+	if (o->alloc == MODEL_ALLOCATED)
+		w->stack[w->sp++] = (uint32_t)j;   /* each object pushed once: sp <= count */
+}
+
+static int follow(void *arg, uint32_t off, uint32_t value)
+{
+	struct walk_ctx_r *w = arg;
+	(void)off;
+	if (value == 0)
+		return 0;
+	size_t j = model_find(w->m, value);
+	w->r->edges++;
+	if (j != MODEL_NONE)
+		visit(w, j);
+	return 0;
+}
+
+static int walk(struct model *m, struct reach *r, struct err *e)
+{
+	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0 };
+	int rc = 0;
+
+	if (!w.stack)
+		return reach_nomem(e);
+	for (size_t i = 0; i < m->count; i++)
+		m->objs[i].reach = MODEL_UNREACHABLE;
+	for (size_t i = 0; i < r->count; i++) {
+		size_t j = model_find(m, r->roots[i].obj);
+		if (j != MODEL_NONE)
+			visit(&w, j);
+	}
+	while (rc == 0 && w.sp) {
+		const struct model_obj *o = &m->objs[w.stack[--w.sp]];
+		struct err why;
+		err_init(&why);
+		rc = model_each_ref(m, o, follow, &w, &why);
+		if (rc == -ERR_UNMAPPED || rc == -ERR_TRUNC) {
+			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			rc = 0;
+		} else if (rc) {
+			*e = why;
+		}
+	}
+	xfree(w.stack);
+	for (size_t i = 0; rc == 0 && i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		if (o->reach == MODEL_REACHABLE)
+			r->reachable[o->alloc]++;
+		else
+			r->unreachable[o->alloc]++;
+	}
+	return rc;
+}
+
+int reach_run(struct model *m, struct reach *r, struct err *e)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = class_roots(m, r, e)) || (rc = image_roots(m, r, e)) || (rc = thread_roots(m, r, e)) ||
+	    (rc = jni_roots(m, r, e)) || (rc = stack_roots(m, r, e)))
+		return rc;
+	dedup_roots(r);
+	return walk(m, r, e);
+}

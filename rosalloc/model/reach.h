@@ -1,0 +1,67 @@
+/* reach.h - roots and reachability of the object model.
+ *
+ * A graph walk (iterative, one explicit stack, each object pushed once, so bounded by the
+ * object count; cycles are normal) over the references of allocated objects: instance
+ * fields of the class and its supers, object array elements, a Class's instance and static
+ * reference fields, and an object's class.  Free objects are reached but not followed
+ * (their references are stale).  It starts from every root source the image holds:
+ *   class statics   every Class object of the model (its statics are GC roots; ART's own
+ *                   HPROF reports classes as sticky roots);
+ *   image roots     ImageHeader.image_roots_ of every image space (runtime/image.h);
+ *   threads         java.lang.Thread objects whose nativePeer is set (an attached thread;
+ *                   runtime/thread.cc Thread::CreatePeer stores the Thread* there);
+ *   jni             the JNI reference tables: every `indirect ref table` mapping, read as
+ *                   IrtEntry {u32 serial_; GcRoot references_[3]} with the current
+ *                   reference at references_[serial_] (runtime/indirect_reference_table.h
+ *                   @ 6.0-11); tables of 51200+ entries (kGlobalsMax, java_vm_ext.cc) hold
+ *                   global and weak global references, smaller ones a thread's locals;
+ *   stacks          thread stacks (`[stack]`, `[stack:TID]`, `[anon:stack_and_tls:TID]`),
+ *                   scanned conservatively: every 4-aligned 32-bit word that is the
+ *                   address of an object of the model is a root.
+ * Each source is reported present (with its root count) or missing: "unreachable" means
+ * unreachable from the roots this image holds. */
+#ifndef ARTCARVE_REACH_H
+#define ARTCARVE_REACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/err.h"
+#include "rosalloc/model/model.h"
+
+enum reach_source {
+	REACH_CLASSES, REACH_IMAGE_ROOTS, REACH_THREADS, REACH_JNI_GLOBAL, REACH_JNI_LOCAL, REACH_STACKS,
+	REACH_SOURCE_COUNT
+};
+
+struct reach_root {
+	uint32_t obj;           /* object address */
+	uint32_t ref;           /* where the root was found (table entry, stack word), or 0 */
+	uint32_t thread;        /* thread serial (1-based) for thread objects, else 0 */
+	uint8_t source;         /* enum reach_source */
+};
+
+struct reach_source_info {
+	bool present;           /* the image holds this source (mappings captured / objects found) */
+	uint64_t roots;         /* distinct roots it gave */
+	uint64_t words;         /* entries or words examined */
+	const char *detail;     /* what was read, or why it is missing (static text) */
+};
+
+struct reach {
+	struct reach_root *roots;   /* in source order, then address; deduplicated per source */
+	size_t count, cap;
+	struct reach_source_info source[REACH_SOURCE_COUNT];
+	uint64_t reachable[MODEL_ALLOC_COUNT], unreachable[MODEL_ALLOC_COUNT];
+	uint64_t edges;             /* references followed */
+};
+
+/* Finds the roots and sets every object's reach state.  Returns 0 or -ERR_NOMEM; damaged
+ * root sources are recorded in the model's sink. */
+int reach_run(struct model *m, struct reach *r, struct err *e);
+void reach_release(struct reach *r);
+/* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks" */
+const char *reach_source_name(unsigned s);
+
+#endif

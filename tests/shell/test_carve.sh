@@ -1,0 +1,110 @@
+#!/bin/sh
+# test_carve.sh - `artcarve carve` on every real ART capture (../shared/corpus/images/realart
+# and realart-full) and on the embedded samples:
+#   - carve exits 0 and writes DIR/heap.hprof; its summary (--json) adds up (objects per
+#     state = objects; reachable + unreachable + unknown = objects);
+#   - VisualVM's heap library (an independent reader) loads heap.hprof with the class and
+#     instance counts carve reports (instances + arrays + string character arrays + mark
+#     arrays; classes + the five mark classes);
+#   - the same input gives byte-identical output, and --android writes a 1.0.3 file that
+#     hprof-info reads with HEAP_DUMP_INFO records;
+#   - on the -nogc captures, the dropped Nodes$Node objects (40000 per truth.json) are
+#     reported unreachable, none of the kept ones.
+# A summary table (capture, objects, unreachable, anomalies, seconds) ends the log.
+. "$(dirname "$0")/lib.sh"
+JAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
+REAL=$CORPUS/images/realart
+FULL=$CORPUS/images/realart-full
+if ! command -v zstd >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
+	t_fail "zstd and jq are needed (make deps)"; t_done; exit
+fi
+if [ ! -d "$REAL" ] || [ ! -d "$FULL" ]; then
+	t_fail "no realart corpus at $REAL / $FULL"; t_done; exit
+fi
+vv=no
+if [ -f "$JAR" ] && command -v javac >/dev/null 2>&1 &&
+	javac -cp "$JAR" -d "$TMP" tests/tools/HprofLoad.java 2>"$TMP/javac.err"; then
+	vv=yes
+else
+	t_fail "VisualVM heap library or javac missing ($(head -n 1 "$TMP/javac.err" 2>/dev/null))"
+fi
+
+summary=$TMP/summary
+printf '%-22s %9s %11s %9s %8s\n' capture objects unreachable anomalies ms >"$summary"
+
+# check_visualvm NAME HPROF JSON: VisualVM's counts equal carve's
+check_visualvm() {
+	[ $vv = yes ] || return
+	out=$(java -cp "$JAR:$TMP" HprofLoad "$2" </dev/null 2>"$TMP/vv.err")
+	got_c=$(echo "$out" | sed -n 's/^classes //p'); got_i=$(echo "$out" | sed -n 's/^instances //p')
+	want_c=$(jq '.output.classes + 5' "$3")
+	want_i=$(jq '.output | .instances + .object_arrays + .primitive_arrays + .string_arrays + .mark_arrays' "$3")
+	if [ -n "$got_c" ] && [ "$got_c" = "$want_c" ] && [ "$got_i" = "$want_i" ]; then
+		t_ok "$1: VisualVM loads $got_c classes and $got_i instances, as carve reports"
+	else
+		t_fail "$1: VisualVM: classes '$got_c' instances '$got_i', carve says $want_c and $want_i $(head -n 2 "$TMP/vv.err")"
+	fi
+}
+
+# check_summary NAME JSON: the state counts add up
+check_summary() {
+	if jq -e '(.states.allocated + .states.free == .objects) and
+		  (.states.intact + .states.partial + .states.residue == .objects) and
+		  (.states.reachable + .states.unreachable + .states.unknown == .objects) and
+		  (.objects > 0) and (.output.bytes > 0)' "$2" >/dev/null; then
+		t_ok "$1: $(jq .objects "$2") objects, states add up"
+	else
+		t_fail "$1: summary does not add up: $(jq -c .states "$2")"
+	fi
+}
+
+# check_nodes NAME HPROF DIR: dropped nodes unreachable, kept ones reachable (nodes-nogc)
+check_nodes() {
+	want=$(jq '.classes["Nodes$Node"].unreachable' "$3/truth.json")
+	got=$(jq '[.dropped.top_classes[] | select(.class == "Nodes$Node") | .objects] | add // 0' "$4")
+	if [ "$got" = "$want" ]; then t_ok "$1: $got dropped Nodes\$Node reported unreachable, as truth.json"
+	else t_fail "$1: $got Nodes\$Node unreachable, truth.json says $want"; fi
+}
+
+for dir in "$REAL"/*/ "$FULL"/*/; do
+	cap=$(basename "$dir")
+	[ -f "$dir/core.zst" ] || continue
+	w=$TMP/$cap
+	mkdir -p "$w"
+	if ! zstd -q -d "$dir/core.zst" -o "$w/core"; then t_fail "$cap: cannot decompress"; continue; fi
+	if ! "$ART" carve --json "$w/core" --maps "$dir/maps.txt" -o "$w/out" >"$w/carve.json" 2>"$w/carve.err"; then
+		t_fail "$cap: carve failed: $(head -n 3 "$w/carve.err")"; rm -f "$w/core"; continue
+	fi
+	check_summary "$cap" "$w/carve.json"
+	check_visualvm "$cap" "$w/out/heap.hprof" "$w/carve.json"
+	case $cap in *nogc*) check_nodes "$cap" "$w/out/heap.hprof" "$dir" "$w/carve.json" ;; esac
+	case $cap in cc-collections|cms-collections)
+		"$ART" carve "$w/core" --maps "$dir/maps.txt" -o "$w/again" >/dev/null 2>&1
+		t_same "$cap: second run" "$w/again/heap.hprof" "$w/out/heap.hprof"
+		if "$ART" carve --android "$w/core" --maps "$dir/maps.txt" -o "$w/android" >/dev/null 2>&1 &&
+			"$ART" hprof-info "$w/android/heap.hprof" >"$w/android.info" 2>&1 &&
+			grep -q '^version: JAVA PROFILE 1.0.3' "$w/android.info" &&
+			grep -q 'HEAP_DUMP_INFO' "$w/android.info"; then
+			t_ok "$cap: --android writes a 1.0.3 file with HEAP_DUMP_INFO that hprof-info reads"
+		else
+			t_fail "$cap: --android: $(tail -n 2 "$w/android.info" 2>/dev/null)"
+		fi ;;
+	esac
+	printf '%-22s %9s %11s %9s %8s\n' "$cap" "$(jq .objects "$w/carve.json")" "$(jq .states.unreachable "$w/carve.json")" \
+		"$(jq .anomalies.total "$w/carve.json")" "$(jq .time.ms "$w/carve.json")" >>"$summary"
+	rm -rf "$w/core" "$w/again" "$w/android"
+done
+
+# the embedded samples (synthetic images, every family the samples hold)
+for s in samples/*/; do
+	n=$(basename "$s")
+	[ -f "$s/core" ] || continue
+	if "$ART" carve --json "$s/core" --maps "$s/maps" -o "$TMP/$n" >"$TMP/$n.json" 2>"$TMP/$n.err"; then
+		check_summary "sample $n" "$TMP/$n.json"
+		check_visualvm "sample $n" "$TMP/$n/heap.hprof" "$TMP/$n.json"
+	else
+		t_fail "sample $n: carve failed: $(head -n 3 "$TMP/$n.err")"
+	fi
+done
+cat "$summary"
+t_done

@@ -1,0 +1,342 @@
+/* test_model.c - the object model (rosalloc/model) on a hand-made heap: candidate checks
+ * (class word, size, length, references), states and confidence, empty free places,
+ * duplicates, reachability from thread objects and a JNI table, and the carved HPROF
+ * (records, String character arrays, mark arrays, determinism). */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "carver/base/cursor.h"
+#include "carver/base/mapfile.h"
+#include "carver/base/outfile.h"
+#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_carve.h"
+#include "output/hprof/hprof_mark.h"
+#include "rosalloc/model/model.h"
+#include "rosalloc/model/reach.h"
+#include "t.h"
+#include "tests/fuzz/model_fixture.h"
+
+#define HEAP MF_HEAP
+#define NATIVE 0x20000000u
+#define IRT 0x7f0000000000ull
+#define C_COUNT MF_CLASSES
+#define C_CLASS MF_CLASS
+#define C_MSG MF_MSG
+
+static struct mf fx;
+static uint8_t native[0x1000], irt[0x1000];
+static struct image img;
+
+#define caddr mf_class_addr
+
+/* The fixture's sample objects and the candidates that must fail, at 0x12c02000 on. */
+static void build(void)
+{
+	struct err e;
+	err_init(&e);
+	mf_build(&fx);
+	mf_w32(&fx, 0x12c02100, 0x12c01000);       /* class word names an instance */
+	mf_msg(&fx, 0x12c02200, 0, 0, 1);          /* given room 16 < 24 */
+	mf_w32(&fx, 0x12c02300, caddr(MF_INT_ARRAY));
+	mf_w32(&fx, 0x12c02308, 0x10000000);       /* length past its room */
+	mf_msg(&fx, 0x12c02400, 0x12c01008, 0, 2); /* text into the middle of A */
+	mf_msg(&fx, 0x12c02500, NATIVE, 0, 3);     /* text into captured native memory */
+	mf_msg(&fx, 0x12c02600, 0x30000000, 0, 4); /* text into memory not captured: not refuted */
+	mf_w32(&fx, 0x12c02800, 0x12c02810);       /* free slot: a free-list link in its first word */
+	mf_msg(&fx, 0x12c02900, 0x12c0fff0, 0, 5); /* free, bytes intact: residue (stale reference) */
+
+	mf_put32(irt, 0);                          /* IrtEntry {serial 0, references_[0] = the Object[]} */
+	mf_put32(irt + 4, 0x12c01500);
+	memset(native, 0x5a, sizeof(native));
+
+	img_init_empty(&img, "model test");
+	T_EQ_I(img_add_region_mem(&img, HEAP, fx.heap, sizeof(fx.heap), IMG_PROT_R | IMG_PROT_W, "[anon:dalvik-main space]",
+				  &e), 0);
+	T_EQ_I(img_add_region_mem(&img, NATIVE, native, sizeof(native), IMG_PROT_R, "[anon:libc_malloc]", &e), 0);
+	T_EQ_I(img_add_region_mem(&img, IRT, irt, sizeof(irt), IMG_PROT_R, "[anon:dalvik-indirect ref table]", &e), 0);
+	mf_runtime(&fx, &img);
+}
+
+static int feed(struct model *m, uint64_t addr, uint64_t room, enum walk_alloc alloc, uint32_t clobbered)
+{
+	struct walk_candidate c = { .addr = addr, .room = room, .alloc = alloc, .place = WALK_ROSALLOC_SLOT,
+				    .space = &fx.space, .where = addr & ~0xfffull, .clobbered = clobbered,
+				    .live_bit = -1, .on_alloc_stack = -1 };
+	struct err e;
+	err_init(&e);
+	return model_add(m, &c, &e);
+}
+
+static const struct model_obj *obj(const struct model *m, uint32_t addr)
+{
+	size_t i = model_find(m, addr);
+	return i == MODEL_NONE ? NULL : &m->objs[i];
+}
+
+static void test_checks(struct model *m, struct anomaly_sink *sink)
+{
+	T_SECTION("candidate checks");
+	for (int i = 0; i < C_COUNT; i++)
+		T_EQ_I(feed(m, caddr(i), 0x100, WALK_ALLOCATED, 0), 0);
+	static const uint32_t good[] = { 0x12c01000, 0x12c01100, 0x12c01200, 0x12c01300, 0x12c01400, 0x12c01500,
+					 0x12c01600, 0x12c02600 };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		T_EQ_I(feed(m, good[i], 0x100, i == 0 ? WALK_ALLOCATED : WALK_ALLOC_UNKNOWN, 0), 0);
+	T_EQ_I(feed(m, 0x12c02000, 0x100, WALK_ALLOCATED, 0), 0);   /* null class word */
+	T_EQ_I(feed(m, 0x12c02100, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(m, 0x12c02200, 16, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(m, 0x12c02300, 64, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(m, 0x12c02400, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(m, 0x12c02500, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(m, 0x12c02700, 32, WALK_FREE, 0), 0);           /* zeroed free slot */
+	T_EQ_I(feed(m, 0x12c02800, 32, WALK_FREE, 8), 0);           /* class word holds the link */
+	T_EQ_I(feed(m, 0x12c02900, 32, WALK_FREE, 0), 0);           /* residue */
+	T_EQ_I(feed(m, 0x12c02a04, 32, WALK_ALLOCATED, 0), 0);      /* misaligned */
+	T_EQ_I(feed(m, 0x12c01000, 0x100, WALK_ALLOCATED, 0), 0);   /* a second candidate for A */
+	struct err e;
+	err_init(&e);
+	T_EQ_I(model_finish(m, &e), 0);
+
+	T_EQ_U(m->candidates, C_COUNT + 8 + 11);
+	T_EQ_U(m->count, C_COUNT + 8 + 1);
+	T_EQ_U(m->empty, 2);
+	T_EQ_U(sink->per_code[ANOM_OBJ_CLASS], 2);
+	T_EQ_U(sink->per_code[ANOM_OBJ_SIZE], 1);
+	T_EQ_U(sink->per_code[ANOM_OBJ_LENGTH], 1);
+	T_EQ_U(sink->per_code[ANOM_OBJ_REFERENCE], 2);
+	T_EQ_U(sink->per_code[ANOM_CANDIDATE], 2);
+	T_EQ_U(m->rejected, 8);
+	for (size_t i = 1; i < m->count; i++)
+		T_CHECK(m->objs[i - 1].addr < m->objs[i].addr, "objects sorted by address at %zu", i);
+
+	const struct model_obj *a = obj(m, 0x12c01000), *s = obj(m, 0x12c01100), *r = obj(m, 0x12c02900);
+	const struct model_obj *k = obj(m, caddr(C_MSG)), *arr = obj(m, 0x12c01600), *u = obj(m, 0x12c02600);
+	T_CHECK(a && s && r && k && arr && u, "objects present");
+	if (!a || !s || !r || !k || !arr || !u)
+		return;
+	T_EQ_U(a->kind, MODEL_INSTANCE);
+	T_EQ_U(a->size, 24);
+	T_EQ_U(a->cls, C_MSG);
+	T_EQ_U(a->alloc, MODEL_ALLOCATED);
+	T_EQ_U(a->content, MODEL_INTACT);
+	T_EQ_U(a->confidence, 100);
+	T_EQ_U(s->kind, MODEL_STRING);
+	T_EQ_U(s->size, 21);
+	T_EQ_U(model_length(m, s), 5);
+	T_CHECK(model_string_compressed(m, s), "\"hello\" is stored 8-bit");
+	T_EQ_U(s->confidence, 90);                /* metadata unknown, bytes consistent */
+	T_EQ_U(r->alloc, MODEL_FREE);
+	T_EQ_U(r->content, MODEL_RESIDUE);
+	T_EQ_U(r->confidence, 70);
+	T_EQ_U(k->kind, MODEL_CLASS);
+	T_EQ_U(k->size, 120);
+	T_EQ_U(k->cls, C_CLASS);
+	T_EQ_U(arr->kind, MODEL_PRIM_ARRAY);
+	T_EQ_U(arr->size, 24);
+	T_EQ_U(model_length(m, arr), 3);
+	T_EQ_U(m->per_space[0].empty, 2);
+	T_EQ_U(m->classes[C_MSG].objects, 4);     /* A, B, the one naming memory not captured, the residue */
+}
+
+static void test_reach(struct model *m, struct reach *r)
+{
+	struct err e;
+	err_init(&e);
+	T_SECTION("reachability");
+	T_EQ_I(reach_run(m, r, &e), 0);
+	T_CHECK(r->source[REACH_CLASSES].present, "class statics present");
+	T_EQ_U(r->source[REACH_CLASSES].roots, C_COUNT);
+	T_CHECK(r->source[REACH_THREADS].present, "thread objects present");
+	T_EQ_U(r->source[REACH_THREADS].roots, 1);
+	T_CHECK(r->source[REACH_JNI_LOCAL].present, "the JNI table is read");
+	T_EQ_U(r->source[REACH_JNI_LOCAL].roots, 1);
+	T_CHECK(!r->source[REACH_STACKS].present, "no stacks in this image");
+	T_CHECK(!r->source[REACH_IMAGE_ROOTS].present, "no image space");
+	static const uint32_t live[] = { 0x12c01000, 0x12c01100, 0x12c01400, 0x12c01500 };
+	static const uint32_t dropped[] = { 0x12c01200, 0x12c01300, 0x12c01600, 0x12c02600, 0x12c02900 };
+	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
+		const struct model_obj *o = obj(m, live[i]);
+		T_CHECK(o && o->reach == MODEL_REACHABLE, "0x%x reachable", live[i]);
+	}
+	for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
+		const struct model_obj *o = obj(m, dropped[i]);
+		T_CHECK(o && o->reach == MODEL_UNREACHABLE, "0x%x unreachable", dropped[i]);
+	}
+	T_EQ_U(r->unreachable[MODEL_ALLOCATED], 4);
+	T_EQ_U(r->unreachable[MODEL_FREE], 1);
+}
+
+struct scan {
+	uint64_t sub[256];
+	uint32_t mark_elems[HPROF_MARK_COUNT];
+	bool string_bytes;          /* the byte[] of "secret" at its character address */
+	char version[32];
+};
+
+/* Counts the sub-records of an HPROF and reads its mark arrays (classes named by LOAD_CLASS). */
+static int scan_hprof(const char *path, struct scan *s)
+{
+	struct mapfile mf;
+	struct hprof_reader r;
+	struct hprof_record rec;
+	struct err e;
+	uint64_t mark_class[HPROF_MARK_COUNT] = { 0 };
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	err_init(&e);
+	if ((rc = mapfile_open(&mf, path, &e)) || (rc = hprof_reader_init(&r, mf.data, mf.len, path, &e)))
+		return rc;
+	snprintf(s->version, sizeof(s->version), "%s", r.version);
+	struct named { uint64_t id; const uint8_t *p; size_t n; } names[64];
+	size_t nn = 0;
+	while ((rc = hprof_next(&r, &rec, &e)) == 1) {
+		if (rec.tag == HPROF_STRING && nn < 64) {
+			struct hprof_string hs;
+			if (hprof_string_parse(&rec, 4, &hs, &e) == 0)
+				names[nn++] = (struct named){ hs.id, hs.text, hs.len };
+		} else if (rec.tag == HPROF_LOAD_CLASS) {
+			struct hprof_load_class lc;
+			if (hprof_load_class_parse(&rec, 4, &lc, &e))
+				continue;
+			for (size_t i = 0; i < nn; i++) {
+				int k = names[i].id == lc.name_id ? hprof_mark_of_class((const char *)names[i].p, names[i].n) : -1;
+				if (k >= 0)
+					mark_class[k] = lc.class_id;
+			}
+		} else if (rec.tag == HPROF_HEAP_DUMP_SEGMENT) {
+			struct cursor body = rec.body;
+			struct hprof_sub sub;
+			while (hprof_next_sub(&body, 4, &sub, &e) == 1) {
+				s->sub[sub.tag]++;
+				if (sub.tag == HPROF_OBJ_ARRAY_DUMP) {
+					struct hprof_obj_array oa;
+					if (hprof_obj_array_parse(&sub, 4, &oa, &e))
+						continue;
+					for (int k = 0; k < HPROF_MARK_COUNT; k++)
+						if (mark_class[k] && oa.class_id == mark_class[k])
+							s->mark_elems[k] += oa.count;
+				} else if (sub.tag == HPROF_PRIM_ARRAY_DUMP) {
+					struct hprof_prim_array pa;
+					if (hprof_prim_array_parse(&sub, 4, &pa, &e) == 0 && pa.id == 0x12c01310 &&
+					    pa.type == HPROF_T_BYTE && pa.count == 6 && !memcmp(pa.data.base, "secret", 6))
+						s->string_bytes = true;
+				}
+			}
+		}
+	}
+	mapfile_close(&mf);
+	return rc;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct mapfile x, y;
+	struct err e;
+	bool same = false;
+	err_init(&e);
+	if (mapfile_open(&x, a, &e) == 0) {
+		if (mapfile_open(&y, b, &e) == 0) {
+			same = x.len == y.len && (x.len == 0 || !memcmp(x.data, y.data, x.len));
+			mapfile_close(&y);
+		}
+		mapfile_close(&x);
+	}
+	return same;
+}
+
+static int write_to(const struct model *m, const struct reach *r, const struct hprof_carve_opts *o, const char *path,
+		    struct hprof_carve_stats *st)
+{
+	struct outf out;
+	struct err e;
+	int rc;
+	err_init(&e);
+	outf_init(&out);
+	if ((rc = outf_open(&out, path, &e)) == 0 && (rc = hprof_carve_write(m, r, o, &out, st, &e)) == 0)
+		rc = outf_commit(&out, &e);
+	outf_abort(&out);
+	if (rc)
+		printf("  write %s: %s\n", path, e.msg);
+	return rc;
+}
+
+static void test_hprof(const struct model *m, const struct reach *r)
+{
+	char dir[] = "/tmp/artcarve-model.XXXXXX", p1[64], p2[64], p3[64];
+	struct hprof_carve_opts o = { 0 };
+	struct hprof_carve_stats st;
+	struct scan s;
+
+	T_SECTION("carved HPROF");
+	if (!mkdtemp(dir)) {
+		T_CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(p1, sizeof(p1), "%s/a.hprof", dir);
+	snprintf(p2, sizeof(p2), "%s/b.hprof", dir);
+	snprintf(p3, sizeof(p3), "%s/c.hprof", dir);
+	T_EQ_I(write_to(m, r, &o, p1, &st), 0);
+	T_EQ_U(st.classes, C_COUNT);
+	T_EQ_U(st.instances, 6);                  /* A, B, the Msg to nowhere, the thread, two strings */
+	T_EQ_U(st.strings, 2);
+	T_EQ_U(st.string_arrays, 2);
+	T_EQ_U(st.obj_arrays, 1);
+	T_EQ_U(st.prim_arrays, 1);
+	T_EQ_U(st.free_objects, 0);
+	T_EQ_I(scan_hprof(p1, &s), 0);
+	T_EQ_S(s.version, "JAVA PROFILE 1.0.2");
+	T_EQ_U(s.sub[HPROF_CLASS_DUMP], C_COUNT + HPROF_MARK_COUNT);
+	T_EQ_U(s.sub[HPROF_INSTANCE_DUMP], 6);
+	T_EQ_U(s.sub[HPROF_PRIM_ARRAY_DUMP], 3);
+	T_EQ_U(s.sub[HPROF_OBJ_ARRAY_DUMP], 1 + st.mark_arrays);
+	T_EQ_U(s.sub[HPROF_ROOT_THREAD_OBJECT], 1);
+	T_EQ_U(s.sub[HPROF_ROOT_JNI_LOCAL], 1);
+	T_EQ_U(s.sub[HPROF_ROOT_STICKY_CLASS], C_COUNT);
+	T_EQ_U(s.sub[HPROF_ROOT_UNKNOWN], st.mark_arrays);
+	T_EQ_U(s.mark_elems[HPROF_MARK_UNREACHABLE], 4);   /* B, "secret", int[3], the Msg to nowhere */
+	T_EQ_U(s.mark_elems[HPROF_MARK_FREE], 0);
+	T_CHECK(s.string_bytes, "\"secret\" written as byte[] at its character address");
+
+	T_EQ_I(write_to(m, r, &o, p2, &st), 0);
+	T_CHECK(same_file(p1, p2), "the same model gives the same bytes");
+
+	o.include_residue = true;
+	o.android = true;
+	T_EQ_I(write_to(m, r, &o, p3, &st), 0);
+	T_EQ_U(st.free_objects, 1);
+	T_EQ_U(st.instances, 7);
+	T_EQ_I(scan_hprof(p3, &s), 0);
+	T_EQ_S(s.version, "JAVA PROFILE 1.0.3");
+	T_CHECK(s.sub[HPROF_HEAP_DUMP_INFO] >= 1, "HEAP_DUMP_INFO written (%llu)",
+		(unsigned long long)s.sub[HPROF_HEAP_DUMP_INFO]);
+	T_EQ_U(s.mark_elems[HPROF_MARK_FREE], 1);
+	T_EQ_U(s.mark_elems[HPROF_MARK_RESIDUE], 1);
+	T_EQ_U(s.mark_elems[HPROF_MARK_UNREACHABLE], 5);
+	unlink(p1);
+	unlink(p2);
+	unlink(p3);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	struct anomaly_sink sink;
+	struct model m;
+	struct reach r;
+	struct err e;
+
+	build();
+	err_init(&e);
+	anomaly_init(&sink, 0);
+	T_EQ_I(model_init(&m, &fx.rt, &sink, &e), 0);
+	T_EQ_U(sink.total, 0);                    /* no class lacks its layouts */
+	test_checks(&m, &sink);
+	test_reach(&m, &r);
+	test_hprof(&m, &r);
+	reach_release(&r);
+	model_release(&m);
+	anomaly_release(&sink);
+	img_close(&img);
+	T_DONE();
+}
