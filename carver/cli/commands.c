@@ -263,7 +263,7 @@ const struct cli_command cli_commands[] = {
 	  "(MB of mapped heap per second).  Progress goes to stderr when it is a terminal.\n\n"
 	  "options:\n"
 	  "  --maps FILE        mapping names from this /proc/PID/maps listing (see `info`)\n"
-	  "  -o DIR             output directory (created if missing); writes DIR/heap.hprof\n"
+	  "  -o, --out DIR      output directory (created if missing); writes DIR/heap.hprof\n"
 	  "  --android          write Android's JAVA PROFILE 1.0.3 (HEAP_DUMP_INFO per space kind:\n"
 	  "                     app, image, zygote; Android root tags) for Android Studio\n"
 	  "  --include LIST     also write free objects: free (all), partial (class word intact,\n"
