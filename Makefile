@@ -15,7 +15,8 @@ DEFS    := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -D_FILE_OFFSET_BITS=64
 OPT     ?= -O2 -g
 CFLAGS_ALL = $(WARN) $(DEFS) $(OPT) -I. $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm $(LDLIBS)
-SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# UBSan is fatal in every sanitizer build: undefined behaviour fails the test or fuzz run
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRCS  := $(filter-out carver/cli/main.c,$(wildcard carver/*/*.c art/*/*.c rosalloc/*.c rosalloc/*/*.c output/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -100,7 +101,8 @@ $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/liba
 FUZZ_LIB_SRCS := $(filter-out carver/cli/%,$(LIB_SRCS))
 $(B)/libfuzzer/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)
-	clang $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS_ALL)
+	clang $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -fno-omit-frame-pointer -o $@ $^ $(LDLIBS_ALL)
 
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 ASAN_BINS  := $(patsubst tests/unit/%.c,$(BA)/tests/%,$(UNIT_SRCS))

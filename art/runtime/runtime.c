@@ -883,7 +883,8 @@ static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct w
 		return rc;
 	if (b->failed)
 		return wbuf_status(b, e);
-	k->name = rt_strdup(rt, (const char *)b->data + start, b->len - start);
+	/* an empty name leaves the buffer unallocated: no offset on a NULL pointer */
+	k->name = rt_strdup(rt, b->data ? (const char *)b->data + start : "", b->len - start);
 	return k->name ? 0 : rt_nomem(e);
 }
 
@@ -1256,7 +1257,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rc = for_each_chunk(rt, collect_classes, NULL, e);
 	}
 	if (rc == 0) {
-		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
+		if (rt->class_count > 1) /* none when every Class is a forwarded copy: classes is NULL */
+			qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
 		link_classes(rt);
 		choose_pointer_size(rt);
 		rt->m.pointer_size = rt->pointer_size;

@@ -623,7 +623,7 @@ int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_
 	if (rc == 0)
 		rc = emit_los_map(&f);
 	xfree(f.c);
-	if (rc == 0)
+	if (rc == 0 && s->count > 1) /* qsort's base must not be NULL, even for 0 elements */
 		qsort(s->v, s->count, sizeof(s->v[0]), by_begin);
 	if (rc == 0 && !arena_alloc(&s->strings, 1))
 		rc = nomem(e);

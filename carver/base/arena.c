@@ -71,7 +71,8 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 		return NULL;
 	p = arena_alloc(a, m);
 	if (p) {
-		memcpy(p, s, n);
+		if (n) /* (NULL, 0) is an empty string, as an unallocated wbuf holds */
+			memcpy(p, s, n);
 		p[n] = '\0';
 	}
 	return p;

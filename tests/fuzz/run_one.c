@@ -1,6 +1,10 @@
 /* run_one.c - replays files (or every file in directories) through a fuzz target's
  * LLVMFuzzerTestOneInput without libFuzzer, so `make check` runs corpora under ASan/UBSan.
- * Prints "RESULT <files replayed> 0"; a crash aborts the process, which the runner counts. */
+ * usage: fuzz_<t> PATH... [--optional PATH...]: a missing or unreadable PATH, or a directory
+ * holding no input, is a failure (a corpus that is not there tests nothing); paths after
+ * --optional (regression folders a target may not have yet) may be absent.
+ * Prints "RESULT <files replayed> <failures>"; a crash aborts the process, which the runner
+ * counts. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static unsigned replayed;
+static unsigned replayed, failures;
 
 static int replay_file(const char *path)
 {
@@ -18,14 +22,21 @@ static int replay_file(const char *path)
 	uint8_t *buf = NULL;
 	long n;
 
-	if (!fp)
+	if (!fp) {
+		printf("FAIL %s: cannot open\n", path);
+		failures++;
 		return -1;
+	}
 	if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) {
+		printf("FAIL %s: cannot size\n", path);
+		failures++;
 		fclose(fp);
 		return -1;
 	}
 	buf = malloc((size_t)n + 1);
 	if (!buf || fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+		printf("FAIL %s: cannot read %ld bytes\n", path, n);
+		failures++;
 		free(buf);
 		fclose(fp);
 		return -1;
@@ -42,7 +53,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void replay_path(const char *path)
+static void replay_path(const char *path, int optional)
 {
 	struct stat st;
 	DIR *d;
@@ -50,15 +61,23 @@ static void replay_path(const char *path)
 	char **names = NULL;
 	size_t count = 0, cap = 0;
 
-	if (stat(path, &st) != 0)
-		return; /* a target may have no regressions yet */
+	if (stat(path, &st) != 0) {
+		if (!optional) {
+			printf("FAIL %s: missing\n", path);
+			failures++;
+		}
+		return;
+	}
 	if (!S_ISDIR(st.st_mode)) {
 		replay_file(path);
 		return;
 	}
 	d = opendir(path);
-	if (!d)
+	if (!d) {
+		printf("FAIL %s: cannot list\n", path);
+		failures++;
 		return;
+	}
 	while ((de = readdir(d)) != NULL) {
 		size_t len;
 		if (de->d_name[0] == '.')
@@ -78,8 +97,12 @@ static void replay_path(const char *path)
 	closedir(d);
 	if (count > 1)
 		qsort(names, count, sizeof(*names), cmp_names);
+	if (count == 0 && !optional) {
+		printf("FAIL %s: no input in the directory\n", path);
+		failures++;
+	}
 	for (size_t i = 0; i < count; i++) {
-		replay_path(names[i]);
+		replay_path(names[i], optional);
 		free(names[i]);
 	}
 	free(names);
@@ -87,8 +110,19 @@ static void replay_path(const char *path)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		replay_path(argv[i]);
-	printf("replayed %u inputs\nRESULT %u 0\n", replayed, replayed);
-	return 0;
+	int optional = 0;
+
+	if (argc < 2) {
+		printf("FAIL usage: %s PATH... [--optional PATH...]\n", argv[0]);
+		failures++;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--optional")) {
+			optional = 1;
+			continue;
+		}
+		replay_path(argv[i], optional);
+	}
+	printf("replayed %u inputs\nRESULT %u %u\n", replayed, replayed, failures);
+	return failures ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 # tests/shell/lib.sh - helpers for shell tests; source it, call t_ok/t_fail/t_skip, end with t_done.
+# A skip is only for ARTCARVE_NO_CORPUS=1 without the corpus: a known gap is a failure.
 # ART=build/artcarve, ASAN_ART=build/asan/artcarve, SHARED=../shared, TMP=a fresh directory.
 cd "$(dirname "$0")/../.." || exit 2
 ART=${ART:-$PWD/build/artcarve}
@@ -19,3 +20,33 @@ t_same() {
 	else t_fail "$1: $(cmp "$2" "$3" 2>&1 | head -n 1) ($(wc -c <"$2") vs $(wc -c <"$3") bytes)"; fi
 }
 t_done() { echo "RESULT $t_pass $t_failn $t_skipn"; [ "$t_failn" -eq 0 ]; }
+# The real corpus is required: without it every test fails, unless ARTCARVE_NO_CORPUS=1 (a
+# local run without ../shared), which turns each corpus check into a skip named "NO CORPUS"
+# that tests/run.sh repeats in its summary.
+NO_CORPUS=0
+if [ ! -d "$CORPUS" ]; then
+	if [ "${ARTCARVE_NO_CORPUS:-}" = 1 ]; then
+		NO_CORPUS=1
+		echo "# NO CORPUS: $CORPUS is absent and ARTCARVE_NO_CORPUS=1: corpus checks are skipped"
+	else
+		t_fail "no corpus at $CORPUS (set ARTCARVE_SHARED, or ARTCARVE_NO_CORPUS=1 for a local run without it)"
+		t_done; exit
+	fi
+fi
+# t_corpus PATH: true when PATH (a corpus file or folder) exists; otherwise a failure, or with
+# ARTCARVE_NO_CORPUS=1 and no corpus at all a "NO CORPUS" skip, and false.
+t_corpus() {
+	[ -e "$1" ] && return 0
+	if [ "$NO_CORPUS" = 1 ]; then t_skip "NO CORPUS: $1 not checked (ARTCARVE_NO_CORPUS=1)"
+	else t_fail "no corpus at $1"; fi
+	return 1
+}
+# t_need CMD...: true when every CMD is installed; otherwise a failure naming the missing ones
+# (`make deps` installs them all), and false.
+t_need() {
+	t_need_missing=
+	for t_need_c; do command -v "$t_need_c" >/dev/null 2>&1 || t_need_missing="$t_need_missing $t_need_c"; done
+	[ -z "$t_need_missing" ] && return 0
+	t_fail "not installed:$t_need_missing (make deps installs it)"
+	return 1
+}

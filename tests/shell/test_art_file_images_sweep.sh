@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ARTDIR=$CORPUS/art
-[ -d "$ARTDIR" ] || { t_skip "no corpus at $ARTDIR"; t_done; exit 0; }
+t_corpus "$ARTDIR" || { t_done; exit; }
 
 u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
 poke32() { # FILE OFFSET VALUE: little-endian u32
@@ -86,7 +86,7 @@ if [ -x "$ASAN_ART" ]; then
 		"$A/a8.1_art046_arm_iflytek-msm8953/boot.vdex"
 	sweep "$ASAN_ART" "$A/a11_art085_x86_64_aosp-emulator/boot-ext.art"
 else
-	t_skip "no ASan build at $ASAN_ART"
+	t_fail "no ASan build at $ASAN_ART (make asan)"
 fi
 [ $bad -eq 0 ] && t_ok "$runs hostile variants: exit 0/1, one-line errors naming an offset" ||
 	t_fail "$bad of $runs hostile variants misbehaved"

@@ -7,7 +7,7 @@
 # runs everything; the ASan/UBSan binary runs a slice of it (see ASAN_EVERY).
 . "$(dirname "$0")/lib.sh"
 ART_DIR=$CORPUS/art
-if [ ! -d "$ART_DIR" ]; then t_skip "no corpus at $ART_DIR"; t_done; exit; fi
+t_corpus "$ART_DIR" || { t_done; exit; }
 ASAN_EVERY=${ASAN_EVERY:-8}     # every Nth case also runs under ASan
 
 runs=0 asan_runs=0 bad=0

@@ -8,7 +8,7 @@
 G=$CORPUS/hprof/badoo-golden
 CHECK=$PWD/build/tools/bmd_hprof_check
 
-if [ ! -d "$G" ]; then t_skip "no golden corpus at $G"; t_done; exit; fi
+t_corpus "$G" || { t_done; exit; }
 
 # crunch: Badoo's HprofCruncher output, byte for byte
 for pair in "../dialer.android-hprof dialer" "../hprof-slurp-hprof-32.hprof hprof-slurp-hprof-32" \

@@ -8,10 +8,9 @@
 G=$CORPUS/hprof/badoo-golden
 JAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
 
-if [ ! -f "$JAR" ] || ! command -v javac >/dev/null 2>&1; then
-	t_skip "no VisualVM heap library or javac (make deps installs visualvm, default-jdk-headless)"; t_done; exit
-fi
-if [ ! -d "$G" ]; then t_skip "no golden corpus at $G"; t_done; exit; fi
+t_need javac java || { t_done; exit; }
+[ -f "$JAR" ] || { t_fail "no VisualVM heap library at $JAR (make deps installs visualvm)"; t_done; exit; }
+t_corpus "$G" || { t_done; exit; }
 
 cat >"$TMP/Load.java" <<'EOF2'
 import org.graalvm.visualvm.lib.jfluid.heap.*;

@@ -58,7 +58,7 @@ sweep() { # sweep FILE
 	sweep_report "$name" "$before" "decrunch runs"
 }
 
-if [ ! -d "$G" ]; then t_skip "no golden corpus at $G"; t_done; exit; fi
+t_corpus "$G" || { t_done; exit; }
 for f in "$G"/*.bmd; do sweep "$f"; done
 
 # an output limit below the real size is refused with the offending offset, no file left

@@ -7,10 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 A=$CORPUS/art
-if ! command -v jq >/dev/null || ! command -v perl >/dev/null; then
-	t_skip "jq or perl missing"; t_done; exit
-fi
-if [ ! -d "$A" ]; then t_skip "no corpus at $A"; t_done; exit; fi
+t_need jq perl && t_corpus "$A" || { t_done; exit; }
 AM=$A/a5.1_arm_nexus5-LMY47I/am.odex
 ARM64=$A/a10_art074_arm64_samsung-a8s/HardcoderService.odex
 # listed FILE NAME: NAME is a line of the --list output in FILE

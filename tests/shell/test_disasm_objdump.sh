@@ -25,12 +25,7 @@
 SAMPLE=30
 MIN_MNEM_PERMILLE=995
 
-if ! command -v objdump >/dev/null || ! command -v jq >/dev/null; then
-	t_skip "objdump or jq missing (make deps installs binutils-multiarch and jq)"; t_done; exit
-fi
-if [ ! -d "$CORPUS/art" ]; then
-	t_skip "no corpus at $CORPUS/art"; t_done; exit
-fi
+t_need objdump jq && t_corpus "$CORPUS/art" || { t_done; exit; }
 
 objdump_args() {
 	case $1 in

@@ -11,10 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 A=$CORPUS/art
-if ! command -v jq >/dev/null || ! command -v perl >/dev/null; then
-	t_skip "jq or perl missing"; t_done; exit
-fi
-if [ ! -d "$A" ]; then t_skip "no corpus at $A"; t_done; exit; fi
+t_need jq perl && t_corpus "$A" || { t_done; exit; }
 
 # patch FILE OFFSET HEX: overwrites bytes in place (the copy in $TMP)
 patch() {

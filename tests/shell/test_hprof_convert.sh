@@ -4,7 +4,7 @@
 # (exit 1, one line naming the offset, no output file).
 . "$(dirname "$0")/lib.sh"
 H=$CORPUS/hprof
-if [ ! -d "$H" ]; then t_skip "no HPROF corpus at $H"; t_done; exit; fi
+t_need jq && t_corpus "$H" || { t_done; exit; }
 expect() { if [ "$2" = "$3" ]; then t_ok "$1 = $3"; else t_fail "$1 = $2, expected $3"; fi; }
 O=$TMP/out; mkdir -p "$O"
 

@@ -15,7 +15,7 @@ info() { # info FILE OUT.json
 # facts FILE.json 'jq expression producing one line' WANT
 facts() { expect "$(basename "$1" .json): $2" "$(jq -c -r "$2" "$1")" "$3"; }
 
-if [ ! -d "$H" ]; then t_skip "no HPROF corpus at $H"; t_done; exit; fi
+t_need jq zstd && t_corpus "$H" || { t_done; exit; }
 
 j=$TMP/dialer.json
 if info "$H/dialer.android-hprof" "$j"; then
@@ -73,8 +73,11 @@ fi
 
 # realart captures: ART writes each String's value and each class's statics as extra arrays,
 # which truth.json lists as synthetic records
+real=0
+t_corpus "$CORPUS/images/realart" &&
 for d in "$CORPUS"/images/realart/*/; do
 	[ -f "$d/heap.hprof.zst" ] || continue
+	real=$((real + 1))
 	n=$(basename "$d")
 	zstd -q -dc "$d/heap.hprof.zst" >"$TMP/$n.hprof" || { t_fail "$n: zstd"; continue; }
 	j=$TMP/$n.json
@@ -94,6 +97,7 @@ for d in "$CORPUS"/images/realart/*/; do
 	expect "$n: roots by kind" "$got" "$want"
 	rm -f "$TMP/$n.hprof"
 done
+[ "$NO_CORPUS" = 1 ] || [ "$real" -gt 0 ] || t_fail "no capture with heap.hprof.zst under $CORPUS/images/realart"
 
 # text output names the same numbers
 "$ART" hprof-info "$H/dialer.android-hprof" >"$TMP/dialer.txt" 2>&1

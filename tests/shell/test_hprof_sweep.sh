@@ -76,7 +76,7 @@ sweep_file() {
 	sweep_report "$name" "$runs_before" "runs ($*)"
 }
 
-if [ ! -d "$H" ]; then t_skip "no HPROF corpus at $H"; t_done; exit; fi
+t_corpus "$H" || { t_done; exit; }
 for f in "$H"/*.hprof "$H"/*-hprof "$H"/badoo-golden/*.hprof; do
 	[ -f "$f" ] || continue
 	# shellcheck disable=SC2086

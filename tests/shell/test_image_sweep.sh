@@ -78,7 +78,7 @@ if [ -x "$ASAN_ART" ]; then
 	done
 	[ $bad -eq 0 ] && t_ok "generated core under ASan: $runs corruptions" || t_fail "ASan: $bad of $runs"
 else
-	t_skip "no ASan build"
+	t_fail "no ASan build at $ASAN_ART (make asan)"
 fi
 
 # --- 2. a real core ---
@@ -86,8 +86,9 @@ real=""
 for d in "$CORPUS"/images/realart/cms-collections "$CORPUS"/images/realart/*; do
 	[ -f "$d/core.zst" ] && { real=$d; break; }
 done
-if [ -z "$real" ] || ! command -v zstd >/dev/null; then
-	t_skip "no real capture or no zstd"
+if ! t_need zstd; then :
+elif [ -z "$real" ]; then
+	t_corpus "$CORPUS/images/realart" && t_fail "no capture with core.zst under $CORPUS/images/realart"
 else
 	zstd -dq "$real/core.zst" -o "$TMP/real.full" && cp --sparse=always "$TMP/real.full" "$TMP/real.core" && chmod u+w "$TMP/real.core" &&
 		rm -f "$TMP/real.full"

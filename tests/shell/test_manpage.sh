@@ -8,8 +8,8 @@ for cmd in $("$ART" --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  .*/\1/p'); do
 	if "$ART" "$cmd" --help >"$TMP/h" 2>&1 && grep -q "usage: artcarve $cmd" "$TMP/h"; then t_ok "$cmd --help"
 	else t_fail "$cmd --help does not print its usage"; fi
 done
-if command -v groff >/dev/null 2>&1; then
+if t_need groff; then
 	if groff -man -Tutf8 -ww doc/artcarve.1 >/dev/null 2>"$TMP/groff.err" && [ ! -s "$TMP/groff.err" ]; then t_ok "groff renders the page without warnings"
 	else t_fail "groff: $(head -n 2 "$TMP/groff.err")"; fi
-else t_skip "groff not installed"; fi
+fi
 t_done

@@ -14,9 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 REAL=$CORPUS/images/realart
 TOOL=$PWD/build/tools/hprof_classes
-if [ ! -d "$REAL" ] || ! command -v zstd >/dev/null 2>&1; then
-	t_skip "realart corpus or zstd missing"; t_done; exit $?
-fi
+t_need zstd && t_corpus "$REAL" || { t_done; exit; }
 
 # "KIND BEGIN END" of truth.json's spaces
 truth_spaces() {
@@ -44,9 +42,11 @@ norm_hprof() {
 
 summary=$TMP/summary
 printf '%-16s %-7s %-14s %-22s %s\n' capture maps "spaces equal" "classes (found/hprof)" "field layouts equal" >"$summary"
+caps=0
 for dir in "$REAL"/*/; do
 	cap=$(basename "$dir")
 	[ -f "$dir/core.zst" ] || continue
+	caps=$((caps + 1))
 	w=$TMP/$cap
 	mkdir -p "$w"
 	if ! zstd -q -d "$dir/core.zst" -o "$w/core" || ! zstd -q -d "$dir/heap.hprof.zst" -o "$w/heap.hprof"; then
@@ -107,5 +107,6 @@ for dir in "$REAL"/*/; do
 	esac
 	rm -f "$w/core" "$w/heap.hprof"
 done
+[ "$caps" -gt 0 ] || t_fail "no capture with core.zst under $REAL"
 cat "$summary"
 t_done

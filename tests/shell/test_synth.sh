@@ -1,21 +1,17 @@
 #!/bin/sh
 # tests/shell/test_synth.sh - the synthetic image generator (build/synth) against the
 # independent checker (tests/tools/synthcheck.py): every layout family x bitness at small size,
-# determinism, random seeds, and `artcarve info` on the images once that command exists.
+# determinism, random seeds, and `artcarve info` on the images.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$PWD/build/synth
 CHECK="python3 $PWD/tests/tools/synthcheck.py"
 
-if [ ! -x "$SYNTH" ] || ! command -v python3 >/dev/null 2>&1; then
-	t_skip "build/synth or python3 missing"; t_done; exit
-fi
+t_need python3 || { t_done; exit; }
+[ -x "$SYNTH" ] || { t_fail "no $SYNTH (make all)"; t_done; exit; }
 
 t_check "selftest: LinkFields re-derives every mirror layout" "$SYNTH" --selftest
 versions=$("$SYNTH" --list | cut -d' ' -f1)
 [ "$(echo "$versions" | wc -l)" -ge 10 ] && t_ok "10 layout families listed" || t_fail "families: $versions"
-
-has_info=0
-"$ART" info --help >/dev/null 2>&1 && has_info=1
 
 for v in $versions; do
 	for b in 32 64; do
@@ -34,19 +30,15 @@ for v in $versions; do
 		# naming style: ashmem for 5.0-9, [anon:dalvik-...] for 10+
 		case $v in 10|11) pat='\[anon:dalvik-main space';; *) pat='/dev/ashmem/dalvik-main space.* (deleted)';; esac
 		grep -q "$pat" "$d/maps" && t_ok "$v/$b: maps naming style" || t_fail "$v/$b: maps naming style"
-		if [ $has_info = 1 ]; then
-			if "$ART" info --json --maps "$d/maps" "$d/core" >"$TMP/info.json" 2>"$TMP/info.err"; then
-				$CHECK --info "$d" "$TMP/info.json" >"$TMP/info.out" 2>&1
-				case $? in
-				0) t_ok "$v/$b: artcarve info: $(tail -n 1 "$TMP/info.out")";;
-				3) t_skip "$v/$b: artcarve info: $(grep 'KNOWN GAP' "$TMP/info.out" | head -n 1)";;
-				*) t_fail "$v/$b: artcarve info: $(head -n 4 "$TMP/info.out")";;
-				esac
-			else t_fail "$v/$b: artcarve info: $(head -n 3 "$TMP/info.err")"; fi
-		fi
+		if "$ART" info --json --maps "$d/maps" "$d/core" >"$TMP/info.json" 2>"$TMP/info.err"; then
+			if $CHECK --info "$d" "$TMP/info.json" >"$TMP/info.out" 2>&1; then
+				t_ok "$v/$b: artcarve info: $(tail -n 1 "$TMP/info.out")"
+			else
+				t_fail "$v/$b: artcarve info: $(head -n 4 "$TMP/info.out")"
+			fi
+		else t_fail "$v/$b: artcarve info: $(head -n 3 "$TMP/info.err")"; fi
 	done
 done
-[ $has_info = 1 ] || t_skip "artcarve info not built yet"
 
 # determinism: same options, same bytes
 "$SYNTH" --version 6.0 --bits 32 --seed 5 --size tiny --out "$TMP/d1" &&
@@ -75,8 +67,11 @@ done
 
 # truth.hprof loads in VisualVM's heap library (Debian visualvm) with every object and value
 VVJAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
-if [ -f "$VVJAR" ] && command -v javac >/dev/null 2>&1 &&
-   javac -cp "$VVJAR" -d "$TMP/vv" tests/tools/HprofLoad.java 2>"$TMP/javac.err"; then
+if ! t_need javac java; then :
+elif [ ! -f "$VVJAR" ]; then t_fail "no VisualVM heap library at $VVJAR (make deps installs visualvm)"
+elif ! javac -cp "$VVJAR" -d "$TMP/vv" tests/tools/HprofLoad.java 2>"$TMP/javac.err"; then
+	t_fail "javac HprofLoad.java: $(head -n 3 "$TMP/javac.err")"
+else
 	for vb in 5.0/32 7.1/64 11/64; do
 		d=$TMP/${vb%/*}-${vb#*/}
 		python3 tests/tools/synthcheck.py --hprof-ids "$d" |
@@ -85,15 +80,15 @@ if [ -f "$VVJAR" ] && command -v javac >/dev/null 2>&1 &&
 		case "$out" in *"visualvm agrees"*) t_ok "$vb: VisualVM loads truth.hprof: $(echo "$out" | tail -n 1)";;
 		*) t_fail "$vb: VisualVM: $(echo "$out" | head -n 5) $(head -n 3 "$TMP/vv.out")";; esac
 	done
-else
-	t_skip "VisualVM heap library or javac missing (make deps installs visualvm)"
 fi
 
 # --inject-hooks: `artcarve hooks` finds exactly the hooked ArtMethods (hooks.json) and no
 # others; the same image without hooks has none.  The maps+region-files form (img_split) is
 # used; the ELF core directly is tried too.
 hooks_set() { jq -r '.hooks[].art_method' "$1" | sort | tr '\n' ' '; }
-if [ -x build/tools/img_split ] && command -v jq >/dev/null 2>&1; then
+if ! t_need jq; then :
+elif [ ! -x build/tools/img_split ]; then t_fail "no build/tools/img_split (make all): hooks not checked"
+else
 	for vb in 7.1/64 9/64 11/64; do   # (img_split reads ELF64 cores only)
 		v=${vb%/*} b=${vb#*/} d=$TMP/hk-$v-$b
 		for n in 0 3; do
@@ -117,8 +112,6 @@ if [ -x build/tools/img_split ] && command -v jq >/dev/null 2>&1; then
 			t_fail "$vb: artcarve hooks on the ELF core: $(head -n 1 "$TMP/hk.err"), want [$(hooks_set "$d-3/hooks.json")]"
 		fi
 	done
-else
-	t_skip "img_split or jq missing: hooks not checked"
 fi
 
 # samples/: the committed bytes match their checksums, and `make samples` reproduces them

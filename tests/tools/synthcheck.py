@@ -755,28 +755,20 @@ def check_info(d, path):
         elif sp['kind'] != 'ImageSpace' and got[key] != dalvik(sp['map']):
             errs.append('space %s at %s named %r, expected %r' % (key[0], sp['begin'], got[key], dalvik(sp['map'])))
     art = info.get('art') or {}
-    notes = []
     if art.get('layout'):
         if art['layout'] != truth['android']:
             errs.append('layout %s, truth %s' % (art['layout'], truth['android']))
         if art.get('pointer_size') != truth['pointer_size']:
-            msg = 'pointer size %s, truth %s' % (art.get('pointer_size'), truth['pointer_size'])
-            if truth['android'] in ('5.0', '5.1'):
-                # 5.x image headers carry no pointer size: it must come from the core's ELF
-                # class (rosalloc.cc InspectAllSlots); reported, not failed, until the tool does that
-                notes.append(msg + ' (5.x: take it from the ELF class)')
-            else:
-                errs.append(msg)
+            errs.append('pointer size %s, truth %s' % (art.get('pointer_size'), truth['pointer_size']))
         n = (info.get('classes') or {}).get('count')
         if n != len(truth['classes']):
             errs.append('class count %s, truth %d' % (n, len(truth['classes'])))
+    else:
+        errs.append('ART runtime not identified (truth: %s)' % truth['android'])
     for e in errs:
         print('MISMATCH info:', e)
-    for n in notes:
-        print('KNOWN GAP info:', n)
-    print('info agrees' + (' (runtime %s identified)' % art['layout'] if art.get('layout') else
-                           ' (runtime not identified)') if not errs else 'info DISAGREES')
-    return 1 if errs else 3 if notes else 0
+    print('info agrees (runtime %s identified)' % art['layout'] if not errs else 'info DISAGREES')
+    return 1 if errs else 0
 
 
 def hprof_ids(d):
