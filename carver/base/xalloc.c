@@ -5,12 +5,15 @@
 
 #include "carver/base/ck.h"
 
-static unsigned long xalloc_countdown;
+static unsigned long xalloc_countdown, xalloc_count;
 
 void xalloc_fail_after(unsigned long n) { xalloc_countdown = n; }
+unsigned long xalloc_fail_pending(void) { return xalloc_countdown; }
+unsigned long xalloc_calls(void) { return xalloc_count; }
 
 static int xalloc_should_fail(void)
 {
+	xalloc_count++;
 	if (xalloc_countdown == 0)
 		return 0;
 	return --xalloc_countdown == 0;

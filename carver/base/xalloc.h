@@ -10,7 +10,12 @@ void *xcalloc(size_t count, size_t size);      /* overflow-checked */
 void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t count, size_t size); /* overflow-checked */
 void xfree(void *p);
-/* Test hook: make the n-th allocation from now fail (0 disables). */
+/* Test hooks.  xalloc_fail_after: make the n-th allocation from now fail (0 disables);
+ * only that one fails.  xalloc_fail_pending: allocations left before it fails, 0 once it has
+ * failed (or none is set).  xalloc_calls: allocation calls made so far, failed ones included
+ * (a sweep counts a parse's allocations with it, then fails each in turn). */
 void xalloc_fail_after(unsigned long n);
+unsigned long xalloc_fail_pending(void);
+unsigned long xalloc_calls(void);
 
 #endif

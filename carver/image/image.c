@@ -24,8 +24,10 @@ void img_init_empty(struct image *img, const char *label)
 	arena_init(&img->strings_);
 	img->container = "memory";
 	img->path = label ? img_strdup(img, label, strlen(label)) : "";
-	if (!img->path)
+	if (!img->path) {
 		img->path = "";
+		img->label_nomem_ = true;
+	}
 	img->sorted_ = true;
 }
 
@@ -146,6 +148,8 @@ int img_add_region_mem(struct image *img, uint64_t va, const uint8_t *data, size
 	size_t at, last;
 	int rc;
 
+	if (img->label_nomem_)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the image's label");
 	if (len == 0 || ck_add64(va, len, &end))
 		return ERR_SET(e, ERR_CORRUPT, va, "%s: region at 0x%llx of %zu bytes is empty or wraps",
 			       img->path, (unsigned long long)va, len);

@@ -59,6 +59,7 @@ struct image {
 	size_t file_count_, file_cap_;
 	struct arena strings_;     /* names and the path */
 	bool sorted_;
+	bool label_nomem_;         /* img_init_empty could not copy its label: adding fails */
 };
 
 struct img_open_opts {
@@ -69,7 +70,8 @@ struct img_open_opts {
  * Returns 0, or -ERR_UNSUP (unknown or ambiguous input, LiME physical image), -ERR_CORRUPT/
  * -ERR_TRUNC (damaged container), -ERR_IO, -ERR_NOMEM; on error the image is released. */
 int img_open(struct image *img, const char *path, const struct img_open_opts *opts, struct err *e);
-/* Container "memory" with no regions. */
+/* Container "memory" with no regions.  When the label cannot be copied, the next
+ * img_add_region_mem / img_add_file returns -ERR_NOMEM. */
 void img_init_empty(struct image *img, const char *label);
 /* Adds [va, va+len) with borrowed bytes (must outlive the image).  Rejects overlaps with
  * -ERR_CORRUPT and len 0 / wrap-around with -ERR_CORRUPT. */

@@ -123,6 +123,9 @@ int hprof_record_end_sized(struct hprof_writer *w, struct err *e)
 	if (!w->sized_open)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "hprof writer: no sized record open");
 	w->sized_open = false;
+	/* a failed append is short by the bytes it dropped: report the allocation, not the length */
+	if (w->buf.failed)
+		return wbuf_status(&w->buf, e);
 	if (at != w->sized_end)
 		return ERR_SET(e, ERR_INTERNAL, at, "hprof writer: sized record ends at %llu, expected %llu",
 			       (unsigned long long)at, (unsigned long long)w->sized_end);
