@@ -4,7 +4,8 @@
 # (LinkFields in runtime/class_linker.cc at each release); any disagreement is a failure.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$PWD/build/synth
-command -v python3 >/dev/null 2>&1 && [ -x "$SYNTH" ] || { t_skip "build/synth or python3 missing"; t_done; exit; }
+t_need python3 || { t_done; exit; }
+[ -x "$SYNTH" ] || { t_fail "no $SYNTH (make all)"; t_done; exit; }
 for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; do
 	for b in 32 64; do
 		d=$TMP/$v-$b

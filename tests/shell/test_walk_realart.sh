@@ -11,13 +11,13 @@
 # A summary table ends the log.
 . "$(dirname "$0")/lib.sh"
 TOOL=$PWD/build/tools/walk_realart
-if [ ! -d "$CORPUS/images/realart" ] || ! command -v zstd >/dev/null 2>&1; then
-	t_skip "realart corpus or zstd missing"; t_done; exit $?
-fi
-summary=$TMP/summary
+t_need zstd jq && t_corpus "$CORPUS/images/realart" || { t_done; exit; }
+[ -x "$TOOL" ] || { t_fail "no $TOOL (make all)"; t_done; exit; }
+summary=$TMP/summary caps=0
 printf '%-22s %-16s %-14s %-30s %s\n' capture "runs/large" regions "objects hprof/allocated/retired" "free" >"$summary"
 for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 	[ -f "$dir/core.zst" ] || continue
+	caps=$((caps + 1))
 	cap=$(basename "$dir")
 	w=$TMP/$cap
 	mkdir -p "$w"
@@ -42,14 +42,10 @@ for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 	printf '%-22s %-16s %-14s %-30s %s\n' "$cap" "${rl:--}" "${rg:--}" "${ob%|*}" "${ob#*|}" >>"$summary"
 	# the command: --json parses and agrees on the allocated count
 	if "$ART" walk --json "$w/core" --maps "$dir/maps.txt" >"$w/walk.json" 2>"$w/walk.err"; then
-		if command -v jq >/dev/null 2>&1; then
-			got=$(jq '.allocated' "$w/walk.json" 2>/dev/null)
-			want=$(sed -n 's/^summary objects: hprof [0-9]*, allocated \([0-9]*\),.*/\1/p' "$w/cmp")
-			if [ -n "$got" ] && [ "$got" = "$want" ]; then t_ok "$cap: walk --json allocated $got"
-			else t_fail "$cap: walk --json allocated '$got', tool $want"; fi
-		else
-			t_skip "$cap: jq not installed (walk --json not parsed)"
-		fi
+		got=$(jq '.allocated' "$w/walk.json" 2>/dev/null)
+		want=$(sed -n 's/^summary objects: hprof [0-9]*, allocated \([0-9]*\),.*/\1/p' "$w/cmp")
+		if [ -n "$got" ] && [ "$got" = "$want" ]; then t_ok "$cap: walk --json allocated $got"
+		else t_fail "$cap: walk --json allocated '$got', tool $want"; fi
 	else
 		t_fail "$cap: artcarve walk --json failed: $(head -n 1 "$w/walk.err")"
 	fi
@@ -62,5 +58,6 @@ for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 	esac
 	rm -f "$w/core" "$w/heap.hprof"
 done
+[ "$caps" -gt 0 ] || t_fail "no capture with core.zst under $CORPUS/images/realart"
 cat "$summary"
 t_done

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 SYNTH=$PWD/build/synth
 TOOL=$PWD/build/tools/walk_synth
-[ -x "$SYNTH" ] || { t_skip "build/synth missing"; t_done; exit $?; }
+[ -x "$SYNTH" ] && [ -x "$TOOL" ] || { t_fail "$SYNTH or $TOOL missing (make all)"; t_done; exit; }
 for v in $("$SYNTH" --list | cut -d' ' -f1); do
 	for b in 32 64; do
 		d=$TMP/$v-$b
