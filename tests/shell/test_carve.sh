@@ -18,9 +18,7 @@ FULL=$CORPUS/images/realart-full
 if ! command -v zstd >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
 	t_fail "zstd and jq are needed (make deps)"; t_done; exit
 fi
-if [ ! -d "$REAL" ] || [ ! -d "$FULL" ]; then
-	t_fail "no realart corpus at $REAL / $FULL"; t_done; exit
-fi
+t_corpus "$REAL" && t_corpus "$FULL" || { t_done; exit; }
 vv=no
 if [ -f "$JAR" ] && command -v javac >/dev/null 2>&1 &&
 	javac -cp "$JAR" -d "$TMP" tests/tools/HprofLoad.java 2>"$TMP/javac.err"; then
