@@ -14,8 +14,9 @@ static void main_usage(FILE *fp)
 		    "converts heap dumps between HPROF and BMD.\n\ncommands:\n");
 	for (unsigned i = 0; i < cli_command_count; i++)
 		fprintf(fp, "  %-12s %s\n", cli_commands[i].name, cli_commands[i].summary);
-	fprintf(fp, "\n'artcarve COMMAND --help' describes a command.  Exit status: 0 ok, 1 input rejected,\n"
-		    "2 usage error, 3 internal, I/O or out-of-memory error.\n");
+	fprintf(fp, "\n'artcarve COMMAND --help' describes a command.  An option's value follows it (--maps FILE)\n"
+		    "or is joined to it (--maps=FILE); '--' ends the options.  Exit status: 0 ok, 1 input\n"
+		    "rejected, 2 usage error, 3 internal, I/O or out-of-memory error.\n");
 }
 
 int main(int argc, char **argv)
