@@ -109,7 +109,7 @@ ASAN_BINS  := $(patsubst tests/unit/%.c,$(BA)/tests/%,$(UNIT_SRCS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BA)/fuzz/%,$(FUZZ_SRCS))
 LIBFUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/libfuzzer/%,$(FUZZ_SRCS))
 
-asan: $(ASAN_BINS) $(FUZZ_BINS) $(BA)/artcarve $(BA)/tools/sweep_classes
+asan: $(ASAN_BINS) $(FUZZ_BINS) $(BA)/artcarve $(BA)/tools/sweep_classes $(BA)/tools/sweep_walk
 
 check: all asan
 	@./tests/run.sh

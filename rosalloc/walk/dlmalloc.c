@@ -45,6 +45,12 @@ struct dl_walk {
 
 static uint64_t rd(const struct dl_walk *d, uint64_t va) { return wk_ptr(d->p + (va - d->begin), d->S); }
 
+/* [va, va + len) lies in the captured bytes (no wrap-around on hostile values). */
+static bool in_bytes(const struct dl_walk *d, uint64_t va, uint64_t len)
+{
+	return va >= d->begin && va - d->begin <= d->n && len <= d->n - (va - d->begin);
+}
+
 /* A plausible chunk at c inside a segment ending at lim: its size is aligned, at least the
  * minimum, and the chunk ends inside the segment. */
 static bool chunk_ok(const struct dl_walk *d, uint64_t c, uint64_t lim, uint64_t *size)
@@ -185,7 +191,7 @@ static void read_segments(struct dl_walk *d, uint64_t ms)
 	uint64_t rec = ms + 8 + (8 + 66 + 32 + 3) * (uint64_t)d->S + (d->S == 8 ? 8 : 4);
 	bool first = true;
 	while (d->nseg < DL_MAX_SEG && rec) {
-		if (rec < d->begin || rec + 3 * (uint64_t)d->S - d->begin > d->n) {
+		if (!in_bytes(d, rec, 3 * (uint64_t)d->S)) {
 			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, rec, "segment record at 0x%llx is outside the space",
 				(unsigned long long)rec);
 			return;
@@ -242,7 +248,7 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	d.topsize = rd(&d, ms + 8 + d.S);
 	d.top = rd(&d, ms + 8 + 4 * d.S);
 	uint64_t least = rd(&d, ms + 8 + 2 * d.S);
-	if (least != s->begin || d.top < s->begin + size0 || d.top + 2 * d.S > s->begin + d.n || size0 < d.min_chunk ||
+	if (least != s->begin || !in_bytes(&d, d.top, 2 * d.S) || size0 > d.top - s->begin || size0 < d.min_chunk ||
 	    size0 % d.align) {
 		wk_anom(&d.w, ANOM_CHUNK, ERR_CORRUPT, ms,
 			"mspace at 0x%llx: least_addr 0x%llx, top 0x%llx, first chunk %llu bytes do not describe it",
@@ -250,7 +256,9 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 			(unsigned long long)size0);
 		return 0;
 	}
-	uint64_t d0 = d.w.damaged, seg_end = d.top + d.topsize;
+	uint64_t d0 = d.w.damaged, seg_end = d.top;
+	if (d.topsize <= s->end - d.top)
+		seg_end = d.top + d.topsize;
 	read_segments(&d, ms);
 	if (!d.nseg) /* no readable list: the space as one segment */
 		d.seg[d.nseg++] = (struct dl_seg){ .base = s->begin, .size = d.n };
@@ -269,14 +277,14 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	if (tsize != d.topsize)
 		wk_anom(&d.w, ANOM_CHUNK, ERR_CORRUPT, d.top + d.S, "top chunk at 0x%llx: head says %llu bytes, topsize %llu",
 			(unsigned long long)d.top, (unsigned long long)tsize, (unsigned long long)d.topsize);
-	if (d.topsize > 2 * d.S && d.top + d.topsize <= s->end) {
+	if (d.topsize > 2 * d.S && d.topsize <= s->end - d.top) {
 		struct walk_candidate k = { .addr = d.top + 2 * d.S, .room = d.topsize - 2 * d.S, .alloc = WALK_FREE,
 					    .place = WALK_DLMALLOC_CHUNK, .where = d.top };
 		d.u.free++;
 		if ((rc = wk_emit(&d.w, &k, e)))
 			return rc;
 	}
-	d.u.end = d.top + d.topsize;
+	d.u.end = seg_end;
 	d.u.top = d.top;
 	d.u.damaged = d.w.damaged - d0;
 	if ((rc = wk_unit(&d.w, &d.u, e)))
@@ -286,7 +294,8 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	 * space named as a plain non-moving space: 5.0 names the zygote's map "non moving
 	 * space" (heap.cc @ 5.0); a non-moving space ends with its mspace and yields nothing. */
 	uint64_t bump = (seg_end + WK_PAGE - 1) & ~(uint64_t)(WK_PAGE - 1);
-	if (bump >= s->end || (s->kind != SPACE_ZYGOTE && wk_zero(d.p + (bump - s->begin), (size_t)(s->end - bump))))
+	if (bump >= s->end || !in_bytes(&d, bump, 0) ||
+	    (s->kind != SPACE_ZYGOTE && wk_zero(d.p + (bump - s->begin), d.n - (size_t)(bump - s->begin))))
 		return 0;
 	struct rt_sizer z;
 	struct wk_contig k = { .place = WALK_BUMP, .where = bump };

@@ -108,6 +108,13 @@ static int walk_one(struct region_walk *rw, uint32_t i, const uint8_t *p, size_t
 			return rc;
 		struct walk_candidate c = { .addr = addr, .alloc = WALK_ALLOCATED, .place = WALK_REGION, .where = rbase,
 					    .index = i, .size = size };
+		if (off == 0 && step > REGION_SIZE && step > s->end - rbase) {
+			wk_anom(&rw->w, ANOM_REGION, ERR_CORRUPT, addr,
+				"region %u: object at 0x%llx of %llu bytes runs past the space end", i,
+				(unsigned long long)addr, (unsigned long long)size);
+			off += OBJ_ALIGN;
+			continue;
+		}
 		if (off == 0 && step > REGION_SIZE) {
 			uint64_t regions = (step + REGION_SIZE - 1) / REGION_SIZE;
 			c.place = WALK_REGION_LARGE;
