@@ -6,6 +6,7 @@
  * found in the allocators' metadata. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "art/runtime/runtime.h"
 #include "carver/base/anomaly.h"
@@ -34,6 +35,8 @@ struct walk_out {
 	struct space_tot cur;
 	bool open;             /* a space section is open */
 	uint64_t total[3];
+	uint64_t heap_bytes;   /* bytes of the object spaces walked */
+	double seconds;        /* walk_all, with this command's counting and printing */
 };
 
 static const char *space_label(const struct art_space *s)
@@ -238,6 +241,8 @@ static void print_tail(struct walk_out *w, const struct walk_evidence *ev, const
 	}
 	fprintf(fp, "candidates: allocated %llu, free %llu, unknown %llu\n", (unsigned long long)w->total[0],
 		(unsigned long long)w->total[1], (unsigned long long)w->total[2]);
+	fprintf(fp, "time: walk %.3f s over %.1f MiB of object spaces (%.0f MB/s)\n", w->seconds,
+		(double)w->heap_bytes / (1 << 20), w->seconds > 0 ? (double)w->heap_bytes / 1e6 / w->seconds : 0.0);
 	for (int i = 0; i < WALK_EV_COUNT; i++)
 		fprintf(fp, "evidence %s: %s, %s (mappings %u, entries %llu, consulted %llu)\n",
 			walk_ev_source_name((enum walk_ev_source)i), evr[i].present ? "present" : "absent",
@@ -284,7 +289,16 @@ static int run_walk(const struct walk_opts *o, struct art_runtime *rt, struct er
 		rep_u(&w.r, "pointer_size", rt->pointer_size);
 		rep_open_lines(&w.r, "spaces", true);
 	}
+	struct timespec t0, t1;
+	for (size_t i = 0; i < rt->spaces.count; i++) {
+		const struct art_space *s = &rt->spaces.v[i];
+		if (spaces_holds_objects(s->kind) && s->kind != SPACE_LOS_MAP)
+			w.heap_bytes += s->end - s->begin;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = walk_all(&ctx, e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	w.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (rc == 0)
 		rc = anomaly_status(&sink, e);
 	if (rc == 0)
