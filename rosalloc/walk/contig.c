@@ -10,6 +10,7 @@
  * damage (recorded once per stretch) and the walk goes on at the next word that does. */
 #include "rosalloc/walk/walk.h"
 
+#include "art/format/art_image.h"
 #include "art/runtime/object_size.h"
 #include "rosalloc/walk/walk_int.h"
 
@@ -32,6 +33,21 @@ static int cw_flush(struct cw *c, uint64_t next, struct err *e)
 	c->have_pend = false;
 	c->pend.room = next - c->pend.addr;
 	return wk_emit(c->w, &c->pend, e);
+}
+
+/* An object at va whose size the live bitmap gives (the next marked start): pending. */
+static int cw_by_bitmap(struct cw *c, uint64_t va, struct err *e)
+{
+	int rc = cw_flush(c, va, e);
+	if (rc)
+		return rc;
+	c->pend = (struct walk_candidate){ .addr = va, .alloc = WALK_ALLOCATED, .place = c->k->place,
+					   .where = c->k->where, .index = c->k->number ? (uint32_t)c->number : 0,
+					   .flags = WALK_F_SIZED_BY_BITMAP };
+	c->have_pend = true;
+	c->number++;
+	c->u->allocated++;
+	return 0;
 }
 
 static void cw_junk_end(struct cw *c)
@@ -85,8 +101,21 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 		struct err why;
 		err_init(&why);
 		if (!klass || (klass & 7) || !runtime_sizer_class(z, klass)) {
+			/* zero class word with a non-zero lock word, a misaligned or unknown class */
 			if (k->blocks && block_header(&c, p, avail, va, end, &bsize)) {
 				va += 2 * (uint64_t)w->ps;
+				continue;
+			}
+			/* a class of an image that is not in the input: the live bitmap marks where
+			 * this object (if it starts here) ends and the next begins */
+			uint64_t next = klass && !(klass & 7) && w->ev && walk_evidence_live(w->ev, w->s, va) == 1
+						? walk_evidence_next_live(w->ev, w->s, va + OBJ_ALIGN, end) : 0;
+			if (next) {
+				cw_junk_end(&c);
+				if ((rc = cw_by_bitmap(&c, va, e)))
+					return rc;
+				va = next;
+				u->top = va;
 				continue;
 			}
 			if (!c.junk++)
@@ -103,6 +132,17 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 				q = p, qa = avail;
 		}
 		if (runtime_sizer_size(z, va, q, qa, &size, &why)) {
+			/* a component class in an image that is not in the input: the bitmap sizes it */
+			uint64_t next = w->ev && walk_evidence_live(w->ev, w->s, va) == 1
+						? walk_evidence_next_live(w->ev, w->s, va + OBJ_ALIGN, end) : 0;
+			if (next) {
+				cw_junk_end(&c);
+				if ((rc = cw_by_bitmap(&c, va, e)))
+					return rc;
+				va = next;
+				u->top = va;
+				continue;
+			}
 			wk_anom(w, ANOM_CONTIGUOUS, why.code, va, "%s", why.msg);
 			va += OBJ_ALIGN;
 			continue;
@@ -150,15 +190,28 @@ int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err
 		return 0;
 	}
 	runtime_sizer_init(&z, ctx->rt);
-	/* the first object follows the ImageHeader, 8-aligned (ImageHeader::VisitObjects) */
+	/* the objects section as the ImageHeader of this exact version gives it (the first
+	 * object follows the header, 8-aligned: ImageHeader::VisitObjects); a header that does
+	 * not read leaves the layout row's header size and the space's objects end */
+	struct art_image_header h;
+	struct err why;
 	uint64_t first = s->begin + ((l->image->header_size + OBJ_ALIGN - 1) & ~(uint64_t)(OBJ_ALIGN - 1));
-	u.end = s->objects_end;
-	if ((rc = wk_contiguous(&w, &z, first, s->objects_end, &k, &u, e)))
+	uint64_t last = s->objects_end;
+	err_init(&why);
+	if (art_image_header_at(&h, w.img, s->begin, &why) == 0 && h.objects_end <= s->end - s->begin) {
+		first = s->begin + h.objects_begin;
+		last = s->begin + h.objects_end;
+	} else {
+		wk_anom(&w, ANOM_CONTIGUOUS, why.code ? why.code : ERR_CORRUPT, s->begin, "image at 0x%llx: %s",
+			(unsigned long long)s->begin, why.code ? why.msg : "objects end past the mapping");
+	}
+	u.end = last;
+	if ((rc = wk_contiguous(&w, &z, first, last, &k, &u, e)))
 		return rc;
-	if (u.top != s->objects_end)
+	if (u.top != last)
 		wk_anom(&w, ANOM_CONTIGUOUS, ERR_CORRUPT, u.top,
 			"image at 0x%llx: the object walk ends at 0x%llx, the objects section at 0x%llx",
-			(unsigned long long)s->begin, (unsigned long long)u.top, (unsigned long long)s->objects_end);
+			(unsigned long long)s->begin, (unsigned long long)u.top, (unsigned long long)last);
 	u.damaged = w.damaged - d0;
 	return wk_unit(&w, &u, e);
 }

@@ -73,6 +73,13 @@ static bool is_los_bitmap(const char *name)
 	return !strncmp(name, "large ", 6);
 }
 
+/* "imagespace <file> live-bitmap <n>" (image_space.cc) for the image mapped from file. */
+static bool image_bitmap_of(const char *bm, const char *file)
+{
+	size_t n = strlen(file);
+	return n && !strncmp(bm, "imagespace ", 11) && !strncmp(bm + 11, file, n) && !strncmp(bm + 11 + n, " live-bitmap", 12);
+}
+
 static bool has_bitmap(enum space_kind k)
 {
 	return k == SPACE_ROSALLOC || k == SPACE_DLMALLOC || k == SPACE_ZYGOTE || k == SPACE_REGION ||
@@ -117,6 +124,15 @@ static void tie_bitmaps(struct walk_evidence *ev, struct anomaly_sink *sink)
 		const struct art_space *s = &sp->v[i];
 		size_t best = SIZE_MAX, empty = SIZE_MAX;
 		uint64_t best_hits = 0, want = bitmap_bytes(s->limit - s->begin);
+		if (s->kind == SPACE_IMAGE) {
+			for (size_t j = 0; j < ev->nbm; j++)
+				if (!ev->bm[j].taken && image_bitmap_of(ev->bm[j].map->name, s->name)) {
+					ev->bm[j].taken = true;
+					ev->space_bm[i] = j;
+					break;
+				}
+			continue;
+		}
 		if (!has_bitmap(s->kind))
 			continue;
 		for (size_t j = 0; j < ev->nbm; j++) {
@@ -361,6 +377,30 @@ int walk_evidence_marked(struct walk_evidence *ev, const struct art_space *s, ui
 	if (lo >= hi)
 		return -1;
 	return wk_zero(b->bits + lo, (size_t)(hi - lo)) ? 0 : 1;
+}
+
+uint64_t walk_evidence_next_live(struct walk_evidence *ev, const struct art_space *s, uint64_t from, uint64_t limit)
+{
+	const struct art_spaces *sp = &ev->rt->spaces;
+	size_t i = (size_t)(s - sp->v);
+	if (s < sp->v || i >= sp->count || ev->space_bm[i] == SIZE_MAX || from < s->begin || from >= limit)
+		return limit;
+	const struct ev_bitmap *b = &ev->bm[ev->space_bm[i]];
+	uint64_t bit = (from - s->begin) >> OBJ_SHIFT, end = (limit - s->begin + 7) >> OBJ_SHIFT;
+	if (end > (uint64_t)b->len * 8)
+		end = (uint64_t)b->len * 8;
+	ev->rep[WALK_EV_LIVE_BITMAP].used = true;
+	while (bit < end) {
+		/* a byte at a time until aligned, then whole zero words are passed over */
+		if (bit % 64 == 0 && bit + 64 <= end && wk_u64(b->bits + bit / 8) == 0) {
+			bit += 64;
+			continue;
+		}
+		if ((b->bits[bit / 8] >> (bit % 8)) & 1)
+			return s->begin + (bit << OBJ_SHIFT);
+		bit++;
+	}
+	return limit;
 }
 
 int walk_evidence_on_stack(struct walk_evidence *ev, uint64_t addr)

@@ -56,6 +56,8 @@ enum {
 	WALK_F_DEAD = 2,      /* region space: in a gap the GC declared dead (poison, or not marked
 	                       * in the live bitmap of an unevacuated region) */
 	WALK_F_THREAD_LOCAL = 4, /* in a thread-local RosAlloc run / a TLAB region */
+	WALK_F_SIZED_BY_BITMAP = 8, /* contiguous walks: the class is not in the image (another
+	                       * image's), the space's live bitmap gave the next object start */
 };
 
 struct walk_candidate {
@@ -178,7 +180,8 @@ struct walk_ev_report {
 };
 
 /* Finds the bitmaps and stacks of rt's spaces.  Bitmaps are tied to spaces by size (capacity
- * / 64 bytes, LOS: 4 GiB / 4096 / 8) and by content (of the two bitmaps of a space, outside a
+ * / 64 bytes, LOS: 4 GiB / 4096 / 8; an image space's by its name, "imagespace <file>
+ * live-bitmap <n>") and by content (of the two bitmaps of a space, outside a
  * GC at most one is non-zero: that one is live, whatever its name says; heap.cc,
  * mark_sweep.cc @ 7.1).  Damage (a stack entry outside every space) is recorded in sink.
  * Returns 0 or -ERR_NOMEM. */
@@ -190,6 +193,9 @@ int walk_evidence_live(struct walk_evidence *ev, const struct art_space *s, uint
 /* Whether the live bitmap of s marks any object start in [begin, end): 1, 0, or -1 when no
  * live bitmap of s is in the image. */
 int walk_evidence_marked(struct walk_evidence *ev, const struct art_space *s, uint64_t begin, uint64_t end);
+/* The first object start the live bitmap of s marks in [from, limit), limit when none or
+ * when s has no live bitmap in the image. */
+uint64_t walk_evidence_next_live(struct walk_evidence *ev, const struct art_space *s, uint64_t from, uint64_t limit);
 /* 1 when addr is on the allocation stack or the live stack, 0 when it is not, -1 when
  * neither stack is in the image. */
 int walk_evidence_on_stack(struct walk_evidence *ev, uint64_t addr);
