@@ -134,6 +134,32 @@ static void test_region_walk(void)
 	T_CHECK(f.nu == 4 && f.u[2].index == 4 && f.u[2].allocated == 3 && f.u[2].damaged == 1, "region 4 unit");
 	T_CHECK(f.nu == 4 && f.u[3].state == WALK_RS_FREE && f.u[3].index == 5, "free region 5");
 
+	T_SECTION("region walk: the live bitmap marks region 4 (unevacuated): its unmarked object is dead");
+	{
+		static uint8_t bm[NREG * RSZ / 64];
+		img_add_region_mem(&f.img, 0x7f0000000000, bm, sizeof(bm), 6, "[anon:dalvik-region space live bitmap]",
+				   &f.e);
+		wf_space(&f, SPACE_BITMAP, 0x7f0000000000, 0x7f0000000000 + sizeof(bm), 0x7f0000000000 + sizeof(bm),
+			 "region space live bitmap");
+		uint64_t live[] = { 4 * RSZ, 4 * RSZ + 160 };   /* +64 is not marked */
+		for (int i = 0; i < 2; i++)
+			bm[live[i] / 64] |= (uint8_t)(1u << ((live[i] / 8) % 8));
+		struct walk_evidence *ev = walk_evidence_open(&f.rt, &f.sink, &f.e);
+		struct walk_ctx ctx = { .rt = &f.rt, .sink = &f.sink, .emit = wf_emit, .arg = &f, .unit = wf_unit,
+					.unit_arg = &f, .ev = ev };
+		f.nc = f.nu = 0;
+		T_EQ_I(walk_space(&ctx, s, &f.e), 0);
+		c = wf_at(&f, RBASE + 4 * RSZ + 64);
+		T_CHECK(c && (c->flags & WALK_F_DEAD) && c->live_bit == 0, "unmarked object in a marked region: dead");
+		c = wf_at(&f, RBASE + 4 * RSZ + 160);
+		T_CHECK(c && !(c->flags & WALK_F_DEAD) && c->live_bit == 1, "marked object: live");
+		c = wf_at(&f, RBASE + 8192);
+		T_CHECK(c && !(c->flags & WALK_F_DEAD) && c->live_bit == 0, "region without marks: no dead flag");
+		T_CHECK(f.nu == 4 && f.u[2].dead == 1, "region 4 unit: one dead");
+		walk_evidence_close(ev);
+		f.rt.spaces.count--;
+	}
+
 	T_SECTION("region walk (9): no poison");
 	f.rt.layout = art_layout_by_family("9");
 	T_EQ_I(wf_walk(&f, s), 0);
