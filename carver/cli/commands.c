@@ -15,6 +15,7 @@ int cmd_carve(int argc, char **argv);
 int cmd_art_file(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_hooks(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 extern const struct opt_spec cmd_version_spec;
 extern const struct opt_spec cmd_crunch_spec;
 extern const struct opt_spec cmd_decrunch_spec;
@@ -27,6 +28,7 @@ extern const struct opt_spec cmd_carve_spec;
 extern const struct opt_spec cmd_art_file_spec;
 extern const struct opt_spec cmd_disasm_spec;
 extern const struct opt_spec cmd_hooks_spec;
+extern const struct opt_spec cmd_validate_spec;
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -384,6 +386,56 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 checked (hooks or not: read the report), 1 input rejected, 2 usage,\n"
 	  "3 I/O or out of memory.\n",
 	  &cmd_hooks_spec },
+	{ "validate", cmd_validate, "compare a carved heap with the runtime's own HPROF or a synthetic truth",
+	  "usage: artcarve validate RESULT TRUTH [--json] [--per-class N] [--examples N]\n\n"
+	  "Compares RESULT, a heap dump (the heap.hprof `carve` writes, or any HPROF 1.0.1/1.0.2/\n"
+	  "1.0.3 with 4- or 8-byte ids whose object ids are addresses), with TRUTH of the same\n"
+	  "moment: the runtime's own HPROF (ART's VMDebug.dumpHprofData) or the truth.jsonl of the\n"
+	  "synthetic generator (tests/synth).  Either file may be zstd-compressed (*.zst).\n"
+	  "Objects match when address and class name are the same (names compared in Java form,\n"
+	  "java.lang.String[]).  The report gives:\n"
+	  "  objects: recall (matched / allocated truth objects) and precision (matched / result\n"
+	  "    objects), per kind (instance, object array, primitive array, class), per heap\n"
+	  "    (HEAP_DUMP_INFO heaps; a truth.jsonl's spaces) and per class (the N most frequent and\n"
+	  "    every class whose counts differ); missed and invented objects, class mismatches;\n"
+	  "  states: allocation (allocated/free), content (intact/partial/residue) and reachability,\n"
+	  "    per value: truth objects, matched, same state in RESULT, and how many of RESULT's\n"
+	  "    claims are right; a carved HPROF marks states with mark arrays of the classes\n"
+	  "    artcarve.mark.Free[], Partial[], Residue[], Unreachable[] and Unknown[] (unmarked:\n"
+	  "    allocated, intact, reachable); a file without them gives no states;\n"
+	  "  fields of matched allocated objects: every primitive and reference instance field\n"
+	  "    (matched by name and place in the class chain), every static of class objects, array\n"
+	  "    lengths and elements (against a truth.jsonl: its checksum of the elements, and the\n"
+	  "    elements it lists); fields in one file only; the fields that disagree most;\n"
+	  "  strings: the text of every matched java.lang.String, read through the file's own\n"
+	  "    String fields (value array, count, offset, coder);\n"
+	  "  reachability: which truth objects a truth root reaches (a walk from the HPROF's GC\n"
+	  "    roots through every reference; credited to the first root kind in the order\n"
+	  "    sticky_class, thread_object, vm_internal, interned_string, jni_global, java_frame,\n"
+	  "    jni_local, native_stack, ..., unknown) or the truth.jsonl's own reach, against RESULT's\n"
+	  "    marks (else a walk of RESULT's own roots): unreachable recall, objects called\n"
+	  "    unreachable that a truth root reaches (per root kind), and the reverse.\n"
+	  "Records of ART's HPROF that are not objects are counted apart, never as objects: the\n"
+	  "character array of each String (a primitive array the String's \"value\" field names, at\n"
+	  "most 16 bytes after the String), a class's static-storage byte[] (named by its\n"
+	  "\"$classOverhead\" static, 1-7 bytes after the class) and the runtime-internal Object[] of\n"
+	  "DexCache and ClassLoader (named by \"runtimeInternalObjects\", 1-7 bytes after it).  Fields\n"
+	  "ART invents (those references, \"$classOverhead\" padding) are not compared.\n"
+	  "Ratios are truncated, never rounded up: 100.00% means every object agrees.\n"
+	  "Memory: a sorted index of 24 bytes per object and input, records decoded again when used.\n\n"
+	  "options:\n"
+	  "  --json          one JSON object with the same figures, keys in a fixed order\n"
+	  "  --per-class N   classes listed by count (default 20; those whose counts differ are\n"
+	  "                  always listed); also the number of disagreeing fields listed\n"
+	  "  --examples N    examples kept per kind of disagreement (default 10)\n\n"
+	  "examples:\n"
+	  "  artcarve validate out/heap.hprof capture/heap.hprof.zst\n"
+	  "  artcarve validate --json out/heap.hprof samples/android11-64bit/truth.jsonl | jq .objects\n"
+	  "  artcarve validate samples/android11-64bit/truth.hprof samples/android11-64bit/truth.jsonl\n\n"
+	  "exit status: 0 the comparison ran (whatever its figures), 1 an input is not a readable HPROF\n"
+	  "or truth.jsonl (truncated, corrupt; the message names the file and offset), 2 usage, 3 a\n"
+	  "file cannot be opened, I/O or out of memory.\n",
+	  &cmd_validate_spec },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
