@@ -608,6 +608,14 @@ static int vd_field_diff(struct vd_ctx *c, const struct vd_obj *o, const struct 
 	return vd_example(c, &c->r->fields.ex, o->id, o->cls, c->names->v[tf->name].s, tb, rb, e);
 }
 
+/* A Class object's own instance field as ART's HPROF lists it among the statics
+ * ("$class$" + name: art/runtime/hprof/hprof.cc @ android-11, DumpHeapClass). */
+static bool vd_class_field(const struct vd_ctx *c, const struct vd_fv *f)
+{
+	const struct vd_name *n = &c->names->v[f->name];
+	return n->len > 7 && !memcmp(n->s, "$class$", 7);
+}
+
 /* Fields of an instance or class object; *equal cleared on any disagreement. */
 static int vd_cmp_fields(struct vd_ctx *c, const struct vd_obj *o, bool *equal, struct err *e)
 {
@@ -616,8 +624,14 @@ static int vd_cmp_fields(struct vd_ctx *c, const struct vd_obj *o, bool *equal, 
 	size_t a = 0, b = 0;
 	int rc;
 
-	qsort(tv->f, tv->nf, sizeof(*tv->f), fv_cmp);
-	qsort(rv->f, rv->nf, sizeof(*rv->f), fv_cmp);
+	bool r_class_fields = false;
+
+	for (size_t k = 0; k < rv->nf && !r_class_fields; k++)
+		r_class_fields = rv->f[k].is_static && vd_class_field(c, &rv->f[k]);
+	if (tv->nf > 1)
+		qsort(tv->f, tv->nf, sizeof(*tv->f), fv_cmp);
+	if (rv->nf > 1)
+		qsort(rv->f, rv->nf, sizeof(*rv->f), fv_cmp);
 	while (a < tv->nf || b < rv->nf) {
 		int d = a == tv->nf ? 1 : b == rv->nf ? -1 : fv_cmp(&tv->f[a], &rv->f[b]);
 		if (d > 0) {
@@ -628,6 +642,10 @@ static int vd_cmp_fields(struct vd_ctx *c, const struct vd_obj *o, bool *equal, 
 		const struct vd_fv *tf = &tv->f[a++], *rf = d == 0 ? &rv->f[b++] : NULL;
 		if (vd_invented(c, tf)) {
 			f->invented++;
+			continue;
+		}
+		if (!rf && !r_class_fields && tf->is_static && vd_class_field(c, tf)) {
+			f->unreported++;
 			continue;
 		}
 		if (!rf) {
@@ -762,7 +780,7 @@ static int vd_cmp_string(struct vd_ctx *c, const struct vd_obj *o, struct err *e
 		return 0;
 	}
 	s->compared++;
-	if (tv->tlen == rv->tlen && !memcmp(tv->text, rv->text, tv->tlen * sizeof(*tv->text))) {
+	if (tv->tlen == rv->tlen && (!tv->tlen || !memcmp(tv->text, rv->text, tv->tlen * sizeof(*tv->text)))) {
 		s->equal++;
 		return 0;
 	}

@@ -110,6 +110,8 @@ struct vd_fields {
 	uint64_t statics, statics_equal;        /* static fields of class objects */
 	uint64_t missing, extra;                /* in one input only */
 	uint64_t invented;                      /* ART's invented fields, not compared */
+	uint64_t unreported;                    /* a Class's own fields ("$class$NAME", as ART's
+						 * HPROF gives them) when the result gives none */
 	uint64_t undecodable;                   /* objects whose values could not be decoded */
 	uint64_t arrays, arrays_equal, elements, elements_equal;
 	struct vd_field_diff *diffs;            /* most frequent disagreeing fields */

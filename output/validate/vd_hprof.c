@@ -11,9 +11,12 @@
  *   compressed, char[] otherwise) whose id is the address of the characters inside the String
  *   (String + 16, or + 8 = kObjectAlignment for an empty String), referenced by the invented
  *   instance field "value".  Rule: a primitive array referenced by the "value" field of a
- *   java.lang.String instance, 1..16 bytes (sizeof(mirror::String)) after the String's id.
- *   Nothing else can start there, it lies inside the String; under 5.x, where String.value
- *   is a real char[], the String is 24 bytes long, so its real array is never that close.
+ *   java.lang.String instance, 1..16 bytes (sizeof(mirror::String)) after the String's id,
+ *   in an ART heap (java.lang.Object has ART's field "shadow$_klass_").  Nothing else can
+ *   start there, it lies inside the String; under 5.x, where String.value is a real char[],
+ *   the String is 24 bytes long, so its real array is never that close.  A JVM's String is a
+ *   separate object whose char[] may well follow it at + 16 (32-bit HotSpot): hence the
+ *   ART test.
  * - Class statics: a class whose static storage exceeds 4 bytes gets a byte[] with id =
  *   class + 1 (AddClassStaticsId), referenced by the invented static "$classOverhead".  Rule:
  *   a primitive array referenced by a class's "$classOverhead" static, 1..7 bytes after it.
@@ -370,10 +373,26 @@ static unsigned hp_chain(const struct vd_side *s, const struct vd_hclass *c, con
 	return n;
 }
 
-/* Offsets of String.value and runtimeInternalObjects in an instance's values. */
+/* True when java.lang.Object has the field "shadow$_klass_": the Object of ART's libcore
+ * (libcore/ojluni/src/main/java/java/lang/Object.java @ android-11), not a JVM's. */
+static bool hp_art_heap(const struct vd_side *s)
+{
+	uint32_t obj = vd_names_find(s->names, "java.lang.Object", 16);
+	uint32_t klass = vd_names_find(s->names, "shadow$_klass_", 14);
+
+	for (size_t i = 0; i < s->nclasses && obj != UINT32_MAX && klass != UINT32_MAX; i++)
+		if (s->classes[i].name == obj)
+			for (uint32_t f = 0; f < s->classes[i].nfields; f++)
+				if (s->hfields[s->classes[i].field0 + f].name == klass)
+					return true;
+	return false;
+}
+
+/* Offsets of String.value (ART heaps) and runtimeInternalObjects in an instance's values. */
 static void hp_special_offsets(struct vd_side *s)
 {
 	const struct vd_hclass *chain[VD_CHAIN_MAX];
+	bool art = hp_art_heap(s);
 
 	for (size_t i = 0; i < s->nclasses; i++) {
 		struct vd_hclass *c = &s->classes[i];
@@ -382,7 +401,7 @@ static void hp_special_offsets(struct vd_side *s)
 		for (unsigned k = 0; k < n; k++) {
 			for (uint32_t f = 0; f < chain[k]->nfields; f++) {
 				const struct vd_hfield *hf = &s->hfields[chain[k]->field0 + f];
-				if (hf->type == HPROF_T_OBJECT && hf->name == s->n_value && c->name == s->n_string &&
+				if (art && hf->type == HPROF_T_OBJECT && hf->name == s->n_value && c->name == s->n_string &&
 				    c->value_off == UINT32_MAX)
 					c->value_off = at;
 				if (hf->type == HPROF_T_OBJECT && hf->name == s->n_rio && c->rio_off == UINT32_MAX)
@@ -430,6 +449,9 @@ static int hp_object_classes(struct vd_side *s, struct err *e)
 
 		if (o->kind == VD_CLASS) {
 			o->cls = s->n_class;
+			c = hp_class(s, o->id);
+			if (c && hprof_mark_of_class(s->names->v[c->name].s, s->names->v[c->name].len) >= 0)
+				o->flags |= VD_F_MARK;  /* a mark class is no object of the heap */
 			continue;
 		}
 		if ((rc = hp_sub_at(s, o->off, &sub, e)))
@@ -571,7 +593,7 @@ static int hp_marks(struct vd_side *s, struct err *e)
 		struct hprof_obj_array oa;
 		int m, rc;
 
-		if (!(o->flags & VD_F_MARK))
+		if (!(o->flags & VD_F_MARK) || o->kind != VD_OBJ_ARRAY)
 			continue;
 		m = hprof_mark_of_class(s->names->v[o->cls].s, s->names->v[o->cls].len);
 		s->info.states[hprof_mark_dim((enum hprof_mark)m)] = true;

@@ -202,7 +202,8 @@ int vd_js_member(struct vd_js *j, bool *first, char *key, size_t cap, size_t *kl
 	rc = vd_js_string(j, &b, e);
 	if (!rc) {
 		*klen = b.len;
-		memcpy(key, b.data, b.len < cap ? b.len : cap);
+		if (b.len && cap)
+			memcpy(key, b.data, b.len < cap ? b.len : cap);
 		if (cap)
 			key[b.len < cap ? b.len : cap - 1] = '\0';
 	}

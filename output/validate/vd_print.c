@@ -115,7 +115,8 @@ static void txt_fields(FILE *fp, const struct vd_fields *f)
 	txt_ratio(fp, "arrays", f->arrays_equal, f->arrays);
 	txt_ratio(fp, "elements", f->elements_equal, f->elements);
 	fprintf(fp, "  missing in result %" PRIu64 ", extra in result %" PRIu64 ", invented by the dump %" PRIu64
-		", undecodable objects %" PRIu64 "\n", f->missing, f->extra, f->invented, f->undecodable);
+		", Class fields the result does not give %" PRIu64 ", undecodable objects %" PRIu64 "\n", f->missing,
+		f->extra, f->invented, f->unreported, f->undecodable);
 	if (f->diff_count) {
 		fprintf(fp, "  fields that disagree, most often first:\n");
 		for (unsigned i = 0; i < f->diff_count; i++)
@@ -129,11 +130,13 @@ static void txt_reach(FILE *fp, const struct vd_reach *rr)
 	fprintf(fp, "reachability (truth from %s, result from %s):\n", rr->truth_source, rr->result_source);
 	fprintf(fp, "  truth reachable %" PRIu64 ", unreachable %" PRIu64 "\n", rr->truth_reachable,
 		rr->truth_unreachable);
-	fprintf(fp, "  truth objects reached, by the first root kind that reaches them:");
-	for (int k = 0; k < VD_ROOT_KIND_COUNT; k++)
-		if (rr->reached_by_root[k])
-			fprintf(fp, " %s=%" PRIu64, vd_root_kind_name((enum vd_root_kind)k), rr->reached_by_root[k]);
-	fputc('\n', fp);
+	if (!strcmp(rr->truth_source, "roots")) {
+		fprintf(fp, "  truth objects reached, by the first root kind that reaches them:");
+		for (int k = 0; k < VD_ROOT_KIND_COUNT; k++)
+			if (rr->reached_by_root[k])
+				fprintf(fp, " %s=%" PRIu64, vd_root_kind_name((enum vd_root_kind)k), rr->reached_by_root[k]);
+		fputc('\n', fp);
+	}
 	txt_ratio(fp, "unreachable recall", rr->unreachable_agree, rr->truth_unreachable);
 	fprintf(fp, "  truth-unreachable matched %" PRIu64 ", called unreachable %" PRIu64 ", called reachable %"
 		PRIu64 "\n", rr->unreachable_found, rr->unreachable_agree, rr->false_reachable);
@@ -315,7 +318,8 @@ static void js_fields(FILE *fp, const struct vd_fields *f)
 	js_pair(fp, "arrays", f->arrays_equal, f->arrays, true);
 	js_pair(fp, "elements", f->elements_equal, f->elements, true);
 	fprintf(fp, ", \"missing\": %" PRIu64 ", \"extra\": %" PRIu64 ", \"invented\": %" PRIu64
-		", \"undecodable\": %" PRIu64 ", \"disagreeing\": [", f->missing, f->extra, f->invented, f->undecodable);
+		", \"class_fields_not_in_result\": %" PRIu64 ", \"undecodable\": %" PRIu64 ", \"disagreeing\": [",
+		f->missing, f->extra, f->invented, f->unreported, f->undecodable);
 	for (unsigned i = 0; i < f->diff_count; i++) {
 		fprintf(fp, "%s{\"class\": ", i ? ", " : "");
 		js_str(fp, f->diffs[i].cls);

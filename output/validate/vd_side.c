@@ -141,7 +141,7 @@ int vd_names_add_class(struct vd_names *t, const char *s, size_t len, uint32_t *
 	if (dims == 0) {
 		for (i = 0; i < len; i++)
 			wbuf_u8(&b, s[i] == '/' ? '.' : (uint8_t)s[i]);
-	} else if (dims + 2 <= len && s[dims] == 'L' && s[len - 1] == ';') {
+	} else if (dims + 3 <= len && s[dims] == 'L' && s[len - 1] == ';') {
 		for (i = dims + 1; i + 1 < len; i++)
 			wbuf_u8(&b, s[i] == '/' ? '.' : (uint8_t)s[i]);
 	} else if (dims + 1 == len && prim_name(s[dims])) {
