@@ -4,7 +4,12 @@
  * (output/hprof/hprof.h): STRING, LOAD_CLASS, STACK_TRACE, HEAP_DUMP_SEGMENT {ROOT_STICKY_CLASS,
  * ROOT_UNKNOWN, CLASS_DUMP, INSTANCE_DUMP, OBJECT_ARRAY_DUMP, PRIMITIVE_ARRAY_DUMP},
  * HEAP_DUMP_END.  Class names in JVM form ("java/lang/String", "[I").  Strings are dumped
- * with their declared fields only (their characters are in truth.jsonl). */
+ * with their declared fields only (their characters are in truth.jsonl).  A CLASS_DUMP lists
+ * the Class object's own fields (java.lang.Class's, then java.lang.Object's) as statics named
+ * "$class$" + name before the class's statics, as ART's HPROF does (runtime/hprof/hprof.cc
+ * @R11, Hprof::DumpHeapClass), so the references a Class holds (name, dexCache, ...) are
+ * edges of the dump. */
+#include <stdio.h>
 #include <string.h>
 
 #include "carver/base/outfile.h"
@@ -32,8 +37,13 @@ static uint8_t basic_type(const char *t)
 	}
 }
 
+#define HW_CLASS_FIELDS 64
+
 struct hw {
 	struct model *m;
+	const struct kfield *cfield[HW_CLASS_FIELDS];   /* java.lang.Class's chain, Class first */
+	uint32_t cfield_name[HW_CLASS_FIELDS];          /* "$class$" + name */
+	unsigned n_cfields;
 	struct outf o;
 	struct wbuf rec, seg;
 	uint32_t next_string;
@@ -109,7 +119,12 @@ static void class_dump(struct hw *h, int ki, const uint32_t *fname)
 		wbuf_u32be(b, 0);       /* loader, signers, protection domain, reserved x2 */
 	wbuf_u32be(b, k->kind == CK_INSTANCE || k->kind == CK_STRING ? k->object_size : 0);
 	wbuf_u16be(b, 0);
-	wbuf_u16be(b, (uint16_t)k->n_sfields);
+	wbuf_u16be(b, (uint16_t)(h->n_cfields + k->n_sfields));
+	for (unsigned i = 0; i < h->n_cfields; i++) {
+		wbuf_u32be(b, h->cfield_name[i]);
+		wbuf_u8(b, basic_type(h->cfield[i]->type));
+		put_value(b, m, k->addr + h->cfield[i]->offset, h->cfield[i]->type);
+	}
 	for (unsigned i = 0; i < k->n_sfields; i++) {
 		const struct kfield *f = &k->sfields[i];
 		wbuf_u32be(b, fname[ki * 64 + 32 + i]);
@@ -203,6 +218,14 @@ int hprofw_write(struct model *m, const char *path, struct err *e)
 		for (unsigned j = 0; j < m->k[i].n_sfields && j < 32; j++)
 			h.name_id[i * 64 + 32 + j] = string_rec(&h, m->k[i].sfields[j].name);
 	}
+	/* the Class object's own fields: java.lang.Class's, then its super classes' */
+	for (int c = klass_find(m, "Ljava/lang/Class;"); c >= 0; c = m->k[c].super)
+		for (unsigned j = 0; j < m->k[c].n_ifields && h.n_cfields < HW_CLASS_FIELDS; j++) {
+			char name[64];
+			snprintf(name, sizeof(name), "$class$%s", m->k[c].ifields[j].name);
+			h.cfield[h.n_cfields] = &m->k[c].ifields[j];
+			h.cfield_name[h.n_cfields++] = string_rec(&h, name);
+		}
 	wbuf_reset(&h.rec);
 	wbuf_u32be(&h.rec, 1);          /* STACK_TRACE serial 1, thread 0, no frames */
 	wbuf_u32be(&h.rec, 0);
