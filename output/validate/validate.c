@@ -431,7 +431,7 @@ static bool vd_result_has_reach(const struct vd_ctx *c)
 	return strcmp(c->r->reach.result_source, "none") != 0;
 }
 
-static void vd_reach_figures(struct vd_ctx *c)
+static int vd_reach_figures(struct vd_ctx *c, struct err *e)
 {
 	struct vd_reach *rr = &c->r->reach;
 	bool rknown = vd_result_has_reach(c);
@@ -451,15 +451,25 @@ static void vd_reach_figures(struct vd_ctx *c)
 		if (!c->match[i] || !rknown)
 			continue;
 		unsigned rreach = VD_ST_GET(c->res.obj[c->match[i] - 1].state, VD_DIM_REACH);
+		const char *root = c->tlabel && c->tlabel[i] ? vd_root_kind_name(c->tlabel[i] - 1) : "a root";
+		int rc = 0;
 		if (treach == VD_UNREACHABLE) {
 			rr->unreachable_found++;
 			rr->unreachable_agree += rreach == VD_UNREACHABLE;
-			rr->false_reachable += rreach == VD_REACHABLE;
+			if (rreach == VD_REACHABLE) {
+				rr->false_reachable++;
+				rc = vd_example(c, &rr->ex, o->id, o->cls, "reach", "unreachable", "reachable", e);
+			}
 		} else if (rreach == VD_UNREACHABLE) {
 			rr->false_unreachable++;
 			if (c->tlabel && c->tlabel[i])
 				rr->false_unreachable_by_root[c->tlabel[i] - 1]++;
+			char tb[48];
+			snprintf(tb, sizeof(tb), "reached from %s", root);
+			rc = vd_example(c, &rr->ex, o->id, o->cls, "reach", tb, "unreachable", e);
 		}
+		if (rc)
+			return rc;
 	}
 	for (size_t i = 0; rknown && i < c->res.n; i++) {
 		const struct vd_obj *o = &c->res.obj[i];
@@ -468,6 +478,7 @@ static void vd_reach_figures(struct vd_ctx *c)
 		rr->result_unreachable += VD_ST_GET(o->state, VD_DIM_REACH) == VD_UNREACHABLE;
 		rr->result_unknown += VD_ST_GET(o->state, VD_DIM_REACH) == VD_REACH_UNKNOWN;
 	}
+	return 0;
 }
 
 /* ---- states -------------------------------------------------------------------------------- */
@@ -609,7 +620,7 @@ static int vd_field_diff(struct vd_ctx *c, const struct vd_obj *o, const struct 
 }
 
 /* A Class object's own instance field as ART's HPROF lists it among the statics
- * ("$class$" + name: art/runtime/hprof/hprof.cc @ android-11, DumpHeapClass). */
+ * ("$class$" + name: runtime/hprof/hprof.cc @R11, Hprof::DumpHeapClass). */
 static bool vd_class_field(const struct vd_ctx *c, const struct vd_fv *f)
 {
 	const struct vd_name *n = &c->names->v[f->name];
@@ -873,6 +884,7 @@ void vd_report_free(struct vd_report *r)
 	xfree(r->fields.diffs);
 	xfree(r->fields.ex.v);
 	xfree(r->strings.ex.v);
+	xfree(r->reach.ex.v);
 	xfree(r->missed.v);
 	xfree(r->invented.v);
 	xfree(r->mismatched.v);
@@ -891,8 +903,7 @@ static int vd_run(struct vd_ctx *c, const struct vd_input *result, const struct 
 	if ((rc = vd_match(c, e)) || (rc = vd_reach_states(c, e)) || (rc = vd_counts(c, e)))
 		return rc;
 	vd_states(c);
-	vd_reach_figures(c);
-	if ((rc = vd_contents(c, e)) || (rc = vd_diff_rows(c, e)))
+	if ((rc = vd_reach_figures(c, e)) || (rc = vd_contents(c, e)) || (rc = vd_diff_rows(c, e)))
 		return rc;
 	c->r->result_info = c->res.info;
 	c->r->truth_info = c->tru.info;

@@ -31,7 +31,7 @@
 
 enum vd_kind { VD_INSTANCE, VD_OBJ_ARRAY, VD_PRIM_ARRAY, VD_CLASS, VD_KIND_COUNT };
 
-/* ART's HPROF records that are not objects (art/runtime/hprof/hprof.cc @ android-11). */
+/* ART's HPROF records that are not objects (runtime/hprof/hprof.cc @R11). */
 enum vd_syn { VD_SYN_STRING_VALUE, VD_SYN_CLASS_STATICS, VD_SYN_RUNTIME_INTERNAL, VD_SYN_COUNT };
 
 /* State dimensions and values (design: allocation, content, reachability). */
@@ -137,6 +137,7 @@ struct vd_reach {
 	uint64_t false_reachable;       /* truth-unreachable, called reachable */
 	uint64_t result_unknown;        /* called unknown */
 	uint64_t reached_by_root[VD_ROOT_KIND_COUNT];   /* truth objects credited to each kind */
+	struct vd_examples ex;          /* objects whose reachability RESULT gets wrong */
 };
 
 struct vd_report {

@@ -2,8 +2,8 @@
  * (id, record offset, class, heap), the class layouts and the roots; objects are decoded again
  * from the buffer when compared or walked.
  *
- * Records that are not objects.  ART's HPROF writer (art/runtime/hprof/hprof.cc @
- * android-11.0.0_r48: Hprof::DumpHeapClass, DumpHeapInstanceObject, DumpFakeObjectArray) adds
+ * Records that are not objects.  ART's HPROF writer (runtime/hprof/hprof.cc @R11:
+ * Hprof::DumpHeapClass, DumpHeapInstanceObject, DumpFakeObjectArray) adds
  * three kinds of records that have an id but are no heap object.  Each is reached through an
  * invented reference a few bytes after its owner's own id, and that is how they are told
  * apart, the same way in every input:
@@ -39,8 +39,8 @@
 #include "output/hprof/hprof_mark.h"
 #include "output/validate/vd_int.h"
 
-#define VD_STRING_VALUE_MAX 16  /* sizeof(mirror::String): runtime/mirror/string.h @ android-11 */
-#define VD_OBJECT_ALIGN 8       /* kObjectAlignment: runtime/runtime_globals.h @ android-11 */
+#define VD_STRING_VALUE_MAX 16  /* sizeof(mirror::String): runtime/mirror/string.h @R11 */
+#define VD_OBJECT_ALIGN 8       /* kObjectAlignment: runtime/runtime_globals.h @R11 */
 
 /* ---- record access by offset ------------------------------------------------------------- */
 
@@ -374,7 +374,7 @@ static unsigned hp_chain(const struct vd_side *s, const struct vd_hclass *c, con
 }
 
 /* True when java.lang.Object has the field "shadow$_klass_": the Object of ART's libcore
- * (libcore/ojluni/src/main/java/java/lang/Object.java @ android-11), not a JVM's. */
+ * (libcore java/lang/Object.java, every ART release), not a JVM's. */
 static bool hp_art_heap(const struct vd_side *s)
 {
 	uint32_t obj = vd_names_find(s->names, "java.lang.Object", 16);

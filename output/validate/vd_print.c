@@ -187,6 +187,7 @@ int vd_report_text(const struct vd_report *r, FILE *fp, struct err *e)
 		r->strings.no_value_truth);
 	txt_examples(fp, "string disagreements", &r->strings.ex);
 	txt_reach(fp, &r->reach);
+	txt_examples(fp, "reachability disagreements", &r->reach.ex);
 	txt_examples(fp, "missed", &r->missed);
 	txt_examples(fp, "invented", &r->invented);
 	txt_examples(fp, "class mismatches", &r->mismatched);
@@ -382,6 +383,8 @@ static void js_reach(FILE *fp, const struct vd_reach *rr)
 		", \"result_unknown\": %" PRIu64 ", \"false_unreachable\": %" PRIu64 ", \"false_unreachable_by_root\": ",
 		rr->false_reachable, rr->result_unreachable, rr->result_unknown, rr->false_unreachable);
 	js_roots(fp, rr->false_unreachable_by_root);
+	fprintf(fp, ", \"examples\": ");
+	js_examples(fp, &rr->ex);
 	fputc('}', fp);
 }
 
