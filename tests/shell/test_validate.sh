@@ -10,7 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 PERTURB=$PWD/build/tools/hprof_perturb
 
-if ! command -v jq >/dev/null 2>&1; then t_skip "jq is needed (make deps)"; t_done; exit; fi
+for tool in jq zstd; do
+	command -v $tool >/dev/null 2>&1 || { t_fail "$tool is needed (make deps)"; t_done; exit; }
+done
 
 # expect NAME GOT WANT
 expect() { if [ "$2" = "$3" ]; then t_ok "$1 = $3"; else t_fail "$1 = $2, expected $3"; fi; }
@@ -43,6 +45,7 @@ self_check() { # NAME JSON
 
 # ---- realart captures --------------------------------------------------------------------------
 found=0
+t_corpus "$CORPUS/images/realart" &&
 for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 	[ -f "$dir/heap.hprof.zst" ] || continue
 	found=$((found + 1))
@@ -99,7 +102,7 @@ for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 		"$(j "$p" '[.missed_examples.first[].id] | sort | join(" ")')" \
 		"$(sed -n 's/^drop \(0x[0-9a-f]*\)$/\1/p' "$TMP/perturb.log" | sort | tr '\n' ' ' | sed 's/ $//')"
 done
-[ $found -gt 0 ] || t_skip "no realart captures under $CORPUS/images"
+[ "$NO_CORPUS" = 1 ] || [ $found -gt 0 ] || t_fail "no capture with heap.hprof.zst under $CORPUS/images/realart"
 
 # ---- synthetic samples ------------------------------------------------------------------
 for s in samples/*/; do
@@ -155,11 +158,11 @@ if [ -f "$s/truth.hprof" ]; then
 	: >"$TMP/empty"; hostile "empty file" "$TMP/empty"
 	printf 'hello\n' >"$TMP/text.txt"; hostile "text file" "$TMP/text.txt"
 	head -c 3000 "$s/truth.jsonl" >"$TMP/cut.jsonl"; hostile "truth.jsonl cut inside a line" "$TMP/cut.jsonl"
-	if command -v zstd >/dev/null 2>&1; then
-		zstd -q -c "$s/truth.hprof" >"$TMP/t.zst" && head -c 2000 "$TMP/t.zst" >"$TMP/cut.zst" && hostile "truncated .zst" "$TMP/cut.zst"
-		"$ART" validate --json "$TMP/t.zst" "$s/truth.jsonl" >"$TMP/z.json" 2>"$TMP/err"
-		expect "zstd-compressed RESULT: exit" "$?" "0"
-		expect "zstd-compressed RESULT: recall" "$(j "$TMP/z.json" .objects.recall)" "1"
-	fi
+	zstd -q -c "$s/truth.hprof" >"$TMP/t.zst" && head -c 2000 "$TMP/t.zst" >"$TMP/cut.zst" && hostile "truncated .zst" "$TMP/cut.zst"
+	"$ART" validate --json "$TMP/t.zst" "$s/truth.jsonl" >"$TMP/z.json" 2>"$TMP/err"
+	expect "zstd-compressed RESULT: exit" "$?" "0"
+	expect "zstd-compressed RESULT: recall" "$(j "$TMP/z.json" .objects.recall)" "1"
+else
+	t_fail "no samples/android11-64bit/truth.hprof (make samples)"
 fi
 t_done
