@@ -66,7 +66,7 @@ const char *vd_root_kind_name(enum vd_root_kind k)
 	static const char *const n[] = {
 		"sticky_class", "thread_object", "vm_internal", "interned_string", "jni_global", "java_frame",
 		"jni_local", "native_stack", "thread_block", "monitor_used", "jni_monitor", "finalizing",
-		"reference_cleanup", "debugger", "unknown",
+		"reference_cleanup", "debugger", "unknown", "runtime_internal",
 	};
 	return (unsigned)k < VD_ROOT_KIND_COUNT ? n[k] : "?";
 }
@@ -339,7 +339,13 @@ struct vd_walk {
 	size_t qn;
 	uint8_t kind;
 	uint64_t dangling;
+	uint32_t *later;        /* runtime-internal arrays met, followed in the last pass */
+	size_t nlater, later_cap;
+	int rc;
+	struct err *e;
 };
+
+#define VD_LABEL_LATER 0xff
 
 static void vd_walk_visit(void *ctx, uint64_t id)
 {
@@ -350,18 +356,29 @@ static void vd_walk_visit(void *ctx, uint64_t id)
 		w->dangling++;
 		return;
 	}
-	for (; j < w->s->n && w->s->obj[j].id == id; j++)
-		if (!w->label[j] && !(w->s->obj[j].flags & VD_F_MARK)) {
-			w->label[j] = (uint8_t)(w->kind + 1);
-			w->queue[w->qn++] = (uint32_t)j;
+	for (; j < w->s->n && w->s->obj[j].id == id; j++) {
+		if (w->label[j] || (w->s->obj[j].flags & VD_F_MARK))
+			continue;
+		if (vd_obj_syn(&w->s->obj[j]) == VD_SYN_RUNTIME_INTERNAL && w->kind != VD_ROOT_RUNTIME_INTERNAL) {
+			int rc = vd_grow((void **)&w->later, &w->later_cap, w->nlater, sizeof(*w->later), w->e);
+			if (rc) {
+				w->rc = rc;
+				return;
+			}
+			w->label[j] = VD_LABEL_LATER;
+			w->later[w->nlater++] = (uint32_t)j;
+			continue;
 		}
+		w->label[j] = (uint8_t)(w->kind + 1);
+		w->queue[w->qn++] = (uint32_t)j;
+	}
 }
 
 /* Labels every entry of s with the kind + 1 of the first root kind (in enum order) whose
  * roots reach it; 0 = unreachable.  label has s->n entries. */
 static int vd_walk(struct vd_side *s, uint8_t *label, struct err *e)
 {
-	struct vd_walk w = { .s = s, .label = label };
+	struct vd_walk w = { .s = s, .label = label, .e = e };
 	int rc = 0;
 
 	if (s->n > UINT32_MAX)
@@ -376,11 +393,18 @@ static int vd_walk(struct vd_side *s, uint8_t *label, struct err *e)
 		for (size_t i = 0; i < s->nroots; i++)
 			if (s->roots[i].kind == k)
 				vd_walk_visit(&w, s->roots[i].id);
-		while (head < w.qn && !rc)
+		for (size_t i = 0; k == VD_ROOT_RUNTIME_INTERNAL && i < w.nlater; i++) {
+			label[w.later[i]] = (uint8_t)(k + 1);
+			w.queue[w.qn++] = w.later[i];
+		}
+		while (head < w.qn && !rc && !w.rc)
 			rc = vd_hprof_refs(s, w.queue[head++], vd_walk_visit, &w, e);
+		if (!rc)
+			rc = w.rc;
 	}
 	s->info.dangling_refs = w.dangling;
 	xfree(w.queue);
+	xfree(w.later);
 	return rc;
 }
 

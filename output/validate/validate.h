@@ -43,12 +43,16 @@ enum { VD_REACHABLE = 0, VD_UNREACHABLE = 1, VD_REACH_UNKNOWN = 2 };
 
 /* Root kinds, in the order reachability is attributed (an object reached by several kinds of
  * roots is credited to the first): the roots an image always holds (class statics, thread
- * objects), then the runtime's tables, then the thread stacks. */
+ * objects), then the runtime's tables, then the thread stacks.  The last one is no root
+ * record: what is reached only through the runtime-internal Object[] ART's HPROF adds to
+ * DexCache and ClassLoader (references the runtime keeps in native memory: dex cache arrays,
+ * class tables), followed after every real root. */
 enum vd_root_kind {
 	VD_ROOT_STICKY_CLASS, VD_ROOT_THREAD_OBJECT, VD_ROOT_VM_INTERNAL, VD_ROOT_INTERNED_STRING,
 	VD_ROOT_JNI_GLOBAL, VD_ROOT_JAVA_FRAME, VD_ROOT_JNI_LOCAL, VD_ROOT_NATIVE_STACK,
 	VD_ROOT_THREAD_BLOCK, VD_ROOT_MONITOR_USED, VD_ROOT_JNI_MONITOR, VD_ROOT_FINALIZING,
-	VD_ROOT_REFERENCE_CLEANUP, VD_ROOT_DEBUGGER, VD_ROOT_UNKNOWN, VD_ROOT_KIND_COUNT
+	VD_ROOT_REFERENCE_CLEANUP, VD_ROOT_DEBUGGER, VD_ROOT_UNKNOWN, VD_ROOT_RUNTIME_INTERNAL,
+	VD_ROOT_KIND_COUNT
 };
 
 struct vd_input {

@@ -307,14 +307,15 @@ static void test_self(void)
 	T_EQ_U(r->strings.truth, 2);
 	T_EQ_U(r->strings.compared, 2);
 	T_EQ_U(r->strings.equal, 2);
-	/* reachability: the roots reach 6 classes, N1, N2, DexCache, S1, S2 (through the
-	 * runtime-internal array); not Object[] ARR, N3, int[] PRIM */
+	/* reachability: the roots reach 6 classes, N1, N2, DexCache, S1, S2 (only through the
+	 * runtime-internal array, followed last); not Object[] ARR, N3, int[] PRIM */
 	T_EQ_S(r->reach.truth_source, "roots");
 	T_EQ_S(r->reach.result_source, "roots");
 	T_EQ_U(r->reach.truth_reachable, 11);
 	T_EQ_U(r->reach.truth_unreachable, 3);
 	T_EQ_U(r->reach.reached_by_root[VD_ROOT_STICKY_CLASS], 6);
-	T_EQ_U(r->reach.reached_by_root[VD_ROOT_JNI_GLOBAL], 3);
+	T_EQ_U(r->reach.reached_by_root[VD_ROOT_JNI_GLOBAL], 2);
+	T_EQ_U(r->reach.reached_by_root[VD_ROOT_RUNTIME_INTERNAL], 1);  /* S2, after every root */
 	T_EQ_U(r->reach.reached_by_root[VD_ROOT_UNKNOWN], 2);
 	T_EQ_U(r->reach.unreachable_agree, 3);
 	T_EQ_U(r->reach.false_unreachable, 0);
