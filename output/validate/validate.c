@@ -25,7 +25,7 @@ struct vd_ctx {
 	uint32_t *match;        /* per truth entry: result entry + 1, 0 when none */
 	uint8_t *rmatched;      /* per result entry: matched */
 	uint8_t *tlabel;        /* per truth entry: root kind + 1 that reaches it (walks), 0 none */
-	uint32_t n_string, n_overhead, n_overhead2;
+	uint32_t n_string, n_overhead, n_overhead2, n_count;
 	struct vd_view tv, rv;
 	/* field disagreements per (class, field) */
 	uint64_t *dkeys, *dcounts;
@@ -605,7 +605,7 @@ static bool vd_fv_equal(const struct vd_fv *t, const struct vd_fv *r)
 
 /* A truth field ART invented: "$classOverhead" padding statics, and references to records
  * that are no objects (String.value, runtimeInternalObjects, the statics array). */
-static bool vd_invented(const struct vd_ctx *c, const struct vd_fv *f)
+static bool vd_invented(const struct vd_ctx *c, const struct vd_side *s, const struct vd_fv *f)
 {
 	size_t j;
 
@@ -613,8 +613,8 @@ static bool vd_invented(const struct vd_ctx *c, const struct vd_fv *f)
 		return true;
 	if (f->type != HPROF_T_OBJECT || !f->val)
 		return false;
-	for (j = vd_side_find(&c->tru, f->val); j != SIZE_MAX && j < c->tru.n && c->tru.obj[j].id == f->val; j++)
-		if (vd_obj_syn(&c->tru.obj[j]) >= 0)
+	for (j = vd_side_find(s, f->val); j != SIZE_MAX && j < s->n && s->obj[j].id == f->val; j++)
+		if (vd_obj_syn(&s->obj[j]) >= 0)
 			return true;
 	return false;
 }
@@ -651,6 +651,17 @@ static bool vd_class_field(const struct vd_ctx *c, const struct vd_fv *f)
 	return n->len > 7 && !memcmp(n->s, "$class$", 7);
 }
 
+/* String.count as a length.  With string compression (8.0+) the field holds length << 1 |
+ * uncompressed; ART's HPROF writes the length instead (runtime/hprof/hprof.cc @R11,
+ * DumpHeapInstanceObject), a dump of the raw field (the generator's truth) the field.  When
+ * both inputs give the String's text, of length len, either form is taken as the length. */
+static uint64_t vd_string_count(uint64_t count, size_t len)
+{
+	if (count == len || (count >> 1) == len)
+		return len;
+	return count;
+}
+
 /* Fields of an instance or class object; *equal cleared on any disagreement. */
 static int vd_cmp_fields(struct vd_ctx *c, const struct vd_obj *o, bool *equal, struct err *e)
 {
@@ -670,12 +681,15 @@ static int vd_cmp_fields(struct vd_ctx *c, const struct vd_obj *o, bool *equal, 
 	while (a < tv->nf || b < rv->nf) {
 		int d = a == tv->nf ? 1 : b == rv->nf ? -1 : fv_cmp(&tv->f[a], &rv->f[b]);
 		if (d > 0) {
-			f->extra++;
+			if (vd_invented(c, &c->res, &rv->f[b]))
+				f->invented++;  /* the result's own invented fields, ART-style */
+			else
+				f->extra++;
 			b++;
 			continue;
 		}
 		const struct vd_fv *tf = &tv->f[a++], *rf = d == 0 ? &rv->f[b++] : NULL;
-		if (vd_invented(c, tf)) {
+		if (vd_invented(c, &c->tru, tf)) {
 			f->invented++;
 			continue;
 		}
@@ -691,6 +705,10 @@ static int vd_cmp_fields(struct vd_ctx *c, const struct vd_obj *o, bool *equal, 
 			continue;
 		}
 		bool same = vd_fv_equal(tf, rf);
+		if (!same && o->cls == c->n_string && tf->name == c->n_count && tf->type == HPROF_T_INT &&
+		    rf->type == HPROF_T_INT && !tf->is_static && tv->have_text && rv->have_text &&
+		    tv->tlen == rv->tlen)
+			same = vd_string_count(tf->val, tv->tlen) == vd_string_count(rf->val, rv->tlen);
 		if (tf->is_static) {
 			f->statics++;
 			f->statics_equal += same;
@@ -922,7 +940,8 @@ static int vd_run(struct vd_ctx *c, const struct vd_input *result, const struct 
 	if ((rc = vd_load(&c->res, result, c->names, e)) || (rc = vd_load(&c->tru, truth, c->names, e)) ||
 	    (rc = vd_names_add(c->names, "java.lang.String", 16, &c->n_string, e)) ||
 	    (rc = vd_names_add(c->names, "$classOverhead", 14, &c->n_overhead, e)) ||
-	    (rc = vd_names_add(c->names, "$classOverhead2", 15, &c->n_overhead2, e)))
+	    (rc = vd_names_add(c->names, "$classOverhead2", 15, &c->n_overhead2, e)) ||
+	    (rc = vd_names_add(c->names, "count", 5, &c->n_count, e)))
 		return rc;
 	if ((rc = vd_match(c, e)) || (rc = vd_reach_states(c, e)) || (rc = vd_counts(c, e)))
 		return rc;

@@ -113,7 +113,7 @@ struct vd_fields {
 	uint64_t ref, ref_equal;                /* reference instance fields */
 	uint64_t statics, statics_equal;        /* static fields of class objects */
 	uint64_t missing, extra;                /* in one input only */
-	uint64_t invented;                      /* ART's invented fields, not compared */
+	uint64_t invented;                      /* ART's invented fields (either input), not compared */
 	uint64_t unreported;                    /* a Class's own fields ("$class$NAME", as ART's
 						 * HPROF gives them) when the result gives none */
 	uint64_t undecodable;                   /* objects whose values could not be decoded */

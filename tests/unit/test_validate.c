@@ -489,7 +489,7 @@ static uint64_t fnv_le32(const uint32_t *v, unsigned n)
 	return h;
 }
 
-static void jsonl_truth(struct wbuf *j, const char *s1, unsigned prim_last)
+static void jsonl_truth(struct wbuf *j, const char *s1, unsigned prim_last, unsigned count)
 {
 	uint32_t p[3] = { 1, 2, prim_last };
 	wbuf_init(j);
@@ -497,9 +497,9 @@ static void jsonl_truth(struct wbuf *j, const char *s1, unsigned prim_last)
 		    "\"alloc\":\"allocated\",\"content\":\"intact\",\"reach\":\"reachable\",\"fields\":["
 		    "{\"name\":\"shadow$_klass_\",\"type\":\"Ljava/lang/Class;\",\"offset\":0,\"value\":\"0x%x\"},"
 		    "{\"name\":\"shadow$_monitor_\",\"type\":\"I\",\"offset\":4,\"value\":0},"
-		    "{\"name\":\"count\",\"type\":\"I\",\"offset\":8,\"value\":3},"
+		    "{\"name\":\"count\",\"type\":\"I\",\"offset\":8,\"value\":%u},"
 		    "{\"name\":\"hash\",\"type\":\"I\",\"offset\":12,\"value\":0}],"
-		    "\"length\":3,\"compressed\":true,\"string\":\"%s\"}\n", S1, C_STRING, s1);
+		    "\"length\":3,\"compressed\":true,\"string\":\"%s\"}\n", S1, C_STRING, count, s1);
 	wbuf_printf(j, "\n{\"reach\":\"unreachable\",\"addr\":\"0x%x\",\"class\":\"int[]\",\"kind\":\"primitive-array\","
 		    "\"space\":\"los\",\"alloc\":\"allocated\",\"content\":\"intact\",\"length\":3,"
 		    "\"elements\":[1,2,%u],\"element_type\":\"I\",\"data_fnv1a64\":\"%016llx\"}\n", PRIM, prim_last,
@@ -516,7 +516,7 @@ static void test_jsonl(void)
 
 	T_SECTION("truth.jsonl as the truth");
 	build(&t, &base);
-	jsonl_truth(&j, "abc", 3);
+	jsonl_truth(&j, "abc", 3, 3);
 	if ((r = compare(&t, &j, NULL))) {
 		T_EQ_S(r->truth_info.format, "truth.jsonl");
 		T_EQ_U(r->truth_info.objects, 3);
@@ -532,12 +532,30 @@ static void test_jsonl(void)
 		T_EQ_S(r->reach.truth_source, "truth.jsonl");
 		T_EQ_U(r->reach.unreachable_agree, 1);  /* PRIM is unreachable from the result's roots too */
 		T_EQ_U(r->truth_heap_count, 2);
+		T_EQ_U(r->fields.extra, 0);
+		T_EQ_U(r->fields.invented, 1);          /* the result's String.value, ART-style */
+	}
+	vd_report_free(r);
+	wbuf_release(&j);
+
+	T_SECTION("truth.jsonl: String.count as the field holds it (length << 1 | flag)");
+	jsonl_truth(&j, "abc", 3, 6);
+	if ((r = compare(&t, &j, NULL))) {
+		T_EQ_U(r->fields.prim_equal, 3);        /* 6 >> 1 is the length of the text both give */
+		T_EQ_U(r->fields.objects_equal, 2);
+	}
+	vd_report_free(r);
+	wbuf_release(&j);
+	jsonl_truth(&j, "abd", 3, 8);
+	if ((r = compare(&t, &j, NULL))) {
+		T_EQ_U(r->fields.prim_equal, 2);        /* 8 is neither 3 nor 3 << 1 | flag */
+		T_EQ_U(r->strings.equal, 0);
 	}
 	vd_report_free(r);
 	wbuf_release(&j);
 
 	T_SECTION("truth.jsonl: other text, other element");
-	jsonl_truth(&j, "ab\\u00e9", 4);
+	jsonl_truth(&j, "ab\\u00e9", 4, 3);
 	if ((r = compare(&t, &j, NULL))) {
 		T_EQ_U(r->strings.equal, 0);
 		T_EQ_U(r->strings.compared, 1);
@@ -670,7 +688,7 @@ static int write_seeds(const char *dir)
 	int rc = 0;
 
 	build(&t, &base);
-	jsonl_truth(&j, "abc", 3);
+	jsonl_truth(&j, "abc", 3, 3);
 	rc |= write_seed(dir, "self.seed", &t, &t);
 	m.marks = m.mark_n1 = m.free_n3 = true;
 	m.n1_id = 70;
