@@ -168,6 +168,7 @@ samples: $(B)/synth
 bench: all
 	@./bench/codec.sh
 	@sh ./bench/synth.sh
+	@sh ./bench/walk.sh
 
 clean:
 	rm -rf $(B) artcarve

@@ -7,7 +7,8 @@
 # no TLAB), and object by object with the HPROF (every real object is an allocated
 # candidate; every allocated candidate is an HPROF object or a retired Class; no free
 # candidate is one), and requires no anomaly.  Also: `artcarve walk --json` is valid JSON
-# with the same allocated count, and the ASan build walks the two collections captures.
+# with the same allocated count, so is the walk without --maps (spaces found by content), and
+# the ASan build walks the two collections captures.
 # A summary table ends the log.
 . "$(dirname "$0")/lib.sh"
 TOOL=$PWD/build/tools/walk_realart
@@ -48,6 +49,16 @@ for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 		else t_fail "$cap: walk --json allocated '$got', tool $want"; fi
 	else
 		t_fail "$cap: artcarve walk --json failed: $(head -n 1 "$w/walk.err")"
+	fi
+	# without the maps listing (spaces found by content): the same allocated count, no anomaly
+	if "$ART" walk "$w/core" >"$w/walk.content" 2>"$w/walk.err"; then
+		want=$(sed -n 's/^summary objects: hprof [0-9]*, allocated \([0-9]*\),.*/\1/p' "$w/cmp")
+		got=$(sed -n 's/^candidates: allocated \([0-9]*\),.*/\1/p' "$w/walk.content")
+		an=$(sed -n 's/^anomalies: //p' "$w/walk.content")
+		if [ "$got" = "$want" ] && [ "$an" = 0 ]; then t_ok "$cap: walk without --maps: allocated $got, no anomaly"
+		else t_fail "$cap: walk without --maps: allocated $got (want $want), anomalies $an"; fi
+	else
+		t_fail "$cap: walk without --maps failed: $(head -n 1 "$w/walk.err")"
 	fi
 	case "$cap" in *collections)
 		if [ -x "$ASAN_ART" ] && "$ASAN_ART" walk "$w/core" --maps "$dir/maps.txt" >"$w/asan.out" 2>"$w/asan.err"; then
