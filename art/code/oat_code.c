@@ -329,27 +329,29 @@ static void oat_index_skip(struct oat_code_index *ix, const struct err *why)
 /* Without the DEX the class offsets table has no stated length: it ends where the first
  * OatClass it points to begins (oat_writer.cc writes all tables, then the classes), or at
  * the next dex file's table. */
-static uint32_t oat_index_table_count(const struct oat_index_ctx *x, size_t d)
+static int oat_index_table_count(const struct oat_index_ctx *x, size_t d, uint32_t *count, struct err *e)
 {
 	const struct cursor *data = &x->ix->space.data;
 	uint64_t limit = data->len, pos;
 	uint32_t n = 0, v;
-	struct err e;
+	int rc;
 
 	for (size_t j = 0; j < x->dex_count; j++) {
 		uint32_t other = x->dexfiles[j].class_offsets_off;
 		if (other > x->dexfiles[d].class_offsets_off && other < limit)
 			limit = other;
 	}
+	/* limit <= data->len: every read is inside oatdata, a failure would be a bug */
 	for (pos = x->dexfiles[d].class_offsets_off; pos + 4 <= limit; pos += 4, n++) {
-		if (cur_peek_u32le(data, (size_t)pos, &v, &e) < 0)
-			break;
+		if ((rc = cur_peek_u32le(data, (size_t)pos, &v, e)) < 0)
+			return rc;
 		if (v != 0 && v < limit)
 			limit = v;
 		if (pos + 4 > limit)
 			break;
 	}
-	return n;
+	*count = n;
+	return 0;
 }
 
 static uint32_t oat_index_class_offset(const struct oat_index_ctx *x, size_t d, uint32_t ci, struct err *e,
@@ -369,7 +371,9 @@ static int oat_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int oat_index_collect_class_offsets(struct oat_index_ctx *x, const uint32_t *counts, struct err *e)
+/* Reads every dex file's class offsets table; a table that runs past oatdata is cut where it
+ * does (counts[d] lowered, recorded as a skip): the classes after it are not read. */
+static int oat_index_collect_class_offsets(struct oat_index_ctx *x, uint32_t *counts, struct err *e)
 {
 	size_t total = 0, k = 0;
 	int rc;
@@ -382,8 +386,16 @@ static int oat_index_collect_class_offsets(struct oat_index_ctx *x, const uint32
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu class offsets", total);
 	for (size_t d = 0; d < x->dex_count; d++)
 		for (uint32_t ci = 0; ci < counts[d]; ci++) {
-			uint32_t v = oat_index_class_offset(x, d, ci, e, &rc);
-			if (rc == 0 && v != 0)
+			struct err why;
+			err_init(&why);
+			uint32_t v = oat_index_class_offset(x, d, ci, &why, &rc);
+			if (rc < 0) {
+				err_prefix(&why, "dex %zu class_def %u of %u", d, ci, counts[d]);
+				oat_index_skip(x->ix, &why);
+				counts[d] = ci;
+				break;
+			}
+			if (v != 0)
 				x->class_offsets[k++] = v;
 		}
 	qsort(x->class_offsets, k, sizeof(uint32_t), oat_cmp_u32);
@@ -538,8 +550,13 @@ static int oat_index_class_blind(struct oat_index_ctx *x, size_t d, uint32_t ci,
 		x->ix->inferred_counts = true;
 	}
 	for (; en.method_index < limit; en.method_index++) {
-		if (oat_class_method_code_offset(&x->ix->space, &c, en.method_index, &en.code_offset, &why) < 0)
+		/* a count taken from the bitmap or the next class can run past the array: the first
+		 * offset that does not read ends the class, and is recorded */
+		if (oat_class_method_code_offset(&x->ix->space, &c, en.method_index, &en.code_offset, &why) < 0) {
+			err_prefix(&why, "dex %zu class_def %u method %u of %u", d, ci, en.method_index, limit);
+			oat_index_skip(x->ix, &why);
 			break;
+		}
 		if (en.code_offset == 0)
 			continue;
 		/* the last OatClass has no next one to bound it: its array ends at the first entry
@@ -599,7 +616,7 @@ int oat_code_index_build(struct oat_code_index *ix, const struct oat_code_space 
 {
 	struct oat_index_ctx x = { .ix = ix, .dexfiles = dexfiles, .dex_count = dex_count };
 	uint32_t *counts;
-	int rc;
+	int rc = 0;
 
 	memset(ix, 0, sizeof(*ix));
 	wbuf_init(&ix->names);
@@ -614,11 +631,13 @@ int oat_code_index_build(struct oat_code_index *ix, const struct oat_code_space 
 		if (dexfiles[d].class_offsets_off == 0)
 			counts[d] = 0;
 		else if (counts[d] == 0) {
-			counts[d] = oat_index_table_count(&x, d);
+			if ((rc = oat_index_table_count(&x, d, &counts[d], e)) < 0)
+				break;
 			ix->inferred_counts = true;
 		}
 	}
-	rc = oat_index_collect_class_offsets(&x, counts, e);
+	if (rc == 0)
+		rc = oat_index_collect_class_offsets(&x, counts, e);
 	for (size_t d = 0; rc == 0 && d < dex_count; d++)
 		rc = oat_index_dexfile(&x, d, counts[d], e);
 	if (rc == 0)
@@ -882,21 +901,28 @@ static int oat_sources_map(struct oat_code_sources *s, const char *path, struct 
 }
 
 /* The VDEX for an OAT file: the one named, or STEM.vdex beside it when that exists and parses. */
+/* A VDEX found beside the OAT that does not read is left out (*why says why, for the index's
+ * skip count: methods are then named by position); one named with --vdex must read. */
 static int oat_sources_vdex(struct oat_code_sources *s, const char *oat_path, const char *vdex_path,
-			    struct vdex *out, bool *have, struct err *e)
+			    struct vdex *out, bool *have, struct err *why, struct err *e)
 {
 	char buf[4096];
 	struct cursor c;
-	struct err quiet;
 	int rc;
 
 	*have = false;
 	if (!vdex_path) {
 		if (!oat_vdex_path_for(oat_path, buf, sizeof(buf)) || access(buf, R_OK) != 0)
 			return 0;
-		if (oat_sources_map(s, buf, &c, &quiet) < 0)
+		if ((rc = oat_sources_map(s, buf, &c, why)) == 0)
+			rc = vdex_parse(out, &c, why);
+		if (rc == -ERR_NOMEM)
+			return (*e = *why, rc);
+		if (rc < 0) {
+			err_prefix(why, "%s left out", buf);
 			return 0;
-		*have = vdex_parse(out, &c, &quiet) == 0;
+		}
+		*have = true;
 		return 0;
 	}
 	if ((rc = oat_sources_map(s, vdex_path, &c, e)) < 0)
@@ -912,11 +938,13 @@ static int oat_sources_open_file(struct oat_code_sources *s, const uint8_t *data
 				 const char *vdex_path, struct err *e)
 {
 	struct oat_code_source *src;
+	struct err vdex_why;
 	bool have_vdex;
 	int rc;
 
+	err_init(&vdex_why);
 	if ((rc = oat_sources_grow(s, e)) < 0 ||
-	    (rc = oat_sources_vdex(s, path, vdex_path, &s->vdexes[0], &have_vdex, e)) < 0)
+	    (rc = oat_sources_vdex(s, path, vdex_path, &s->vdexes[0], &have_vdex, &vdex_why, e)) < 0)
 		return rc;
 	src = &s->v[s->count];
 	src->label = path;
@@ -929,16 +957,18 @@ static int oat_sources_open_file(struct oat_code_sources *s, const uint8_t *data
 	src->exec_file_offset = src->oat.oatexec.va;
 	if ((rc = oat_source_finish(src, e)) < 0)
 		return err_prefix(e, "%s", path);
+	if (vdex_why.code)
+		oat_index_skip(&src->ix, &vdex_why);
 	return 0;
 }
 
-/* A VDEX mapped in the image whose file stem equals the OAT mapping's ("boot.oat" -> "boot.vdex"). */
-static bool oat_image_vdex(const struct image *img, const char *oat_name, struct vdex *out)
+/* A VDEX mapped in the image whose file stem equals the OAT mapping's ("boot.oat" -> "boot.vdex");
+ * false when none reads (*why: why the last candidate did not, code 0 if there was none). */
+static bool oat_image_vdex(const struct image *img, const char *oat_name, struct vdex *out, struct err *why)
 {
 	const char *base = strrchr(oat_name, '/'), *dot;
 	size_t stem;
 	struct cursor c;
-	struct err quiet;
 
 	base = base ? base + 1 : oat_name;
 	dot = strrchr(base, '.');
@@ -950,8 +980,9 @@ static bool oat_image_vdex(const struct image *img, const char *oat_name, struct
 		if (!r->data || r->file_offset != 0 || strncmp(rb, base, stem) || strcmp(rb + stem, ".vdex"))
 			continue;
 		cur_init(&c, r->data, r->data_len, r->start);
-		if (vdex_parse(out, &c, &quiet) == 0)
+		if (vdex_parse(out, &c, why) == 0)
 			return true;
+		err_prefix(why, "VDEX mapping %s left out", r->name);
 	}
 	return false;
 }
@@ -963,6 +994,7 @@ static int oat_sources_image_oat(struct oat_code_sources *s, const struct img_re
 	struct oat_code_source *src;
 	const struct img_region *xr;
 	struct cursor c;
+	struct err vdex_why;
 	uint64_t exec_va;
 	bool have_vdex;
 	int rc;
@@ -970,7 +1002,8 @@ static int oat_sources_image_oat(struct oat_code_sources *s, const struct img_re
 	if ((rc = oat_sources_grow(s, e)) < 0)
 		return rc;
 	src = &s->v[s->count];
-	have_vdex = oat_image_vdex(s->img, r->name, &s->vdexes[s->count]);
+	err_init(&vdex_why);
+	have_vdex = oat_image_vdex(s->img, r->name, &s->vdexes[s->count], &vdex_why);
 	cur_init(&c, r->data + off, r->data_len - off, r->start + off);
 	if ((rc = oat_parse_oatdata(&src->oat, &c, have_vdex ? &s->vdexes[s->count] : NULL, e)) < 0) {
 		oat_close(&src->oat);
@@ -989,6 +1022,8 @@ static int oat_sources_image_oat(struct oat_code_sources *s, const struct img_re
 	src->oat.oatexec_va = exec_va;
 	if ((rc = oat_source_finish(src, e)) < 0)
 		return err_prefix(e, "%s", src->label);
+	if (!have_vdex && vdex_why.code)
+		oat_index_skip(&src->ix, &vdex_why);
 	return 0;
 }
 

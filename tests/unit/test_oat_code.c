@@ -364,6 +364,39 @@ static void test_map(void)
 	mini_release(&m);
 }
 
+/* A class offsets table whose stated class count runs past oatdata: the entries that read are
+ * used, the first that does not is recorded (never dropped with the build reporting success). */
+static void test_index_table_past_end(void)
+{
+	struct mini m;
+	struct oat_code_index ix;
+	struct oat_code_dexfile df[2] = { { (const uint8_t *)"a.jar", 5, NULL, 0, 0 },
+					  { (const uint8_t *)"b.jar", 5, NULL, 0, 1000 } };
+	struct err e;
+	uint32_t c0, table;
+
+	T_SECTION("class offsets table past oatdata (oat 183)");
+	err_init(&e);
+	mini_init(&m, 183, 0);
+	c0 = mini_add_method(&m, 16);
+	wbuf_zeros(&m.exec, 8);
+	wbuf_zeros(&m.data, 8);                                  /* stands for the OatHeader */
+	table = (uint32_t)m.data.len;
+	wbuf_u32le(&m.data, table + 4);                          /* a.jar: 1 class, all-compiled, 1 method */
+	wbuf_u16le(&m.data, 10); wbuf_u16le(&m.data, 0); wbuf_u32le(&m.data, c0);
+	df[1].class_offsets_off = (uint32_t)m.data.len;          /* b.jar: 2 entries (no class), then the end */
+	wbuf_zeros(&m.data, 8);
+	mini_bind(&m);
+	df[0].class_offsets_off = table;
+	T_EQ_I(oat_code_index_build(&ix, &m.s, NULL, df, 2, &e), 0);
+	T_EQ_U(ix.count, 1);
+	T_EQ_S(ix.count ? oat_code_entry_name(&ix, &ix.entries[0]) : "", "dex0:class0:method0");
+	T_EQ_U(ix.skipped, 1);
+	T_CHECK(strstr(ix.first_skip.msg, "dex 1 class_def 2 of 1000") != NULL, "first skip: %s", ix.first_skip.msg);
+	oat_code_index_release(&ix);
+	mini_release(&m);
+}
+
 int main(void)
 {
 	static const unsigned versions[] = { 39, 45, 79, 124, 138, 156, 183 };
@@ -377,5 +410,6 @@ int main(void)
 	test_v194();
 	test_index_blind();
 	test_map();
+	test_index_table_past_end();
 	T_DONE();
 }
