@@ -54,11 +54,11 @@ struct hooks_code {
 static bool hooks_literal(const struct hooks_code *hc, uint64_t va, uint64_t *out)
 {
 	uint8_t b[8] = { 0 };
-	struct err e;
 
+	/* a literal the view does not hold is an answer (target unknown), not an error */
 	if (va >= hc->va && va - hc->va <= hc->len && hc->len - (va - hc->va) >= hc->ptr)
 		memcpy(b, hc->code + (va - hc->va), hc->ptr);
-	else if (!hc->view || img_read(hc->view, va, b, hc->ptr, &e) < 0)
+	else if (!hc->view || !img_peek(hc->view, va, b, hc->ptr))
 		return false;
 	*out = hc->ptr == 8 ? ld_u64le(b) : ld_u32le(b);
 	return true;

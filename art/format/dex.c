@@ -314,14 +314,17 @@ static uint32_t cdex_checksum(const struct dex *d)
 }
 
 /* DexFile::CalculateChecksum: adler32 of [12, file_size) (dex_file.cc @9) */
+uint32_t dex_checksum_of(const struct dex *d)
+{
+	if (d->compact)
+		return cdex_checksum(d);
+	return dex_adler32(1, d->file.base + DH_SIGNATURE, d->file.len - DH_SIGNATURE);
+}
+
 int dex_verify_checksum(const struct dex *d, uint32_t *computed, struct err *e)
 {
-	uint32_t a;
+	uint32_t a = dex_checksum_of(d);
 
-	if (d->compact)
-		a = cdex_checksum(d);
-	else
-		a = dex_adler32(1, d->file.base + DH_SIGNATURE, d->file.len - DH_SIGNATURE);
 	*computed = a;
 	if (a != d->checksum)
 		return ERR_SET(e, ERR_CORRUPT, d->file.va + DH_CHECKSUM,

@@ -81,6 +81,8 @@ size_t dex_span(const struct dex *d);
 /* adler32 over the header from offset 12 to file_size (plus the cdex data section) */
 uint32_t dex_adler32(uint32_t adler, const uint8_t *p, size_t n);
 int  dex_verify_checksum(const struct dex *d, uint32_t *computed, struct err *e);
+/* The checksum the header should hold (adler32 after the magic, or compact dex's own). */
+uint32_t dex_checksum_of(const struct dex *d);
 
 /* MUTF-8 bytes of string_ids[idx], without the NUL */
 int  dex_string(const struct dex *d, uint32_t idx, const uint8_t **s, size_t *len, struct err *e);

@@ -1062,9 +1062,30 @@ int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const ui
 
 /* ---- instance fields ---- */
 
-/* Name and type of DEX field idx: 0, or <0 with *why set (-ERR_NOMEM, or damage). */
-static int field_strings(struct art_runtime *rt, const struct dex *d, uint32_t idx, struct rt_field *f,
-			 struct err *why)
+/* The Java name of f's type ("int", "java.lang.String[]"); a malformed descriptor leaves it
+ * NULL (readers show the descriptor) and is recorded against the class at class_addr. */
+static int field_java_type(struct art_runtime *rt, uint64_t class_addr, struct rt_field *f, struct err *why)
+{
+	struct wbuf b;
+	int rc;
+
+	wbuf_init(&b);
+	if ((rc = mirror_java_name((const uint8_t *)f->type, strlen(f->type), &b, why)) == 0 &&
+	    !(f->java_type = rt_strdup(rt, b.data ? (const char *)b.data : "", b.len)))
+		rc = rt_nomem(why);
+	wbuf_release(&b);
+	if (rc == -ERR_NOMEM)
+		return rc;
+	if (rc < 0)
+		anomaly_add(&rt->anomalies, ANOM_FIELDS, why->code, class_addr, space_name(rt, class_addr),
+			    "fields of class at 0x%llx: field %s: %s", (unsigned long long)class_addr, f->name, why->msg);
+	return 0;
+}
+
+/* Name and type of DEX field idx of the class at class_addr: 0, or <0 with *why set
+ * (-ERR_NOMEM, or damage). */
+static int field_strings(struct art_runtime *rt, uint64_t class_addr, const struct dex *d, uint32_t idx,
+			 struct rt_field *f, struct err *why)
 {
 	struct dex_field_id id;
 	const uint8_t *s, *t;
@@ -1079,7 +1100,9 @@ static int field_strings(struct art_runtime *rt, const struct dex *d, uint32_t i
 	f->name = rt_strdup(rt, (const char *)s, sn);
 	f->type = rt_strdup(rt, (const char *)t, tn);
 	f->dex_field_idx = idx;
-	return f->name && f->type ? 0 : rt_nomem(why);
+	if (!f->name || !f->type)
+		return rt_nomem(why);
+	return field_java_type(rt, class_addr, f, why);
 }
 
 /* Fields from Class.ifields_ (LengthPrefixedArray<ArtField>): offsets as ART set them.
@@ -1108,7 +1131,7 @@ static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const
 		if ((rc = mirror_u32(&rt->m, a + l->art_field.declaring_class, &v, why)) == 0 && v != (uint32_t)k->addr)
 			rc = ERR_SET(why, ERR_CORRUPT, a, "declaring class 0x%x", v);
 		if (rc == 0 && (rc = mirror_u32(&rt->m, a + l->art_field.field_dex_idx, &v, why)) == 0 &&
-		    (rc = field_strings(rt, d, v, &f[i], why)) == 0 &&
+		    (rc = field_strings(rt, k->addr, d, v, &f[i], why)) == 0 &&
 		    (rc = mirror_u32(&rt->m, a + l->art_field.offset, &f[i].offset, why)) == 0)
 			rc = mirror_u32(&rt->m, a + l->art_field.access_flags, &f[i].access_flags, why);
 		if (rc < 0)
@@ -1194,7 +1217,7 @@ static int fields_from_dex(struct art_runtime *rt, struct rt_class *k, const str
 			continue;
 		if (n == count)   /* cannot happen: the iterator yields count[kind] of each kind */
 			return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "class_def %u: more than %u instance fields", ci, count);
-		if ((rc = field_strings(rt, d, mb.idx, &f[n], why)) < 0)
+		if ((rc = field_strings(rt, k->addr, d, mb.idx, &f[n], why)) < 0)
 			return rt_source_failed(err_prefix(why, "class_def %u", ci), why, e);
 		f[n++].access_flags = mb.access_flags;
 	}

@@ -46,6 +46,8 @@ struct rt_field {
 	uint32_t offset;          /* byte offset in the instance, RT_OFFSET_UNKNOWN if not derivable */
 	uint32_t access_flags;
 	uint32_t dex_field_idx;
+	const char *java_type;    /* the type's Java name ("int", "java.lang.String"); NULL when the
+				   * descriptor is malformed (or the field was not made by the model) */
 };
 
 struct rt_class {

@@ -4,13 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "art/mirror/mirror.h"
 #include "art/runtime/runtime.h"
 #include "carver/cli/cli.h"
 #include "carver/cli/cli_anomalies.h"
 #include "carver/image/image.h"
 #include "carver/base/rep.h"
-#include "carver/base/wbuf.h"
 #include "rosalloc/probe/probe.h"
 
 struct classes_opts {
@@ -25,19 +23,13 @@ static const char *class_name(const struct art_runtime *rt, size_t i)
 	return i == RT_NONE ? NULL : rt->classes[i].name;
 }
 
-/* Java name of a field type descriptor (falls back to the descriptor itself). */
-static const char *type_name(const char *descriptor, struct wbuf *b)
+/* Java name of a field's type (the descriptor itself when it is malformed). */
+static const char *type_name(const struct rt_field *f)
 {
-	b->len = 0;
-	if (mirror_java_name((const uint8_t *)descriptor, strlen(descriptor), b, NULL) == 0) {
-		wbuf_u8(b, 0);
-		if (!b->failed)
-			return (const char *)b->data;
-	}
-	return descriptor;
+	return f->java_type ? f->java_type : f->type;
 }
 
-static void print_text(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
+static void print_text(const struct art_runtime *rt, FILE *fp)
 {
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct rt_class *k = &rt->classes[i];
@@ -48,9 +40,9 @@ static void print_text(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 		for (uint32_t j = 0; j < k->field_count; j++) {
 			const struct rt_field *f = &k->fields[j];
 			if (f->offset == RT_OFFSET_UNKNOWN)
-				fprintf(fp, "  field +? %s %s\n", type_name(f->type, b), f->name);
+				fprintf(fp, "  field +? %s %s\n", type_name(f), f->name);
 			else
-				fprintf(fp, "  field +%u %s %s\n", f->offset, type_name(f->type, b), f->name);
+				fprintf(fp, "  field +%u %s %s\n", f->offset, type_name(f), f->name);
 		}
 	}
 	{
@@ -72,7 +64,7 @@ static void json_ref(struct rep *r, const struct art_runtime *rt, const char *ke
 	rep_close(r);
 }
 
-static void print_json(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
+static void print_json(const struct art_runtime *rt, FILE *fp)
 {
 	struct rep r;
 
@@ -102,7 +94,7 @@ static void print_json(const struct art_runtime *rt, FILE *fp, struct wbuf *b)
 			const struct rt_field *f = &k->fields[j];
 			rep_open(&r, NULL, false);
 			rep_s(&r, "name", f->name);
-			rep_s(&r, "type", type_name(f->type, b));
+			rep_s(&r, "type", type_name(f));
 			if (f->offset == RT_OFFSET_UNKNOWN)
 				rep_null(&r, "offset");
 			else
@@ -134,7 +126,6 @@ int cmd_classes(int argc, char **argv)
 	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
-	struct wbuf b;
 	size_t npos;
 	struct err e;
 	int rc = cli_parse(argc, argv, &cmd_classes_spec, &o, &npos);
@@ -150,13 +141,11 @@ int cmd_classes(int argc, char **argv)
 		img_close(&img);
 		return cli_report(argv[0], &e);
 	}
-	wbuf_init(&b);
 	if (o.json)
-		print_json(&rt, stdout, &b);
+		print_json(&rt, stdout);
 	else
-		print_text(&rt, stdout, &b);
-	rc = wbuf_status(&b, &e);
-	wbuf_release(&b);
+		print_text(&rt, stdout);
+	rc = 0;
 	runtime_close(&rt);
 	img_close(&img);
 	if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))

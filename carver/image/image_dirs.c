@@ -181,16 +181,19 @@ static bool dir_name_matches(const char *name, enum dir_kind kind)
 	}
 }
 
+/* A probe: reads the entries as they come (no list, no allocation, so nothing can fail but
+ * the directory itself, which then holds nothing of any kind). */
 static bool dir_has_kind(const char *dir, enum dir_kind kind)
 {
-	struct dir_list l;
+	DIR *d = opendir(dir);
+	struct dirent *de;
 	bool found = false;
 
-	if (dir_list(dir, &l, NULL))
+	if (!d)
 		return false;
-	for (size_t i = 0; i < l.count && !found; i++)
-		found = dir_name_matches(l.names[i], kind);
-	dir_list_free(&l);
+	while (!found && (de = readdir(d)) != NULL)
+		found = de->d_name[0] != '.' && dir_name_matches(de->d_name, kind);
+	closedir(d);
 	return found;
 }
 
@@ -376,7 +379,8 @@ static int mf_body_line(struct mf_state *st, const struct mf_line *l, struct are
 {
 	static const char range[] = "Memory range ", from[] = "MAPPED FROM:";
 	struct maps_entry me;
-	struct err ignored;
+	struct err why;
+	int rc;
 
 	if (mf_starts(l, range)) {
 		st->have_range = mf_range(l->s + strlen(range), l->len - strlen(range), &st->ent.start, &st->ent.end);
@@ -392,18 +396,23 @@ static int mf_body_line(struct mf_state *st, const struct mf_line *l, struct are
 		st->from = arena_strndup(names, p.s, p.len);
 		return st->from ? 0 : ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "mfetch.lst: out of memory");
 	}
+	if (st->have_maps_line)
+		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst line %u: unexpected \"%.*s\"", st->line_no,
+			       (int)(l->len > 60 ? 60 : l->len), l->s);
 	/* the entry's /proc/PID/maps line (gives protection, and the name of mem- entries) */
-	if (!st->have_maps_line && maps_parse_line(l->s, l->len, st->line_no, &me, names, &ignored) == 0) {
-		st->have_maps_line = true;
-		st->have_range = true;
-		st->ent.start = me.start;
-		st->ent.end = me.end;
-		st->ent.prot = me.prot;
-		st->line_name = me.name;
-		return 0;
-	}
-	return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst line %u: unexpected \"%.*s\"", st->line_no,
-		       (int)(l->len > 60 ? 60 : l->len), l->s);
+	err_init(&why);
+	if ((rc = maps_parse_line(l->s, l->len, st->line_no, &me, names, &why)) == -ERR_NOMEM)
+		return (*e = why, rc);
+	if (rc < 0)
+		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "mfetch.lst line %u: unexpected \"%.*s\" (as a maps line: %s)",
+			       st->line_no, (int)(l->len > 60 ? 60 : l->len), l->s, why.msg);
+	st->have_maps_line = true;
+	st->have_range = true;
+	st->ent.start = me.start;
+	st->ent.end = me.end;
+	st->ent.prot = me.prot;
+	st->line_name = me.name;
+	return 0;
 }
 
 /* The mapping's name.  memfetch cuts the maps line at the character before the first '/'

@@ -717,18 +717,21 @@ static int dc_pass_a(struct dc *d, struct err *e)
 	return rc;
 }
 
-/* Is the first record the STRING id 0 "artcarve:id-size=8" marker? */
-static bool dc_has_marker(const uint8_t *data, size_t len)
+/* Is the first record the STRING id 0 "artcarve:id-size=8" marker?  1 yes, 0 no, <0 when
+ * the first record does not read (the error the decoding passes would meet next). */
+static int dc_has_marker(const struct dc *d, struct err *e)
 {
 	struct bmd_reader r;
 	struct bmd_record rec;
-	bool yes = false;
+	int rc;
 
-	if (bmd_reader_init(&r, data, len, NULL, NULL) == 0 && bmd_next(&r, &rec, NULL) == 1)
-		yes = rec.tag == BMD_STRING && rec.id == 0 && rec.len == strlen(BMD_MARKER_ID8) &&
-		      !memcmp(rec.bytes, BMD_MARKER_ID8, rec.len);
+	if ((rc = bmd_reader_init(&r, d->data, d->len, d->label, e)) < 0)
+		return rc;
+	if ((rc = bmd_next(&r, &rec, e)) == 1)
+		rc = rec.tag == BMD_STRING && rec.id == 0 && rec.len == strlen(BMD_MARKER_ID8) &&
+		     !memcmp(rec.bytes, BMD_MARKER_ID8, rec.len);
 	bmd_reader_release(&r);
-	return yes;
+	return rc;
 }
 
 static void dc_header(struct dc *d)
@@ -966,7 +969,9 @@ static int dc_run(struct dc *d, struct err *e)
 
 	if ((rc = bmd_reader_init(&d->fin, d->data, d->len, d->label, e)))
 		return rc;
-	d->skip_marker = dc_has_marker(d->data, d->len);
+	if ((rc = dc_has_marker(d, e)) < 0)
+		return rc;
+	d->skip_marker = rc == 1;
 	d->out.id = d->o->id_size ? d->o->id_size : d->skip_marker ? 8 : 4;
 	if (d->out.id != 4 && d->out.id != 8)
 		return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "identifier size %u: expected 4 or 8", d->out.id);

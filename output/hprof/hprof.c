@@ -177,6 +177,7 @@ int hprof_next(struct hprof_reader *r, struct hprof_record *rec, struct err *e)
 	struct cursor *c = &r->c;
 	const uint8_t *p;
 	uint32_t len;
+	int rc;
 
 	if (cur_remaining(c) == 0)
 		return 0;
@@ -195,7 +196,8 @@ int hprof_next(struct hprof_reader *r, struct hprof_record *rec, struct err *e)
 		return ERR_SET(e, ERR_TRUNC, rec->offset, "record at 0x%llx (tag 0x%02x): length %u "
 			       "exceeds the %zu bytes left in the file", (unsigned long long)rec->offset,
 			       rec->tag, len, cur_remaining(c) - HPROF_RECORD_HEADER);
-	cur_sub(c, c->pos + HPROF_RECORD_HEADER, len, &rec->body, NULL);
+	if ((rc = cur_sub(c, c->pos + HPROF_RECORD_HEADER, len, &rec->body, e)))   /* checked above */
+		return rc;
 	c->pos += HPROF_RECORD_HEADER + (size_t)len;
 	return 1;
 }
@@ -290,7 +292,8 @@ static int class_dump_scan(struct cursor *c, unsigned id_size, uint64_t at, stru
 			return rc;
 		if (cd) {
 			struct cursor *sec = s == 0 ? &cd->constants : s == 1 ? &cd->statics : &cd->fields;
-			cur_sub(c, starts[s], c->pos - starts[s], sec, NULL);
+			if ((rc = cur_sub(c, starts[s], c->pos - starts[s], sec, e)))   /* walked above */
+				return rc;
 		}
 	}
 	if (cd) {
@@ -407,11 +410,10 @@ int hprof_next_sub(struct cursor *heap_body, unsigned id_size, struct hprof_sub 
 		return 0;
 	sub->offset = cur_where(heap_body);
 	sub->tag = cur_ptr(heap_body)[0];
-	cur_sub(heap_body, heap_body->pos + 1, cur_remaining(heap_body) - 1, &c, NULL);
-	rc = sub_extent(&c, sub->tag, id_size, sub->offset, &extent, e);
-	if (rc)
+	if ((rc = cur_sub(heap_body, heap_body->pos + 1, cur_remaining(heap_body) - 1, &c, e)) ||
+	    (rc = sub_extent(&c, sub->tag, id_size, sub->offset, &extent, e)) ||
+	    (rc = cur_sub(&c, 0, extent, &sub->body, e)))
 		return rc;
-	cur_sub(&c, 0, extent, &sub->body, NULL);
 	heap_body->pos += 1 + extent;
 	return 1;
 }
@@ -431,7 +433,8 @@ int hprof_string_parse(const struct hprof_record *rec, unsigned id_size, struct 
 {
 	struct cursor c = rec->body;
 
-	if (cur_uNbe(&c, id_size, &out->id, NULL))
+	/* the cursor's "truncated" becomes the record-level message */
+	if (cur_uNbe(&c, id_size, &out->id, e))
 		return ERR_SET(e, ERR_CORRUPT, rec->offset, "STRING record at 0x%llx: body of %zu bytes is "
 			       "shorter than the %u-byte id", (unsigned long long)rec->offset, rec->body.len,
 			       id_size);
@@ -445,8 +448,8 @@ int hprof_load_class_parse(const struct hprof_record *rec, unsigned id_size,
 {
 	struct cursor c = rec->body;
 
-	if (cur_u32be(&c, &out->serial, NULL) || cur_uNbe(&c, id_size, &out->class_id, NULL) ||
-	    cur_u32be(&c, &out->trace_serial, NULL) || cur_uNbe(&c, id_size, &out->name_id, NULL))
+	if (cur_u32be(&c, &out->serial, e) || cur_uNbe(&c, id_size, &out->class_id, e) ||
+	    cur_u32be(&c, &out->trace_serial, e) || cur_uNbe(&c, id_size, &out->name_id, e))
 		return ERR_SET(e, ERR_TRUNC, rec->offset, "LOAD_CLASS record at 0x%llx: body of %zu bytes is "
 			       "shorter than %u", (unsigned long long)rec->offset, rec->body.len, 8 + 2 * id_size);
 	return 0;

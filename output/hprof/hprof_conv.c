@@ -120,8 +120,11 @@ static int conv_heap_dump(struct conv *cv, const struct hprof_record *rec, struc
 		/* count what the skipped pass 2 would have dropped */
 		struct cursor body = rec->body;
 		struct hprof_sub sub;
-		while (hprof_next_sub(&body, cv->id_size, &sub, NULL) == 1)
+		/* pass 1 (conv_heap_size) walked these sub-records already: a failure here is a bug */
+		while ((rc = hprof_next_sub(&body, cv->id_size, &sub, e)) == 1)
 			cv->st->dropped_objects += sub.tag != HPROF_HEAP_DUMP_INFO;
+		if (rc < 0)
+			return rc;
 		cv->st->dropped_segments++;
 		return 0;
 	}

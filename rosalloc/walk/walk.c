@@ -108,7 +108,7 @@ const uint8_t *wk_bytes(const struct image *img, uint64_t va, size_t n, uint8_t 
 	const uint8_t *p = wk_at(img, va, &avail);
 	if (p && avail >= n)
 		return p;
-	if (!p || n > cap || img_read(img, va, buf, n, NULL) != 0)
+	if (!p || n > cap || !img_peek(img, va, buf, n))
 		return NULL;
 	return buf;
 }

@@ -83,12 +83,14 @@ static inline void mf_msg(struct mf *f, uint32_t va, uint32_t text, uint32_t nex
  * -> A (nobody holds B), an attached Thread, an int[3]. */
 static inline void mf_build(struct mf *f)
 {
-	static const struct rt_field object[] = { { "shadow$_klass_", "Ljava/lang/Class;", 0, 0, 0 },
-						  { "shadow$_monitor_", "I", 4, 0, 1 } };
-	static const struct rt_field string[] = { { "count", "I", 8, 0, 2 }, { "hash", "I", 12, 0, 3 } };
-	static const struct rt_field msg[] = { { "text", "Ljava/lang/String;", 8, 0, 4 }, { "next", "LMsg;", 12, 0, 5 },
-					       { "id", "I", 16, 0, 6 }, { "seen", "Z", 20, 0, 7 } };
-	static const struct rt_field thread[] = { { "nativePeer", "J", 8, 0, 8 } };
+	static const struct rt_field object[] = { { "shadow$_klass_", "Ljava/lang/Class;", 0, 0, 0,
+						    "java.lang.Class" },
+						  { "shadow$_monitor_", "I", 4, 0, 1, "int" } };
+	static const struct rt_field string[] = { { "count", "I", 8, 0, 2, "int" }, { "hash", "I", 12, 0, 3, "int" } };
+	static const struct rt_field msg[] = { { "text", "Ljava/lang/String;", 8, 0, 4, "java.lang.String" },
+					       { "next", "LMsg;", 12, 0, 5, "Msg" }, { "id", "I", 16, 0, 6, "int" },
+					       { "seen", "Z", 20, 0, 7, "boolean" } };
+	static const struct rt_field thread[] = { { "nativePeer", "J", 8, 0, 8, "long" } };
 
 	memset(f, 0, sizeof(*f));
 	memcpy(f->f_object, object, sizeof(object));
