@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "art/format/oat.h"
 #include "art/format/vdex.h"
@@ -70,8 +71,8 @@ static int place_image(struct art_image_set *s, struct art_set_image *im, const 
 static int add_image(struct art_image_set *s, const char *path, bool want_errors, struct err *e)
 {
 	struct art_set_image *im, *grown;
-	struct err ign;
-	struct err *ee = want_errors ? e : &ign;
+	struct err why;
+	struct err *ee = want_errors ? e : &why;
 	int rc;
 
 	grown = xreallocarray(s->images, s->image_count + 1, sizeof(*grown));
@@ -87,7 +88,7 @@ static int add_image(struct art_image_set *s, const char *path, bool want_errors
 		xfree(im->file);
 		return nomem(e);
 	}
-	err_init(&ign);
+	err_init(&why);
 	rc = load_image(im, path, ee);
 	if (!rc)
 		rc = place_image(s, im, path, ee);
@@ -98,7 +99,11 @@ static int add_image(struct art_image_set *s, const char *path, bool want_errors
 		xfree(im->path);
 		if (rc < 0 && want_errors)
 			return err_prefix(e, "%s", path);
-		return rc == -ERR_NOMEM ? (*e = ign, rc) : 0;   /* a folder image that fails is left out */
+		if (rc == -ERR_NOMEM)
+			return (*e = why, rc);
+		if (rc < 0)   /* a folder image that fails is left out, and recorded */
+			anomaly_add_err(&s->anomalies, ANOM_IMAGE_HEADER, path, &why);
+		return 0;
 	}
 	s->image_count++;
 	return 1;
@@ -109,6 +114,7 @@ int art_image_set_open(struct art_image_set *s, const char *path, struct err *e)
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	anomaly_init(&s->anomalies, 0);
 	img_init_empty(&s->view, path);
 	rc = add_image(s, path, true, e);
 	if (rc < 0) {
@@ -193,13 +199,24 @@ static void close_oat(struct art_set_oat *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* An OAT or VDEX of the folder that does not read: -ERR_NOMEM is returned, anything else is
+ * recorded and the file left out (0). */
+static int oat_left_out(struct art_image_set *s, int rc, const char *path, const struct err *why, struct err *e)
+{
+	if (rc == -ERR_NOMEM)
+		return (*e = *why, rc);
+	anomaly_add_err(&s->anomalies, ANOM_OAT_FILE, path, why);
+	return 0;
+}
+
 /* Opens an OAT (with its VDEX when there is one) and adds its DEX files. */
 static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 {
 	struct art_set_oat *o, **grown;
 	struct cursor oat_bytes, vdex_bytes;
 	char vpath[4096];
-	struct err ign;
+	struct err why;
+	int rc;
 
 	grown = xreallocarray(s->oats, s->oat_count + 1, sizeof(*grown));
 	if (!grown)
@@ -209,17 +226,26 @@ static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 	if (!(o = xcalloc(1, sizeof(*o))))
 		return nomem(e);
 	s->oats[s->oat_count] = o;
-	err_init(&ign);
-	if (img_from_file(&o->oat_file, path, 0, &oat_bytes, &ign)) {
+	err_init(&why);
+	if ((rc = img_from_file(&o->oat_file, path, 0, &oat_bytes, &why)) < 0) {
 		xfree(o);
-		return 0;
+		return oat_left_out(s, rc, path, &why, e);
 	}
-	if (oat_vdex_path_for(path, vpath, sizeof(vpath)) && img_from_file(&o->vdex_file, vpath, 0, &vdex_bytes, &ign) == 0)
-		o->has_vdex = vdex_parse(&o->vdex, &vdex_bytes, &ign) == 0;
-	if (oat_open(&o->oat, oat_bytes.base, oat_bytes.len, path, o->has_vdex ? &o->vdex : NULL, &ign)) {
+	/* a VDEX beside it that exists and does not read is recorded; the OAT is used without it */
+	if (oat_vdex_path_for(path, vpath, sizeof(vpath)) && access(vpath, R_OK) == 0) {
+		if ((rc = img_from_file(&o->vdex_file, vpath, 0, &vdex_bytes, &why)) == 0)
+			rc = vdex_parse(&o->vdex, &vdex_bytes, &why);
+		o->has_vdex = rc == 0;
+		if (rc < 0 && (rc = oat_left_out(s, rc, vpath, &why, e)) < 0) {
+			close_oat(o);
+			xfree(o);
+			return rc;
+		}
+	}
+	if ((rc = oat_open(&o->oat, oat_bytes.base, oat_bytes.len, path, o->has_vdex ? &o->vdex : NULL, &why)) < 0) {
 		close_oat(o);
 		xfree(o);
-		return 0;
+		return oat_left_out(s, rc, path, &why, e);
 	}
 	o->open = true;
 	s->oat_count++;
@@ -234,8 +260,10 @@ static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 		s->dexes = dg;
 		d = &s->dexes[s->dex_count];
 		memset(d, 0, sizeof(*d));
-		if (dex_parse(&d->dex, &df->dex, &ign))
-			continue; /* a damaged DEX names nothing */
+		if (dex_parse(&d->dex, &df->dex, &why)) {   /* a damaged DEX names nothing */
+			anomaly_add_err(&s->anomalies, ANOM_DEX, path, &why);
+			continue;
+		}
 		if (!(d->location = dup_str((const char *)df->location, df->location_len)))
 			return nomem(e);
 		d->container = o->oat_file.path;
@@ -294,6 +322,7 @@ void art_image_set_release(struct art_image_set *s)
 	img_close(&s->view);
 	xfree(s->dexes);
 	xfree(s->oats);
+	anomaly_release(&s->anomalies);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -324,19 +353,26 @@ static void note_missing(struct art_image_set *s, const char *loc, size_t len)
 		s->missing_count++;
 }
 
+static void memo_clear(struct art_image_set *s)
+{
+	if (s->memo_cap)
+		memset(s->memo, 0, s->memo_cap * sizeof(*s->memo));
+	s->memo_count = 0;
+}
+
 void art_image_set_layout(struct art_image_set *s, const struct art_layout *lay)
 {
 	unsigned p = s->image_count ? s->images[0].img.h.pointer_size : 0;
 
 	s->m = (struct mirror){ &s->view, lay, p == 8 ? 8 : 4 };
-	s->memo_count = 0;
+	memo_clear(s);
 }
 
 void art_image_set_bind(struct art_image_set *s, const uint32_t *own_dex_caches, size_t own_count)
 {
 	s->own_dex_caches = own_dex_caches;
 	s->own_count = own_count;
-	s->memo_count = 0;
+	memo_clear(s);
 }
 
 static long by_location(const struct art_image_set *s, const char *location, size_t len)
@@ -448,26 +484,50 @@ int art_image_set_class_has_dex(struct art_image_set *s, uint32_t klass, struct 
 	return c.dex_cache ? art_image_set_has_dex(s, c.dex_cache, e) : 0;
 }
 
+static size_t memo_slot(const struct art_image_set *s, uint32_t dex_cache)
+{
+	size_t i = (size_t)(dex_cache >> 3) * 2654435761u & (s->memo_cap - 1);   /* Knuth's multiplicative hash */
+	while (s->memo[i].dex_cache && s->memo[i].dex_cache != dex_cache)
+		i = (i + 1) & (s->memo_cap - 1);
+	return i;
+}
+
+/* Remembers dex_cache -> d; without memory it is only not remembered (found again next time). */
+static void memo_put(struct art_image_set *s, uint32_t dex_cache, long d)
+{
+	if (2 * (s->memo_count + 1) > s->memo_cap) {
+		size_t cap = s->memo_cap ? 2 * s->memo_cap : 64, old_cap = s->memo_cap;
+		struct art_set_memo *old = s->memo, *grown = xcalloc(cap, sizeof(*grown));
+		if (!grown)
+			return;
+		s->memo = grown;
+		s->memo_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].dex_cache)
+				s->memo[memo_slot(s, old[i].dex_cache)] = old[i];
+		xfree(old);
+	}
+	size_t i = memo_slot(s, dex_cache);
+	s->memo[i].dex_cache = dex_cache;
+	s->memo[i].dex = d;
+	s->memo_count++;
+}
+
 int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out, struct err *e)
 {
 	struct art_image_set *s = ctx;
-	long d = -2;
+	long d;
+	size_t i;
 	int rc;
 
-	if (!s->m.l)
+	if (!s->m.l || !dex_cache)
 		return 0;
-	for (size_t i = 0; i < s->memo_count; i++)
-		if (s->memo[i].dex_cache == dex_cache)
-			d = s->memo[i].dex;
-	if (d == -2) {
-		void *grown = xreallocarray(s->memo, s->memo_count + 1, sizeof(*s->memo));
+	if (s->memo_cap && s->memo[i = memo_slot(s, dex_cache)].dex_cache) {
+		d = s->memo[i].dex;
+	} else {
 		if ((rc = find_dex(s, dex_cache, true, &d, e)))
 			return rc;
-		if (grown) {
-			s->memo = grown;
-			s->memo[s->memo_count].dex_cache = dex_cache;
-			s->memo[s->memo_count++].dex = d;
-		}
+		memo_put(s, dex_cache, d);
 	}
 	if (d < 0)
 		return 0;

@@ -20,6 +20,7 @@
 #include "art/format/dex.h"
 #include "art/mirror/mirror.h"
 #include "art/mirror/mirror_walk.h"
+#include "carver/base/anomaly.h"
 #include "carver/base/err.h"
 #include "carver/image/image.h"
 
@@ -50,11 +51,16 @@ struct art_image_set {
 	/* dex locations asked for and not found (distinct, for the report) */
 	char **missing;
 	size_t missing_count;
+	/* files of the folder left out because they do not read (images, OAT/VDEX files, the
+	 * DEX files in an OAT), and DexCaches whose location_ is damaged */
+	struct anomaly_sink anomalies;
 	/* for the lookup */
 	const uint32_t *own_dex_caches;
 	size_t own_count;
-	struct { uint32_t dex_cache; long dex; } *memo;   /* dex -1: not found */
-	size_t memo_count;
+	/* DexCache -> dex (-1: not found), open addressing on dex_cache (0: empty slot): a class
+	 * count of lookups stays linear however many DexCaches a hostile image names */
+	struct art_set_memo { uint32_t dex_cache; long dex; } *memo;
+	size_t memo_count, memo_cap;   /* memo_cap: 0 or a power of two */
 };
 
 /* Maps and loads path as images[0].  On error the set is released. */

@@ -117,7 +117,10 @@ static int af_dex_body(struct af_ctx *cx, const struct cursor *c, struct err *e)
 	rep_u(r, "file_size", d.file_size);
 	rep_hex(r, "checksum", d.checksum);
 	/* a DEX inside a VDEX is usually quickened in place, so a mismatch is reported, not fatal */
-	rep_bool(r, "checksum_ok", dex_verify_checksum(&d, &computed, NULL) == 0);
+	computed = dex_checksum_of(&d);
+	rep_bool(r, "checksum_ok", computed == d.checksum);
+	if (computed != d.checksum)
+		rep_hex(r, "checksum_computed", computed);
 	if (d.compact) {
 		rep_hex(r, "data_off", d.data_off);
 		rep_u(r, "data_size", d.data_size);
@@ -444,6 +447,26 @@ static void af_art_classes(struct rep *r, const struct afi_report *ar)
 	rep_close(r);
 }
 
+/* Files of the folder left out and damaged DexCaches (the walk went on without them). */
+static void af_art_anomalies(struct rep *r, const struct anomaly_sink *s)
+{
+	char line[512];
+
+	rep_open(r, "anomalies", false);
+	rep_u(r, "total", s->total);
+	for (unsigned c = 0; c < ANOM_CODE_COUNT; c++)
+		if (s->per_code[c])
+			rep_u(r, anomaly_code_name((enum anomaly_code)c), s->per_code[c]);
+	rep_open(r, "records", true);
+	for (size_t i = 0; i < s->count; i++) {
+		snprintf(line, sizeof(line), "%s [%s] %s: %s", anomaly_code_name(s->v[i].code), s->v[i].space,
+			 err_code_name(s->v[i].cause), s->v[i].msg);
+		rep_s(r, NULL, line);
+	}
+	rep_close(r);
+	rep_close(r);
+}
+
 static int af_describe_art(struct af_ctx *cx, struct err *e)
 {
 	struct afi_report ar;
@@ -460,6 +483,7 @@ static int af_describe_art(struct af_ctx *cx, struct err *e)
 		if (ar.lay) {
 			af_art_walk(cx->r, &ar);
 			af_art_classes(cx->r, &ar);
+			af_art_anomalies(cx->r, &ar.set.anomalies);
 		} else {
 			rep_s(cx->r, "walk", "skipped: no mirror layout row for this image version");
 		}

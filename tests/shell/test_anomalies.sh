@@ -1,7 +1,9 @@
 # test_anomalies.sh - damaged input is recorded and the run goes on: on a synthetic ART 11
 # image (build/synth), one Class object that nothing else refers to is overwritten in a copy
 # of the core; `info` and `classes` (text and --json) must still succeed, count one more
-# "class" anomaly with its address, and list every other class exactly as before.
+# "class" anomaly with its address, and list every other class exactly as before.  And
+# `art-file` on a boot image whose folder holds a second image with a damaged header: the
+# walk of the first is unchanged, the second is left out and recorded.
 . "$(dirname "$0")/lib.sh"
 jq() { command jq "$@" >/dev/null; }
 SYNTH=$PWD/build/synth
@@ -69,4 +71,28 @@ t_same "classes: every other class and field unchanged" "$TMP/after.rest" "$TMP/
 command jq -S 'del(.anomalies) | .classes |= map(select(.address != "'"$addr"'")) | del(.count)' "$TMP/before.json" >"$TMP/b.json"
 command jq -S 'del(.anomalies) | del(.count)' "$TMP/after.json" >"$TMP/a.json"
 t_same "classes --json: every other class unchanged" "$TMP/a.json" "$TMP/b.json"
+
+# art-file: a folder image that does not load is recorded, the walk goes on
+set_dir=$CORPUS/art/a9_art056_arm64_lineage16-eify
+if [ ! -f "$set_dir/boot.art" ]; then
+	t_fail "$set_dir/boot.art missing"; t_done; exit
+fi
+mkdir -p "$TMP/set" "$TMP/alone"
+cp "$set_dir/boot.art" "$TMP/alone/"
+"$ART" art-file --json "$TMP/alone/boot.art" >"$TMP/alone.json" || t_fail "art-file on boot.art alone"
+cp "$set_dir/boot.art" "$set_dir/boot-core-libart.art" "$TMP/set/"
+"$ART" art-file --json "$TMP/set/boot.art" >"$TMP/set-before.json" || t_fail "art-file on the sound folder"
+printf 'art\n999\0' | dd of="$TMP/set/boot-core-libart.art" bs=1 conv=notrunc 2>/dev/null
+"$ART" art-file --json "$TMP/set/boot.art" >"$TMP/set-after.json" &&
+"$ART" art-file "$TMP/set/boot.art" >"$TMP/set-after.txt" || t_fail "art-file with a damaged folder image"
+t_check "art-file: sound folder, no anomaly" jq -e '.files[0].anomalies.total == 0' "$TMP/set-before.json"
+t_check "art-file --json: the damaged image is recorded" jq -e \
+	'.files[0].anomalies.total == 1 and .files[0].anomalies.image_header == 1 and
+	 (.files[0].anomalies.records[0] | test("boot-core-libart.art.*unsupported version 999"))' "$TMP/set-after.json"
+t_check "art-file text: the record" grep -q '^    image_header .*boot-core-libart.art\] unsupported: ' "$TMP/set-after.txt"
+# left out, the damaged image is as if it were not there: the walk equals boot.art's alone
+command jq -S '.files[0].walk' "$TMP/alone.json" >"$TMP/walk-alone"
+command jq -S '.files[0].walk' "$TMP/set-after.json" >"$TMP/walk-after"
+t_check "art-file: a walk was reported" [ "$(wc -c <"$TMP/walk-alone")" -gt 100 ]
+t_same "art-file: the walk equals boot.art's alone" "$TMP/walk-after" "$TMP/walk-alone"
 t_done
