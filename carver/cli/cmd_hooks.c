@@ -104,12 +104,12 @@ static int hk_check_code(struct hk_ctx *cx, const struct hk_oat *o, const struct
 	struct oat_method_code mc;
 	struct hooks_jump j;
 	struct hk_finding f;
-	struct err why;
 	uint64_t va;
 	int rc;
 
-	if (oat_method_code_decode(&src->ix.space, en->code_offset, &mc, &why) < 0)
-		return 0;   /* the index only holds decodable methods; a changed header is not a hook */
+	/* the index holds only methods whose header decoded from these same bytes */
+	if ((rc = oat_method_code_decode(&src->ix.space, en->code_offset, &mc, e)) < 0)
+		return rc;
 	va = o->runtime_oatdata + mc.code_offset;
 	cx->code_checked++;
 	if ((rc = hooks_first_jump(cx->dis, src->arch, mc.code.base, mc.code.len, va, cx->view, &j, e)) < 0)

@@ -135,6 +135,8 @@ def main(argv):
                     nulls.append('%s:%d: %s(... NULL ...)' % (path, line(m.start()), name))
         for m in re.finditer(r'\n[ \t]+struct\s+err\s+([A-Za-z_][A-Za-z0-9_]*)\s*;', s):
             var = m.group(1)
+            if in_struct_body(s, m.start() + 1):
+                continue    # a member of a struct definition, not a local
             body = block_after(s, m.start() + 1)
             if not reported(body, var, err_pos):
                 throws.append('%s:%d: struct err %s' % (path, line(m.start() + 1), var))
@@ -143,6 +145,20 @@ def main(argv):
             print(x)
     print('null_err_args %d' % len(nulls))
     print('throwaway_errs %d' % len(throws))
+
+
+def in_struct_body(s, pos):
+    """True when pos lies directly inside a struct or union definition's braces."""
+    depth = 0
+    for i in range(pos - 1, -1, -1):
+        if s[i] == '}':
+            depth += 1
+        elif s[i] == '{':
+            if depth == 0:
+                head = s[max(0, i - 200):i]
+                return re.search(r'\b(struct|union)(\s+[A-Za-z_]\w*)?\s*$', head) is not None
+            depth -= 1
+    return False
 
 
 def block_after(s, pos):
