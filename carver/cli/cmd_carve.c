@@ -235,7 +235,8 @@ static void rep_dropped(struct rep *r, const struct carve *c, const struct tally
 static void rep_spaces(struct rep *r, const struct carve *c)
 {
 	const struct model *m = &c->m;
-	rep_line(r, "spaces: objects allocated / free partial / free residue; empty free places; object bytes");
+	rep_line(r, "spaces: objects allocated / free partial / free residue; empty free places (untyped residue); "
+		 "object bytes");
 	if (r->json)
 		rep_open(r, "spaces", true);
 	for (size_t i = 0; i < c->rt.spaces.count; i++) {
@@ -246,10 +247,11 @@ static void rep_spaces(struct rep *r, const struct carve *c)
 		if (!a && !p && !rr && !s->empty)
 			continue;
 		if (!r->json) {
-			rep_line(r, "  %-20s %-30s 0x%08llx %10llu / %llu / %llu; %llu empty; %llu bytes",
+			rep_line(r, "  %-20s %-30s 0x%08llx %10llu / %llu / %llu; %llu empty (%llu); %llu bytes",
 				 spaces_kind_name(sp->kind), space_name(sp), (unsigned long long)sp->begin,
 				 (unsigned long long)a, (unsigned long long)p, (unsigned long long)rr,
-				 (unsigned long long)s->empty, (unsigned long long)s->bytes);
+				 (unsigned long long)s->empty, (unsigned long long)s->untyped,
+				 (unsigned long long)s->bytes);
 			continue;
 		}
 		rep_open(r, NULL, false);
@@ -260,6 +262,7 @@ static void rep_spaces(struct rep *r, const struct carve *c)
 		rep_u(r, "free_partial", p);
 		rep_u(r, "free_residue", rr);
 		rep_u(r, "empty", s->empty);
+		rep_u(r, "untyped_residue", s->untyped);
 		rep_u(r, "bytes", s->bytes);
 		rep_close(r);
 	}
@@ -342,6 +345,7 @@ static void report(struct rep *r, const struct carve *c, const struct tally *t, 
 	rep_u(r, "objects", m->count);
 	rep_u(r, "rejected", m->rejected);
 	rep_u(r, "empty", m->empty);
+	rep_u(r, "untyped_residue", m->untyped);
 	rep_u(r, "retired_classes", m->retired);
 	rep_states(r, t);
 	rep_dropped(r, c, t, b);

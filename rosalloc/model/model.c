@@ -194,6 +194,7 @@ void model_release(struct model *m)
 	xfree(m->per_space);
 	xfree(m->objs);
 	xfree(m->ospace);
+	xfree(m->free_places);
 	arena_release(&m->arena);
 	memset(m, 0, sizeof(*m));
 }
@@ -245,6 +246,21 @@ static bool captured(const struct model *m, uint64_t va)
 	return r && r->data && va - r->start < r->data_len;
 }
 
+static bool free_place(const struct model *m, uint32_t addr)
+{
+	size_t lo = 0, hi = m->free_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->free_places[mid] == addr)
+			return true;
+		if (m->free_places[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /* A reference value is null or a plausible object start (see model.h). */
 static bool ref_plausible(const struct model *m, uint32_t ref)
 {
@@ -254,6 +270,8 @@ static bool ref_plausible(const struct model *m, uint32_t ref)
 		return true;
 	if (ref & 7)
 		return false;
+	if (model_find(m, ref) != MODEL_NONE || free_place(m, ref))
+		return true;
 	if (!ospace_at(m, ref))
 		return !captured(m, ref);
 	if (!peek32(m, ref, &k))
@@ -389,6 +407,41 @@ static int check_ref(void *arg, uint32_t off, uint32_t value)
 	return 1;
 }
 
+/* An empty free place: counted per space, its start kept for the reference check. */
+/* True when some byte of [addr + from, addr + room) is captured and not zero. */
+static bool bytes_left(const struct model *m, uint64_t addr, uint64_t from, uint64_t room)
+{
+	const struct img_region *r = img_find(m->rt->img, addr);
+	if (!r || !r->data || from >= room)
+		return false;
+	uint64_t off = addr - r->start, end = room < r->data_len - off ? room : r->data_len - off;
+	for (uint64_t i = from; off <= r->data_len && i < end; i++)
+		if (r->data[off + i])
+			return true;
+	return false;
+}
+
+static int empty_place(struct model *m, const struct walk_candidate *c, struct err *e)
+{
+	struct model_space_count *s = &m->per_space[c->space - m->rt->spaces.v];
+	m->empty++;
+	s->empty++;
+	if (c->clobbered && bytes_left(m, c->addr, c->clobbered, c->room)) {
+		m->untyped++;
+		s->untyped++;
+	}
+	if (m->free_count == m->free_cap) {
+		size_t cap = m->free_cap ? m->free_cap * 2 : 1024;
+		uint32_t *v = xreallocarray(m->free_places, cap, sizeof(*v));
+		if (!v)
+			return model_nomem(e);
+		m->free_places = v;
+		m->free_cap = cap;
+	}
+	m->free_places[m->free_count++] = (uint32_t)c->addr;
+	return 0;
+}
+
 static int push(struct model *m, const struct model_obj *o, struct err *e)
 {
 	if (m->count == m->cap) {
@@ -498,24 +551,6 @@ static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass
 	o.content = o.alloc == MODEL_ALLOCATED ? MODEL_INTACT : c->clobbered ? MODEL_PARTIAL : MODEL_RESIDUE;
 	if (!m->classes[o.cls].fields_ok && o.kind != MODEL_OBJ_ARRAY && o.kind != MODEL_PRIM_ARRAY)
 		o.flags |= MODEL_F_UNCHECKED;
-	if (o.alloc == MODEL_ALLOCATED) {
-		struct bad_ref b = { m, 0, 0 };
-		rc = model_each_ref(m, &o, check_ref, &b, e);
-		if (rc == -ERR_UNMAPPED) {
-			anomaly_add_err(m->sink, ANOM_OBJ_UNMAPPED, x->space, e);
-			m->rejected++;
-			return 0;
-		}
-		if (rc < 0)
-			return rc;
-		if (rc) {
-			m->rejected++;
-			anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, c->addr, x->space,
-				    "candidate at 0x%llx (%s): reference 0x%x at +%u is no object start",
-				    (unsigned long long)c->addr, k ? (k->name ? k->name : "class ?") : "Class", b.value, b.off);
-			return 0;
-		}
-	}
 	o.where = (uint32_t)c->where;
 	o.index = c->index;
 	o.place = (uint8_t)c->place;
@@ -542,19 +577,13 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 		return 0;
 	}
 	if (!peek32(m, c->addr + m->rt->layout->object.klass, &klass)) {
-		if (c->alloc == WALK_FREE) {
-			m->empty++;
-			m->per_space[c->space - m->rt->spaces.v].empty++;
-			return 0;
-		}
+		if (c->alloc == WALK_FREE)
+			return empty_place(m, c, e);
 		reject(m, &x, ANOM_OBJ_UNMAPPED, ERR_UNMAPPED, "class word not captured at", c->addr);
 		return 0;
 	}
-	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass)) {
-		m->empty++;   /* a zeroed slot, or the class word holds the allocator's own link */
-		m->per_space[c->space - m->rt->spaces.v].empty++;
-		return 0;
-	}
+	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass))
+		return empty_place(m, c, e);   /* a zeroed slot, or the class word holds the allocator's link */
 	if (klass == 0 || (klass & 7) || !runtime_class_at(m->rt, klass)) {
 		reject(m, &x, ANOM_OBJ_CLASS, ERR_CORRUPT, "class word names no Class:", klass);
 		return 0;
@@ -575,16 +604,16 @@ static int by_addr(const void *a, const void *b)
 	return x->space < y->space ? -1 : x->space > y->space;
 }
 
-int model_finish(struct model *m, struct err *e)
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Drops the objects overlapping the one before them (the first of two claims is kept). */
+static void drop_overlaps(struct model *m)
 {
 	size_t out = 0;
-	bool sorted = true;
-	(void)e;
-	/* the walkers emit in address order within a space and walk the spaces in address order */
-	for (size_t i = 1; i < m->count && sorted; i++)
-		sorted = by_addr(&m->objs[i - 1], &m->objs[i]) < 0;
-	if (!sorted)
-		qsort(m->objs, m->count, sizeof(*m->objs), by_addr);
 	for (size_t i = 0; i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
 		if (out > 0) {
@@ -601,6 +630,54 @@ int model_finish(struct model *m, struct err *e)
 		m->objs[out++] = *o;
 	}
 	m->count = out;
+}
+
+/* Flags the allocated objects with a reference to no plausible object start. */
+static int check_refs(struct model *m, struct err *e)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		struct model_obj *o = &m->objs[i];
+		struct bad_ref b = { m, 0, 0 };
+		if (o->alloc != MODEL_ALLOCATED || (o->flags & MODEL_F_UNCHECKED))
+			continue;
+		int rc = model_each_ref(m, o, check_ref, &b, e);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		const struct rt_class *k = &m->rt->classes[o->cls];
+		o->flags |= MODEL_F_BAD_REF;
+		m->rejected++;
+		anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
+			    "candidate at 0x%x (%s): reference 0x%x at +%u is no object start", o->addr,
+			    k->name ? k->name : "class ?", b.value, b.off);
+	}
+	size_t out = 0;
+	for (size_t i = 0; i < m->count; i++)
+		if (!(m->objs[i].flags & MODEL_F_BAD_REF))
+			m->objs[out++] = m->objs[i];
+	m->count = out;
+	return 0;
+}
+
+int model_finish(struct model *m, struct err *e)
+{
+	bool sorted = true;
+	int rc;
+
+	/* the walkers emit in address order within a space and walk the spaces in address order */
+	for (size_t i = 1; i < m->count && sorted; i++)
+		sorted = by_addr(&m->objs[i - 1], &m->objs[i]) < 0;
+	if (!sorted)
+		qsort(m->objs, m->count, sizeof(*m->objs), by_addr);
+	sorted = true;
+	for (size_t i = 1; i < m->free_count && sorted; i++)
+		sorted = m->free_places[i - 1] < m->free_places[i];
+	if (!sorted)
+		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
+	drop_overlaps(m);
+	if ((rc = check_refs(m, e)))
+		return rc;
 	for (size_t i = 0; i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
 		struct model_space_count *s = &m->per_space[o->space];

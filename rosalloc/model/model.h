@@ -13,10 +13,14 @@
  *   length      array and string lengths fit `room` (checked before the multiplication);
  *   references  every reference field (instance fields of the class and its supers, object
  *               array elements, a Class's static and instance references) is null or an
- *               8-aligned address that is a plausible object start: inside an object space
- *               with a class word naming a known Class, or inside memory the image did not
- *               capture (unknown, not refuted).  Only allocated candidates are held to this:
- *               the references of free residue may point at freed slots.
+ *               8-aligned address that is a plausible object start: an object of the model,
+ *               a free place a walker reported (garbage may point at garbage a GC already
+ *               freed: a sticky collection frees only the objects allocated since the last
+ *               one, runtime/gc/collector/sticky_mark_sweep.cc, so an older dead object can
+ *               keep a reference to a swept slot), bytes whose class word names a Class (an
+ *               object no walker reported), or memory the image did not capture (unknown,
+ *               not refuted).  Checked in model_finish, once every candidate is in; only
+ *               allocated objects are held to it (free residue keeps stale references).
  *
  * Each object gets three states and a confidence (0-100):
  *   allocation  allocated | free: what the allocator's metadata says (a candidate whose
@@ -25,7 +29,10 @@
  *               allocator's own links, class word intact) | residue (free, bytes as left);
  *   reach       unknown until model_reach (reach.h) runs, then reachable | unreachable.
  * A free candidate whose class word is zero or lies in the bytes the allocator overwrote is
- * an empty place, counted per space, neither object nor anomaly.
+ * an empty place, counted per space, neither object nor anomaly; when bytes past the
+ * overwritten ones are not all zero (a dlmalloc chunk keeps the body of what was freed,
+ * runtime/gc/space/dlmalloc_space-inl.h) it is counted apart as untyped residue: its class
+ * is gone, and the model does not guess one.
  *
  * Memory: one 32-byte record per object (struct model_obj, sorted by address after
  * model_finish) plus per-class tables; object bytes are never copied (they stay in the
@@ -65,7 +72,9 @@ struct model_obj {
 	uint8_t flags;          /* MODEL_F_* */
 };
 
-enum { MODEL_F_COMPRESSED = 1, MODEL_F_UNCHECKED = 2 };   /* 8-bit String; references not checked */
+/* 8-bit String; references not checked (class without field layout); failed model_finish's
+ * reference check (dropped there) */
+enum { MODEL_F_COMPRESSED = 1, MODEL_F_UNCHECKED = 2, MODEL_F_BAD_REF = 4 };
 
 /* What the model knows of each class (parallel to rt->classes). */
 struct model_class {
@@ -85,6 +94,7 @@ struct model_class {
 struct model_space_count {
 	uint64_t objects[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT];
 	uint64_t empty;         /* free places without an identifiable object */
+	uint64_t untyped;       /* of them, places whose bytes survive but whose class word is gone */
 	uint64_t bytes;         /* object bytes */
 };
 
@@ -95,7 +105,9 @@ struct model {
 	size_t jlc, jls;                  /* class indexes of java.lang.Class / String, MODEL_NONE */
 	struct model_obj *objs;
 	size_t count, cap;
-	uint64_t candidates, rejected, retired, empty, duplicates;
+	uint32_t *free_places;            /* starts of empty free places (sorted by model_finish) */
+	size_t free_count, free_cap;
+	uint64_t candidates, rejected, retired, empty, untyped, duplicates;
 	struct model_space_count *per_space;   /* rt->spaces.count entries */
 	/* object spaces sorted by begin, for reference checks */
 	const struct art_space **ospace;
@@ -111,7 +123,8 @@ void model_release(struct model *m);
 /* A walk_emit_fn: checks one candidate (arg is the struct model).  Returns 0 (an object,
  * an anomaly or an empty place), or -ERR_NOMEM. */
 int model_add(void *arg, const struct walk_candidate *c, struct err *e);
-/* Sorts the objects by address and drops duplicates and overlaps (as anomalies). */
+/* Sorts the objects by address, drops duplicates and overlaps, checks every allocated
+ * object's references (failures become anomalies), counts per space and class. */
 int model_finish(struct model *m, struct err *e);
 
 /* Index of the object starting at addr, MODEL_NONE if none (after model_finish). */
