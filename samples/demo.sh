@@ -1,7 +1,8 @@
 #!/bin/sh
-# samples/demo.sh - the main job on the embedded samples (run by `make demo`): load a
-# synthetic Android 11 process image (samples/android11-64bit, made by `make samples`) with
-# the artcarve commands that exist, and show its ground truth next to it.
+# samples/demo.sh - the main job on the embedded samples (run by `make demo`): carve the
+# synthetic Android 11 process image samples/android11-64bit (made by `make samples`) into an
+# HPROF heap dump, show what was found (objects per state, the dropped chat messages and
+# session tokens), and put it next to the image's ground truth.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/demo
@@ -10,20 +11,22 @@ s=samples/android11-64bit
 echo "== the sample: $s (see $s/README)"
 sed -n 1,3p "$s/README"
 echo
-echo "== artcarve info --maps $s/maps $s/core"
-./build/artcarve info --maps "$s/maps" "$s/core" | tee "$out/info.txt" | grep -v '^  0000' | head -n 30
+echo "== artcarve carve $s/core --maps $s/maps -o $out"
+./build/artcarve carve "$s/core" --maps "$s/maps" -o "$out" >"$out/carve.txt"
+sed -n '/^objects:/p;/^states:/,/^  unknown/p' "$out/carve.txt"
 echo
-echo "== artcarve classes (the app's classes, named from Class.name_ or the DEX in the image)"
-./build/artcarve classes --maps "$s/maps" "$s/core" >"$out/classes.txt"
-grep -A 12 'com.example.chat.Message ' "$out/classes.txt" | head -n 8
-echo "   ($(grep -c '^class ' "$out/classes.txt") classes; all in $out/classes.txt)"
+echo "== dropped objects (allocated, unreachable): what the app let go and no GC has swept"
+sed -n '/^DROPPED/,/^spaces:/p' "$out/carve.txt" | sed '$d'
 echo
-echo "== the ground truth: dropped chat messages (unreachable) and session tokens"
-grep '"class":"com.example.chat.Message"' "$s/truth.jsonl" | grep -c '"reach":"unreachable"' |
-	sed 's/^/   unreachable messages: /'
-grep '"class":"java.lang.String"' "$s/truth.jsonl" | grep -o '"string":"eyJ[^"]*"' | head -n 3 | sed 's/^/   /'
+echo "== the carved dropped objects next to the generator's truth ($s/truth.jsonl)"
+for c in com.example.chat.Message com.example.auth.SessionToken; do
+	got=$(sed -n '/^dropped:/,/^  sample_strings:/p' "$out/carve.txt" | awk -v c="$c" '$2 == c { print $1 }')
+	want=$(grep "\"class\":\"$c\"" "$s/truth.jsonl" | grep -c '"alloc":"allocated".*"reach":"unreachable"')
+	echo "   $c: ${got:-0} dropped found by carve, $want in the truth"
+done
 echo
-echo "== artcarve hprof-info $s/truth.hprof (the truth as a heap dump)"
-./build/artcarve hprof-info "$s/truth.hprof" | head -n 12
+echo "== $out/heap.hprof (open it in Eclipse MAT or VisualVM; dropped objects are listed"
+echo "   under the class artcarve.mark.Unreachable[])"
+./build/artcarve hprof-info "$out/heap.hprof" | sed -n '/^classes:/,/^roots:/p'
 echo
-echo "demo outputs are in $out/"
+echo "demo outputs are in $out/ (carve.txt, heap.hprof)"

@@ -37,6 +37,7 @@ void img_close(struct image *img)
 		mapfile_close(&img->files_[i]);
 	xfree(img->files_);
 	xfree(img->reg_);
+	xfree(img->thr_);
 	arena_release(&img->strings_);
 	memset(img, 0, sizeof(*img));
 }

@@ -46,13 +46,23 @@ struct img_region {
 
 struct mapfile;
 
+/* A thread of the process as the container records it (an ELF core's NT_PRSTATUS note). */
+struct img_thread {
+	uint32_t tid;
+	uint64_t sp;               /* its stack pointer register */
+};
+
 struct image {
 	const struct img_region *regions; /* sorted by start, not overlapping */
 	size_t region_count;
 	const char *container;     /* "elf-core", "maps-dir", "memfetch", "volatility2", "volatility3", "memory", "file" */
 	const char *path;
 	unsigned pointer_bits;     /* the process's word size from the container (ELF class of a core), 0 if unknown */
+	const struct img_thread *threads;  /* threads the container names, in its order (cores only) */
+	size_t thread_count;
 	/* private: use the functions below */
+	struct img_thread *thr_;
+	size_t thr_cap_;
 	struct img_region *reg_;
 	size_t reg_cap_;
 	struct mapfile *files_;    /* every mapped input file */

@@ -6,7 +6,10 @@
  * fill_files_note; gdb linux-tdep.c writes the same layout), descriptor:
  *   word count; word page_size;                       (word = 4 or 8 bytes, ELF class)
  *   count x { word start; word end; word file_ofs; }  (file_ofs in units of page_size)
- *   count NUL-terminated file names, in the same order. */
+ *   count NUL-terminated file names, in the same order.
+ * Threads come from the NT_PRSTATUS notes (linux include/uapi/linux/elfcore.h struct
+ * elf_prstatus: pr_pid after the signal words, pr_reg after the four times): the thread id
+ * and its stack pointer, at offsets per machine below. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,12 +103,56 @@ static int core_nt_file(struct core_ctx *cx, struct cursor *desc, struct err *e)
 	return 0;
 }
 
+/* Where elf_prstatus keeps pr_pid and the stack pointer inside pr_reg, per machine: pr_reg
+ * starts at 112 (64-bit) / 72 (32-bit); sp is user_regs_struct.rsp (x86_64, index 19),
+ * user_pt_regs.sp (arm64, after regs[31]), uregs[13] (arm), esp (i386, index 15),
+ * user_regs_struct.sp (riscv64, index 2). */
+static const struct core_prstatus {
+	unsigned machine, bits, pid, sp;
+} core_prstatus_rows[] = {
+	{ 62, 64, 32, 112 + 19 * 8 },   /* EM_X86_64 */
+	{ 183, 64, 32, 112 + 31 * 8 },  /* EM_AARCH64 */
+	{ 243, 64, 32, 112 + 2 * 8 },   /* EM_RISCV */
+	{ 40, 32, 24, 72 + 13 * 4 },    /* EM_ARM */
+	{ 3, 32, 24, 72 + 15 * 4 },     /* EM_386 */
+};
+
+static int core_prstatus(struct core_ctx *cx, const struct cursor *desc, struct err *e)
+{
+	const struct core_prstatus *row = NULL;
+	unsigned bits = elfw_bits(cx->w), word = bits / 8;
+	struct image *img = cx->img;
+	const uint8_t *p = cur_ptr(desc);
+	size_t n = cur_remaining(desc);
+
+	for (size_t i = 0; i < sizeof(core_prstatus_rows) / sizeof(core_prstatus_rows[0]); i++)
+		if (core_prstatus_rows[i].machine == elfw_machine(cx->w) && core_prstatus_rows[i].bits == bits)
+			row = &core_prstatus_rows[i];
+	/* another machine, a big-endian core or a short note: no thread recorded, not an error */
+	if (!row || elfw_big_endian(cx->w) || n < row->sp || n - row->sp < word)
+		return 0;
+	if (img->thread_count == img->thr_cap_) {
+		size_t cap = img->thr_cap_ ? img->thr_cap_ * 2 : 16;
+		struct img_thread *v = xreallocarray(img->thr_, cap, sizeof(*v));
+		if (!v)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: NT_PRSTATUS: out of memory", cx->path);
+		img->thr_ = v;
+		img->thr_cap_ = cap;
+		img->threads = v;
+	}
+	img->thr_[img->thread_count++] = (struct img_thread){
+		ld_u32le(p + row->pid), word == 8 ? ld_u64le(p + row->sp) : ld_u32le(p + row->sp) };
+	return 0;
+}
+
 static int core_note(void *ctx, const char *name, uint32_t type, struct cursor *desc, struct err *e)
 {
 	struct core_ctx *cx = ctx;
 
 	if (type == ELFW_NT_FILE && !strcmp(name, "CORE") && core_nt_file(cx, desc, e))
 		return err_prefix(e, "%s", cx->path);
+	if (type == ELFW_NT_PRSTATUS && !strcmp(name, "CORE"))
+		return core_prstatus(cx, desc, e);
 	return 0;
 }
 

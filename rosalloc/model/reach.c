@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "art/mirror/mirror.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
@@ -11,10 +12,12 @@ enum {
 	REACH_IRT_SERIALS = 3,          /* kIRTPrevCount in release builds */
 	REACH_IRT_GLOBALS = 51200,      /* kGlobalsMax / kWeakGlobalsMax (runtime/jni/java_vm_ext.cc) */
 	REACH_MAX_SUPER_DEPTH = 4096,
+	REACH_DEX_CACHE_MAX = 1 << 20,  /* entries read per DexCache array (hostile bound) */
 };
 
 static const char *const source_names[REACH_SOURCE_COUNT] = {
 	"class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
+	"dex cache strings",
 };
 
 const char *reach_source_name(unsigned s) { return s < REACH_SOURCE_COUNT ? source_names[s] : "?"; }
@@ -264,29 +267,100 @@ static bool stack_region(const struct img_region *reg)
 	return !strcmp(n, "[stack]") || !strncmp(n, "[stack:", 7) || !strncmp(n, "[anon:stack_and_tls:", 20);
 }
 
+/* Every 4-aligned word of [from, reg's captured end) that is an object's address is a root. */
+static int scan_stack(const struct model *m, struct reach *r, const struct img_region *reg, uint64_t from,
+		      struct err *e)
+{
+	struct reach_source_info *s = &r->source[REACH_STACKS];
+	uint64_t off = (from - reg->start + 3) & ~(uint64_t)3;
+	for (; off + 4 <= reg->data_len; off += 4) {
+		uint32_t w = ld_u32le(reg->data + off);
+		s->words++;
+		if (w == 0 || (w & 7) || model_find(m, w) == MODEL_NONE)
+			continue;
+		int rc = add_root(r, REACH_STACKS, w, (uint32_t)(reg->start + off), 0, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The stack of each thread the container names, from its stack pointer up (the live
+ * frames), then every mapping named as a stack that holds no such pointer, whole. */
 static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 {
 	const struct image *img = m->rt->img;
 	struct reach_source_info *s = &r->source[REACH_STACKS];
+	size_t from_sp = 0;
+	int rc;
 
-	s->detail = "no thread stack mapping captured";
+	s->detail = "no thread stack captured";
+	for (size_t t = 0; t < img->thread_count; t++) {
+		const struct img_region *reg = img_find(img, img->threads[t].sp);
+		if (!reg || !reg->data || img->threads[t].sp - reg->start >= reg->data_len)
+			continue;
+		if ((rc = scan_stack(m, r, reg, img->threads[t].sp, e)))
+			return rc;
+		from_sp++;
+	}
 	for (size_t i = 0; i < img->region_count; i++) {
 		const struct img_region *reg = &img->regions[i];
+		bool scanned = false;
 		if (!reg->data || !stack_region(reg))
 			continue;
+		for (size_t t = 0; t < img->thread_count && !scanned; t++)
+			scanned = img->threads[t].sp >= reg->start && img->threads[t].sp - reg->start < reg->data_len;
+		if (!scanned && (rc = scan_stack(m, r, reg, reg->start, e)))
+			return rc;
 		s->present = true;
-		s->detail = "thread stack mappings, scanned conservatively";
-		for (size_t off = 0; off + 4 <= reg->data_len; off += 4) {
-			uint32_t w = ld_u32le(reg->data + off);
-			s->words++;
-			if (w == 0 || (w & 7))
-				continue;
-			size_t j = model_find(m, w);
-			if (j == MODEL_NONE)
-				continue;
-			int rc = add_root(r, REACH_STACKS, w, (uint32_t)(reg->start + off), 0, e);
-			if (rc)
-				return rc;
+	}
+	if (from_sp) {
+		s->present = true;
+		s->detail = "each thread's stack from its stack pointer (core notes), scanned conservatively";
+	} else if (s->present) {
+		s->detail = "stack mappings, scanned conservatively";
+	}
+	return 0;
+}
+
+/* ---- dex cache strings (edges, not roots) ---- */
+
+/* The strings a DexCache holds in native memory (7.0+), as edges from the DexCache: an
+ * array of num_strings entries, either DexCachePair<String> {GcRoot object; u32 index} with
+ * the pair of string index i at slot i % num_strings (8.0+, runtime/mirror/dex_cache.h), or
+ * one GcRoot<String> per string id (7.x).  The pair form is told by that invariant. */
+/* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
+ * normal case for native memory in a trimmed image: not an anomaly). */
+static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_t n)
+{
+	const struct img_region *r = img_find(img, va);
+	if (!r || !r->data || va - r->start > r->data_len || n > r->data_len - (va - r->start))
+		return NULL;
+	return r->data + (va - r->start);
+}
+
+static size_t dex_cache_strings(const struct model *m, const struct model_obj *o, const uint8_t **p, size_t *stride)
+{
+	struct mirror_dex_cache dc;
+	struct err why;
+
+	err_init(&why);
+	if (!m->rt->layout->dex_cache.native_arrays)
+		return 0;
+	if (mirror_dex_cache_read(&m->rt->m, o->addr, &dc, &why)) {
+		anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+		return 0;
+	}
+	if (!dc.strings || !dc.num_strings || dc.num_strings > REACH_DEX_CACHE_MAX)
+		return 0;
+	for (*stride = 8; *stride >= 4; *stride /= 2) {
+		const uint8_t *a = captured_bytes(m->rt->img, dc.strings, (size_t)dc.num_strings * *stride);
+		bool ok = a != NULL;
+		for (uint32_t i = 0; *stride == 8 && ok && i < dc.num_strings; i++)
+			ok = !ld_u32le(a + 8ull * i) || ld_u32le(a + 8ull * i + 4) % dc.num_strings == i;
+		if (ok) {
+			*p = a;
+			return dc.num_strings;
 		}
 	}
 	return 0;
@@ -299,6 +373,7 @@ struct walk_ctx_r {
 	struct reach *r;
 	uint32_t *stack;
 	size_t sp;
+	size_t dex_cache;       /* class index of java.lang.DexCache, RT_NONE */
 };
 
 static void visit(struct walk_ctx_r *w, size_t j)
@@ -324,10 +399,36 @@ static int follow(void *arg, uint32_t off, uint32_t value)
 	return 0;
 }
 
+static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
+{
+	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
+	const uint8_t *p = NULL;
+	size_t stride = 0, n = dex_cache_strings(w->m, o, &p, &stride);
+	if (!n)
+		return;
+	s->present = true;
+	s->detail = "strings in the DexCaches' native arrays (7.0+), followed as references";
+	for (size_t i = 0; i < n; i++) {
+		uint32_t ref = ld_u32le(p + stride * i);
+		s->words++;
+		if (ref && model_find(w->m, ref) != MODEL_NONE) {
+			s->roots++;
+			(void)follow(w, 0, ref);
+		}
+	}
+}
+
 static int walk(struct model *m, struct reach *r, struct err *e)
 {
-	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0 };
+	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0, RT_NONE };
 	int rc = 0;
+
+	for (size_t i = 0; i < m->rt->class_count; i++)
+		if (m->rt->classes[i].name && !strcmp(m->rt->classes[i].name, "java.lang.DexCache"))
+			w.dex_cache = i;
+	r->source[REACH_DEX_CACHES].detail = m->rt->layout->dex_cache.native_arrays
+						     ? "no DexCache native array captured (LinearAlloc / native heap)"
+						     : "5.x/6.0: DexCache arrays are heap objects, followed as fields";
 
 	if (!w.stack)
 		return reach_nomem(e);
@@ -343,6 +444,8 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		struct err why;
 		err_init(&why);
 		rc = model_each_ref(m, o, follow, &w, &why);
+		if (rc == 0 && o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
+			follow_dex_cache(&w, o);
 		if (rc == -ERR_UNMAPPED || rc == -ERR_TRUNC) {
 			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
 			rc = 0;

@@ -15,9 +15,14 @@
  *                   reference at references_[serial_] (runtime/indirect_reference_table.h
  *                   @ 6.0-11); tables of 51200+ entries (kGlobalsMax, java_vm_ext.cc) hold
  *                   global and weak global references, smaller ones a thread's locals;
- *   stacks          thread stacks (`[stack]`, `[stack:TID]`, `[anon:stack_and_tls:TID]`),
- *                   scanned conservatively: every 4-aligned 32-bit word that is the
- *                   address of an object of the model is a root.
+ *   stacks          each thread's stack from the stack pointer the container records
+ *                   (an ELF core's NT_PRSTATUS) to the end of its mapping, and mappings
+ *                   named as stacks (`[stack]`, `[stack:TID]`, `[anon:stack_and_tls:TID]`)
+ *                   that hold no such pointer, whole; scanned conservatively: every
+ *                   4-aligned 32-bit word that is the address of an object is a root.
+ * The walk also follows, as references of a DexCache (7.0+), the strings its native arrays
+ * hold when that memory (LinearAlloc) is captured: ART's own HPROF reaches them through the
+ * DexCache (runtime/hprof/hprof.cc runtimeInternalObjects).
  * Each source is reported present (with its root count) or missing: "unreachable" means
  * unreachable from the roots this image holds. */
 #ifndef ARTCARVE_REACH_H
@@ -32,6 +37,7 @@
 
 enum reach_source {
 	REACH_CLASSES, REACH_IMAGE_ROOTS, REACH_THREADS, REACH_JNI_GLOBAL, REACH_JNI_LOCAL, REACH_STACKS,
+	REACH_DEX_CACHES,   /* edges, not roots: the strings a DexCache keeps in native arrays */
 	REACH_SOURCE_COUNT
 };
 
@@ -61,7 +67,8 @@ struct reach {
  * root sources are recorded in the model's sink. */
 int reach_run(struct model *m, struct reach *r, struct err *e);
 void reach_release(struct reach *r);
-/* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks" */
+/* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
+ * "dex cache strings" */
 const char *reach_source_name(unsigned s);
 
 #endif

@@ -48,16 +48,23 @@ static inline void coregen_note(struct wbuf *b, const char *name, uint32_t type,
 	wbuf_zeros(b, (4 - desc->len % 4) % 4);
 }
 
+/* The thread's stack pointer: this far into the page of segment start 9 */
+#define COREGEN_SP_OFF 0x100u
+
 static inline void coregen_notes(struct wbuf *notes, unsigned unit)
 {
 	struct wbuf d;
 	uint64_t n = 0;
 
 	wbuf_init(&d);
-	/* NT_PRSTATUS: 336 bytes on x86_64 (struct elf_prstatus); pid at offset 32 */
+	/* NT_PRSTATUS: 336 bytes on x86_64 (struct elf_prstatus); pid at offset 32, pr_reg at 112,
+	 * rsp its 20th register (offset 264): COREGEN_SP */
 	wbuf_zeros(&d, 336);
-	if (!d.failed)
+	if (!d.failed) {
 		d.data[32] = 42;
+		for (int i = 0; i < 8; i++)
+			d.data[264 + i] = (uint8_t)((coregen_va(unit, 9) + COREGEN_SP_OFF) >> (8 * i));
+	}
 	coregen_note(notes, "CORE", 1, &d);
 	wbuf_reset(&d);
 	for (size_t i = 0; i < COREGEN_NSEGS; i++)

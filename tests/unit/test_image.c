@@ -378,6 +378,11 @@ static void test_core(void)
 	T_EQ_I(coregen_build(&b, 4096), 0);
 	T_EQ_I(load_core_bytes(&img, b.data, b.len, NULL, &e), 0);
 	check_generated(&img, 4096);
+	T_EQ_U(img.thread_count, 1);   /* NT_PRSTATUS: thread id and stack pointer */
+	if (img.thread_count == 1) {
+		T_EQ_U(img.threads[0].tid, 42);
+		T_EQ_U(img.threads[0].sp, coregen_va(4096, 9) + COREGEN_SP_OFF);
+	}
 	img_close(&img);
 
 	/* joined with a listing: names by address, the heap line cut in two, uncaptured lines */

@@ -322,6 +322,45 @@ static void test_hprof(const struct model *m, const struct reach *r)
 	rmdir(dir);
 }
 
+/* A stack mapping holding B's address makes B and its String reachable. */
+static void test_stack(void)
+{
+	static uint8_t stack[0x1000];
+	struct image simg;
+	struct anomaly_sink sink;
+	struct model m;
+	struct reach r;
+	struct err e;
+
+	T_SECTION("conservative stack scan");
+	err_init(&e);
+	mf_put32(stack + 0x84, 0x12c01200);
+	mf_put32(stack + 0x88, 0x12c01204);      /* inside an object: no root */
+	img_init_empty(&simg, "stack test");
+	T_EQ_I(img_add_region_mem(&simg, HEAP, fx.heap, sizeof(fx.heap), IMG_PROT_R, "[anon:dalvik-main space]", &e), 0);
+	T_EQ_I(img_add_region_mem(&simg, 0x7ffff000ull, stack, sizeof(stack), IMG_PROT_R, "[stack]", &e), 0);
+	mf_runtime(&fx, &simg);
+	anomaly_init(&sink, 0);
+	T_EQ_I(model_init(&m, &fx.rt, &sink, &e), 0);
+	for (int i = 0; i < C_COUNT; i++)
+		T_EQ_I(feed(&m, caddr(i), 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(&m, 0x12c01000, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(&m, 0x12c01100, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(&m, 0x12c01200, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(&m, 0x12c01300, 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(model_finish(&m, &e), 0);
+	T_EQ_I(reach_run(&m, &r, &e), 0);
+	T_CHECK(r.source[REACH_STACKS].present, "the [stack] mapping is scanned");
+	T_EQ_U(r.source[REACH_STACKS].roots, 1);
+	T_EQ_U(r.source[REACH_STACKS].words, sizeof(stack) / 4);
+	T_CHECK(obj(&m, 0x12c01200) && obj(&m, 0x12c01200)->reach == MODEL_REACHABLE, "B reachable from the stack");
+	T_CHECK(obj(&m, 0x12c01300) && obj(&m, 0x12c01300)->reach == MODEL_REACHABLE, "B's String too");
+	reach_release(&r);
+	model_release(&m);
+	anomaly_release(&sink);
+	img_close(&simg);
+}
+
 int main(void)
 {
 	struct anomaly_sink sink;
@@ -340,6 +379,7 @@ int main(void)
 	reach_release(&r);
 	model_release(&m);
 	anomaly_release(&sink);
+	test_stack();
 	img_close(&img);
 	T_DONE();
 }
