@@ -62,7 +62,8 @@ int cmd_validate(int argc, char **argv)
 		mapfile_close(&res);
 		return cli_report(argv[0], &e);
 	}
-	struct vd_input ri = { res.data, res.len, argv[1] }, ti = { tru.data, tru.len, argv[2] };
+	/* both buffers are our own private read-only mappings */
+	struct vd_input ri = { res.data, res.len, argv[1], true }, ti = { tru.data, tru.len, argv[2], true };
 	rc = vd_compare(&ri, &ti, &opt, &r, &e);
 	if (!rc)
 		rc = o.json ? vd_report_json(r, stdout, &e) : vd_report_text(r, stdout, &e);

@@ -59,7 +59,14 @@ struct vd_input {
 	const uint8_t *data;    /* borrowed for the whole comparison */
 	size_t len;
 	const char *label;      /* file name for messages and the report (borrowed) */
+	/* Set by a caller whose buffer is its own private read-only mapping of a file: the
+	 * mapped pages are then given back to the kernel (MADV_DONTNEED) every VD_DROP_EVERY
+	 * record decodes, so resident memory stays small on huge files; pages fault in again from
+	 * the page cache when needed.  Never set it for heap memory. */
+	bool drop_behind;
 };
+
+#define VD_DROP_EVERY 16384
 
 struct vd_options {
 	unsigned per_class;     /* classes listed by count (those whose counts differ come too) */

@@ -45,12 +45,13 @@
 /* ---- record access by offset ------------------------------------------------------------- */
 
 /* The heap sub-record whose tag is at file offset off (already validated by the scan). */
-static int hp_sub_at(const struct vd_side *s, uint64_t off, struct hprof_sub *sub, struct err *e)
+static int hp_sub_at(struct vd_side *s, uint64_t off, struct hprof_sub *sub, struct err *e)
 {
 	struct cursor c;
 	size_t o;
 	int rc;
 
+	vd_side_touch(s);
 	if (ck_size(off, &o) || o >= s->in.len)
 		return ERR_SET(e, ERR_INTERNAL, off, "%s: record offset %llu out of range", s->in.label,
 			       (unsigned long long)off);
@@ -63,7 +64,7 @@ static int hp_sub_at(const struct vd_side *s, uint64_t off, struct hprof_sub *su
 }
 
 /* A top-level record whose tag is at file offset off. */
-static int hp_record_at(const struct vd_side *s, uint64_t off, struct hprof_record *rec, struct err *e)
+static int hp_record_at(struct vd_side *s, uint64_t off, struct hprof_record *rec, struct err *e)
 {
 	struct cursor c;
 	uint32_t len;
@@ -71,6 +72,7 @@ static int hp_record_at(const struct vd_side *s, uint64_t off, struct hprof_reco
 	size_t o;
 	int rc;
 
+	vd_side_touch(s);
 	if (ck_size(off, &o) || o >= s->in.len)
 		return ERR_SET(e, ERR_INTERNAL, off, "%s: record offset %llu out of range", s->in.label,
 			       (unsigned long long)off);
@@ -84,7 +86,7 @@ static int hp_record_at(const struct vd_side *s, uint64_t off, struct hprof_reco
 }
 
 /* Text of the STRING record with this id: 1 and (*p, *n), 0 when there is none. */
-static int hp_string(const struct vd_side *s, uint64_t id, const uint8_t **p, size_t *n, struct err *e)
+static int hp_string(struct vd_side *s, uint64_t id, const uint8_t **p, size_t *n, struct err *e)
 {
 	size_t lo = 0, hi = s->nstrs;
 	struct hprof_record rec;
@@ -225,6 +227,7 @@ static int hp_heap_dump(struct vd_side *s, const struct hprof_record *rec, uint8
 	int rc;
 
 	while ((rc = hprof_next_sub(&body, s->id_size, &sub, e)) == 1) {
+		vd_side_touch(s);
 		if (sub.tag == HPROF_HEAP_DUMP_INFO) {
 			struct hprof_heap_info hi;
 			if ((rc = hprof_heap_info_parse(&sub, s->id_size, &hi, e)) ||
@@ -262,6 +265,7 @@ static int hp_scan(struct vd_side *s, struct err *e)
 	if ((rc = vd_side_heap(s, UINT64_MAX, "default", 7, &default_heap, e)))
 		return rc;
 	while ((rc = hprof_next(&r, &rec, e)) == 1) {
+		vd_side_touch(s);
 		if (rec.tag == HPROF_STRING) {
 			struct hprof_string str;
 			if ((rc = hprof_string_parse(&rec, s->id_size, &str, e)) ||
@@ -714,7 +718,7 @@ static const struct vd_fv *hp_find_field(const struct vd_view *v, uint32_t name)
 /* The text of a String through its own fields: "value" names the character array (char[]:
  * UTF-16; byte[]: Latin-1, or UTF-16 little-endian when a "coder" field is 1, as OpenJDK 9+
  * keeps it), "offset" and "count" select the part of it (5.x and OpenJDK 8 share arrays). */
-static int hp_string_text(const struct vd_side *s, struct vd_view *v, struct err *e)
+static int hp_string_text(struct vd_side *s, struct vd_view *v, struct err *e)
 {
 	const struct vd_fv *value = hp_find_field(v, s->n_value), *count = hp_find_field(v, s->n_count);
 	const struct vd_fv *offset = hp_find_field(v, s->n_offset), *coder = hp_find_field(v, s->n_coder);

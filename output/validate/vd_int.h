@@ -105,6 +105,7 @@ struct vd_side {
 	uint64_t heap_keys[VD_MAX_HEAPS + 1];   /* HPROF: heap id << 32 | low name id bits */
 	unsigned nheaps;
 	struct vd_side_info info;
+	uint64_t touches;               /* record decodes, for vd_side_touch */
 	/* HPROF */
 	unsigned id_size;
 	size_t header_len;
@@ -119,6 +120,10 @@ struct vd_side {
 	uint32_t n_string, n_class, n_value, n_rio, n_count, n_offset, n_coder, n_overhead;
 	uint32_t prim_names[12];        /* class name of each primitive array type */
 };
+
+/* Counts one record decode; every VD_DROP_EVERY of them the mapped input is given back to the
+ * kernel when the caller allows it (vd_input.drop_behind). */
+void vd_side_touch(struct vd_side *s);
 
 /* Index of the first entry with this id, or SIZE_MAX. */
 size_t vd_side_find(const struct vd_side *s, uint64_t id);

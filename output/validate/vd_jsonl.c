@@ -382,6 +382,7 @@ int vd_jsonl_load(struct vd_side *s, struct err *e)
 	while (pos < s->in.len) {
 		struct vd_js j = { .label = s->in.label, .line = ++line };
 		struct vd_obj o = { 0 };
+		vd_side_touch(s);
 		jl_next_line(s, &pos, &j);
 		if (vd_js_peek(&j) < 0)
 			continue;       /* blank line */
@@ -403,6 +404,7 @@ int vd_jsonl_view(struct vd_side *s, size_t i, struct vd_view *v, struct err *e)
 
 	if (ck_size(s->obj[i].off, &pos))
 		return ERR_SET(e, ERR_INTERNAL, s->obj[i].off, "%s: line offset out of range", s->in.label);
+	vd_side_touch(s);
 	jl_next_line(s, &pos, &j);
 	return jl_parse(s, &j, &o, v, e);
 }

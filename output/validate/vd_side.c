@@ -2,6 +2,7 @@
  * names and the decoded view of one object. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
@@ -181,11 +182,26 @@ static int obj_cmp(const void *a, const void *b)
 
 void vd_side_sort(struct vd_side *s)
 {
+	if (s->n && s->cap > s->n) {    /* the index is final: give the growth slack back */
+		struct vd_obj *p = xreallocarray(s->obj, s->n, sizeof(*s->obj));
+		if (p) {
+			s->obj = p;
+			s->cap = s->n;
+		}
+	}
 	if (s->n > 1)
 		qsort(s->obj, s->n, sizeof(*s->obj), obj_cmp);
 	for (size_t i = 1; i < s->n; i++)
 		if (s->obj[i].id == s->obj[i - 1].id && s->obj[i].cls == s->obj[i - 1].cls)
 			s->obj[i].flags |= VD_F_DUP;
+}
+
+void vd_side_touch(struct vd_side *s)
+{
+	if (++s->touches % VD_DROP_EVERY || !s->in.drop_behind || !s->in.data || !s->in.len)
+		return;
+	/* the mapping is the caller's private read-only file mapping: dropping it loses nothing */
+	madvise((void *)(uintptr_t)s->in.data, s->in.len, MADV_DONTNEED);
 }
 
 size_t vd_side_find(const struct vd_side *s, uint64_t id)

@@ -32,7 +32,7 @@ static void fuzz_check(const struct vd_report *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vd_options opt = { .per_class = 5, .examples = 3 };
-	struct vd_input res = { data, size, "result" }, tru = { data, size, "truth" };
+	struct vd_input res = { data, size, "result", false }, tru = { data, size, "truth", false };
 	struct vd_report *r = NULL;
 	struct err e;
 	FILE *sink;
@@ -40,8 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 4) {
 		uint32_t n = ld_u32le(data);
 		if (n <= size - 4) {
-			res = (struct vd_input){ data + 4, n, "result" };
-			tru = (struct vd_input){ data + 4 + n, size - 4 - n, "truth" };
+			res = (struct vd_input){ data + 4, n, "result", false };
+			tru = (struct vd_input){ data + 4 + n, size - 4 - n, "truth", false };
 		}
 	}
 	err_init(&e);

@@ -235,7 +235,7 @@ static int build(struct wbuf *out, const struct mods *m)
 
 static struct vd_report *compare(const struct wbuf *res, const struct wbuf *tru, int *rc_out)
 {
-	struct vd_input ri = { res->data, res->len, "result" }, ti = { tru->data, tru->len, "truth" };
+	struct vd_input ri = { res->data, res->len, "result", false }, ti = { tru->data, tru->len, "truth", false };
 	struct vd_options opt = { .per_class = 20, .examples = 5 };
 	struct vd_report *r = NULL;
 	struct err e;
