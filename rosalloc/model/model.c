@@ -14,6 +14,10 @@ enum {
 	MODEL_PRIM_MAX = 8,            /* Primitive::Type kPrimDouble (runtime/primitive.h) */
 };
 
+/* The 32-bit pattern written over dead objects in unevacuated regions
+ * (runtime/gc/space/region_space.cc kPoisonDeadObject @ 10-13). */
+#define MODEL_POISON_DEAD 0xBADDB01Du
+
 static const char *const alloc_names[] = { "allocated", "free" };
 static const char *const content_names[] = { "intact", "partial", "residue" };
 static const char *const reach_names[] = { "unknown", "reachable", "unreachable" };
@@ -276,6 +280,10 @@ static bool ref_plausible(const struct model *m, uint32_t ref)
 		return !captured(m, ref);
 	if (!peek32(m, ref, &k))
 		return true;   /* not captured: not refuted */
+	/* a dead object a GC poisoned in an unevacuated region (10-13): dead garbage may still
+	 * name it, as it may name a swept slot */
+	if (k == MODEL_POISON_DEAD)
+		return true;
 	return k && !(k & 7) && runtime_class_at(m->rt, k) != NULL;
 }
 

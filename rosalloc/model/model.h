@@ -17,7 +17,8 @@
  *               a free place a walker reported (garbage may point at garbage a GC already
  *               freed: a sticky collection frees only the objects allocated since the last
  *               one, runtime/gc/collector/sticky_mark_sweep.cc, so an older dead object can
- *               keep a reference to a swept slot), bytes whose class word names a Class (an
+ *               keep a reference to a swept slot), a dead object poisoned in an unevacuated
+ *               region (10-13, region_space.cc), bytes whose class word names a Class (an
  *               object no walker reported), or memory the image did not capture (unknown,
  *               not refuted).  Checked in model_finish, once every candidate is in; only
  *               allocated objects are held to it (free residue keeps stale references).

@@ -9,7 +9,10 @@
 #   - the same input gives byte-identical output, and --android writes a 1.0.3 file that
 #     hprof-info reads with HEAP_DUMP_INFO records;
 #   - on the -nogc captures, the dropped Nodes$Node objects (40000 per truth.json) are
-#     reported unreachable, none of the kept ones.
+#     reported unreachable, none of the kept ones;
+#   - on a synthetic image of every family x bitness (build/synth, 5.0-11, 32/64-bit), carve
+#     finds as many objects as truth.jsonl lists allocated and calls as many of them
+#     unreachable as the truth says were dropped.
 # A summary table (capture, objects, unreachable, anomalies, seconds) ends the log.
 . "$(dirname "$0")/lib.sh"
 JAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
@@ -103,6 +106,25 @@ for s in samples/*/; do
 	else
 		t_fail "sample $n: carve failed: $(head -n 3 "$TMP/$n.err")"
 	fi
+done
+# every family x bitness the generator makes
+for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; do
+	for b in 32 64; do
+		d=$TMP/synth-$v-$b
+		if ! build/synth --version $v --bits $b --seed 1 --size small --out "$d" >/dev/null 2>&1 ||
+			! "$ART" carve --json "$d/core" --maps "$d/maps" -o "$d/out" >"$d/carve.json" 2>"$d/err"; then
+			t_fail "synth $v/$b: generation or carve failed: $(head -n 2 "$d/err" 2>/dev/null)"; continue
+		fi
+		want=$(jq -s '[.[] | select(.alloc == "allocated")] | length' "$d/truth.jsonl")
+		want_u=$(jq -s '[.[] | select(.alloc == "allocated" and .reach == "unreachable")] | length' "$d/truth.jsonl")
+		got=$(jq .objects "$d/carve.json"); got_u=$(jq .states.unreachable "$d/carve.json")
+		if [ "$got" = "$want" ] && [ "$got_u" = "$want_u" ]; then
+			t_ok "synth $v/$b: $got objects, $got_u unreachable, as truth.jsonl"
+		else
+			t_fail "synth $v/$b: carve $got objects ($got_u unreachable), truth.jsonl $want allocated ($want_u unreachable)"
+		fi
+		rm -rf "$d"
+	done
 done
 cat "$summary"
 t_done

@@ -45,6 +45,9 @@ static void build(void)
 	mf_w32(&fx, 0x12c02800, 0x12c02810);       /* free slot: a free-list link in its first word */
 	mf_msg(&fx, 0x12c02900, 0x12c0fff0, 0, 5); /* free, bytes intact: residue (stale reference) */
 	mf_msg(&fx, 0x12c02b00, 0x12c02700, 0, 6); /* dead, naming a slot a GC freed: kept */
+	mf_msg(&fx, 0x12c02c00, 0x12c02d00, 0, 9); /* dead, naming a poisoned dead object: kept */
+	for (uint32_t a = 0x12c02d00; a < 0x12c02d20; a += 4)
+		mf_w32(&fx, a, 0xBADDB01Du);       /* region_space.cc kPoisonDeadObject (10-13) */
 
 	mf_put32(irt, 0);                          /* IrtEntry {serial 0, references_[0] = the Object[]} */
 	mf_put32(irt + 4, 0x12c01500);
@@ -94,13 +97,14 @@ static void test_checks(struct model *m, struct anomaly_sink *sink)
 	T_EQ_I(feed(m, 0x12c02900, 32, WALK_FREE, 0), 0);           /* residue */
 	T_EQ_I(feed(m, 0x12c02a04, 32, WALK_ALLOCATED, 0), 0);      /* misaligned */
 	T_EQ_I(feed(m, 0x12c02b00, 32, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(m, 0x12c02c00, 32, WALK_ALLOCATED, 0), 0);
 	T_EQ_I(feed(m, 0x12c01000, 0x100, WALK_ALLOCATED, 0), 0);   /* a second candidate for A */
 	struct err e;
 	err_init(&e);
 	T_EQ_I(model_finish(m, &e), 0);
 
-	T_EQ_U(m->candidates, C_COUNT + 8 + 12);
-	T_EQ_U(m->count, C_COUNT + 8 + 2);
+	T_EQ_U(m->candidates, C_COUNT + 8 + 13);
+	T_EQ_U(m->count, C_COUNT + 8 + 3);
 	T_EQ_U(m->empty, 2);
 	T_EQ_U(sink->per_code[ANOM_OBJ_CLASS], 2);
 	T_EQ_U(sink->per_code[ANOM_OBJ_SIZE], 1);
@@ -137,8 +141,8 @@ static void test_checks(struct model *m, struct anomaly_sink *sink)
 	T_EQ_U(arr->size, 24);
 	T_EQ_U(model_length(m, arr), 3);
 	T_EQ_U(m->per_space[0].empty, 2);
-	T_EQ_U(m->classes[C_MSG].objects, 5);     /* A, B, the one naming memory not captured, the residue,
-						   * the one naming a freed slot */
+	T_EQ_U(m->classes[C_MSG].objects, 6);     /* A, B, the one naming memory not captured, the residue,
+						   * the ones naming a freed slot and a poisoned object */
 }
 
 static void test_reach(struct model *m, struct reach *r)
@@ -156,7 +160,8 @@ static void test_reach(struct model *m, struct reach *r)
 	T_CHECK(!r->source[REACH_STACKS].present, "no stacks in this image");
 	T_CHECK(!r->source[REACH_IMAGE_ROOTS].present, "no image space");
 	static const uint32_t live[] = { 0x12c01000, 0x12c01100, 0x12c01400, 0x12c01500 };
-	static const uint32_t dropped[] = { 0x12c01200, 0x12c01300, 0x12c01600, 0x12c02600, 0x12c02900, 0x12c02b00 };
+	static const uint32_t dropped[] = { 0x12c01200, 0x12c01300, 0x12c01600, 0x12c02600, 0x12c02900, 0x12c02b00,
+					    0x12c02c00 };
 	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
 		const struct model_obj *o = obj(m, live[i]);
 		T_CHECK(o && o->reach == MODEL_REACHABLE, "0x%x reachable", live[i]);
@@ -165,7 +170,7 @@ static void test_reach(struct model *m, struct reach *r)
 		const struct model_obj *o = obj(m, dropped[i]);
 		T_CHECK(o && o->reach == MODEL_UNREACHABLE, "0x%x unreachable", dropped[i]);
 	}
-	T_EQ_U(r->unreachable[MODEL_ALLOCATED], 5);
+	T_EQ_U(r->unreachable[MODEL_ALLOCATED], 6);
 	T_EQ_U(r->unreachable[MODEL_FREE], 1);
 }
 
@@ -281,7 +286,7 @@ static void test_hprof(const struct model *m, const struct reach *r)
 	snprintf(p3, sizeof(p3), "%s/c.hprof", dir);
 	T_EQ_I(write_to(m, r, &o, p1, &st), 0);
 	T_EQ_U(st.classes, C_COUNT);
-	T_EQ_U(st.instances, 7);                  /* A, B, two other Msgs, the thread, two strings */
+	T_EQ_U(st.instances, 8);                  /* A, B, three other Msgs, the thread, two strings */
 	T_EQ_U(st.strings, 2);
 	T_EQ_U(st.string_arrays, 2);
 	T_EQ_U(st.obj_arrays, 1);
@@ -290,14 +295,14 @@ static void test_hprof(const struct model *m, const struct reach *r)
 	T_EQ_I(scan_hprof(p1, &s), 0);
 	T_EQ_S(s.version, "JAVA PROFILE 1.0.2");
 	T_EQ_U(s.sub[HPROF_CLASS_DUMP], C_COUNT + HPROF_MARK_COUNT);
-	T_EQ_U(s.sub[HPROF_INSTANCE_DUMP], 7);
+	T_EQ_U(s.sub[HPROF_INSTANCE_DUMP], 8);
 	T_EQ_U(s.sub[HPROF_PRIM_ARRAY_DUMP], 3);
 	T_EQ_U(s.sub[HPROF_OBJ_ARRAY_DUMP], 1 + st.mark_arrays);
 	T_EQ_U(s.sub[HPROF_ROOT_THREAD_OBJECT], 1);
 	T_EQ_U(s.sub[HPROF_ROOT_JNI_LOCAL], 1);
 	T_EQ_U(s.sub[HPROF_ROOT_STICKY_CLASS], C_COUNT);
 	T_EQ_U(s.sub[HPROF_ROOT_UNKNOWN], st.mark_arrays);
-	T_EQ_U(s.mark_elems[HPROF_MARK_UNREACHABLE], 5);   /* B, "secret", int[3], the two other Msgs */
+	T_EQ_U(s.mark_elems[HPROF_MARK_UNREACHABLE], 6);   /* B, "secret", int[3], the three other Msgs */
 	T_EQ_U(s.mark_elems[HPROF_MARK_FREE], 0);
 	T_CHECK(s.string_bytes, "\"secret\" written as byte[] at its character address");
 
@@ -308,14 +313,14 @@ static void test_hprof(const struct model *m, const struct reach *r)
 	o.android = true;
 	T_EQ_I(write_to(m, r, &o, p3, &st), 0);
 	T_EQ_U(st.free_objects, 1);
-	T_EQ_U(st.instances, 8);
+	T_EQ_U(st.instances, 9);
 	T_EQ_I(scan_hprof(p3, &s), 0);
 	T_EQ_S(s.version, "JAVA PROFILE 1.0.3");
 	T_CHECK(s.sub[HPROF_HEAP_DUMP_INFO] >= 1, "HEAP_DUMP_INFO written (%llu)",
 		(unsigned long long)s.sub[HPROF_HEAP_DUMP_INFO]);
 	T_EQ_U(s.mark_elems[HPROF_MARK_FREE], 1);
 	T_EQ_U(s.mark_elems[HPROF_MARK_RESIDUE], 1);
-	T_EQ_U(s.mark_elems[HPROF_MARK_UNREACHABLE], 6);
+	T_EQ_U(s.mark_elems[HPROF_MARK_UNREACHABLE], 7);
 	unlink(p1);
 	unlink(p2);
 	unlink(p3);
