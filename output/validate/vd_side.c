@@ -175,6 +175,11 @@ static int obj_cmp(const void *a, const void *b)
 	const struct vd_obj *x = a, *y = b;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
+	/* a freed object and the one allocated in its slot since (a truth.jsonl lists both): the
+	 * allocated one is the object at that address now, so it is the one matched */
+	unsigned ax = VD_ST_GET(x->state, VD_DIM_ALLOC), ay = VD_ST_GET(y->state, VD_DIM_ALLOC);
+	if (ax != ay)
+		return ax == VD_ALLOCATED ? -1 : 1;
 	if (x->cls != y->cls)
 		return x->cls < y->cls ? -1 : 1;
 	return x->off < y->off ? -1 : x->off > y->off;

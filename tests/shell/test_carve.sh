@@ -10,10 +10,18 @@
 #     hprof-info reads with HEAP_DUMP_INFO records;
 #   - on the -nogc captures, the dropped Nodes$Node objects (40000 per truth.json) are
 #     reported unreachable, none of the kept ones;
-#   - on a synthetic image of every family x bitness (build/synth, 5.0-11, 32/64-bit), carve
-#     finds as many objects as truth.jsonl lists allocated and calls as many of them
-#     unreachable as the truth says were dropped.
-# A summary table (capture, objects, unreachable, anomalies, seconds) ends the log.
+#   - `artcarve validate` against the runtime's own HPROF of the same moment: recall and
+#     precision of objects >= 99.99%, every class's count equal, 100% agreement of primitive,
+#     reference and static fields and array elements of matched objects, every String's
+#     text; on -nogc captures >= 99% of the objects no HPROF root reaches reported
+#     unreachable, and the objects called unreachable that a root reaches under 0.5% of the
+#     unreachable claims (trimmed cores) or 0.1% (-full cores, which hold stacks and JNI
+#     tables);
+#   - on a synthetic image of every family x bitness (build/synth, 5.0-11, 32/64-bit),
+#     validate against truth.jsonl: 100% recall and precision of the allocated objects, the
+#     same states (allocation, content, reachability), fields and strings.
+# A summary table (capture, recall, precision, fields, unreachable recall, false unreachable,
+# ms) ends the log.
 . "$(dirname "$0")/lib.sh"
 JAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
 REAL=$CORPUS/images/realart
@@ -31,7 +39,37 @@ else
 fi
 
 summary=$TMP/summary
-printf '%-22s %9s %11s %9s %8s\n' capture objects unreachable anomalies ms >"$summary"
+printf '%-22s %9s %9s %9s %9s %11s %9s %8s\n' capture objects recall precision fields unreach_rec false_unr ms >"$summary"
+
+# check_validate NAME VALIDATE_JSON MIN_RATIO STRINGS: objects, classes, fields, strings
+# (STRINGS all: every truth String's text carved; compared: every text both files give agrees,
+# for a synthetic truth whose dropped Strings may have lost their freed char[] in 5.x)
+check_validate() {
+	if jq -e --argjson min "$3" '.objects.recall >= $min and .objects.precision >= $min' "$2" >/dev/null; then
+		t_ok "$1: recall $(jq .objects.recall "$2"), precision $(jq .objects.precision "$2") ($(jq .objects.matched "$2") of $(jq .objects.truth "$2") matched)"
+	else
+		t_fail "$1: recall $(jq .objects.recall "$2"), precision $(jq .objects.precision "$2"): missed $(jq -c .missed_examples "$2" | cut -c1-300) invented $(jq -c .invented_examples "$2" | cut -c1-300)"
+	fi
+	if jq -e '.classes_differing == 0' "$2" >/dev/null; then t_ok "$1: every class's count equals the truth's"
+	else t_fail "$1: $(jq .classes_differing "$2") classes with other counts: $(jq -c '[.classes[] | select(.truth != .result)][:5]' "$2")"; fi
+	if [ "$4" = all ]; then strings='.strings.equal == .strings.truth'; else strings='.strings.equal == .strings.compared'; fi
+	if jq -e '[.fields | .primitive, .reference, .static, .arrays, .elements | .equal == .compared] | all' "$2" >/dev/null &&
+		jq -e "$strings" "$2" >/dev/null; then
+		t_ok "$1: fields 100% ($(jq .fields.primitive.compared "$2") primitive, $(jq .fields.reference.compared "$2") reference, $(jq .fields.static.compared "$2") static), $(jq .strings.equal "$2") of $(jq .strings.truth "$2") strings the same"
+	else
+		t_fail "$1: fields $(jq -c '.fields | {primitive, reference, static, arrays, elements}' "$2"), strings $(jq -c '.strings | {truth, equal}' "$2"): $(jq -c .fields.disagreeing "$2" | cut -c1-300)"
+	fi
+}
+
+# check_reach NAME VALIDATE_JSON MAX_FALSE_SHARE: unreachable recall >= 99%, false claims bounded
+check_reach() {
+	if jq -e --argjson max "$3" '.reach.unreachable_recall >= 0.99 and
+		(.reach.false_unreachable <= $max * .reach.result_unreachable)' "$2" >/dev/null; then
+		t_ok "$1: unreachable recall $(jq .reach.unreachable_recall "$2"), $(jq .reach.false_unreachable "$2") of $(jq .reach.result_unreachable "$2") unreachable claims reached by a root ($(jq -c '.reach.false_unreachable_by_root | with_entries(select(.value > 0))' "$2"))"
+	else
+		t_fail "$1: unreachable recall $(jq .reach.unreachable_recall "$2"), false unreachable $(jq .reach.false_unreachable "$2") of $(jq .reach.result_unreachable "$2") ($(jq -c '.reach.false_unreachable_by_root | with_entries(select(.value > 0))' "$2"))"
+	fi
+}
 
 # check_visualvm NAME HPROF JSON: VisualVM's counts equal carve's
 check_visualvm() {
@@ -79,6 +117,12 @@ for dir in "$REAL"/*/ "$FULL"/*/; do
 	check_summary "$cap" "$w/carve.json"
 	check_visualvm "$cap" "$w/out/heap.hprof" "$w/carve.json"
 	case $cap in *nogc*) check_nodes "$cap" "$w/out/heap.hprof" "$dir" "$w/carve.json" ;; esac
+	if "$ART" validate --json "$w/out/heap.hprof" "$dir/heap.hprof.zst" >"$w/validate.json" 2>"$w/validate.err"; then
+		check_validate "$cap" "$w/validate.json" 0.9999 all
+		case $cap in *nogc*-full) check_reach "$cap" "$w/validate.json" 0.001 ;; *nogc*) check_reach "$cap" "$w/validate.json" 0.005 ;; esac
+	else
+		t_fail "$cap: validate failed: $(head -n 2 "$w/validate.err")"
+	fi
 	case $cap in cc-collections|cms-collections)
 		"$ART" carve "$w/core" --maps "$dir/maps.txt" -o "$w/again" >/dev/null 2>&1
 		t_same "$cap: second run" "$w/again/heap.hprof" "$w/out/heap.hprof"
@@ -91,8 +135,10 @@ for dir in "$REAL"/*/ "$FULL"/*/; do
 			t_fail "$cap: --android: $(tail -n 2 "$w/android.info" 2>/dev/null)"
 		fi ;;
 	esac
-	printf '%-22s %9s %11s %9s %8s\n' "$cap" "$(jq .objects "$w/carve.json")" "$(jq .states.unreachable "$w/carve.json")" \
-		"$(jq .anomalies.total "$w/carve.json")" "$(jq .time.ms "$w/carve.json")" >>"$summary"
+	printf '%-22s %9s %9s %9s %9s %11s %9s %8s\n' "$cap" "$(jq .objects "$w/carve.json")" \
+		"$(jq .objects.recall "$w/validate.json" 2>/dev/null)" "$(jq .objects.precision "$w/validate.json" 2>/dev/null)" \
+		"$(jq .fields.objects.agreement "$w/validate.json" 2>/dev/null)" "$(jq .reach.unreachable_recall "$w/validate.json" 2>/dev/null)" \
+		"$(jq .reach.false_unreachable "$w/validate.json" 2>/dev/null)" "$(jq .time.ms "$w/carve.json")" >>"$summary"
 	rm -rf "$w/core" "$w/again" "$w/android"
 done
 
@@ -115,13 +161,16 @@ for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; do
 			! "$ART" carve --json "$d/core" --maps "$d/maps" -o "$d/out" >"$d/carve.json" 2>"$d/err"; then
 			t_fail "synth $v/$b: generation or carve failed: $(head -n 2 "$d/err" 2>/dev/null)"; continue
 		fi
-		want=$(jq -s '[.[] | select(.alloc == "allocated")] | length' "$d/truth.jsonl")
-		want_u=$(jq -s '[.[] | select(.alloc == "allocated" and .reach == "unreachable")] | length' "$d/truth.jsonl")
-		got=$(jq .objects "$d/carve.json"); got_u=$(jq .states.unreachable "$d/carve.json")
-		if [ "$got" = "$want" ] && [ "$got_u" = "$want_u" ]; then
-			t_ok "synth $v/$b: $got objects, $got_u unreachable, as truth.jsonl"
+		if ! "$ART" validate --json "$d/out/heap.hprof" "$d/truth.jsonl" >"$d/validate.json" 2>"$d/err"; then
+			t_fail "synth $v/$b: validate failed: $(head -n 2 "$d/err")"; continue
+		fi
+		check_validate "synth $v/$b" "$d/validate.json" 1 compared
+		if jq -e '[.states[][] | select(.matched > 0) | .same == .matched and .result_right == .result] | all' \
+			"$d/validate.json" >/dev/null && jq -e '.reach.false_unreachable == 0 and .reach.unreachable_recall == 1' \
+			"$d/validate.json" >/dev/null; then
+			t_ok "synth $v/$b: states agree (allocation, content, reachability: $(jq .reach.result_unreachable "$d/validate.json") unreachable)"
 		else
-			t_fail "synth $v/$b: carve $got objects ($got_u unreachable), truth.jsonl $want allocated ($want_u unreachable)"
+			t_fail "synth $v/$b: states differ: $(jq -c .states "$d/validate.json" | cut -c1-400)"
 		fi
 		rm -rf "$d"
 	done
