@@ -466,12 +466,15 @@ static int hp_object_classes(struct vd_side *s, struct err *e)
 			o->cls = s->prim_names[u.pa.type < 12 ? u.pa.type : 0];
 			continue;
 		}
-		if (o->kind == VD_INSTANCE)
-			rc = hprof_instance_parse(&sub, s->id_size, &u.in, e), cid = u.in.class_id;
-		else
-			rc = hprof_obj_array_parse(&sub, s->id_size, &u.oa, e), cid = u.oa.class_id;
-		if (rc)
-			return rc;
+		if (o->kind == VD_INSTANCE) {
+			if ((rc = hprof_instance_parse(&sub, s->id_size, &u.in, e)))
+				return rc;
+			cid = u.in.class_id;
+		} else {
+			if ((rc = hprof_obj_array_parse(&sub, s->id_size, &u.oa, e)))
+				return rc;
+			cid = u.oa.class_id;
+		}
 		c = hp_class(s, cid);
 		if (c)
 			o->cls = c->name;

@@ -75,7 +75,7 @@ static void load_class(struct bld *b, uint64_t cid, const char *name)
 /* fields: "name:T" items, T an HPROF basic type code */
 struct fdef { const char *name; uint8_t type; };
 
-static void class_dump(struct bld *b, uint64_t cid, uint64_t super, const struct fdef *f, unsigned nf,
+static void heap_class(struct bld *b, uint64_t cid, uint64_t super, const struct fdef *f, unsigned nf,
 		       const struct fdef *st, const uint64_t *stv, unsigned ns)
 {
 	struct hprof_class_dump cd = { .class_id = cid, .super_id = super, .static_count = (uint16_t)ns,
@@ -180,15 +180,15 @@ static int build(struct wbuf *out, const struct mods *m)
 	/* the statics array of java.lang.Object's class (art AddClassStaticsId: class + 1) */
 	if (!b.rc)
 		b.rc = hprof_put_prim_array(&b.w, C_OBJECT + 1, 0, HPROF_T_BYTE, 4, "\0\0\0\0", false, &b.e);
-	class_dump(&b, C_OBJECT, 0, f_object, 2, s_object, sv_object, 1);
-	class_dump(&b, C_STRING, C_OBJECT, f_string, 3, NULL, NULL, 0);
-	class_dump(&b, C_NODE, C_OBJECT, f_node, 3, s_node, sv_node, 1);
-	class_dump(&b, C_DEXCACHE, C_OBJECT, f_dex, 2, NULL, NULL, 0);
-	class_dump(&b, C_OARR, C_OBJECT, NULL, 0, NULL, NULL, 0);
-	class_dump(&b, C_CLASS, C_OBJECT, NULL, 0, NULL, NULL, 0);
+	heap_class(&b, C_OBJECT, 0, f_object, 2, s_object, sv_object, 1);
+	heap_class(&b, C_STRING, C_OBJECT, f_string, 3, NULL, NULL, 0);
+	heap_class(&b, C_NODE, C_OBJECT, f_node, 3, s_node, sv_node, 1);
+	heap_class(&b, C_DEXCACHE, C_OBJECT, f_dex, 2, NULL, NULL, 0);
+	heap_class(&b, C_OARR, C_OBJECT, NULL, 0, NULL, NULL, 0);
+	heap_class(&b, C_CLASS, C_OBJECT, NULL, 0, NULL, NULL, 0);
 	if (m->marks) {
-		class_dump(&b, C_MARK_FREE, C_OBJECT, NULL, 0, NULL, NULL, 0);
-		class_dump(&b, C_MARK_UNREACH, C_OBJECT, NULL, 0, NULL, NULL, 0);
+		heap_class(&b, C_MARK_FREE, C_OBJECT, NULL, 0, NULL, NULL, 0);
+		heap_class(&b, C_MARK_UNREACH, C_OBJECT, NULL, 0, NULL, NULL, 0);
 	}
 	string(&b, S1, m->s1_text);
 	string(&b, S2, "");
@@ -607,7 +607,8 @@ static void test_names(void)
 	err_init(&e);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint32_t k = UINT32_MAX;
-		T_EQ_I(vd_names_add_class(&t, cases[i][0], strlen(cases[i][0]), &k, &e), 0);
+		int rc = vd_names_add_class(&t, cases[i][0], strlen(cases[i][0]), &k, &e);
+		T_CHECK(rc == 0, "%s: %s", cases[i][0], e.msg);
 		T_EQ_S(k < t.n ? t.v[k].s : NULL, cases[i][1]);
 	}
 	for (unsigned i = 0; i < 2000; i++) {  /* rehashes keep every name */
