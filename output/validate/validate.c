@@ -196,6 +196,13 @@ static inline bool vd_truth_counted(const struct vd_obj *o)
 	return vd_obj_real(o) && VD_ST_GET(o->state, VD_DIM_ALLOC) == VD_ALLOCATED;
 }
 
+/* A result object the truth can judge: a runtime's HPROF holds no free objects, so the free
+ * ones a carver adds (carve --include free,residue) are neither found nor invented there. */
+static inline bool vd_result_counted(const struct vd_ctx *c, const struct vd_obj *o)
+{
+	return vd_obj_real(o) && !(c->tru.fmt == VD_FMT_HPROF && VD_ST_GET(o->state, VD_DIM_ALLOC) == VD_FREE);
+}
+
 /* ---- counts: overall, kinds, heaps, classes ---------------------------------------------------- */
 
 static void vd_heap_rows(struct vd_ctx *c, const struct vd_side *s, bool truth, struct vd_named_count *rows)
@@ -208,7 +215,7 @@ static void vd_heap_rows(struct vd_ctx *c, const struct vd_side *s, bool truth, 
 		if (truth && vd_truth_counted(o)) {
 			k->truth++;
 			k->matched += c->match[i] != 0;
-		} else if (!truth && vd_obj_real(o)) {
+		} else if (!truth && vd_result_counted(c, o)) {
 			k->result++;
 			k->result_matched += c->rmatched[i];
 		}
@@ -311,6 +318,10 @@ static int vd_counts(struct vd_ctx *c, struct err *e)
 		const struct vd_obj *o = &c->res.obj[i];
 		if (!vd_obj_real(o))
 			continue;
+		if (!vd_result_counted(c, o)) {
+			r->result_free_unjudged++;
+			continue;
+		}
 		r->overall.result++;
 		r->by_kind[o->kind].result++;
 		if (c->rmatched[i]) {

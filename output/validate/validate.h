@@ -73,7 +73,7 @@ struct vd_options {
 	unsigned examples;      /* examples kept per kind of disagreement */
 };
 
-/* recall = matched / truth, precision = result_matched / result */
+/* recall = matched / truth (allocated truth objects), precision = result_matched / result */
 struct vd_count { uint64_t truth, matched, result, result_matched; };
 
 struct vd_named_count { const char *name; struct vd_count c; };
@@ -155,6 +155,8 @@ struct vd_report {
 	struct vd_side_info result_info, truth_info;
 	struct vd_count overall, by_kind[VD_KIND_COUNT];
 	uint64_t class_mismatch;        /* same address, other class */
+	uint64_t result_free_unjudged;  /* result objects marked free against a runtime HPROF
+					 * (which holds none): left out of the precision */
 	struct vd_examples missed, invented, mismatched;
 	struct vd_named_count *truth_heaps, *result_heaps;
 	unsigned truth_heap_count, result_heap_count;

@@ -160,6 +160,9 @@ int vd_report_text(const struct vd_report *r, FILE *fp, struct err *e)
 		", invented %" PRIu64 ", class mismatches %" PRIu64 "\n", r->overall.truth, r->overall.result,
 		r->overall.matched, r->overall.truth - r->overall.matched, r->overall.result - r->overall.result_matched,
 		r->class_mismatch);
+	if (r->result_free_unjudged)
+		fprintf(fp, "  result objects marked free, which a runtime's HPROF cannot hold (not judged): %" PRIu64 "\n",
+			r->result_free_unjudged);
 	txt_ratio(fp, "recall", r->overall.matched, r->overall.truth);
 	txt_ratio(fp, "precision", r->overall.result_matched, r->overall.result);
 	fprintf(fp, "by kind:\n");
@@ -396,8 +399,9 @@ int vd_report_json(const struct vd_report *r, FILE *fp, struct err *e)
 	js_side(fp, &r->truth_info);
 	fprintf(fp, ", \"objects\": ");
 	js_count(fp, &r->overall);
-	fprintf(fp, ", \"missed\": %" PRIu64 ", \"invented\": %" PRIu64 ", \"class_mismatches\": %" PRIu64,
-		r->overall.truth - r->overall.matched, r->overall.result - r->overall.result_matched, r->class_mismatch);
+	fprintf(fp, ", \"missed\": %" PRIu64 ", \"invented\": %" PRIu64 ", \"class_mismatches\": %" PRIu64
+		", \"result_free_not_judged\": %" PRIu64, r->overall.truth - r->overall.matched,
+		r->overall.result - r->overall.result_matched, r->class_mismatch, r->result_free_unjudged);
 	fprintf(fp, ", \"by_kind\": {");
 	for (int k = 0; k < VD_KIND_COUNT; k++) {
 		fprintf(fp, "%s", k ? ", " : "");

@@ -471,6 +471,11 @@ static void test_marks(void)
 		T_EQ_U(r->states[VD_DIM_ALLOC][VD_ALLOCATED].agree, 13);
 		const struct vd_named_count *node_row = class_row(r, "Node");
 		T_CHECK(node_row && node_row->c.result == 2, "a free object is not counted in its class");
+		/* a runtime HPROF holds no free object: the one marked free is not judged */
+		T_EQ_U(r->result_free_unjudged, 1);
+		T_EQ_U(r->overall.result, 13);
+		T_EQ_U(r->overall.result_matched, 13);
+		T_EQ_U(r->overall.matched, 14);
 	}
 	vd_report_free(r);
 	wbuf_release(&x);
