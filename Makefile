@@ -119,9 +119,10 @@ check-layers:
 
 FUZZ_SECONDS ?= 60
 fuzz: $(LIBFUZZ_BINS)
-	@for f in $(LIBFUZZ_BINS); do t=$$(basename $$f); mkdir -p $(B)/fuzz-corpus/$$t; \
+	@for f in $(LIBFUZZ_BINS); do t=$$(basename $$f); mkdir -p $(B)/fuzz-corpus/$$t $(B)/fuzz-artifacts; \
 	  echo "fuzzing $$t for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/ $(B)/fuzz-corpus/$$t tests/fuzz/corpus/$$t || exit 1; done
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $$f -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(B)/fuzz-artifacts/$$t- $(B)/fuzz-corpus/$$t tests/fuzz/corpus/$$t || exit 1; done
 
 # Debian packages: BUILD_DEBS to build and run the tool (`make demo`), TEST_DEBS for `make check`
 # (clang/libFuzzer, a JDK to make test heap dumps, reference peers, VisualVM's heap library).

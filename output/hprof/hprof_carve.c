@@ -157,6 +157,8 @@ static uint64_t le_value(const uint8_t *p, unsigned size)
 static int put_be(struct wbuf *b, const uint8_t *p, uint32_t n, unsigned size, struct err *e)
 {
 	size_t bytes = (size_t)n * size;
+	if (bytes == 0) /* an empty array: b->data may still be NULL */
+		return 0;
 	if (wbuf_reserve(b, bytes))
 		return hc_nomem(e);
 	uint8_t *d = b->data + b->len;
