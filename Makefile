@@ -165,11 +165,13 @@ samples: $(B)/synth
 	@cd $(SAMPLES_DIR) && sha256sum $(foreach s,$(SAMPLES),$(addprefix $(firstword $(subst :, ,$(s)))/,core maps truth.jsonl truth.json truth.hprof hooks.json README)) >SHA256SUMS
 
 # benchmarks, not part of check: codec throughput on a >= 100 MB JVM heap dump (bench/codec.sh);
-# generation speed of a multi-GB synthetic image (bench/synth.sh)
+# generation speed of a multi-GB synthetic image (bench/synth.sh); walkers and carving on
+# multi-GB synthetic heaps and the real captures (bench/walk.sh, bench/carve.sh)
 bench: all
 	@./bench/codec.sh
 	@sh ./bench/synth.sh
 	@sh ./bench/walk.sh
+	@sh ./bench/carve.sh
 
 clean:
 	rm -rf $(B) artcarve

@@ -44,6 +44,22 @@ static uint64_t heap_bytes(const struct art_runtime *rt)
 	return n;
 }
 
+/* RssAnon of /proc/self/status (kB), 0 when not there: the model's own memory, as opposed
+ * to the image's file pages the kernel maps in and can drop at will. */
+static uint64_t rss_anon_kb(void)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long kb = 0;
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			break;
+	fclose(fp);
+	return kb;
+}
+
 static int make_dir(const char *dir, struct err *e)
 {
 	struct stat st;
@@ -117,6 +133,7 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 		return rc;
 	c->seconds = now() - t0;
 	c->cpu_seconds = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	c->anon_kb = rss_anon_kb();
 	return 0;
 }
 

@@ -33,6 +33,8 @@ struct carve {
 	char *hprof_path;
 	uint64_t heap_bytes;        /* captured bytes of the object spaces */
 	double seconds, cpu_seconds;   /* wall clock and CPU time of the whole run */
+	uint64_t anon_kb;           /* anonymous resident memory at the end (Linux RssAnon; 0 if
+				     * unknown): what carve allocated, without the mapped image */
 	bool img_open, rt_open, model_open;
 };
 

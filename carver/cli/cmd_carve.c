@@ -325,6 +325,7 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_u(r, "ms", (uint64_t)(c->seconds * 1e3));
 	rep_u(r, "cpu_ms", (uint64_t)(c->cpu_seconds * 1e3));
 	rep_u(r, "heap_bytes", c->heap_bytes);
+	rep_u(r, "anon_kb", c->anon_kb);
 	rep_u(r, "mb_per_cpu_second", c->cpu_seconds > 0 ? (uint64_t)((double)c->heap_bytes / 1e6 / c->cpu_seconds) : 0);
 	rep_close(r);
 }

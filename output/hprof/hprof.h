@@ -299,6 +299,10 @@ int hprof_put_obj_array(struct hprof_writer *w, uint64_t id, uint32_t trace_seri
 /* data: count * type-size raw big-endian bytes; nodata writes a PRIMITIVE_ARRAY_NODATA (data unused). */
 int hprof_put_prim_array(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint8_t type,
 			 uint32_t count, const void *data, bool nodata, struct err *e);
+/* The same from count little-endian elements (as a little-endian process holds them),
+ * converted to big-endian while written: no intermediate copy. */
+int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint8_t type,
+			    uint32_t count, const void *le_data, struct err *e);
 /* Copies a decoded sub-record unchanged (tag + body). */
 int hprof_put_sub_raw(struct hprof_writer *w, const struct hprof_sub *sub, struct err *e);
 /* Sends every complete record in buf to out (no-op without out or with a record open). */

@@ -82,6 +82,17 @@ static int string_id(struct hc_strings *t, struct hprof_writer *w, const char *s
 
 /* ---- writer state ---- */
 
+/* What an instance of a class becomes: the field values in HPROF order (the class's own
+ * fields, then its super classes'), each `size` bytes at `off` in the object. */
+struct hc_plan {
+	bool made;
+	uint32_t n, bytes;           /* fields, payload bytes (String's value id included) */
+	uint32_t *off;
+	uint8_t *size;
+	uint32_t count_at;           /* String: the field holding count_ (written as the length), else n */
+	uint32_t value_at;           /* String: fields before its value id, else n */
+};
+
 struct hc {
 	const struct model *m;
 	const struct reach *r;
@@ -92,7 +103,9 @@ struct hc {
 	uint32_t *name_id;           /* per class: string id of its name */
 	uint32_t *serial;            /* per class: LOAD_CLASS serial */
 	bool *own_ok;                /* per class: own instance field offsets known */
+	struct hc_plan *plan;        /* per class: its instances' payload, computed when first used */
 	struct wbuf obj, payload;    /* scratch: object bytes, record payload */
+	const uint8_t *bytes;        /* the current object's bytes (read_object) */
 	uint64_t *elems;             /* scratch: object array elements */
 	size_t elems_cap;
 	uint32_t value_id;           /* string id of "value" */
@@ -153,34 +166,23 @@ static uint64_t le_value(const uint8_t *p, unsigned size)
 	return v;
 }
 
-/* Appends n elements of `size` bytes (little-endian in p) big-endian to b. */
-static int put_be(struct wbuf *b, const uint8_t *p, uint32_t n, unsigned size, struct err *e)
-{
-	size_t bytes = (size_t)n * size;
-	if (bytes == 0) /* an empty array: b->data may still be NULL */
-		return 0;
-	if (wbuf_reserve(b, bytes))
-		return hc_nomem(e);
-	uint8_t *d = b->data + b->len;
-	if (size == 1)
-		memcpy(d, p, bytes);
-	else
-		for (size_t i = 0; i < bytes; i += size)
-			for (unsigned k = 0; k < size; k++)
-				d[i + k] = p[i + size - 1 - k];
-	b->len += bytes;
-	return 0;
-}
-
-/* The object's bytes into h->obj (one bounded copy of one object). */
+/* The object's bytes: a pointer into the image when one captured region holds them all (the
+ * common case, no copy), else one bounded copy into h->obj. */
 static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e)
 {
+	const struct img_region *r = img_find(h->m->rt->img, addr);
+	if (r && r->data && addr - r->start <= r->data_len && size <= r->data_len - (addr - r->start)) {
+		h->bytes = r->data + (addr - r->start);
+		return 0;
+	}
 	wbuf_reset(&h->obj);
 	if (wbuf_reserve(&h->obj, size))
 		return hc_nomem(e);
 	int rc = img_read(h->m->rt->img, addr, h->obj.data, size, e);
-	if (rc == 0)
+	if (rc == 0) {
 		h->obj.len = size;
+		h->bytes = h->obj.data;
+	}
 	return rc;
 }
 
@@ -200,7 +202,8 @@ static int load_classes(struct hc *h, struct err *e)
 	h->name_id = xcalloc(n, sizeof(*h->name_id));
 	h->serial = xcalloc(n, sizeof(*h->serial));
 	h->own_ok = xcalloc(n, sizeof(*h->own_ok));
-	if (!h->name_id || !h->serial || !h->own_ok)
+	h->plan = xcalloc(n, sizeof(*h->plan));
+	if (!h->name_id || !h->serial || !h->own_ok || !h->plan)
 		return hc_nomem(e);
 	for (size_t i = 0; rc == 0 && i < rt->class_count; i++) {
 		const char *name = class_name(h, i);
@@ -334,7 +337,7 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 		uint32_t id = 0;
 		rc = string_id(&h->str, &h->w, sf->name, strlen(sf->name), &id, e);
 		st[f] = (struct hprof_class_entry){ .key = id, .type = t,
-						    .value = le_value(h->obj.data + sf->offset, size) };
+						    .value = le_value(h->bytes + sf->offset, size) };
 	}
 	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
 		uint32_t id = 0;
@@ -371,35 +374,84 @@ static uint64_t string_value_id(const struct hc *h, const struct model_obj *o)
 	return model_length(h->m, o) ? model_data_addr(h->m, o) : (uint64_t)o->addr + 8;
 }
 
+/* The plan of class c (see struct hc_plan), made once. */
+static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct err *e)
+{
+	const struct art_runtime *rt = h->m->rt;
+	struct hc_plan *p = &h->plan[cls];
+	uint32_t n = 0;
+	unsigned depth = 0;
+
+	*out = p;
+	if (p->made)
+		return 0;
+	for (size_t c = cls; c != RT_NONE && depth < HC_MAX_CHAIN; c = rt->classes[c].super, depth++)
+		n += h->own_ok[c] ? rt->classes[c].field_count : 0;
+	p->off = arena_array(&h->names, n ? n : 1, sizeof(*p->off));
+	p->size = arena_array(&h->names, n ? n : 1, sizeof(*p->size));
+	if (!p->off || !p->size)
+		return hc_nomem(e);
+	p->count_at = p->value_at = UINT32_MAX;
+	depth = 0;
+	for (size_t c = cls; c != RT_NONE && depth < HC_MAX_CHAIN; c = rt->classes[c].super, depth++) {
+		const struct rt_class *k = &rt->classes[c];
+		for (uint32_t f = 0; h->own_ok[c] && f < k->field_count; f++) {
+			uint8_t t = field_type(k->fields[f].type[0]);
+			if (h->m->classes[cls].kind == MODEL_STRING && k->fields[f].offset == rt->layout->string.count &&
+			    t == HPROF_T_INT)
+				p->count_at = p->n;
+			p->off[p->n] = k->fields[f].offset;
+			p->size[p->n++] = (uint8_t)hprof_type_size(t, HC_ID);
+			p->bytes += hprof_type_size(t, HC_ID);
+		}
+		if (h->m->classes[cls].kind == MODEL_STRING && c == h->m->jls) {
+			p->value_at = p->n;
+			p->bytes += HC_ID;
+		}
+	}
+	p->made = true;
+	return 0;
+}
+
+static uint8_t *put_u32be(uint8_t *d, uint32_t v)
+{
+	d[0] = (uint8_t)(v >> 24);
+	d[1] = (uint8_t)(v >> 16);
+	d[2] = (uint8_t)(v >> 8);
+	d[3] = (uint8_t)v;
+	return d + 4;
+}
+
 /* The instance payload: fields of the class, then of its super classes. */
 static int instance_payload(struct hc *h, const struct model_obj *o, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
-	size_t c = o->cls;
-	unsigned depth = 0;
+	const struct hc_plan *p;
+	int rc = plan_of(h, o->cls, &p, e);
 
+	if (rc)
+		return rc;
 	wbuf_reset(&h->payload);
-	for (; c != RT_NONE && depth < HC_MAX_CHAIN; c = rt->classes[c].super, depth++) {
-		const struct rt_class *k = &rt->classes[c];
-		for (uint32_t f = 0; h->own_ok[c] && f < k->field_count; f++) {
-			const struct rt_field *fd = &k->fields[f];
-			uint8_t t = field_type(fd->type[0]);
-			unsigned size = hprof_type_size(t, HC_ID);
-			if (fd->offset > o->size || size > o->size - fd->offset)
-				return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: field %s at +%u past its size %u",
-					       o->addr, fd->name, fd->offset, o->size);
-			if (o->kind == MODEL_STRING && fd->offset == rt->layout->string.count && t == HPROF_T_INT) {
-				wbuf_u32be(&h->payload, model_length(h->m, o));   /* ART writes the length, not the flag */
-				continue;
-			}
-			int rc = put_be(&h->payload, h->obj.data + fd->offset, 1, size, e);
-			if (rc)
-				return rc;
+	if (wbuf_reserve(&h->payload, p->bytes))
+		return hc_nomem(e);
+	uint8_t *d = h->payload.data;
+	for (uint32_t i = 0; i <= p->n; i++) {
+		if (i == p->value_at)
+			d = put_u32be(d, (uint32_t)string_value_id(h, o));
+		if (i == p->n)
+			break;
+		if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
+			return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: a field at +%u past its size %u", o->addr,
+				       p->off[i], o->size);
+		if (i == p->count_at) {
+			d = put_u32be(d, model_length(h->m, o));   /* ART writes the length, not the flag */
+			continue;
 		}
-		if (o->kind == MODEL_STRING && c == h->m->jls)
-			wbuf_uNbe(&h->payload, HC_ID, string_value_id(h, o));
+		const uint8_t *v = h->bytes + p->off[i];
+		for (unsigned k = p->size[i]; k-- > 0;)
+			*d++ = v[k];
 	}
-	return wbuf_status(&h->payload, e);
+	h->payload.len = p->bytes;
+	return 0;
 }
 
 static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
@@ -408,11 +460,8 @@ static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
 	uint64_t data = model_data_addr(h->m, o) - o->addr;
 	bool narrow = model_string_compressed(h->m, o);
 
-	wbuf_reset(&h->payload);
-	int rc = put_be(&h->payload, h->obj.data + data, n, narrow ? 1 : 2, e);
-	if (rc == 0)
-		rc = hprof_put_prim_array(&h->w, string_value_id(h, o), 0, narrow ? HPROF_T_BYTE : HPROF_T_CHAR,
-					  n, h->payload.data, false, e);
+	int rc = hprof_put_prim_array_le(&h->w, string_value_id(h, o), 0, narrow ? HPROF_T_BYTE : HPROF_T_CHAR, n,
+					 h->bytes + data, e);
 	if (rc == 0)
 		h->st->string_arrays++;
 	return rc;
@@ -430,7 +479,7 @@ static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
 		h->elems_cap = n;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		h->elems[i] = ld_u32le(h->obj.data + data + 4ull * i);
+		h->elems[i] = ld_u32le(h->bytes + data + 4ull * i);
 	h->st->obj_arrays++;
 	return hprof_put_obj_array(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->elems, n, e);
 }
@@ -440,14 +489,9 @@ static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
 	const struct model_class *mc = &h->m->classes[o->cls];
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - o->addr;
-	unsigned size = mc->elem_size;
 
-	wbuf_reset(&h->payload);
-	int rc = put_be(&h->payload, h->obj.data + data, n, size, e);
-	if (rc)
-		return rc;
 	h->st->prim_arrays++;
-	return hprof_put_prim_array(&h->w, o->addr, 0, field_type((char)mc->elem), n, h->payload.data, false, e);
+	return hprof_put_prim_array_le(&h->w, o->addr, 0, field_type((char)mc->elem), n, h->bytes + data, e);
 }
 
 static int object(struct hc *h, const struct model_obj *o, struct err *e)
@@ -637,6 +681,7 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	xfree(h.name_id);
 	xfree(h.serial);
 	xfree(h.own_ok);
+	xfree(h.plan);
 	xfree(h.elems);
 	arena_release(&h.names);
 	return rc;

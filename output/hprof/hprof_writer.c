@@ -341,9 +341,14 @@ int hprof_put_obj_array(struct hprof_writer *w, uint64_t id, uint32_t trace_seri
 	wbuf_u32be(&w->buf, trace_serial);
 	wbuf_u32be(&w->buf, count);
 	wbuf_uNbe(&w->buf, n, class_id);
-	if (wbuf_reserve(&w->buf, (size_t)count * n) == 0)
+	if (count && wbuf_reserve(&w->buf, (size_t)count * n) == 0) {
+		/* one reservation, then the big-endian ids written in place */
+		uint8_t *d = w->buf.data + w->buf.len;
 		for (uint32_t i = 0; i < count; i++)
-			wbuf_uNbe(&w->buf, n, elements[i]);
+			for (unsigned k = 0; k < n; k++)
+				*d++ = (uint8_t)(elements[i] >> (8 * (n - 1 - k)));
+		w->buf.len += (size_t)count * n;
+	}
 	return wbuf_status(&w->buf, e);
 }
 
@@ -364,6 +369,36 @@ int hprof_put_prim_array(struct hprof_writer *w, uint64_t id, uint32_t trace_ser
 	wbuf_u32be(&w->buf, count);
 	wbuf_u8(&w->buf, type);
 	wbuf_put(&w->buf, data, bytes);
+	return wbuf_status(&w->buf, e);
+}
+
+int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint8_t type,
+			    uint32_t count, const void *le_data, struct err *e)
+{
+	unsigned n = w->id_size, size = hprof_type_size(type, n);
+	size_t bytes = (size_t)count * size;
+	const uint8_t *p = le_data;
+	int rc;
+
+	if (size == 0 || type == HPROF_T_OBJECT)
+		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "hprof writer: %u is not a primitive type", type);
+	if ((rc = hprof_heap_reserve(w, 1 + (size_t)n + 9 + bytes, e)))
+		return rc;
+	wbuf_u8(&w->buf, HPROF_PRIM_ARRAY_DUMP);
+	wbuf_uNbe(&w->buf, n, id);
+	wbuf_u32be(&w->buf, trace_serial);
+	wbuf_u32be(&w->buf, count);
+	wbuf_u8(&w->buf, type);
+	if (bytes && wbuf_reserve(&w->buf, bytes) == 0) {   /* an empty array appends nothing */
+		uint8_t *d = w->buf.data + w->buf.len;
+		if (size == 1)
+			memcpy(d, p, bytes);
+		else
+			for (size_t i = 0; i < bytes; i += size)
+				for (unsigned k = 0; k < size; k++)
+					d[i + k] = p[i + size - 1 - k];
+		w->buf.len += bytes;
+	}
 	return wbuf_status(&w->buf, e);
 }
 

@@ -28,6 +28,8 @@ const char *model_content_name(unsigned v) { return v < MODEL_CONTENT_COUNT ? co
 const char *model_reach_name(unsigned v) { return v < MODEL_REACH_COUNT ? reach_names[v] : "?"; }
 const char *model_kind_name(unsigned v) { return v < MODEL_KIND_COUNT ? kind_names[v] : "?"; }
 
+static void ix_release(struct model *m);
+
 static int model_nomem(struct err *e)
 {
 	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory building the object model");
@@ -199,6 +201,7 @@ void model_release(struct model *m)
 	xfree(m->objs);
 	xfree(m->ospace);
 	xfree(m->free_places);
+	ix_release(m);
 	arena_release(&m->arena);
 	memset(m, 0, sizeof(*m));
 }
@@ -212,6 +215,89 @@ static int rd32(const struct model *m, uint64_t va, uint32_t *v, struct err *e)
 	if (rc == 0)
 		*v = ld_u32le(b);
 	return rc;
+}
+
+/* ---- the object-start index ---- */
+
+static void ix_release(struct model *m)
+{
+	for (size_t i = 0; i < m->ix_count; i++) {
+		xfree(m->ix[i].bits);
+		xfree(m->ix[i].rank);
+	}
+	xfree(m->ix);
+	m->ix = NULL;
+	m->ix_count = 0;
+}
+
+/* One index run per stretch of objects of one space (objects are sorted and spaces do not
+ * overlap, so a space's objects are contiguous); every object's bit is set. */
+static int ix_build(struct model *m, struct err *e)
+{
+	size_t runs = 0;
+	ix_release(m);
+	for (size_t i = 0; i < m->count; i++)
+		runs += i == 0 || m->objs[i].space != m->objs[i - 1].space;
+	if (runs == 0)
+		return 0;
+	if (!(m->ix = xcalloc(runs, sizeof(*m->ix))))
+		return model_nomem(e);
+	for (size_t i = 0, j; i < m->count; i = j) {
+		for (j = i + 1; j < m->count && m->objs[j].space == m->objs[i].space; j++)
+			;
+		struct model_ix *x = &m->ix[m->ix_count++];
+		x->begin = m->objs[i].addr & ~(uint64_t)511;
+		x->end = (uint64_t)m->objs[j - 1].addr + 8;
+		x->words = (size_t)((x->end - x->begin + 511) / 512);
+		x->first = i;
+		x->bits = xcalloc(x->words, sizeof(*x->bits));
+		x->rank = xcalloc(x->words, sizeof(*x->rank));
+		if (!x->bits || !x->rank)
+			return model_nomem(e);
+		for (size_t k = i; k < j; k++) {
+			uint64_t bit = (m->objs[k].addr - x->begin) / 8;
+			x->bits[bit / 64] |= 1ull << (bit % 64);
+		}
+	}
+	return 0;
+}
+
+/* Counts the objects before every word (the objects must be in their final places). */
+static void ix_rank(struct model *m)
+{
+	for (size_t r = 0; r < m->ix_count; r++) {
+		struct model_ix *x = &m->ix[r];
+		uint32_t n = 0;
+		for (size_t w = 0; w < x->words; w++) {
+			x->rank[w] = n;
+			n += (uint32_t)__builtin_popcountll(x->bits[w]);
+		}
+	}
+}
+
+static const struct model_ix *ix_at(const struct model *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->ix_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->ix[mid].begin <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= m->ix[lo - 1].end)
+		return NULL;
+	return &m->ix[lo - 1];
+}
+
+/* True when an object starts at addr (the index's bits). */
+static bool ix_has(const struct model *m, uint64_t addr)
+{
+	const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
+	if (!x)
+		return false;
+	uint64_t bit = (addr - x->begin) / 8;
+	return x->bits[bit / 64] >> (bit % 64) & 1;
 }
 
 /* The 32-bit word at va when captured (a plausibility probe: no error, as mirror's
@@ -274,7 +360,7 @@ static bool ref_plausible(const struct model *m, uint32_t ref)
 		return true;
 	if (ref & 7)
 		return false;
-	if (model_find(m, ref) != MODEL_NONE || free_place(m, ref))
+	if (ix_has(m, ref) || free_place(m, ref))
 		return true;
 	if (!ospace_at(m, ref))
 		return !captured(m, ref);
@@ -664,8 +750,10 @@ static int check_refs(struct model *m, struct err *e)
 	for (size_t i = 0; i < m->count; i++)
 		if (!(m->objs[i].flags & MODEL_F_BAD_REF))
 			m->objs[out++] = m->objs[i];
+	bool dropped = out != m->count;
 	m->count = out;
-	return 0;
+	/* the index runs hold the old positions: build it again when objects went */
+	return dropped ? ix_build(m, e) : 0;
 }
 
 int model_finish(struct model *m, struct err *e)
@@ -684,8 +772,9 @@ int model_finish(struct model *m, struct err *e)
 	if (!sorted)
 		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
 	drop_overlaps(m);
-	if ((rc = check_refs(m, e)))
+	if ((rc = ix_build(m, e)) || (rc = check_refs(m, e)))
 		return rc;
+	ix_rank(m);
 	for (size_t i = 0; i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
 		struct model_space_count *s = &m->per_space[o->space];
@@ -702,6 +791,15 @@ size_t model_find(const struct model *m, uint64_t addr)
 	size_t lo = 0, hi = m->count;
 	if (addr >> MODEL_LOW4G_SHIFT)
 		return MODEL_NONE;
+	if (m->finished) {
+		const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
+		if (!x)
+			return MODEL_NONE;
+		uint64_t bit = (addr - x->begin) / 8, word = x->bits[bit / 64], below = word & ((1ull << (bit % 64)) - 1);
+		if (!(word >> (bit % 64) & 1))
+			return MODEL_NONE;
+		return x->first + x->rank[bit / 64] + (size_t)__builtin_popcountll(below);
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (m->objs[mid].addr == addr)

@@ -99,6 +99,16 @@ struct model_space_count {
 	uint64_t bytes;         /* object bytes */
 };
 
+/* The object-start index of one run of objects of one space (model_finish): a bit per 8
+ * bytes from begin, and the objects before each 64-bit word, so model_find is a bit test and
+ * a popcount, not a search over every object. */
+struct model_ix {
+	uint64_t begin, end;
+	uint64_t *bits;
+	uint32_t *rank;
+	size_t words, first;
+};
+
 struct model {
 	const struct art_runtime *rt;
 	struct anomaly_sink *sink;
@@ -113,6 +123,8 @@ struct model {
 	/* object spaces sorted by begin, for reference checks */
 	const struct art_space **ospace;
 	size_t ospace_count;
+	struct model_ix *ix;              /* runs of objects by space, in address order */
+	size_t ix_count;
 	bool finished;
 	struct arena arena;
 };
@@ -128,7 +140,8 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e);
  * object's references (failures become anomalies), counts per space and class. */
 int model_finish(struct model *m, struct err *e);
 
-/* Index of the object starting at addr, MODEL_NONE if none (after model_finish). */
+/* Index of the object starting at addr, MODEL_NONE if none (after model_finish: O(1) through
+ * the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);
 /* The space an object lies in. */
 const struct art_space *model_space(const struct model *m, const struct model_obj *o);

@@ -439,15 +439,16 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (j != MODEL_NONE)
 			visit(&w, j);
 	}
+	struct err why;
+	err_init(&why);   /* filled only by a failed read, then recorded and cleared */
 	while (rc == 0 && w.sp) {
 		const struct model_obj *o = &m->objs[w.stack[--w.sp]];
-		struct err why;
-		err_init(&why);
 		rc = model_each_ref(m, o, follow, &w, &why);
 		if (rc == 0 && o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
 		if (rc == -ERR_UNMAPPED || rc == -ERR_TRUNC) {
 			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			err_init(&why);
 			rc = 0;
 		} else if (rc) {
 			*e = why;

@@ -1,0 +1,53 @@
+#!/bin/sh
+# bench/carve.sh - speed and memory of `artcarve carve` (walk, checks, reachability, HPROF):
+# on every real capture of ../shared/corpus/images/realart* and on two big synthetic images
+# (Android 7.1: RosAlloc; 11: region space), with `cat` and `gzip -1` over the same core in
+# the same run as the baseline.  Per image: objects, MB of mapped heap per CPU second (the
+# summary's time.cpu_ms; the run writes an HPROF about the size of the heap, and the kernel's
+# page-cache copy of it is part of that time), wall time, peak RSS (which counts the pages of
+# the mapped core the run touched) and the anonymous memory carve itself holds (RssAnon, per
+# object).
+#   CARVE_BENCH_MB   object bytes per synthetic image (default 2048)
+set -eu
+cd "$(dirname "$0")/.."
+mb=${CARVE_BENCH_MB:-2048}
+shared=${ARTCARVE_SHARED:-$(cd .. && pwd)/shared}
+[ -x build/synth ] && [ -x build/artcarve ] || make -s build/synth build/artcarve
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/artcarve-bench-carve.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# bench NAME CORE MAPS
+bench() {
+	cat "$2" >/dev/null                       # same page-cache state for everyone
+	/usr/bin/time -f '%e %M' -o "$tmp/time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/out" >"$tmp/carve.json"
+	read -r wall rss_kb <"$tmp/time"
+	/usr/bin/time -f '%e' -o "$tmp/cat.time" cat "$2" >/dev/null
+	/usr/bin/time -f '%U' -o "$tmp/gzip.time" gzip -1 -c "$2" >/dev/null
+	set -- "$1" "$(stat -c %s "$2")" "$(sed -n 's/.*"objects": \([0-9]*\),.*/\1/p' "$tmp/carve.json" | head -n 1)"
+	cpu=$(sed -n 's/.*"cpu_ms": \([0-9]*\).*/\1/p' "$tmp/carve.json")
+	heap=$(sed -n 's/.*"heap_bytes": \([0-9]*\).*/\1/p' "$tmp/carve.json")
+	anon=$(sed -n 's/.*"anon_kb": \([0-9]*\).*/\1/p' "$tmp/carve.json")
+	awk -v n="$1" -v core="$2" -v objs="$3" -v cpu="$cpu" -v heap="$heap" -v anon="$anon" -v wall="$wall" \
+	    -v rss="$rss_kb" -v cat="$(cat "$tmp/cat.time")" -v gz="$(cat "$tmp/gzip.time")" 'BEGIN {
+		hmb = heap / 1e6; cmb = core / 1e6; c = cpu / 1000
+		printf "%s: core %.0f MB, mapped heap %.0f MB, %d objects\n", n, cmb, hmb, objs
+		printf "  carve: %.2f s CPU -> %.0f MB of heap per CPU second; %.2f s wall; peak RSS %.0f MB (mapped core pages included), anonymous %.0f MB (%.1f bytes per object)\n",
+			c, hmb / (c > 0 ? c : 0.001), wall, rss / 1024, anon / 1024, objs ? anon * 1024 / objs : 0
+		printf "  baseline over the same core: cat %.0f MB/s wall, gzip -1 %.0f MB per CPU second\n",
+			cmb / (cat > 0 ? cat : 0.01), cmb / (gz > 0 ? gz : 0.01)
+	}'
+	rm -rf "$tmp/out"
+}
+
+for d in "$shared"/corpus/images/realart/*/ "$shared"/corpus/images/realart-full/*/; do
+	[ -f "$d/core.zst" ] || continue
+	zstd -q -d -f "$d/core.zst" -o "$tmp/core"
+	bench "$(basename "$d")" "$tmp/core" "$d/maps.txt"
+	rm -f "$tmp/core"
+done
+for ver in 7.1 11; do
+	out=$tmp/synth-$ver
+	build/synth --version "$ver" --bits 64 --seed 1 --size "$mb" --truth no --out "$out" >/dev/null
+	bench "synthetic $ver ($mb MB of objects)" "$out/core" "$out/maps"
+	rm -rf "$out"
+done
