@@ -57,6 +57,7 @@ static int parse_include(const char *cmd, const char *list, struct hprof_carve_o
 struct tally {
 	uint64_t alloc[MODEL_ALLOC_COUNT], content[MODEL_CONTENT_COUNT], reach[MODEL_REACH_COUNT];
 	uint64_t dropped, strings, strings_dropped;
+	uint64_t confidence[4];          /* 100, 90-99, 70-89, below 70 */
 	uint64_t *per_class_dropped;     /* per class: allocated unreachable objects */
 	size_t *order, *dropped_order;   /* classes by count, by dropped count */
 };
@@ -93,6 +94,7 @@ static int tally_make(struct tally *t, const struct model *m, struct err *e)
 		t->alloc[o->alloc]++;
 		t->content[o->content]++;
 		t->reach[o->reach]++;
+		t->confidence[o->confidence >= 100 ? 0 : o->confidence >= 90 ? 1 : o->confidence >= 70 ? 2 : 3]++;
 		t->dropped += dropped;
 		if (dropped)
 			t->per_class_dropped[o->cls]++;
@@ -349,6 +351,12 @@ static void report(struct rep *r, const struct carve *c, const struct tally *t, 
 	rep_u(r, "untyped_residue", m->untyped);
 	rep_u(r, "retired_classes", m->retired);
 	rep_states(r, t);
+	rep_open(r, "confidence", false);
+	rep_u(r, "100", t->confidence[0]);
+	rep_u(r, "90_99", t->confidence[1]);
+	rep_u(r, "70_89", t->confidence[2]);
+	rep_u(r, "below_70", t->confidence[3]);
+	rep_close(r);
 	rep_dropped(r, c, t, b);
 	rep_spaces(r, c);
 	rep_open(r, "strings", false);

@@ -28,7 +28,11 @@
  *               metadata is not in the image counts as allocated once its bytes pass);
  *   content     intact (allocated) | partial (free, leading words overwritten by the
  *               allocator's own links, class word intact) | residue (free, bytes as left);
- *   reach       unknown until model_reach (reach.h) runs, then reachable | unreachable.
+ *   reach       unknown until reach_run (reach.h) runs, then reachable | unreachable.
+ * Confidence: 100 the allocator's metadata says allocated and every check passed; 95 the
+ * metadata is not in the image but a live bitmap bit or the allocation stack vouches for the
+ * start; 90 neither is in the image, the bytes alone pass; at most 80 when the class has no
+ * field layout (its references cannot be checked); 70 free residue; 50 free partial.
  * A free candidate whose class word is zero or lies in the bytes the allocator overwrote is
  * an empty place, counted per space, neither object nor anomaly; when bytes past the
  * overwritten ones are not all zero (a dlmalloc chunk keeps the body of what was freed,
