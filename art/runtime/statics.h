@@ -1,7 +1,7 @@
 /* statics.h - the static fields of a class: name, type and offset inside its Class object.
  *
  * A class's static fields live at the end of its Class object, after the fixed part and the
- * embedded vtable/IMT (mirror::Class::ComputeClassSize, runtime/mirror/class-inl.h @ 11):
+ * embedded vtable/IMT (mirror::Class::ComputeClassSize, runtime/mirror/class-inl.h @R11):
  * reference statics first, then the primitives in LinkFields order, ending exactly at
  * class_size_.  Two sources, tried in this order:
  *   "sfields_"  Class.sfields_ (LengthPrefixedArray<ArtField>, 7.0+) when that native memory

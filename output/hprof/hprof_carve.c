@@ -278,7 +278,7 @@ static int roots(struct hc *h, struct err *e)
 }
 
 /* Android heaps: a HEAP_DUMP_INFO whenever the heap changes or a new segment starts (ART
- * resets the current heap at every segment: runtime/hprof/hprof.cc StartNewHeapDumpSegment). */
+ * resets the current heap at every segment: runtime/hprof/hprof.cc @R11 StartNewHeapDumpSegment). */
 static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct err *e)
 {
 	static const char *const names[] = { "app", "image", "zygote" };

@@ -3,12 +3,13 @@
  * Standard flavour (`JAVA PROFILE 1.0.2`, what Eclipse MAT, VisualVM and jhat read), or
  * Android's 1.0.3 (HEAP_DUMP_INFO per space kind, Android root tags) for Android Studio.
  * Identifier size 4; object ids are the objects' addresses; class ids the Class objects'.
- * Order (the rules readers need, hprof-bmd notes A.9): every STRING before its first use,
- * LOAD_CLASS for every class of the runtime model, the state stack traces, then heap dump
- * segments of about 1 MiB (roots, CLASS_DUMPs, objects in address order) and one
- * HEAP_DUMP_END.  The same model gives the same bytes (timestamp 0, ids in a fixed order).
+ * Order (what Eclipse MAT's Pass1Parser and VisualVM's loader need): every STRING before its
+ * first use, LOAD_CLASS for every class of the runtime model and the mark classes, then heap
+ * dump segments of about 1 MiB (roots, CLASS_DUMPs, objects in address order, the mark
+ * arrays) and one HEAP_DUMP_END.  The same model gives the same bytes (timestamp 0, ids in a
+ * fixed order).
  *
- * What each object becomes follows ART's own writer (runtime/hprof/hprof.cc @ 11), so a
+ * What each object becomes follows ART's own writer (runtime/hprof/hprof.cc @R11), so a
  * carved heap compares field by field with the runtime's HPROF:
  *   Class objects   CLASS_DUMP: super, class loader, instance size (object_size_; 0 for
  *                   java.lang.Class, arrays and primitives; the fixed part for String), the

@@ -11,11 +11,11 @@
 enum {
 	MODEL_MAX_DEPTH = 4096,        /* longest super-class chain walked (hostile cycles) */
 	MODEL_LOW4G_SHIFT = 32,
-	MODEL_PRIM_MAX = 8,            /* Primitive::Type kPrimDouble (runtime/primitive.h) */
+	MODEL_PRIM_MAX = 8,            /* Primitive::Type kPrimDouble (runtime/primitive.h @R11) */
 };
 
 /* The 32-bit pattern written over dead objects in unevacuated regions
- * (runtime/gc/space/region_space.cc kPoisonDeadObject @ 10-13). */
+ * (runtime/gc/space/region_space.cc kPoisonDeadObject @R10..R13). */
 #define MODEL_POISON_DEAD 0xBADDB01Du
 
 static const char *const alloc_names[] = { "allocated", "free" };
@@ -37,7 +37,7 @@ static int model_nomem(struct err *e)
 
 /* ---- per-class tables ---- */
 
-/* Descriptor character of a Primitive::Type (runtime/primitive.h: 1 boolean ... 8 double). */
+/* Descriptor character of a Primitive::Type (runtime/primitive.h @R11: 1 boolean ... 8 double). */
 static uint8_t prim_descriptor(uint32_t type)
 {
 	static const char d[] = "?ZBCSIJFD";
@@ -411,7 +411,7 @@ static bool sized_by_length(const struct model *m, const struct model_class *mc,
 	len = raw;
 	*compressed = false;
 	if (mc->kind == MODEL_STRING) {
-		/* 8.0+: count_ = length << 1 | 1 for UTF-16, | 0 for 8-bit (runtime/mirror/string.h) */
+		/* 8.0+: count_ = length << 1 | 1 for UTF-16, | 0 for 8-bit (runtime/mirror/string.h @R80) */
 		*compressed = l->string.compressible && !(raw & 1);
 		len = l->string.compressible ? raw >> 1 : raw;
 		unit = *compressed ? 1 : 2;

@@ -7,7 +7,7 @@
  *   class word  a non-zero, 8-aligned reference to a Class the runtime model knows (whose own
  *               class is java.lang.Class); a Class object must itself be one the runtime
  *               model kept (retired placeholders are counted, not objects, as ART's own
- *               HPROF skips them: runtime/hprof/hprof.cc DumpHeapObject @ 11);
+ *               HPROF skips them: runtime/hprof/hprof.cc DumpHeapObject @R11);
  *   size        the object's size (object_size_, class_size_, array or string length)
  *               is at least the object header and fits the candidate's `room`;
  *   length      array and string lengths fit `room` (checked before the multiplication);
@@ -16,9 +16,9 @@
  *               8-aligned address that is a plausible object start: an object of the model,
  *               a free place a walker reported (garbage may point at garbage a GC already
  *               freed: a sticky collection frees only the objects allocated since the last
- *               one, runtime/gc/collector/sticky_mark_sweep.cc, so an older dead object can
+ *               one, runtime/gc/collector/sticky_mark_sweep.cc @R71, so an older dead object can
  *               keep a reference to a swept slot), a dead object poisoned in an unevacuated
- *               region (10-13, region_space.cc), bytes whose class word names a Class (an
+ *               region (runtime/gc/space/region_space.cc @R10..R13), bytes whose class word names a Class (an
  *               object no walker reported), or memory the image did not capture (unknown,
  *               not refuted).  Checked in model_finish, once every candidate is in; only
  *               allocated objects are held to it (free residue keeps stale references).
@@ -36,7 +36,7 @@
  * A free candidate whose class word is zero or lies in the bytes the allocator overwrote is
  * an empty place, counted per space, neither object nor anomaly; when bytes past the
  * overwritten ones are not all zero (a dlmalloc chunk keeps the body of what was freed,
- * runtime/gc/space/dlmalloc_space-inl.h) it is counted apart as untyped residue: its class
+ * runtime/gc/space/dlmalloc_space-inl.h @R71) it is counted apart as untyped residue: its class
  * is gone, and the model does not guess one.
  *
  * Memory: one 32-byte record per object (struct model_obj, sorted by address after

@@ -10,7 +10,7 @@
 
 enum {
 	REACH_IRT_SERIALS = 3,          /* kIRTPrevCount in release builds */
-	REACH_IRT_GLOBALS = 51200,      /* kGlobalsMax / kWeakGlobalsMax (runtime/jni/java_vm_ext.cc) */
+	REACH_IRT_GLOBALS = 51200,      /* kGlobalsMax / kWeakGlobalsMax (runtime/jni/java_vm_ext.cc @R11) */
 	REACH_MAX_SUPER_DEPTH = 4096,
 	REACH_DEX_CACHE_MAX = 1 << 20,  /* entries read per DexCache array (hostile bound) */
 };
@@ -327,7 +327,7 @@ static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 
 /* The strings a DexCache holds in native memory (7.0+), as edges from the DexCache: an
  * array of num_strings entries, either DexCachePair<String> {GcRoot object; u32 index} with
- * the pair of string index i at slot i % num_strings (8.0+, runtime/mirror/dex_cache.h), or
+ * the pair of string index i at slot i % num_strings (8.0+, runtime/mirror/dex_cache.h @R80..R11), or
  * one GcRoot<String> per string id (7.x).  The pair form is told by that invariant. */
 /* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
  * normal case for native memory in a trimmed image: not an anomaly). */

@@ -7,13 +7,13 @@
  * (their references are stale).  It starts from every root source the image holds:
  *   class statics   every Class object of the model (its statics are GC roots; ART's own
  *                   HPROF reports classes as sticky roots);
- *   image roots     ImageHeader.image_roots_ of every image space (runtime/image.h);
+ *   image roots     ImageHeader.image_roots_ of every image space (runtime/image.h @R11);
  *   threads         java.lang.Thread objects whose nativePeer is set (an attached thread;
- *                   runtime/thread.cc Thread::CreatePeer stores the Thread* there);
+ *                   runtime/thread.cc @R11 Thread::CreatePeer stores the Thread* there);
  *   jni             the JNI reference tables: every `indirect ref table` mapping, read as
  *                   IrtEntry {u32 serial_; GcRoot references_[3]} with the current
  *                   reference at references_[serial_] (runtime/indirect_reference_table.h
- *                   @ 6.0-11); tables of 51200+ entries (kGlobalsMax, java_vm_ext.cc) hold
+ *                   @R60..R11); tables of 51200+ entries (kGlobalsMax, java_vm_ext.cc) hold
  *                   global and weak global references, smaller ones a thread's locals;
  *   stacks          each thread's stack from the stack pointer the container records
  *                   (an ELF core's NT_PRSTATUS) to the end of its mapping, and mappings
@@ -22,7 +22,7 @@
  *                   4-aligned 32-bit word that is the address of an object is a root.
  * The walk also follows, as references of a DexCache (7.0+), the strings its native arrays
  * hold when that memory (LinearAlloc) is captured: ART's own HPROF reaches them through the
- * DexCache (runtime/hprof/hprof.cc runtimeInternalObjects).
+ * DexCache (runtime/hprof/hprof.cc @R11 runtimeInternalObjects).
  * Each source is reported present (with its root count) or missing: "unreachable" means
  * unreachable from the roots this image holds. */
 #ifndef ARTCARVE_REACH_H
