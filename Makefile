@@ -120,6 +120,9 @@ check-layers:
 FUZZ_SECONDS ?= 60
 fuzz: $(LIBFUZZ_BINS)
 	@for f in $(LIBFUZZ_BINS); do t=$$(basename $$f); mkdir -p $(B)/fuzz-corpus/$$t $(B)/fuzz-artifacts; \
+	  if [ -d tests/fuzz/regress/$$t ]; then echo "replaying tests/fuzz/regress/$$t (clang's UBSan checks more than gcc's)"; \
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $$f tests/fuzz/regress/$$t/* >/dev/null 2>&1 || \
+	    { echo "$$t: a regression input fails again: $$f tests/fuzz/regress/$$t/*"; exit 1; }; fi; \
 	  echo "fuzzing $$t for $(FUZZ_SECONDS)s"; \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $$f -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(B)/fuzz-artifacts/$$t- $(B)/fuzz-corpus/$$t tests/fuzz/corpus/$$t || exit 1; done
