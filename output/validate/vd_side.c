@@ -57,7 +57,8 @@ uint32_t vd_names_find(const struct vd_names *t, const char *s, size_t len)
 		uint32_t k = t->slot[h];
 		if (!k)
 			return UINT32_MAX;
-		if (t->v[k - 1].len == len && !memcmp(t->v[k - 1].s, s, len))
+		/* (an empty name may come as NULL: memcmp takes no NULL, even for 0 bytes) */
+		if (t->v[k - 1].len == len && (len == 0 || !memcmp(t->v[k - 1].s, s, len)))
 			return k - 1;
 	}
 }
