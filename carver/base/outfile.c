@@ -64,13 +64,20 @@ int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
 	return 0;
 }
 
-int outf_commit(struct outf *o, struct err *e)
+int outf_close_stream(struct outf *o, struct err *e)
 {
 	int rc = 0;
 
-	if (fclose(o->fp) != 0)
+	if (o->fp && fclose(o->fp) != 0)
 		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot finish output: %s", o->path, strerror(errno));
 	o->fp = NULL;
+	return rc;
+}
+
+int outf_commit(struct outf *o, struct err *e)
+{
+	int rc = outf_close_stream(o, e);
+
 	if (rc == 0 && rename(o->tmp, o->path) != 0)
 		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot rename output into place: %s", o->path,
 			     strerror(errno));

@@ -2,7 +2,9 @@
  *
  * Output goes to a temporary file beside the destination (".NAME.XXXXXX") and is renamed
  * over the destination only by outf_commit, so a failed run leaves no partial output.
- * outf_abort (also safe after commit, and on a never-opened outf) removes the temporary. */
+ * outf_abort (also safe after commit, and on a never-opened outf) removes the temporary.
+ * A writer that needs a path rather than a stream (a database library opening the file
+ * itself) calls outf_close_stream and writes to o->tmp; commit and abort work as before. */
 #ifndef ARTCARVE_OUTFILE_H
 #define ARTCARVE_OUTFILE_H
 
@@ -21,6 +23,7 @@ struct outf {
 void outf_init(struct outf *o);
 int outf_open(struct outf *o, const char *path, struct err *e);
 int outf_write(struct outf *o, const void *p, size_t n, struct err *e);
+int outf_close_stream(struct outf *o, struct err *e);
 int outf_commit(struct outf *o, struct err *e);
 void outf_abort(struct outf *o);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
@@ -82,22 +83,116 @@ static int walk_spaces(struct carve *c, struct err *e)
 	return rc;
 }
 
-static int write_hprof(struct carve *c, const struct carve_opts *o, struct err *e)
-{
-	struct outf out;
-	size_t n = strlen(o->out_dir) + sizeof("/heap.hprof");
-	int rc;
+/* ---- the outputs ---- */
 
-	if (!(c->hprof_path = xmalloc(n)))
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
-	snprintf(c->hprof_path, n, "%s/heap.hprof", o->out_dir);
-	outf_init(&out);
-	if ((rc = make_dir(o->out_dir, e)) || (rc = outf_open(&out, c->hprof_path, e)))
-		return rc;
-	rc = hprof_carve_write(&c->m, &c->r, &o->hprof, &out, &c->hs, e);
-	if (rc == 0)
-		rc = outf_commit(&out, e);
-	outf_abort(&out);
+typedef int (*carve_write_fn)(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e);
+
+struct carve_output_row {
+	const char *file;           /* in DIR */
+	const char *name;           /* what --skip takes */
+	carve_write_fn write;
+};
+
+static int write_hprof(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	return hprof_carve_write(&c->m, &c->r, &o->hprof, out, &c->hs, e);
+}
+
+static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {
+	[CARVE_OUT_HPROF] = { "heap.hprof", "hprof", write_hprof },
+};
+
+const char *carve_output_file(unsigned i)
+{
+	return i < CARVE_OUT_COUNT && carve_outputs[i].write ? carve_outputs[i].file : NULL;
+}
+
+const char *carve_output_name(unsigned i)
+{
+	return i < CARVE_OUT_COUNT && carve_outputs[i].write ? carve_outputs[i].name : NULL;
+}
+
+bool carve_output_parse_skip(const char *list, unsigned *skip, const char **bad, size_t *bad_len)
+{
+	for (const char *p = list; *p; ) {
+		size_t n = strcspn(p, ","), i;
+		for (i = 0; i < CARVE_OUT_COUNT; i++) {
+			const char *name = carve_output_name((unsigned)i);
+			if (name && strlen(name) == n && !strncmp(p, name, n))
+				break;
+		}
+		if (i == CARVE_OUT_COUNT) {
+			*bad = p;
+			*bad_len = n;
+			return false;
+		}
+		*skip |= 1u << i;
+		p += n + (p[n] == ',');
+	}
+	return true;
+}
+
+const char *carve_skip_names(void)
+{
+	static char names[128];
+	size_t len = 0;
+	for (unsigned i = 0; i < CARVE_OUT_COUNT && len < sizeof(names); i++)
+		if (carve_output_name(i))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+						carve_output_name(i));
+	return names;
+}
+
+static char *out_path(const char *dir, const char *file, struct err *e)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = xmalloc(n);
+	if (!p)
+		ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+	else
+		snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+static bool wanted(const struct carve_opts *o, unsigned i)
+{
+	return carve_outputs[i].write && !(o->skip & 1u << i);
+}
+
+/* Every wanted output into its temporary file, in table order, then all committed together:
+ * a failure anywhere leaves none of them in DIR. */
+static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	char line[64];
+	int rc = make_dir(o->out_dir, e);
+
+	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
+		char *dest;
+		if (!wanted(o, i))
+			continue;
+		snprintf(line, sizeof(line), "writing %s", carve_outputs[i].file);
+		phase(o, line);
+		if (!(dest = out_path(o->out_dir, carve_outputs[i].file, e)))
+			return -e->code;
+		rc = outf_open(&c->out[i], dest, e);
+		xfree(dest);
+		if (rc == 0)
+			rc = carve_outputs[i].write(c, o, &c->out[i], e);
+		if (rc == 0)
+			rc = outf_close_stream(&c->out[i], e);
+	}
+	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
+		struct stat st;
+		if (!wanted(o, i))
+			continue;
+		if (!(c->path[i] = out_path(o->out_dir, carve_outputs[i].file, e)))
+			return -e->code;
+		c->bytes[i] = stat(c->out[i].tmp, &st) == 0 ? (uint64_t)st.st_size : 0;
+		rc = outf_commit(&c->out[i], e);
+	}
+	for (unsigned i = 0; rc != 0 && i < CARVE_OUT_COUNT; i++)
+		if (c->path[i] && !c->out[i].tmp)   /* committed before the failure */
+			unlink(c->path[i]);
 	return rc;
 }
 
@@ -128,8 +223,7 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 	phase(o, "walking the object graph from the roots");
 	if ((rc = reach_run(&c->m, &c->r, e)))
 		return rc;
-	phase(o, "writing heap.hprof");
-	if ((rc = write_hprof(c, o, e)) || (rc = anomaly_status(&c->sink, e)))
+	if ((rc = write_outputs(c, o, e)) || (rc = anomaly_status(&c->sink, e)))
 		return rc;
 	c->seconds = now() - t0;
 	c->cpu_seconds = (double)(clock() - c0) / CLOCKS_PER_SEC;
@@ -147,6 +241,9 @@ void carve_release(struct carve *c)
 	if (c->img_open)
 		img_close(&c->img);
 	anomaly_release(&c->sink);
-	xfree(c->hprof_path);
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++) {
+		outf_abort(&c->out[i]);
+		xfree(c->path[i]);
+	}
 	memset(c, 0, sizeof(*c));
 }

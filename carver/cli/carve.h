@@ -9,17 +9,28 @@
 
 #include "art/runtime/runtime.h"
 #include "carver/base/anomaly.h"
+#include "carver/base/outfile.h"
 #include "carver/image/image.h"
 #include "output/hprof/hprof_carve.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/walk/walk.h"
 
+/* The files carve writes into DIR, in the order they are written (a later writer may read an
+ * earlier one's temporary file: heap.bmd is crunched from heap.hprof). */
+enum carve_output {
+	CARVE_OUT_HPROF, CARVE_OUT_BMD, CARVE_OUT_DB, CARVE_OUT_JSONL, CARVE_OUT_STRINGS, CARVE_OUT_REPORT,
+	CARVE_OUT_COUNT
+};
+
 struct carve_opts {
 	const char *image, *maps, *art_version;
 	const char *out_dir;
 	struct hprof_carve_opts hprof;
 	bool progress;              /* phase lines on stderr */
+	unsigned skip;              /* 1u << CARVE_OUT_x for every output not written */
+	int argc;                   /* the command line, as recorded in case.db */
+	char **argv;
 };
 
 struct carve {
@@ -30,7 +41,9 @@ struct carve {
 	struct reach r;
 	struct walk_ev_report evidence[WALK_EV_COUNT];
 	struct hprof_carve_stats hs;
-	char *hprof_path;
+	struct outf out[CARVE_OUT_COUNT];   /* each output's temporary file until all are committed */
+	char *path[CARVE_OUT_COUNT];        /* the committed outputs' paths (NULL: not written) */
+	uint64_t bytes[CARVE_OUT_COUNT];    /* and their sizes */
 	uint64_t heap_bytes;        /* captured bytes of the object spaces */
 	double seconds, cpu_seconds;   /* wall clock and CPU time of the whole run */
 	uint64_t anon_kb;           /* anonymous resident memory at the end (Linux RssAnon; 0 if
@@ -42,5 +55,15 @@ struct carve {
  * -ERR_* (input rejected, I/O, memory); damaged content is in c->sink, not an error. */
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e);
 void carve_release(struct carve *c);
+
+/* The outputs this build writes: file name in DIR and the name --skip takes (NULL for an
+ * output this build does not have). */
+const char *carve_output_file(unsigned i);
+const char *carve_output_name(unsigned i);
+/* Parses a comma-separated --skip list into *skip; on an unknown name returns false with
+ * *bad and *bad_len naming it. */
+/* "hprof, bmd, ...": the names --skip takes, for messages. */
+const char *carve_skip_names(void);
+bool carve_output_parse_skip(const char *list, unsigned *skip, const char **bad, size_t *bad_len);
 
 #endif

@@ -17,7 +17,7 @@ enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
 	bool json, android;
-	const char *maps, *out, *include, *art_version;
+	const char *maps, *out, *include, *art_version, *skip;
 };
 
 static const struct opt carve_opts[] = {
@@ -27,6 +27,7 @@ static const struct opt carve_opts[] = {
 	{ "--out", "-o", OPT_STRING, offsetof(struct carve_cli, out), "a directory", 0, 0, NULL },
 	OPT_ROW_STRING("--include", struct carve_cli, include, "free, partial or residue (comma-separated)"),
 	OPT_ROW_STRING("--art-version", struct carve_cli, art_version, "a layout family"),
+	OPT_ROW_STRING("--skip", struct carve_cli, skip, "outputs not to write (comma-separated: hprof, ...)"),
 	OPT_ROW_END,
 };
 static const char *const carve_pos[] = { "IMAGE", NULL };
@@ -311,8 +312,23 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	cli_anomalies(r, "runtime_anomalies", &c->rt.anomalies);
 	rep_line(r, "carving (space walkers, candidate checks, roots):");
 	cli_anomalies(r, "anomalies", s);
+	rep_open(r, "outputs", true);
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++) {
+		if (!c->path[i])
+			continue;
+		if (!r->json) {
+			rep_line(r, "wrote %s (%llu bytes)", c->path[i], (unsigned long long)c->bytes[i]);
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_s(r, "file", carve_output_file(i));
+		rep_s(r, "path", c->path[i]);
+		rep_u(r, "bytes", c->bytes[i]);
+		rep_close(r);
+	}
+	rep_close(r);
 	rep_open(r, "output", false);
-	rep_s(r, "path", c->hprof_path);
+	rep_s(r, "path", c->path[CARVE_OUT_HPROF] ? c->path[CARVE_OUT_HPROF] : "");
 	rep_u(r, "bytes", c->hs.bytes);
 	rep_u(r, "classes", c->hs.classes);
 	rep_u(r, "instances", c->hs.instances);
@@ -395,6 +411,15 @@ int cmd_carve(int argc, char **argv)
 		return rc;
 	if (!cl.out)
 		return cli_usage_error(argv[0], "missing -o DIR");
+	if (cl.skip) {
+		const char *bad;
+		size_t n;
+		if (!carve_output_parse_skip(cl.skip, &o.skip, &bad, &n))
+			return cli_usage_error(argv[0], "--skip takes the names of outputs (%s), not '%.*s'",
+					       carve_skip_names(), (int)n, bad);
+	}
+	o.argc = argc;
+	o.argv = argv;
 	o.image = argv[1];
 	o.maps = cl.maps;
 	o.art_version = cl.art_version;

@@ -248,7 +248,7 @@ const struct cli_command cli_commands[] = {
 	  &cmd_walk_spec },
 	{ "carve", cmd_carve, "carve every object of the ART heap into an HPROF heap dump, with its states",
 	  "usage: artcarve carve IMAGE [--maps FILE] -o DIR [--android] [--include LIST] [--json]\n"
-	  "                      [--art-version V]\n\n"
+	  "                      [--art-version V] [--skip LIST]\n\n"
 	  "Builds the ART runtime model of a process memory image (see `classes`), walks every\n"
 	  "object space with its allocator's metadata (see `walk`) and checks every candidate: its\n"
 	  "class word must name a Class whose class is java.lang.Class, its size (and array or\n"
@@ -274,6 +274,8 @@ const struct cli_command cli_commands[] = {
 	  "objects, strings found, top classes, root sources present or missing, evidence used\n"
 	  "(live bitmaps, allocation stacks), anomalies by reason, the output and the time taken\n"
 	  "(MB of mapped heap per second).  Progress goes to stderr when it is a terminal.\n\n"
+	  "Every output is written to a temporary file and all are renamed into DIR together at the\n"
+	  "end: a failed run leaves none of them.\n\n"
 	  "options:\n"
 	  "  --maps FILE        mapping names from this /proc/PID/maps listing (see `info`)\n"
 	  "  -o, --out DIR      output directory (created if missing); writes DIR/heap.hprof\n"
@@ -286,7 +288,8 @@ const struct cli_command cli_commands[] = {
 	  "  --json             the summary as one JSON object (image, layout, states, dropped,\n"
 	  "                     top_classes, strings, spaces, roots, evidence, anomalies, output,\n"
 	  "                     time)\n"
-	  "  --art-version V    use layout family V (e.g. 11) instead of detecting it\n\n"
+	  "  --art-version V    use layout family V (e.g. 11) instead of detecting it\n"
+	  "  --skip LIST        outputs not to write, by name (comma-separated): hprof\n\n"
 	  "examples:\n"
 	  "  artcarve carve core --maps maps.txt -o out\n"
 	  "  artcarve carve --json core -o out | jq .dropped\n\n"

@@ -153,6 +153,17 @@ for s in samples/*/; do
 		t_fail "sample $n: carve failed: $(head -n 3 "$TMP/$n.err")"
 	fi
 done
+# --skip: a skipped output is not written, an unknown name is a usage error (exit 2) that
+# writes nothing
+s=samples/android11-64bit
+if "$ART" carve "$s/core" --maps "$s/maps" --skip hprof -o "$TMP/skip" >"$TMP/skip.out" 2>&1 &&
+	[ ! -e "$TMP/skip/heap.hprof" ]; then t_ok "--skip hprof: carve runs and writes no heap.hprof"
+else t_fail "--skip hprof: $(ls "$TMP/skip" 2>&1 | head -n 3) $(tail -n 2 "$TMP/skip.out")"; fi
+"$ART" carve "$s/core" --maps "$s/maps" --skip hprof,nosuch -o "$TMP/skip2" >/dev/null 2>"$TMP/skip2.err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -e "$TMP/skip2" ] && grep -q "not 'nosuch'" "$TMP/skip2.err"; then
+	t_ok "--skip nosuch: usage error naming it, exit 2, no output directory"
+else t_fail "--skip nosuch: exit $rc, $(cat "$TMP/skip2.err")"; fi
 # every family x bitness the generator makes
 for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; do
 	for b in 32 64; do
