@@ -12,6 +12,7 @@
 #include "carver/cli/carve.h"
 #include "carver/cli/cli.h"
 #include "carver/cli/cli_anomalies.h"
+#include "rosalloc/model/model_stats.h"
 
 enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
@@ -51,73 +52,6 @@ static int parse_include(const char *cmd, const char *list, struct hprof_carve_o
 		p += n + (p[n] == ',');
 	}
 	return CLI_GO_ON;
-}
-
-/* ---- figures the summary prints ---- */
-
-struct tally {
-	uint64_t alloc[MODEL_ALLOC_COUNT], content[MODEL_CONTENT_COUNT], reach[MODEL_REACH_COUNT];
-	uint64_t dropped, strings, strings_dropped;
-	uint64_t confidence[4];          /* 100, 90-99, 70-89, below 70 */
-	uint64_t *per_class_dropped;     /* per class: allocated unreachable objects */
-	size_t *order, *dropped_order;   /* classes by count, by dropped count */
-};
-
-static const struct tally *sort_tally;
-static const struct model *sort_model;
-
-static int by_count(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t cx = sort_model->classes[x].objects, cy = sort_model->classes[y].objects;
-	return cx != cy ? (cx > cy ? -1 : 1) : (x > y) - (x < y);
-}
-
-static int by_dropped(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t cx = sort_tally->per_class_dropped[x], cy = sort_tally->per_class_dropped[y];
-	return cx != cy ? (cx > cy ? -1 : 1) : (x > y) - (x < y);
-}
-
-static int tally_make(struct tally *t, const struct model *m, struct err *e)
-{
-	size_t n = m->rt->class_count ? m->rt->class_count : 1;
-	memset(t, 0, sizeof(*t));
-	t->per_class_dropped = xcalloc(n, sizeof(uint64_t));
-	t->order = xcalloc(n, sizeof(size_t));
-	t->dropped_order = xcalloc(n, sizeof(size_t));
-	if (!t->per_class_dropped || !t->order || !t->dropped_order)
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the summary");
-	for (size_t i = 0; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
-		bool dropped = o->alloc == MODEL_ALLOCATED && o->reach == MODEL_UNREACHABLE;
-		t->alloc[o->alloc]++;
-		t->content[o->content]++;
-		t->reach[o->reach]++;
-		t->confidence[o->confidence >= 100 ? 0 : o->confidence >= 90 ? 1 : o->confidence >= 70 ? 2 : 3]++;
-		t->dropped += dropped;
-		if (dropped)
-			t->per_class_dropped[o->cls]++;
-		if (o->kind == MODEL_STRING || (o->cls == m->jls && m->jls != MODEL_NONE)) {
-			t->strings++;
-			t->strings_dropped += dropped;
-		}
-	}
-	for (size_t i = 0; i < m->rt->class_count; i++)
-		t->order[i] = t->dropped_order[i] = i;
-	sort_model = m;
-	sort_tally = t;
-	qsort(t->order, m->rt->class_count, sizeof(size_t), by_count);
-	qsort(t->dropped_order, m->rt->class_count, sizeof(size_t), by_dropped);
-	return 0;
-}
-
-static void tally_release(struct tally *t)
-{
-	xfree(t->per_class_dropped);
-	xfree(t->order);
-	xfree(t->dropped_order);
 }
 
 static const char *cname(const struct model *m, size_t i)
@@ -160,14 +94,13 @@ static size_t next_dropped_string(const struct model *m, size_t from)
 {
 	for (size_t i = from; i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
-		if (o->alloc == MODEL_ALLOCATED && o->reach == MODEL_UNREACHABLE && o->cls == m->jls &&
-		    model_length(m, o) > 0)
+		if (model_stats_is_dropped(o) && o->cls == m->jls && model_length(m, o) > 0)
 			return i;
 	}
 	return MODEL_NONE;
 }
 
-static void rep_states(struct rep *r, const struct tally *t)
+static void rep_states(struct rep *r, const struct model_stats *t)
 {
 	rep_open(r, "states", false);
 	rep_u(r, "allocated", t->alloc[MODEL_ALLOCATED]);
@@ -208,7 +141,7 @@ static void rep_classes(struct rep *r, const char *key, const struct model *m, c
 	rep_close(r);
 }
 
-static void rep_dropped(struct rep *r, const struct carve *c, const struct tally *t, struct wbuf *b)
+static void rep_dropped(struct rep *r, const struct carve *c, const struct model_stats *t, struct wbuf *b)
 {
 	const struct model *m = &c->m;
 	rep_line(r, "DROPPED: %llu allocated objects no root reaches (%llu strings): what the app let go and "
@@ -348,7 +281,7 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_close(r);
 }
 
-static void report(struct rep *r, const struct carve *c, const struct tally *t, struct wbuf *b)
+static void report(struct rep *r, const struct carve *c, const struct model_stats *t, struct wbuf *b)
 {
 	const struct model *m = &c->m;
 	uint64_t *counts = xcalloc(c->rt.class_count ? c->rt.class_count : 1, sizeof(uint64_t));
@@ -368,10 +301,10 @@ static void report(struct rep *r, const struct carve *c, const struct tally *t, 
 	rep_u(r, "retired_classes", m->retired);
 	rep_states(r, t);
 	rep_open(r, "confidence", false);
-	rep_u(r, "100", t->confidence[0]);
-	rep_u(r, "90_99", t->confidence[1]);
-	rep_u(r, "70_89", t->confidence[2]);
-	rep_u(r, "below_70", t->confidence[3]);
+	rep_u(r, "100", t->confidence[MODEL_STATS_CONF_100]);
+	rep_u(r, "90_99", t->confidence[MODEL_STATS_CONF_90]);
+	rep_u(r, "70_89", t->confidence[MODEL_STATS_CONF_70]);
+	rep_u(r, "below_70", t->confidence[MODEL_STATS_CONF_LOW]);
 	rep_close(r);
 	rep_dropped(r, c, t, b);
 	rep_spaces(r, c);
@@ -397,7 +330,7 @@ int cmd_carve(int argc, char **argv)
 	struct carve_cli cl = { 0 };
 	struct carve_opts o;
 	struct carve c;
-	struct tally t;
+	struct model_stats t;
 	struct rep r;
 	struct wbuf b;
 	struct err e;
@@ -430,12 +363,12 @@ int cmd_carve(int argc, char **argv)
 	wbuf_init(&b);
 	rc = carve_run(&c, &o, &e);
 	if (rc == 0) {
-		if ((rc = tally_make(&t, &c.m, &e)) == 0) {
+		if ((rc = model_stats_make(&t, &c.m, &e)) == 0) {
 			rep_init(&r, stdout, cl.json);
 			report(&r, &c, &t, &b);
 			rc = wbuf_status(&b, &e);
 		}
-		tally_release(&t);
+		model_stats_release(&t);
 	}
 	wbuf_release(&b);
 	carve_release(&c);

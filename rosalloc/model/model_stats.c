@@ -1,0 +1,106 @@
+/* model_stats.c - the summary figures of a finished object model (model_stats.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/xalloc.h"
+#include "rosalloc/model/model_stats.h"
+
+/* A class and the count it is ordered by. */
+struct ms_key {
+	uint64_t count;
+	size_t cls;
+};
+
+static int ms_by_count(const void *a, const void *b)
+{
+	const struct ms_key *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+bool model_stats_is_dropped(const struct model_obj *o)
+{
+	return o->alloc == MODEL_ALLOCATED && o->reach == MODEL_UNREACHABLE;
+}
+
+bool model_stats_is_string(const struct model *m, const struct model_obj *o)
+{
+	return o->kind == MODEL_STRING || (m->jls != MODEL_NONE && o->cls == m->jls);
+}
+
+unsigned model_stats_conf_bin(unsigned confidence)
+{
+	return confidence >= 100 ? MODEL_STATS_CONF_100
+	       : confidence >= 90 ? MODEL_STATS_CONF_90
+	       : confidence >= 70 ? MODEL_STATS_CONF_70
+				  : MODEL_STATS_CONF_LOW;
+}
+
+/* out[k] = the class with the k-th largest count[] (keys is scratch of class_count entries). */
+static void ms_order(size_t *out, const uint64_t *count, struct ms_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		keys[i].count = count[i];
+		keys[i].cls = i;
+	}
+	if (n)
+		qsort(keys, n, sizeof(*keys), ms_by_count);
+	for (size_t i = 0; i < n; i++)
+		out[i] = keys[i].cls;
+}
+
+static void ms_count(struct model_stats *s, const struct model *m)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		bool dropped = model_stats_is_dropped(o);
+		s->alloc[o->alloc]++;
+		s->content[o->content]++;
+		s->reach[o->reach]++;
+		s->confidence[model_stats_conf_bin(o->confidence)]++;
+		s->dropped += dropped;
+		if (dropped && o->cls < s->class_count)
+			s->per_class_dropped[o->cls]++;
+		if (model_stats_is_string(m, o)) {
+			s->strings++;
+			s->strings_dropped += dropped;
+		}
+	}
+}
+
+int model_stats_make(struct model_stats *s, const struct model *m, struct err *e)
+{
+	size_t n = m->rt->class_count, alloc_n = n ? n : 1;
+	uint64_t *objects;
+	struct ms_key *keys;
+
+	memset(s, 0, sizeof(*s));
+	s->class_count = n;
+	s->per_class_dropped = xcalloc(alloc_n, sizeof(uint64_t));
+	s->order = xcalloc(alloc_n, sizeof(size_t));
+	s->dropped_order = xcalloc(alloc_n, sizeof(size_t));
+	objects = xcalloc(alloc_n, sizeof(uint64_t));
+	keys = xcalloc(alloc_n, sizeof(*keys));
+	if (!s->per_class_dropped || !s->order || !s->dropped_order || !objects || !keys) {
+		xfree(objects);
+		xfree(keys);
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the model's figures");
+	}
+	ms_count(s, m);
+	for (size_t i = 0; i < n; i++)
+		objects[i] = m->classes[i].objects;
+	ms_order(s->order, objects, keys, n);
+	ms_order(s->dropped_order, s->per_class_dropped, keys, n);
+	xfree(objects);
+	xfree(keys);
+	return 0;
+}
+
+void model_stats_release(struct model_stats *s)
+{
+	xfree(s->per_class_dropped);
+	xfree(s->order);
+	xfree(s->dropped_order);
+	memset(s, 0, sizeof(*s));
+}
