@@ -103,11 +103,14 @@ static int for_each_chunk(struct art_runtime *rt, chunk_fn fn, void *ctx, struct
 				hi = end;
 		}
 		lo = (lo + 7) & ~(uint64_t)7;
-		if (hi <= lo)
-			continue;
-		int rc = fn(rt, lo, r->data + (lo - r->start), (size_t)(hi - lo), ctx, e);
-		if (rc)
-			return rc;
+		/* in pieces, each released once scanned: the scan needs every page once, not all at once */
+		for (uint64_t at = lo; at < hi; at += IMG_DROP_STEP) {
+			uint64_t n = hi - at < IMG_DROP_STEP ? hi - at : IMG_DROP_STEP;
+			int rc = fn(rt, at, r->data + (at - r->start), (size_t)n, ctx, e);
+			img_drop(img, at, at + n);
+			if (rc)
+				return rc;
+		}
 	}
 	return 0;
 }

@@ -5,10 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Cheap enough for once per object: the message is only read after err_set wrote it. */
 void err_init(struct err *e)
 {
-	memset(e, 0, sizeof(*e));
+	e->code = ERR_OK;
 	e->va = ERR_NO_VA;
+	e->file = NULL;
+	e->line = 0;
+	e->msg[0] = '\0';
 }
 
 int err_set(struct err *e, enum err_code code, uint64_t va, const char *file, int line,

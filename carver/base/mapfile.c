@@ -53,3 +53,22 @@ void mapfile_close(struct mapfile *m)
 	xfree(m->path);
 	memset(m, 0, sizeof(*m));
 }
+
+void mapfile_drop(const struct mapfile *m, const uint8_t *p, size_t n)
+{
+	static uintptr_t page;
+	uintptr_t lo, hi;
+
+	if (!m->data || p < m->data || p >= m->data + m->len)
+		return;
+	if (n > (size_t)(m->data + m->len - p))
+		n = (size_t)(m->data + m->len - p);
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+		page = ps > 0 ? (uintptr_t)ps : 4096;
+	}
+	lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)p + n) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);   /* advice: nothing to do if refused */
+}

@@ -217,12 +217,14 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 		return rc;
 	c->model_open = true;
 	c->heap_bytes = heap_bytes(&c->rt);
+	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
 	phase(o, "walking the spaces and checking candidates");
 	if ((rc = walk_spaces(c, e)) || (rc = model_finish(&c->m, e)))
 		return rc;
 	phase(o, "walking the object graph from the roots");
 	if ((rc = reach_run(&c->m, &c->r, e)))
 		return rc;
+	img_drop(&c->img, 0, UINT64_MAX);
 	if ((rc = write_outputs(c, o, e)) || (rc = anomaly_status(&c->sink, e)))
 		return rc;
 	c->seconds = now() - t0;

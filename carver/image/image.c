@@ -221,17 +221,50 @@ static size_t img_lower(const struct image *img, uint64_t va)
 	return lo;
 }
 
+void img_drop(const struct image *img, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = img_lower(img, lo); i < img->region_count && img->regions[i].start < hi; i++) {
+		const struct img_region *r = &img->regions[i];
+		uint64_t a = lo > r->start ? lo - r->start : 0;
+		uint64_t b = hi - r->start < r->data_len ? hi - r->start : r->data_len;
+		if (!r->data || b <= a)
+			continue;
+		for (size_t f = 0; f < img->file_count_; f++)
+			mapfile_drop(&img->files_[f], r->data + a, (size_t)(b - a));
+	}
+}
+
+void img_drop_behind(const struct image *img, struct img_drop *d, uint64_t va)
+{
+	if (va < d->from) {   /* a new pass began below the last one */
+		d->from = va;
+		return;
+	}
+	if (va - d->from < IMG_DROP_STEP)
+		return;
+	img_drop(img, d->from, va);
+	d->from = va;
+}
+
 bool img_overlaps(const struct image *img, uint64_t start, uint64_t end)
 {
 	size_t at = img_lower(img, start);
 	return start < end && at < img->region_count && img->regions[at].start < end;
 }
 
+/* Readers go through the heap in address order, so the region of the previous lookup is
+ * checked first (hint_ is a cache: writing it through the const pointer is defined, no
+ * struct image is itself const). */
 const struct img_region *img_find(const struct image *img, uint64_t va)
 {
-	size_t i = img_lower(img, va);
-	if (i < img->region_count && img->regions[i].start <= va)
+	size_t i = img->hint_;
+	if (i < img->region_count && img->regions[i].start <= va && va < img->regions[i].end)
 		return &img->regions[i];
+	i = img_lower(img, va);
+	if (i < img->region_count && img->regions[i].start <= va) {
+		((struct image *)img)->hint_ = i;
+		return &img->regions[i];
+	}
 	return NULL;
 }
 

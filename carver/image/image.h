@@ -68,9 +68,17 @@ struct image {
 	struct mapfile *files_;    /* every mapped input file */
 	size_t file_count_, file_cap_;
 	struct arena strings_;     /* names and the path */
+	size_t hint_;              /* img_find's last hit (a cache) */
 	bool sorted_;
 	bool label_nomem_;         /* img_init_empty could not copy its label: adding fails */
 };
+
+/* Drop-behind state of one pass over the image in address order (see img_drop_behind). */
+struct img_drop {
+	uint64_t from;             /* pages from here up may still be resident */
+};
+
+enum { IMG_DROP_STEP = 32 << 20 };   /* bytes passed between two releases */
 
 struct img_open_opts {
 	const char *maps_path; /* --maps, may be NULL */
@@ -102,6 +110,13 @@ void img_close(struct image *img); /* safe on a zeroed or closed image */
 bool img_overlaps(const struct image *img, uint64_t start, uint64_t end);
 /* Region holding va (captured or not), NULL if unmapped. */
 const struct img_region *img_find(const struct image *img, uint64_t va);
+/* Releases the resident pages of the captured bytes in [lo, hi) that come from mapped input
+ * files (mapfile_drop: they are read again on the next access; bytes held in memory are
+ * left alone).  The image is unchanged: this bounds memory, not what is read. */
+void img_drop(const struct image *img, uint64_t lo, uint64_t hi);
+/* For a pass in address order: once va is IMG_DROP_STEP past d->from, releases [d->from, va)
+ * (img_drop); a va below d->from starts a new pass.  d starts zeroed. */
+void img_drop_behind(const struct image *img, struct img_drop *d, uint64_t va);
 /* Zero-copy cursor over [va, va+len) inside ONE region's captured bytes (cursor.va = va);
  * -ERR_UNMAPPED (message names the address) when any byte is not captured. */
 int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *out, struct err *e);

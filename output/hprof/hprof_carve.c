@@ -87,6 +87,7 @@ static int string_id(struct hc_strings *t, struct hprof_writer *w, const char *s
 struct hc_plan {
 	bool made;
 	uint32_t n, bytes;           /* fields, payload bytes (String's value id included) */
+	uint32_t end;                /* the end of the last field in the object */
 	uint32_t *off;
 	uint8_t *size;
 	uint32_t count_at;           /* String: the field holding count_ (written as the length), else n */
@@ -402,6 +403,8 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 				p->count_at = p->n;
 			p->off[p->n] = k->fields[f].offset;
 			p->size[p->n++] = (uint8_t)hprof_type_size(t, HC_ID);
+			if ((uint64_t)k->fields[f].offset + hprof_type_size(t, HC_ID) > p->end)
+				p->end = (uint32_t)((uint64_t)k->fields[f].offset + hprof_type_size(t, HC_ID));
 			p->bytes += hprof_type_size(t, HC_ID);
 		}
 		if (h->m->classes[cls].kind == MODEL_STRING && c == h->m->jls) {
@@ -422,6 +425,27 @@ static uint8_t *put_u32be(uint8_t *d, uint32_t v)
 	return d + 4;
 }
 
+/* One little-endian field of `size` bytes at v, big-endian at d. */
+static uint8_t *put_field(uint8_t *d, const uint8_t *v, unsigned size)
+{
+	switch (size) {
+	case 1:
+		*d = *v;
+		break;
+	case 2:
+		d[0] = v[1], d[1] = v[0];
+		break;
+	case 4:
+		d[0] = v[3], d[1] = v[2], d[2] = v[1], d[3] = v[0];
+		break;
+	default:
+		for (unsigned k = 0; k < size; k++)
+			d[k] = v[size - 1 - k];
+		break;
+	}
+	return d + size;
+}
+
 /* The instance payload: fields of the class, then of its super classes. */
 static int instance_payload(struct hc *h, const struct model_obj *o, struct err *e)
 {
@@ -430,6 +454,11 @@ static int instance_payload(struct hc *h, const struct model_obj *o, struct err 
 
 	if (rc)
 		return rc;
+	if (p->end > o->size)   /* checked once per object: then every field lies inside it */
+		for (uint32_t i = 0; i < p->n; i++)
+			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
+				return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: a field at +%u past its size %u",
+					       o->addr, p->off[i], o->size);
 	wbuf_reset(&h->payload);
 	if (wbuf_reserve(&h->payload, p->bytes))
 		return hc_nomem(e);
@@ -439,16 +468,10 @@ static int instance_payload(struct hc *h, const struct model_obj *o, struct err 
 			d = put_u32be(d, (uint32_t)string_value_id(h, o));
 		if (i == p->n)
 			break;
-		if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
-			return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: a field at +%u past its size %u", o->addr,
-				       p->off[i], o->size);
-		if (i == p->count_at) {
+		if (i == p->count_at)
 			d = put_u32be(d, model_length(h->m, o));   /* ART writes the length, not the flag */
-			continue;
-		}
-		const uint8_t *v = h->bytes + p->off[i];
-		for (unsigned k = p->size[i]; k-- > 0;)
-			*d++ = v[k];
+		else
+			d = put_field(d, h->bytes + p->off[i], p->size[i]);
 	}
 	h->payload.len = p->bytes;
 	return 0;
@@ -598,9 +621,11 @@ static int marks(struct hc *h, struct err *e)
 
 static int heap_dump(struct hc *h, struct err *e)
 {
+	struct img_drop drop = { 0 };
 	int rc = roots(h, e);
 	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
 		const struct model_obj *o = &h->m->objs[i];
+		img_drop_behind(h->m->rt->img, &drop, o->addr);
 		if (object_written(h, o))
 			rc = object(h, o, e);
 	}

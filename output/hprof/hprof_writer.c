@@ -309,47 +309,67 @@ int hprof_put_class_dump(struct hprof_writer *w, const struct hprof_class_dump *
 	return wbuf_status(b, e);
 }
 
+/* Big-endian v of `width` bytes at d; returns the byte after it. */
+static uint8_t *put_be(uint8_t *d, unsigned width, uint64_t v)
+{
+	for (unsigned i = 0; i < width; i++)
+		d[i] = (uint8_t)(v >> (8 * (width - 1 - i)));
+	return d + width;
+}
+
+/* Room for a sub-record of len bytes in the segment and in the buffer: a pointer to write it
+ * at (the caller advances buf.len), NULL with e filled. */
+static uint8_t *sub_room(struct hprof_writer *w, size_t len, struct err *e)
+{
+	if (hprof_heap_reserve(w, len, e))
+		return NULL;
+	if (wbuf_reserve(&w->buf, len)) {
+		wbuf_status(&w->buf, e);
+		return NULL;
+	}
+	return w->buf.data + w->buf.len;
+}
+
 int hprof_put_instance(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
 		       const void *values, size_t len, struct err *e)
 {
 	unsigned n = w->id_size;
-	int rc;
+	size_t total = 1 + 2 * (size_t)n + 8 + len;
+	uint8_t *d;
 
 	if (len > UINT32_MAX)
 		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "instance payload of %zu bytes exceeds u4", len);
-	if ((rc = hprof_heap_reserve(w, 1 + 2 * (size_t)n + 8 + len, e)))
-		return rc;
-	wbuf_u8(&w->buf, HPROF_INSTANCE_DUMP);
-	wbuf_uNbe(&w->buf, n, id);
-	wbuf_u32be(&w->buf, trace_serial);
-	wbuf_uNbe(&w->buf, n, class_id);
-	wbuf_u32be(&w->buf, (uint32_t)len);
-	wbuf_put(&w->buf, values, len);
-	return wbuf_status(&w->buf, e);
+	if (!(d = sub_room(w, total, e)))
+		return -e->code;
+	*d++ = HPROF_INSTANCE_DUMP;
+	d = put_be(d, n, id);
+	d = put_be(d, 4, trace_serial);
+	d = put_be(d, n, class_id);
+	d = put_be(d, 4, len);
+	if (len)
+		memcpy(d, values, len);
+	w->buf.len += total;
+	return 0;
 }
 
 int hprof_put_obj_array(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
 			const uint64_t *elements, uint32_t count, struct err *e)
 {
 	unsigned n = w->id_size;
-	int rc;
+	size_t total = 1 + 2 * (size_t)n + 8 + (size_t)count * n;
+	uint8_t *d = sub_room(w, total, e);
 
-	if ((rc = hprof_heap_reserve(w, 1 + 2 * (size_t)n + 8 + (size_t)count * n, e)))
-		return rc;
-	wbuf_u8(&w->buf, HPROF_OBJ_ARRAY_DUMP);
-	wbuf_uNbe(&w->buf, n, id);
-	wbuf_u32be(&w->buf, trace_serial);
-	wbuf_u32be(&w->buf, count);
-	wbuf_uNbe(&w->buf, n, class_id);
-	if (count && wbuf_reserve(&w->buf, (size_t)count * n) == 0) {
-		/* one reservation, then the big-endian ids written in place */
-		uint8_t *d = w->buf.data + w->buf.len;
-		for (uint32_t i = 0; i < count; i++)
-			for (unsigned k = 0; k < n; k++)
-				*d++ = (uint8_t)(elements[i] >> (8 * (n - 1 - k)));
-		w->buf.len += (size_t)count * n;
-	}
-	return wbuf_status(&w->buf, e);
+	if (!d)
+		return -e->code;
+	*d++ = HPROF_OBJ_ARRAY_DUMP;
+	d = put_be(d, n, id);
+	d = put_be(d, 4, trace_serial);
+	d = put_be(d, 4, count);
+	d = put_be(d, n, class_id);
+	for (uint32_t i = 0; i < count; i++)
+		d = put_be(d, n, elements[i]);
+	w->buf.len += total;
+	return 0;
 }
 
 int hprof_put_prim_array(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint8_t type,
@@ -372,34 +392,50 @@ int hprof_put_prim_array(struct hprof_writer *w, uint64_t id, uint32_t trace_ser
 	return wbuf_status(&w->buf, e);
 }
 
+/* count little-endian elements of `size` bytes from p to d, big-endian (constant strides, so
+ * the compiler unrolls or vectorises each case). */
+static void swap_copy(uint8_t *d, const uint8_t *p, size_t count, unsigned size)
+{
+	switch (size) {
+	case 1:
+		memcpy(d, p, count);
+		break;
+	case 2:
+		for (size_t i = 0; i < 2 * count; i += 2)
+			d[i] = p[i + 1], d[i + 1] = p[i];
+		break;
+	case 4:
+		for (size_t i = 0; i < 4 * count; i += 4)
+			d[i] = p[i + 3], d[i + 1] = p[i + 2], d[i + 2] = p[i + 1], d[i + 3] = p[i];
+		break;
+	default:
+		for (size_t i = 0; i < (size_t)size * count; i += size)
+			for (unsigned k = 0; k < size; k++)
+				d[i + k] = p[i + size - 1 - k];
+		break;
+	}
+}
+
 int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint8_t type,
 			    uint32_t count, const void *le_data, struct err *e)
 {
 	unsigned n = w->id_size, size = hprof_type_size(type, n);
-	size_t bytes = (size_t)count * size;
-	const uint8_t *p = le_data;
-	int rc;
+	size_t bytes = (size_t)count * size, total = 1 + (size_t)n + 9 + bytes;
+	uint8_t *d;
 
 	if (size == 0 || type == HPROF_T_OBJECT)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "hprof writer: %u is not a primitive type", type);
-	if ((rc = hprof_heap_reserve(w, 1 + (size_t)n + 9 + bytes, e)))
-		return rc;
-	wbuf_u8(&w->buf, HPROF_PRIM_ARRAY_DUMP);
-	wbuf_uNbe(&w->buf, n, id);
-	wbuf_u32be(&w->buf, trace_serial);
-	wbuf_u32be(&w->buf, count);
-	wbuf_u8(&w->buf, type);
-	if (bytes && wbuf_reserve(&w->buf, bytes) == 0) {   /* an empty array appends nothing */
-		uint8_t *d = w->buf.data + w->buf.len;
-		if (size == 1)
-			memcpy(d, p, bytes);
-		else
-			for (size_t i = 0; i < bytes; i += size)
-				for (unsigned k = 0; k < size; k++)
-					d[i + k] = p[i + size - 1 - k];
-		w->buf.len += bytes;
-	}
-	return wbuf_status(&w->buf, e);
+	if (!(d = sub_room(w, total, e)))
+		return -e->code;
+	*d++ = HPROF_PRIM_ARRAY_DUMP;
+	d = put_be(d, n, id);
+	d = put_be(d, 4, trace_serial);
+	d = put_be(d, 4, count);
+	*d++ = type;
+	if (bytes)   /* an empty array appends nothing (le_data may be NULL) */
+		swap_copy(d, le_data, count, size);
+	w->buf.len += total;
+	return 0;
 }
 
 int hprof_put_sub_raw(struct hprof_writer *w, const struct hprof_sub *sub, struct err *e)

@@ -201,6 +201,8 @@ void model_release(struct model *m)
 	xfree(m->objs);
 	xfree(m->ospace);
 	xfree(m->free_places);
+	xfree(m->ref_at);
+	xfree(m->refs);
 	ix_release(m);
 	arena_release(&m->arena);
 	memset(m, 0, sizeof(*m));
@@ -486,19 +488,44 @@ int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_f
 	return 0;
 }
 
-struct bad_ref {
-	const struct model *m;
-	uint32_t off, value;
+/* What check_refs gathers from one object: its non-null references (kept for the graph walk,
+ * so reach.c never reads the image again) and the first implausible one. */
+struct ref_scan {
+	struct model *m;
+	bool check;             /* held to the reference check (allocated, class layout known) */
+	bool nomem;
+	uint32_t off, value;    /* the first reference that is no plausible object start */
 };
 
-static int check_ref(void *arg, uint32_t off, uint32_t value)
+static int keep_ref(struct model *m, uint32_t value)
 {
-	struct bad_ref *b = arg;
-	if (ref_plausible(b->m, value))
+	if (m->ref_count == m->ref_cap) {
+		size_t cap = m->ref_cap ? m->ref_cap * 2 : 4096;
+		uint32_t *v = cap <= UINT32_MAX ? xreallocarray(m->refs, cap, sizeof(*v)) : NULL;
+		if (!v)
+			return -1;
+		m->refs = v;
+		m->ref_cap = cap;
+	}
+	m->refs[m->ref_count++] = value;
+	return 0;
+}
+
+static int scan_ref(void *arg, uint32_t off, uint32_t value)
+{
+	struct ref_scan *b = arg;
+	if (value == 0)
 		return 0;
-	b->off = off;
-	b->value = value;
-	return 1;
+	if (b->check && !ref_plausible(b->m, value)) {
+		b->off = off;
+		b->value = value;
+		return 1;
+	}
+	if (keep_ref(b->m, value)) {
+		b->nomem = true;
+		return 1;
+	}
+	return 0;
 }
 
 /* An empty free place: counted per space, its start kept for the reference check. */
@@ -663,6 +690,7 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 	uint32_t klass;
 
 	m->candidates++;
+	img_drop_behind(m->rt->img, &m->drop, c->addr);   /* the walkers go in address order */
 	if (!c->space || c->space < m->rt->spaces.v || c->space >= m->rt->spaces.v + m->rt->spaces.count)
 		return ERR_SET(e, ERR_INTERNAL, c->addr, "candidate at 0x%llx names no space of the runtime model",
 			       (unsigned long long)c->addr);
@@ -727,16 +755,49 @@ static void drop_overlaps(struct model *m)
 }
 
 /* Flags the allocated objects with a reference to no plausible object start. */
+/* Drops the objects check_refs rejected, with their references. */
+static int drop_bad_refs(struct model *m, struct err *e)
+{
+	size_t out = 0, rout = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		uint32_t a = m->ref_at[i], n = m->ref_at[i + 1] - a;
+		if (m->objs[i].flags & MODEL_F_BAD_REF)
+			continue;
+		memmove(&m->refs[rout], &m->refs[a], (size_t)n * sizeof(*m->refs));
+		m->objs[out] = m->objs[i];
+		m->ref_at[out++] = (uint32_t)rout;
+		rout += n;
+	}
+	m->ref_at[out] = (uint32_t)rout;
+	m->ref_count = rout;
+	bool dropped = out != m->count;
+	m->count = out;
+	/* the index runs hold the old positions: build it again when objects went */
+	return dropped ? ix_build(m, e) : 0;
+}
+
+/* Every allocated object's references: each must be plausible (else the candidate is dropped
+ * as an anomaly), and the non-null ones are kept for the graph walk (model_refs).  One pass
+ * in address order; the image's pages are released behind it. */
 static int check_refs(struct model *m, struct err *e)
 {
+	struct img_drop drop = { 0 };
+
+	if (!(m->ref_at = xreallocarray(NULL, m->count + 1, sizeof(*m->ref_at))))
+		return model_nomem(e);
+	m->ref_count = 0;
 	for (size_t i = 0; i < m->count; i++) {
 		struct model_obj *o = &m->objs[i];
-		struct bad_ref b = { m, 0, 0 };
-		if (o->alloc != MODEL_ALLOCATED || (o->flags & MODEL_F_UNCHECKED))
-			continue;
-		int rc = model_each_ref(m, o, check_ref, &b, e);
+		struct ref_scan b = { m, !(o->flags & MODEL_F_UNCHECKED), false, 0, 0 };
+		m->ref_at[i] = (uint32_t)m->ref_count;
+		if (o->alloc != MODEL_ALLOCATED)
+			continue;   /* free residue keeps stale references: neither checked nor followed */
+		img_drop_behind(m->rt->img, &drop, o->addr);
+		int rc = model_each_ref(m, o, scan_ref, &b, e);
 		if (rc < 0)
 			return rc;
+		if (b.nomem)
+			return model_nomem(e);
 		if (rc == 0)
 			continue;
 		const struct rt_class *k = &m->rt->classes[o->cls];
@@ -746,14 +807,8 @@ static int check_refs(struct model *m, struct err *e)
 			    "candidate at 0x%x (%s): reference 0x%x at +%u is no object start", o->addr,
 			    k->name ? k->name : "class ?", b.value, b.off);
 	}
-	size_t out = 0;
-	for (size_t i = 0; i < m->count; i++)
-		if (!(m->objs[i].flags & MODEL_F_BAD_REF))
-			m->objs[out++] = m->objs[i];
-	bool dropped = out != m->count;
-	m->count = out;
-	/* the index runs hold the old positions: build it again when objects went */
-	return dropped ? ix_build(m, e) : 0;
+	m->ref_at[m->count] = (uint32_t)m->ref_count;
+	return drop_bad_refs(m, e);
 }
 
 int model_finish(struct model *m, struct err *e)
@@ -784,6 +839,12 @@ int model_finish(struct model *m, struct err *e)
 	}
 	m->finished = true;
 	return 0;
+}
+
+uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs)
+{
+	*refs = m->refs + m->ref_at[i];
+	return m->ref_at[i + 1] - m->ref_at[i];
 }
 
 size_t model_find(const struct model *m, uint64_t addr)

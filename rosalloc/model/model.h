@@ -40,8 +40,9 @@
  * is gone, and the model does not guess one.
  *
  * Memory: one 32-byte record per object (struct model_obj, sorted by address after
- * model_finish) plus per-class tables; object bytes are never copied (they stay in the
- * image's mapped files). */
+ * model_finish), 4 bytes per object and per non-null reference (model_refs), the object-start
+ * index, per-class tables; object bytes are never copied (they stay in the image's mapped
+ * files, whose pages each pass in address order releases behind it: img_drop_behind). */
 #ifndef ARTCARVE_MODEL_H
 #define ARTCARVE_MODEL_H
 
@@ -127,9 +128,13 @@ struct model {
 	/* object spaces sorted by begin, for reference checks */
 	const struct art_space **ospace;
 	size_t ospace_count;
+	uint32_t *ref_at;                 /* per object (count + 1): its first reference in refs */
+	uint32_t *refs;                   /* non-null references of allocated objects, in object order */
+	size_t ref_count, ref_cap;
 	struct model_ix *ix;              /* runs of objects by space, in address order */
 	size_t ix_count;
 	bool finished;
+	struct img_drop drop;             /* the walk's pass over the image (model_add) */
 	struct arena arena;
 };
 
@@ -144,6 +149,9 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e);
  * object's references (failures become anomalies), counts per space and class. */
 int model_finish(struct model *m, struct err *e);
 
+/* The non-null references of object i (what model_each_ref gives, kept by model_finish so the
+ * graph walk does not read the image again; none for a free object).  Returns their count. */
+uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs);
 /* Index of the object starting at addr, MODEL_NONE if none (after model_finish: O(1) through
  * the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);

@@ -439,20 +439,15 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (j != MODEL_NONE)
 			visit(&w, j);
 	}
-	struct err why;
-	err_init(&why);   /* filled only by a failed read, then recorded and cleared */
-	while (rc == 0 && w.sp) {
-		const struct model_obj *o = &m->objs[w.stack[--w.sp]];
-		rc = model_each_ref(m, o, follow, &w, &why);
-		if (rc == 0 && o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
+	while (w.sp) {
+		size_t j = w.stack[--w.sp];
+		const struct model_obj *o = &m->objs[j];
+		const uint32_t *refs;
+		uint32_t n = model_refs(m, j, &refs);
+		for (uint32_t k = 0; k < n; k++)
+			(void)follow(&w, 0, refs[k]);
+		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
-		if (rc == -ERR_UNMAPPED || rc == -ERR_TRUNC) {
-			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
-			err_init(&why);
-			rc = 0;
-		} else if (rc) {
-			*e = why;
-		}
 	}
 	xfree(w.stack);
 	for (size_t i = 0; rc == 0 && i < m->count; i++) {

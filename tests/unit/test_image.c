@@ -699,6 +699,47 @@ static void test_names(void)
 	T_CHECK(!img_parse_vol3_name("pid.9.vma.0x3000-0x1000.dmp", &pid, &s, &e), "vol3 reversed");
 }
 
+/* img_drop releases mapped file pages only: the bytes read the same after it, and bytes held
+ * in memory (img_add_region_mem) are never touched (MADV_DONTNEED on them would zero them). */
+static void test_drop(void)
+{
+	const char *dir = new_dir("drop");
+	enum { N = 3 * 65536 };
+	static uint8_t file_bytes[N], mem[N], again[N];
+	struct image img;
+	struct cursor whole;
+	struct img_drop d = { 0 };
+	struct err e;
+	char path[512];
+
+	T_SECTION("img_drop: file pages released, bytes unchanged, memory regions untouched");
+	for (size_t i = 0; i < N; i++) {
+		file_bytes[i] = (uint8_t)(i * 7 + 1);
+		mem[i] = (uint8_t)(i * 13 + 5);
+	}
+	put_file(dir, "f.bin", file_bytes, N);
+	snprintf(path, sizeof(path), "%s/f.bin", dir);
+	err_init(&e);
+	img_init_empty(&img, "drop");
+	T_EQ_I(img_add_file(&img, path, 0x10000000, IMG_PROT_R, "f", &whole, &e), 0);
+	T_EQ_I(img_add_region_mem(&img, 0x20000000, mem, N, IMG_PROT_R, "m", &e), 0);
+	img_drop(&img, 0, UINT64_MAX);
+	img_drop(&img, 0x10000000 + 100, 0x10000000 + 5000);   /* partial pages: whole ones inside only */
+	T_EQ_I(img_read(&img, 0x10000000, again, N, &e), 0);
+	T_CHECK(!memcmp(again, file_bytes, N), "file bytes read the same after img_drop");
+	T_EQ_I(img_read(&img, 0x20000000, again, N, &e), 0);
+	T_CHECK(!memcmp(again, mem, N), "memory region bytes unchanged by img_drop");
+	for (uint64_t va = 0x10000000; va < 0x10000000 + N; va += 4096)
+		img_drop_behind(&img, &d, va);
+	img_drop_behind(&img, &d, 0x10000000 + IMG_DROP_STEP);   /* past the step: a release */
+	T_EQ_U(d.from, 0x10000000 + IMG_DROP_STEP);
+	img_drop_behind(&img, &d, 0x10000000);   /* below: a new pass */
+	T_EQ_U(d.from, 0x10000000);
+	T_EQ_I(img_read(&img, 0x10000000, again, N, &e), 0);
+	T_CHECK(!memcmp(again, file_bytes, N), "file bytes read the same after img_drop_behind");
+	img_close(&img);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -717,6 +758,7 @@ int main(void)
 	test_core_many_files();
 	test_containers();
 	test_names();
+	test_drop();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	if (system(cmd) != 0)
 		printf("could not remove %s\n", scratch);
