@@ -257,7 +257,9 @@ int mirror_array_ref(const struct mirror *m, uint64_t va, uint32_t i, uint32_t *
 
 /* ---- strings ---- */
 
-static void utf16_to_utf8(const uint8_t *p, size_t units, struct wbuf *out)
+/* UTF-16 units -> UTF-8.  An unpaired surrogate becomes U+FFFD, or with keep_lone its own
+ * 3-byte sequence (WTF-8: the text survives for writers that can escape it, e.g. JSON). */
+static void utf16_to_utf8(const uint8_t *p, size_t units, bool keep_lone, struct wbuf *out)
 {
 	for (size_t i = 0; i < units; i++) {
 		uint32_t u = ld_u16le(p + 2 * i);
@@ -269,7 +271,7 @@ static void utf16_to_utf8(const uint8_t *p, size_t units, struct wbuf *out)
 				continue;
 			}
 		}
-		wbuf_utf8(out, u >= 0xd800 && u < 0xe000 ? 0xfffd : u);
+		wbuf_utf8(out, u >= 0xd800 && u < 0xe000 && !keep_lone ? 0xfffd : u);
 	}
 }
 
@@ -373,7 +375,8 @@ bool mirror_string_loaded(const struct mirror *m, uint64_t va)
 			       (size_t)length * UTF16_UNIT);
 }
 
-int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e)
+static int string_text(const struct mirror *m, uint64_t va, size_t max_chars, bool keep_lone, struct wbuf *out,
+		       struct err *e)
 {
 	struct mirror_string s;
 	struct cursor c;
@@ -390,9 +393,19 @@ int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct 
 		for (size_t i = 0; i < s.length; i++)
 			wbuf_utf8(out, c.base[i]);
 	} else {
-		utf16_to_utf8(c.base, s.length, out);
+		utf16_to_utf8(c.base, s.length, keep_lone, out);
 	}
 	return wbuf_status(out, e);
+}
+
+int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e)
+{
+	return string_text(m, va, max_chars, false, out, e);
+}
+
+int mirror_string_wtf8(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e)
+{
+	return string_text(m, va, max_chars, true, out, e);
 }
 
 int mirror_class_name_string(const struct mirror *m, uint64_t name, size_t max_chars, struct wbuf *out,

@@ -118,6 +118,10 @@ bool mirror_string_loaded(const struct mirror *m, uint64_t va);
 /* Appends the UTF-8 value of the String at va (compressed 8-bit or UTF-16, inline or 5.x
  * char[]; unpaired surrogates become U+FFFD).  max_chars bounds the length accepted. */
 int mirror_string(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e);
+/* As mirror_string, but an unpaired surrogate keeps its value, encoded as a 3-byte sequence
+ * (WTF-8; ED A0 80..ED BF BF), so that a writer can escape it without loss (JSON \udXXX,
+ * bulk_extractor's \xHH); the result is then not always valid UTF-8. */
+int mirror_string_wtf8(const struct mirror *m, uint64_t va, size_t max_chars, struct wbuf *out, struct err *e);
 
 /* Class.name_: the String Class.getName() caches ("java.lang.String", "int",
  * "[Ljava.lang.String;"; runtime/mirror/class.cc ComputeName) appended to out as the Java

@@ -353,6 +353,11 @@ static bool free_place(const struct model *m, uint32_t addr)
 	return false;
 }
 
+bool model_is_free_place(const struct model *m, uint64_t addr)
+{
+	return !(addr >> MODEL_LOW4G_SHIFT) && free_place(m, (uint32_t)addr);
+}
+
 /* A reference value is null or a plausible object start (see model.h). */
 static bool ref_plausible(const struct model *m, uint32_t ref)
 {

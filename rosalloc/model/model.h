@@ -155,6 +155,8 @@ uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs);
 /* Index of the object starting at addr, MODEL_NONE if none (after model_finish: O(1) through
  * the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);
+/* True when addr is the start of an empty free place (m->free_places; after model_finish). */
+bool model_is_free_place(const struct model *m, uint64_t addr);
 /* The space an object lies in. */
 const struct art_space *model_space(const struct model *m, const struct model_obj *o);
 /* Address of the object's data: array elements, string characters (0 for others). */

@@ -1,0 +1,56 @@
+/* objects_jsonl.h - the object model as JSON Lines (objects.jsonl): one object a line, in
+ * address order, for jq and scripts.
+ *
+ * Every object of the model (allocated and free) is one JSON object with these keys, in
+ * this order (a key whose value does not apply to the object's kind is left out):
+ *   address        "0x..." (hex string)
+ *   class          the class's Java name ("java.lang.String", "int[]"), null when unnamed
+ *   class_address  "0x..." of the Class object
+ *   kind           "instance", "string", "class", "object-array", "primitive-array"
+ *   size           bytes the object covers
+ *   space          the space's name ("main space (region space)"), space_kind its kind
+ *                  ("RegionSpace", "RosAllocSpace", ...)
+ *   place          {"kind", "where", "index", "offset"}: kind is the walker's place
+ *                  (rosalloc_slot: where = run, index = slot; rosalloc_large: where = first
+ *                  page, index = pages; region: where = region start, index = region number;
+ *                  region_large: first region and region count; dlmalloc_chunk: where = chunk
+ *                  header; los: where = allocation; image: where = image begin, index =
+ *                  object number; bump: where = space begin), offset = address - where
+ *   alloc, content, reach   the three states (rosalloc/model/model.h names)
+ *   confidence     0-100
+ *   fields         instances, strings and Class objects: [{"name", "type", "offset",
+ *                  "value"}...], the class's own instance fields in declaration order, then
+ *                  its super class's, up to java.lang.Object (as HPROF orders them); type is
+ *                  the Java type name; offset null (and value null) when the runtime model
+ *                  could not derive it
+ *   describes      Class objects: the name of the class it is
+ *   statics        Class objects: the class's static fields, as fields
+ *   length         arrays: elements; strings: characters
+ *   compressed     strings: stored 8-bit
+ *   value          strings: the text (null when its characters do not read)
+ *   element_type   arrays: the component type's Java name
+ *   elements       object arrays: addresses; primitive arrays except byte[]: values
+ *   hex            byte[]: the bytes as one lower-case hex string, two digits a byte
+ * Values: a reference is "0x..." or null; boolean, byte, char (the UTF-16 unit), short,
+ * int are JSON numbers; a long is a number when |v| <= 2^53 (exact in every JSON reader),
+ * else a decimal string; float and double are the shortest decimal that reads back to the
+ * same value, or "NaN", "Infinity", "-Infinity".  Text is escaped by output/export/escape.h
+ * (valid UTF-8, lone surrogates as \uDXXX).  Same model, same bytes. */
+#ifndef ARTCARVE_OBJECTS_JSONL_H
+#define ARTCARVE_OBJECTS_JSONL_H
+
+#include <stdint.h>
+
+#include "carver/base/err.h"
+#include "carver/base/outfile.h"
+#include "rosalloc/model/model.h"
+
+struct objects_jsonl_stats {
+	uint64_t objects, strings, bytes;
+};
+
+/* Writes every object of a finished model to out.  Returns 0 or -ERR_* (I/O, memory, an
+ * object whose bytes no longer read). */
+int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_jsonl_stats *st, struct err *e);
+
+#endif

@@ -1,0 +1,281 @@
+/* strings_find.c - String objects and string residue of a carved heap (see strings_find.h). */
+#include "output/export/strings_find.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/anomaly.h"
+#include "carver/base/cursor.h"
+#include "carver/base/xalloc.h"
+#include "rosalloc/walk/walk.h"
+
+enum { SF_MAX_CHARS = INT32_MAX };   /* a String's length as ART allows it (count_ is an int) */
+
+struct sf_place {
+	uint32_t addr, clobbered;
+	uint64_t room;
+};
+
+struct sf {
+	const struct model *m;
+	const struct strings_opts *o;
+	strings_fn fn;
+	void *arg;
+	struct wbuf text;
+	struct sf_place *places;
+	size_t count, cap;
+};
+
+static const char *const source_names[STRINGS_SOURCE_COUNT] = { "object", "string-body", "run8", "run16" };
+
+const char *strings_source_name(unsigned s) { return s < STRINGS_SOURCE_COUNT ? source_names[s] : "?"; }
+
+static int sf_nomem(struct err *e)
+{
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory listing strings");
+}
+
+static const char *cls_name(const struct model *m, size_t c)
+{
+	const char *n = c < m->rt->class_count ? m->rt->classes[c].name : NULL;
+	return n ? n : "?";
+}
+
+void strings_describe_ref(const struct model *m, size_t from, uint32_t off, struct wbuf *out)
+{
+	const struct model_obj *o = &m->objs[from];
+	struct referrers_field f;
+
+	if (!referrers_field_at(m, o, off, &f)) {
+		wbuf_printf(out, "%s+0x%x", cls_name(m, o->cls), off);
+	} else if (f.is_element) {
+		wbuf_printf(out, "%s[%u]", cls_name(m, o->cls), f.index);
+	} else if (f.is_static) {
+		wbuf_printf(out, "static %s.%s", cls_name(m, f.declaring), f.field->name ? f.field->name : "?");
+	} else {
+		wbuf_printf(out, "%s.%s", cls_name(m, o->cls), f.field->name ? f.field->name : "?");
+	}
+}
+
+/* ---- pass 1: String objects ---- */
+
+static int each_object(struct sf *s, struct err *e)
+{
+	const struct mirror *mr = &s->m->rt->m;
+	for (size_t i = 0; i < s->m->count; i++) {
+		const struct model_obj *o = &s->m->objs[i];
+		struct strings_hit h = { .source = STRINGS_OBJECT, .addr = o->addr, .obj = i, .alloc = o->alloc,
+					 .content = o->content, .reach = o->reach, .confidence = o->confidence };
+		struct mirror_string ms;
+		struct err why;
+		int rc;
+
+		if (o->kind != MODEL_STRING)
+			continue;
+		err_init(&why);
+		wbuf_reset(&s->text);
+		if (mirror_string_read(mr, o->addr, SF_MAX_CHARS, &ms, &why) == 0) {
+			h.length = ms.length;
+			h.compressed = ms.compressed;
+		}
+		rc = mirror_string_wtf8(mr, o->addr, SF_MAX_CHARS, &s->text, &why);
+		if (rc == -ERR_NOMEM)
+			return sf_nomem(e);
+		h.text_ok = rc == 0;   /* a 5.x String's char[] may lie outside the image */
+		h.text = s->text.data;
+		h.text_len = h.text_ok ? s->text.len : 0;
+		if ((rc = s->fn(s->arg, &h, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- pass 2: residue in empty free places ---- */
+
+/* walk_emit_fn: keeps the room and overwritten bytes of each empty free place. */
+static int keep_place(void *arg, const struct walk_candidate *c, struct err *e)
+{
+	struct sf *s = arg;
+	if (!model_is_free_place(s->m, c->addr))
+		return 0;
+	if (s->count == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct sf_place *v = xreallocarray(s->places, cap, sizeof(*v));
+		if (!v)
+			return sf_nomem(e);
+		s->places = v;
+		s->cap = cap;
+	}
+	s->places[s->count++] = (struct sf_place){ (uint32_t)c->addr, c->clobbered, c->room };
+	return 0;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct sf_place *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Walks again the spaces that hold empty free places, for their rooms.  The walkers record
+ * damage into a sink of their own: the carve that made the model recorded it already. */
+static int find_places(struct sf *s, struct err *e)
+{
+	const struct art_runtime *rt = s->m->rt;
+	struct anomaly_sink again;
+	int rc = 0;
+
+	anomaly_init(&again, 0);
+	struct walk_ctx ctx = { .rt = rt, .sink = &again, .emit = keep_place, .arg = s };
+	for (size_t i = 0; i < rt->spaces.count && rc == 0; i++) {
+		const struct art_space *sp = &rt->spaces.v[i];
+		size_t lo = 0, hi = s->m->free_count;
+		if (!spaces_holds_objects(sp->kind))
+			continue;
+		while (lo < hi) {   /* the first free place at or past the space's begin */
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->m->free_places[mid] < sp->begin)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < s->m->free_count && s->m->free_places[lo] < sp->end)
+			rc = walk_space(&ctx, sp, e);
+	}
+	anomaly_release(&again);
+	if (rc == 0 && s->count)
+		qsort(s->places, s->count, sizeof(*s->places), by_place);
+	return rc;
+}
+
+static int report(struct sf *s, const struct sf_place *p, enum strings_source src, uint64_t addr, uint32_t length,
+		  bool compressed, uint8_t confidence, struct err *e)
+{
+	struct strings_hit h = { .source = src, .addr = addr, .obj = MODEL_NONE, .place = p->addr, .length = length,
+				 .compressed = compressed, .text_ok = true, .alloc = MODEL_FREE,
+				 .content = MODEL_RESIDUE, .reach = MODEL_REACH_UNKNOWN, .confidence = confidence,
+				 .text = s->text.data, .text_len = s->text.len };
+	if (wbuf_status(&s->text, e))
+		return -ERR_NOMEM;
+	return s->fn(s->arg, &h, e);
+}
+
+static bool printable8(uint8_t c) { return c >= 0x20 && c <= 0x7e; }
+static bool printable16(uint32_t u) { return (u >= 0x20 && u <= 0x7e) || (u >= 0xa0 && u <= 0xff); }
+
+/* A String body at the place start (see strings_find.h); *end is set past its characters. */
+static int body(struct sf *s, const struct sf_place *p, const uint8_t *bytes, uint64_t *end, struct err *e)
+{
+	const struct art_layout *l = s->m->rt->layout;
+	struct mirror_string ms;
+	struct err why;
+	uint32_t hash = 0;
+	bool printable = true;
+
+	*end = 0;
+	err_init(&why);
+	if (l->string.value == ART_ABSENT || !l->string.compressible || p->clobbered > l->string.count ||
+	    l->string.value > p->room || mirror_string_read(&s->m->rt->m, p->addr, SF_MAX_CHARS, &ms, &why) ||
+	    ms.length == 0)
+		return 0;
+	uint64_t n = ms.compressed ? ms.length : 2ull * ms.length;
+	if (n > p->room - l->string.value)
+		return 0;
+	const uint8_t *c = bytes + l->string.value;
+	for (uint32_t i = 0; i < ms.length; i++) {
+		uint32_t u = ms.compressed ? c[i] : ld_u16le(c + 2ull * i);
+		hash = hash * 31 + u;
+		printable = printable && printable16(u);
+	}
+	uint32_t min = s->o->min_run ? s->o->min_run : STRINGS_MIN_RUN;
+	if (!(ms.hash ? ms.hash == hash : printable && ms.length >= min))
+		return 0;
+	wbuf_reset(&s->text);
+	int rc = mirror_string_wtf8(&s->m->rt->m, p->addr, SF_MAX_CHARS, &s->text, &why);
+	if (rc == -ERR_NOMEM)
+		return sf_nomem(e);
+	if (rc)
+		return 0;
+	*end = l->string.value + n;
+	return report(s, p, STRINGS_BODY, p->addr, ms.length, ms.compressed, ms.hash ? 70 : 50, e);
+}
+
+/* Runs of printable 8-bit characters in bytes[from, to) of the place. */
+static int runs8(struct sf *s, const struct sf_place *p, const uint8_t *bytes, uint64_t from, uint64_t to,
+		 struct err *e)
+{
+	uint32_t min = s->o->min_run ? s->o->min_run : STRINGS_MIN_RUN;
+	for (uint64_t i = from; i < to;) {
+		uint64_t j = i;
+		while (j < to && printable8(bytes[j]))
+			j++;
+		if (j - i >= min) {
+			wbuf_reset(&s->text);
+			wbuf_put(&s->text, bytes + i, (size_t)(j - i));
+			int rc = report(s, p, STRINGS_RUN8, p->addr + i, (uint32_t)(j - i), true, 30, e);
+			if (rc)
+				return rc;
+		}
+		i = j < to ? j + 1 : j;
+	}
+	return 0;
+}
+
+/* Runs of printable UTF-16LE units at 2-aligned offsets of bytes[from, to). */
+static int runs16(struct sf *s, const struct sf_place *p, const uint8_t *bytes, uint64_t from, uint64_t to,
+		  struct err *e)
+{
+	uint32_t min = s->o->min_run ? s->o->min_run : STRINGS_MIN_RUN;
+	for (uint64_t i = (from + 1) & ~1ull; i + 2 <= to;) {
+		uint64_t j = i;
+		while (j + 2 <= to && printable16(ld_u16le(bytes + j)))
+			j += 2;
+		if ((j - i) / 2 >= min) {
+			wbuf_reset(&s->text);
+			for (uint64_t k = i; k < j; k += 2)
+				wbuf_utf8(&s->text, ld_u16le(bytes + k));
+			int rc = report(s, p, STRINGS_RUN16, p->addr + i, (uint32_t)((j - i) / 2), false, 30, e);
+			if (rc)
+				return rc;
+		}
+		i = j + 2;
+	}
+	return 0;
+}
+
+static int scan_place(struct sf *s, const struct sf_place *p, struct err *e)
+{
+	struct cursor c;
+	struct err why;
+	uint64_t from = p->clobbered, after_body = 0;
+	int rc;
+
+	err_init(&why);
+	if (p->room == 0 || p->room > SIZE_MAX || img_view(s->m->rt->img, p->addr, (size_t)p->room, &c, &why))
+		return 0;   /* a place whose bytes are not all captured in one region holds nothing to read */
+	if ((rc = body(s, p, c.base, &after_body, e)))
+		return rc;
+	if (after_body > from)
+		from = after_body;
+	if (from >= p->room)
+		return 0;
+	if ((rc = runs8(s, p, c.base, from, p->room, e)))
+		return rc;
+	return runs16(s, p, c.base, from, p->room, e);
+}
+
+int strings_each(const struct model *m, const struct strings_opts *o, strings_fn fn, void *arg, struct err *e)
+{
+	struct sf s = { .m = m, .o = o, .fn = fn, .arg = arg };
+	int rc;
+
+	wbuf_init(&s.text);
+	rc = each_object(&s, e);
+	if (rc == 0 && o->residue && m->free_count)
+		rc = find_places(&s, e);
+	for (size_t i = 0; rc == 0 && i < s.count; i++)
+		if (i == 0 || s.places[i].addr != s.places[i - 1].addr)
+			rc = scan_place(&s, &s.places[i], e);
+	wbuf_release(&s.text);
+	xfree(s.places);
+	return rc;
+}

@@ -1,0 +1,46 @@
+/* strings_tsv.h - the String objects of a carved heap as a bulk_extractor feature file
+ * (strings.tsv), which forensic suites that read bulk_extractor output ingest.
+ *
+ * Header: comment lines as bulk_extractor's feature_recorder_file writes them (banner,
+ * version, recorder name, input file, then "# Feature-File-Version: 1.1" last), plus one line
+ * saying what the offsets are.  Then one line per String object of the model (strings_find.h
+ * pass 1, address order):
+ *   OFFSET<TAB>FEATURE<TAB>CONTEXT
+ *   OFFSET   the String object's virtual address in the process, in decimal (as
+ *            bulk_extractor writes offsets; not a file offset);
+ *   FEATURE  the string's text, escaped as bulk_extractor escapes features (escape.h: '\',
+ *            control characters and bytes of invalid or lone-surrogate sequences as \xHH);
+ *            empty for an empty String (or one whose characters did not read);
+ *   CONTEXT  "java.lang.String len=N compressed|utf16; held by HOLDER@0xADDR (+K more);
+ *            ALLOC CONTENT REACH confidence=C": HOLDER is the first referrer (lowest
+ *            address) from the referrer index (rosalloc/model/referrers.h) named as
+ *            strings_describe_ref does, "held by nothing" when no object names it; escaped
+ *            as the feature.
+ * The same model gives the same bytes (the input path is printed as given). */
+#ifndef ARTCARVE_STRINGS_TSV_H
+#define ARTCARVE_STRINGS_TSV_H
+
+#include <stdint.h>
+
+#include "carver/base/err.h"
+#include "carver/base/outfile.h"
+#include "rosalloc/model/model.h"
+#include "rosalloc/model/referrers.h"
+
+struct strings_tsv_opts {
+	const char *image;      /* input path for "# Filename:", NULL to leave the line out */
+	const char *version;    /* artcarve's version for "# ARTCARVE-Version:", NULL to leave out */
+};
+
+struct strings_tsv_stats {
+	uint64_t strings, bytes;
+};
+
+int strings_tsv_write(const struct model *m, const struct referrers *r, const struct strings_tsv_opts *o,
+		      struct outf *out, struct strings_tsv_stats *st, struct err *e);
+
+/* Appends the holder part of a context, "held by HOLDER@0xADDR (+K more)" or "held by
+ * nothing", for object i (unescaped). */
+void strings_tsv_holder(const struct model *m, const struct referrers *r, size_t i, struct wbuf *out);
+
+#endif

@@ -1,0 +1,334 @@
+/* test_export.c - the investigator outputs of output/export and the referrer index of the
+ * object model: JSON and bulk_extractor escaping of hostile text (control characters,
+ * quotes, backslashes, lone surrogates, invalid and overlong UTF-8, noncharacters; a
+ * decode-back round trip over random bytes), mirror_string_wtf8 keeping a lone surrogate,
+ * referrers_build / referrers_field_at on a hand-made heap (tests/fuzz/model_fixture.h),
+ * and objects.jsonl / strings.tsv of that heap (exact lines, same bytes twice). */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "carver/base/mapfile.h"
+#include "carver/base/outfile.h"
+#include "carver/base/wbuf.h"
+#include "output/export/escape.h"
+#include "output/export/objects_jsonl.h"
+#include "output/export/strings_tsv.h"
+#include "rosalloc/model/model.h"
+#include "rosalloc/model/referrers.h"
+#include "t.h"
+#include "tests/fuzz/model_fixture.h"
+
+#define U16 0x12c01700u   /* a UTF-16 String "A\xd800B" (lone high surrogate) */
+
+static struct mf fx;
+static struct image img;
+
+/* ---- escaping ---- */
+
+/* Escapes in with fn and compares with want. */
+static void check(void (*fn)(struct wbuf *, const uint8_t *, size_t), const char *what, const char *in, size_t n,
+		  const char *want)
+{
+	struct wbuf b;
+	wbuf_init(&b);
+	fn(&b, (const uint8_t *)in, n);
+	wbuf_u8(&b, 0);
+	T_CHECK(b.data && !strcmp((const char *)b.data, want), "%s gave '%s', expected '%s'", what,
+		b.data ? (const char *)b.data : "(null)", want);
+	wbuf_release(&b);
+}
+
+#define JSON(lit, want) check(escape_json, "escape_json", lit, sizeof(lit) - 1, want)
+#define FEATURE(lit, want) check(escape_feature, "escape_feature", lit, sizeof(lit) - 1, want)
+
+static int hexval(uint8_t c) { return c <= '9' ? c - '0' : c - 'A' + 10; }
+
+/* Decodes \xHH escapes of escape_feature's output back to bytes. */
+static size_t unescape_feature(const uint8_t *s, size_t n, uint8_t *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x') {
+			out[k++] = (uint8_t)(hexval(s[i + 2]) << 4 | hexval(s[i + 3]));
+			i += 3;
+		} else {
+			out[k++] = s[i];
+		}
+	}
+	return k;
+}
+
+static void test_escape(void)
+{
+	T_SECTION("JSON escaping");
+	JSON("plain", "plain");
+	JSON("a\"b\\c", "a\\\"b\\\\c");
+	JSON("\b\f\n\r\t", "\\b\\f\\n\\r\\t");
+	JSON("\x01\x1f\x7f", "\\u0001\\u001f\\u007f");
+	JSON("nul\0x", "nul\\u0000x");
+	JSON("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");   /* é € U+1F600 kept */
+	JSON("\xe2\x80\xa8\xe2\x80\xa9", "\\u2028\\u2029");
+	JSON("A\xed\xa0\x80" "B", "A\\ud800B");                  /* lone high surrogate (WTF-8) */
+	JSON("\xed\xbf\xbf", "\\udfff");                          /* lone low surrogate */
+	JSON("\xff\xfe", "\\ufffd\\ufffd");                       /* bytes no UTF-8 starts with */
+	JSON("\xc0\xaf", "\\ufffd\\ufffd");                       /* overlong '/' */
+	JSON("\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd");            /* overlong 3-byte */
+	JSON("\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"); /* past U+10FFFF */
+	JSON("\xe2\x82", "\\ufffd\\ufffd");                       /* cut sequence */
+	JSON("x\xc3", "x\\ufffd");
+
+	T_SECTION("bulk_extractor feature escaping");
+	FEATURE("plain text", "plain text");
+	FEATURE("a\\b", "a\\x5Cb");
+	FEATURE("\t\n\r\x01", "\\x09\\x0A\\x0D\\x01");
+	FEATURE("q\"'<>", "q\"'<>");
+	FEATURE("\x7f", "\x7f");                                  /* as bulk_extractor: DEL is kept */
+	FEATURE("\xc3\xa9\xf0\x9f\x98\x80", "\xc3\xa9\xf0\x9f\x98\x80");
+	FEATURE("A\xed\xa0\x80" "B", "A\\xED\\xA0\\x80B");        /* lone surrogate: its bytes */
+	FEATURE("\xef\xbf\xbe", "\\xEF\\xBF\\xBE");               /* U+FFFE */
+	FEATURE("\xff", "\\xFF");
+	FEATURE("\xc0\xaf", "\\xC0\\xAF");
+	FEATURE("\xf3\xb0\x80\x80", "\xf3\xb0\x80\x80");      /* plane 15 is kept... */
+	FEATURE("\xf0\xb0\x80\x80", "\\xF0\\xB0\\x80\\x80");      /* ...plane 3 is not (bulk_extractor) */
+
+	T_SECTION("round trips over random bytes");
+	unsigned bad_json = 0, bad_feature = 0;
+	srand(11);
+	for (int round = 0; round < 2000; round++) {
+		uint8_t in[64], back[64 * 4];
+		size_t n = (size_t)(rand() % 64);
+		for (size_t i = 0; i < n; i++)
+			in[i] = (uint8_t)(rand() % 4 ? rand() % 256 : "\\\"\t\x80\xed"[rand() % 5]);
+		struct wbuf j, f;
+		wbuf_init(&j);
+		wbuf_init(&f);
+		escape_json(&j, in, n);
+		escape_feature(&f, in, n);
+		for (size_t i = 0; i < j.len;) {   /* JSON output: valid UTF-8, no raw control byte or quote */
+			uint32_t cp = 0;
+			size_t k = escape_utf8_seq(j.data + i, j.len - i, &cp);
+			if (k == 0 || cp < 0x20 || cp == '"' || (cp >= 0xd800 && cp < 0xe000))
+				bad_json++;
+			if (cp == '\\')
+				k++;   /* the escaped character */
+			i += k ? k : 1;
+		}
+		if (unescape_feature(f.data, f.len, back) != n || (n && memcmp(back, in, n)) ||
+		    (f.len && (memchr(f.data, '\t', f.len) || memchr(f.data, '\n', f.len))))
+			bad_feature++;
+		wbuf_release(&j);
+		wbuf_release(&f);
+	}
+	printf("  2000 random inputs: %u JSON outputs not clean, %u feature outputs not decoding back\n", bad_json,
+	       bad_feature);
+	T_EQ_U(bad_json, 0);
+	T_EQ_U(bad_feature, 0);
+}
+
+/* ---- the fixture heap ---- */
+
+static int feed(struct model *m, uint64_t addr, uint64_t room)
+{
+	struct walk_candidate c = { .addr = addr, .room = room, .alloc = WALK_ALLOCATED, .place = WALK_ROSALLOC_SLOT,
+				    .space = &fx.space, .where = addr & ~0xfffull, .live_bit = -1, .on_alloc_stack = -1 };
+	struct err e;
+	err_init(&e);
+	return model_add(m, &c, &e);
+}
+
+static void build(struct model *m, struct anomaly_sink *sink)
+{
+	struct err e;
+	err_init(&e);
+	mf_build(&fx);
+	mf_w32(&fx, U16, mf_class_addr(MF_STRING));
+	mf_w32(&fx, U16 + 8, 3u << 1 | 1);          /* count_: 3 UTF-16 units */
+	mf_w32(&fx, U16 + 16, 0xd8000041u);         /* 'A', U+D800 */
+	mf_w32(&fx, U16 + 20, 0x42u);               /* 'B' */
+	img_init_empty(&img, "export test");
+	T_EQ_I(img_add_region_mem(&img, MF_HEAP, fx.heap, sizeof(fx.heap), IMG_PROT_R | IMG_PROT_W,
+				  "[anon:dalvik-main space]", &e), 0);
+	mf_runtime(&fx, &img);
+	anomaly_init(sink, 0);
+	T_EQ_I(model_init(m, &fx.rt, sink, &e), 0);
+	for (int i = 0; i < MF_CLASSES; i++)
+		T_EQ_I(feed(m, mf_class_addr(i), 0x100), 0);
+	static const uint32_t objs[] = { 0x12c01000, 0x12c01100, 0x12c01200, 0x12c01300,
+					 0x12c01400, 0x12c01500, 0x12c01600, U16 };
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+		T_EQ_I(feed(m, objs[i], 0x100), 0);
+	T_EQ_I(model_finish(m, &e), 0);
+	T_EQ_U(m->count, MF_CLASSES + 8);
+}
+
+static void test_wtf8(void)
+{
+	struct wbuf a, b;
+	struct err e;
+	T_SECTION("mirror_string_wtf8");
+	err_init(&e);
+	wbuf_init(&a);
+	wbuf_init(&b);
+	T_EQ_I(mirror_string(&fx.rt.m, U16, 100, &a, &e), 0);
+	T_EQ_I(mirror_string_wtf8(&fx.rt.m, U16, 100, &b, &e), 0);
+	T_CHECK(a.len == 5 && !memcmp(a.data, "A\xef\xbf\xbd" "B", 5), "mirror_string: U+FFFD for the surrogate");
+	T_CHECK(b.len == 5 && !memcmp(b.data, "A\xed\xa0\x80" "B", 5), "mirror_string_wtf8: the surrogate kept");
+	wbuf_release(&a);
+	wbuf_release(&b);
+}
+
+static size_t at(const struct model *m, uint32_t addr)
+{
+	return model_find(m, addr);
+}
+
+static void test_referrers(const struct model *m, struct referrers *r)
+{
+	const uint32_t *from, *off;
+	struct referrers_field f;
+	struct err e;
+
+	T_SECTION("referrer index");
+	err_init(&e);
+	T_EQ_I(referrers_build(r, m, &e), 0);
+	/* edges: Object[] -> A (element 0); A -> "hello" (text); B -> "secret" (text), B -> A (next);
+	 * Class objects name their super and component classes through java.lang.Class fields
+	 * only when the fixture's Class has such fields (it has none): no class edges */
+	printf("  %u edges\n", r->edges);
+	T_EQ_U(r->edges, 4);
+	uint32_t n = referrers_of(r, at(m, 0x12c01000), &from, &off);
+	T_EQ_U(n, 2);
+	if (n == 2) {
+		T_EQ_U(m->objs[from[0]].addr, 0x12c01200);   /* B.next, lower address first */
+		T_EQ_U(off[0], 12);
+		T_EQ_U(m->objs[from[1]].addr, 0x12c01500);   /* Object[] element 0 */
+		T_EQ_U(off[1], 12);
+		T_CHECK(referrers_field_at(m, &m->objs[from[0]], off[0], &f) && f.field && !strcmp(f.field->name, "next"),
+			"B's offset 12 is the field next");
+		T_CHECK(referrers_field_at(m, &m->objs[from[1]], off[1], &f) && f.is_element && f.index == 0,
+			"Object[]'s offset 12 is element 0");
+	}
+	n = referrers_of(r, at(m, 0x12c01300), &from, &off);
+	T_CHECK(n == 1 && m->objs[from[0]].addr == 0x12c01200 && off[0] == 8, "\"secret\" is held by B.text");
+	T_EQ_U(referrers_of(r, at(m, 0x12c01200), &from, &off), 0);   /* nobody holds B */
+	T_EQ_U(referrers_of(r, at(m, U16), &from, &off), 0);
+	T_CHECK(!referrers_field_at(m, &m->objs[at(m, 0x12c01200)], 4, &f), "offset 4 (the monitor) is no reference");
+	T_CHECK(!referrers_field_at(m, &m->objs[at(m, 0x12c01500)], 20, &f), "Object[2] has no element at 20");
+}
+
+/* Writes with fn into a temporary file and returns its contents (malloc'ed, NUL-terminated). */
+static char *write_with(int (*fn)(const struct model *, const struct referrers *, struct outf *, struct err *),
+			const struct model *m, const struct referrers *r)
+{
+	char path[] = "/tmp/test_export.XXXXXX";
+	int fd = mkstemp(path);
+	struct outf out;
+	struct err e;
+	char *text = NULL;
+
+	err_init(&e);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	outf_init(&out);
+	if (outf_open(&out, path, &e) == 0 && fn(m, r, &out, &e) == 0 && outf_commit(&out, &e) == 0) {
+		FILE *fp = fopen(path, "rb");
+		if (fp) {
+			text = calloc(1, 1 << 16);
+			if (text)
+				text[fread(text, 1, (1 << 16) - 1, fp)] = 0;
+			fclose(fp);
+		}
+	} else {
+		printf("  write failed: %s\n", e.msg);
+	}
+	outf_abort(&out);
+	unlink(path);
+	return text;
+}
+
+static int jsonl(const struct model *m, const struct referrers *r, struct outf *out, struct err *e)
+{
+	struct objects_jsonl_stats st;
+	(void)r;
+	return objects_jsonl_write(m, out, &st, e);
+}
+
+static int tsv(const struct model *m, const struct referrers *r, struct outf *out, struct err *e)
+{
+	struct strings_tsv_opts o = { "core\tx", "0.1.0" };
+	struct strings_tsv_stats st;
+	return strings_tsv_write(m, r, &o, out, &st, e);
+}
+
+static void expect_line(const char *text, const char *line)
+{
+	T_CHECK(text && strstr(text, line), "output lacks the line\n  %s\n--- output:\n%s", line, text ? text : "(none)");
+}
+
+static void test_outputs(const struct model *m, const struct referrers *r)
+{
+	T_SECTION("objects.jsonl");
+	char *a = write_with(jsonl, m, r), *b = write_with(jsonl, m, r);
+	T_CHECK(a && b && !strcmp(a, b), "the same model gives the same objects.jsonl");
+	size_t lines = 0;
+	for (const char *p = a; p && *p; p++)
+		lines += *p == '\n';
+	T_EQ_U(lines, m->count);
+	expect_line(a, "{\"address\":\"0x12c01000\",\"class\":\"Msg\",\"class_address\":\"0x12c00600\",\"kind\":\"instance\","
+		       "\"size\":24,\"space\":\"main space\",\"space_kind\":\"RosAllocSpace\",\"place\":{\"kind\":"
+		       "\"rosalloc_slot\",\"where\":\"0x12c01000\",\"index\":0,\"offset\":0},\"alloc\":\"allocated\","
+		       "\"content\":\"intact\",\"reach\":\"unknown\",\"confidence\":100,\"fields\":["
+		       "{\"name\":\"text\",\"type\":\"java.lang.String\",\"offset\":8,\"value\":\"0x12c01100\"},"
+		       "{\"name\":\"next\",\"type\":\"Msg\",\"offset\":12,\"value\":null},"
+		       "{\"name\":\"id\",\"type\":\"int\",\"offset\":16,\"value\":7},"
+		       "{\"name\":\"seen\",\"type\":\"boolean\",\"offset\":20,\"value\":1},"
+		       "{\"name\":\"shadow$_klass_\",\"type\":\"java.lang.Class\",\"offset\":0,\"value\":\"0x12c00600\"},"
+		       "{\"name\":\"shadow$_monitor_\",\"type\":\"int\",\"offset\":4,\"value\":0}]}\n");
+	expect_line(a, "\"kind\":\"string\",\"size\":22,");
+	expect_line(a, "\"length\":3,\"compressed\":false,\"value\":\"A\\ud800B\"}\n");
+	expect_line(a, "\"length\":5,\"compressed\":true,\"value\":\"hello\"}\n");
+	expect_line(a, "\"kind\":\"object-array\",\"size\":20,");
+	expect_line(a, "\"length\":2,\"element_type\":\"java.lang.Object\",\"elements\":[\"0x12c01000\",null]}\n");
+	expect_line(a, "\"length\":3,\"element_type\":\"int\",\"elements\":[10,0,0]}\n");
+	expect_line(a, "{\"name\":\"nativePeer\",\"type\":\"long\",\"offset\":8,\"value\":139637976731648}");
+	expect_line(a, "\"describes\":\"Msg\",\"statics\":[]}\n");
+	free(a);
+	free(b);
+
+	T_SECTION("strings.tsv");
+	a = write_with(tsv, m, r);
+	b = write_with(tsv, m, r);
+	T_CHECK(a && b && !strcmp(a, b), "the same model gives the same strings.tsv");
+	T_CHECK(a && !strncmp(a, "# BANNER FILE NOT PROVIDED (-b option)\n# ARTCARVE-Version: 0.1.0\n"
+				 "# Feature-Recorder: strings\n# Filename: core\\x09x\n# Offsets: ", 100),
+		"header:\n%s", a ? a : "(none)");
+	expect_line(a, "\n# Feature-File-Version: 1.1\n314577152\thello\tjava.lang.String len=5 compressed; "
+		       "held by Msg.text@0x12c01000; allocated intact unknown confidence=100\n");
+	expect_line(a, "\n314577664\tsecret\tjava.lang.String len=6 compressed; held by Msg.text@0x12c01200; ");
+	expect_line(a, "\n314578688\tA\\xED\\xA0\\x80B\tjava.lang.String len=3 utf16; held by nothing; ");
+	size_t rows = 0;
+	for (const char *p = a; p && *p; p++)
+		rows += *p == '\n' && p[1] && p[1] != '#';
+	T_EQ_U(rows, 3);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	struct anomaly_sink sink;
+	struct model m;
+	struct referrers r;
+
+	test_escape();
+	build(&m, &sink);
+	test_wtf8();
+	test_referrers(&m, &r);
+	test_outputs(&m, &r);
+	referrers_release(&r);
+	model_release(&m);
+	anomaly_release(&sink);
+	img_close(&img);
+	T_DONE();
+}
