@@ -11,6 +11,9 @@
 
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
+#include "carver/cli/cli.h"
+#include "output/export/objects_jsonl.h"
+#include "output/export/strings_tsv.h"
 #include "rosalloc/probe/probe.h"
 
 static double now(void)
@@ -98,8 +101,25 @@ static int write_hprof(struct carve *c, const struct carve_opts *o, struct outf 
 	return hprof_carve_write(&c->m, &c->r, &o->hprof, out, &c->hs, e);
 }
 
+static int write_jsonl(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	struct objects_jsonl_stats st;
+	(void)o;
+	return objects_jsonl_write(&c->m, out, &st, e);
+}
+
+static int write_strings(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	struct strings_tsv_opts so = { o->image, ARTCARVE_VERSION };
+	struct strings_tsv_stats st;
+	int rc = carve_referrers(c, e);
+	return rc ? rc : strings_tsv_write(&c->m, &c->refs, &so, out, &st, e);
+}
+
 static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {
 	[CARVE_OUT_HPROF] = { "heap.hprof", "hprof", write_hprof },
+	[CARVE_OUT_JSONL] = { "objects.jsonl", "jsonl", write_jsonl },
+	[CARVE_OUT_STRINGS] = { "strings.tsv", "strings", write_strings },
 };
 
 const char *carve_output_file(unsigned i)
@@ -196,12 +216,10 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	return rc;
 }
 
-int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
+int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	struct img_open_opts io = { o->maps };
 	struct runtime_opts ro = { .art_version = o->art_version, .probes = &probe_spaces };
-	double t0 = now();
-	clock_t c0 = clock();
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -222,7 +240,24 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = walk_spaces(c, e)) || (rc = model_finish(&c->m, e)))
 		return rc;
 	phase(o, "walking the object graph from the roots");
-	if ((rc = reach_run(&c->m, &c->r, e)))
+	return reach_run(&c->m, &c->r, e);
+}
+
+int carve_referrers(struct carve *c, struct err *e)
+{
+	int rc = 0;
+	if (!c->refs_built && (rc = referrers_build(&c->refs, &c->m, e)) == 0)
+		c->refs_built = true;
+	return rc;
+}
+
+int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	double t0 = now();
+	clock_t c0 = clock();
+	int rc;
+
+	if ((rc = carve_model(c, o, e)))
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
 	if ((rc = write_outputs(c, o, e)) || (rc = anomaly_status(&c->sink, e)))
@@ -235,6 +270,7 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 
 void carve_release(struct carve *c)
 {
+	referrers_release(&c->refs);
 	reach_release(&c->r);
 	if (c->model_open)
 		model_release(&c->m);

@@ -14,6 +14,7 @@
 #include "output/hprof/hprof_carve.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
+#include "rosalloc/model/referrers.h"
 #include "rosalloc/walk/walk.h"
 
 /* The files carve writes into DIR, in the order they are written (a later writer may read an
@@ -39,6 +40,7 @@ struct carve {
 	struct anomaly_sink sink;
 	struct model m;
 	struct reach r;
+	struct referrers refs;      /* built on first use (carve_referrers) */
 	struct walk_ev_report evidence[WALK_EV_COUNT];
 	struct hprof_carve_stats hs;
 	struct outf out[CARVE_OUT_COUNT];   /* each output's temporary file until all are committed */
@@ -48,12 +50,18 @@ struct carve {
 	double seconds, cpu_seconds;   /* wall clock and CPU time of the whole run */
 	uint64_t anon_kb;           /* anonymous resident memory at the end (Linux RssAnon; 0 if
 				     * unknown): what carve allocated, without the mapped image */
-	bool img_open, rt_open, model_open;
+	bool img_open, rt_open, model_open, refs_built;
 };
 
 /* Runs the whole pipeline; c holds the results (release it even on error).  Returns 0 or
  * -ERR_* (input rejected, I/O, memory); damaged content is in c->sink, not an error. */
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e);
+/* The pipeline up to the object model with its states (image, runtime model, walkers,
+ * checks, reachability), writing nothing (o->out_dir and o->skip unused): for commands that
+ * read the model (`artcarve strings`).  Release c as after carve_run. */
+int carve_model(struct carve *c, const struct carve_opts *o, struct err *e);
+/* Builds c->refs once (rosalloc/model/referrers.h); later calls return 0 at once. */
+int carve_referrers(struct carve *c, struct err *e);
 void carve_release(struct carve *c);
 
 /* The outputs this build writes: file name in DIR and the name --skip takes (NULL for an

@@ -13,6 +13,8 @@
 #include "carver/base/err.h"
 #include "carver/base/opt.h"
 
+#define ARTCARVE_VERSION "0.1.0"
+
 enum { CLI_OK = 0, CLI_REJECTED = 1, CLI_USAGE = 2, CLI_INTERNAL = 3 };
 /* cli_parse: the command line is fine, go on */
 enum { CLI_GO_ON = -1 };

@@ -3,8 +3,6 @@
 
 #include "carver/cli/cli.h"
 
-#define ARTCARVE_VERSION "0.1.0"
-
 static const struct opt version_opts[] = { OPT_ROW_END };
 const struct opt_spec cmd_version_spec = { version_opts, NULL, 0, 0 };
 

@@ -1,4 +1,8 @@
-/* objects_jsonl.c - objects.jsonl (see objects_jsonl.h). */
+/* objects_jsonl.c - objects.jsonl (see objects_jsonl.h).
+ *
+ * Speed: a line is built in one buffer with hand-made number formatting (no printf per
+ * value), and what every object of a class repeats (its quoted class name, its fields' keys,
+ * offsets and types) is planned once per class. */
 #include "output/export/objects_jsonl.h"
 
 #include <math.h>
@@ -7,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/arena.h"
 #include "carver/base/cursor.h"
 #include "carver/base/wbuf.h"
+#include "carver/base/xalloc.h"
 #include "output/export/escape.h"
 
 enum {
@@ -17,15 +23,217 @@ enum {
 };
 #define OJ_EXACT_LONG 9007199254740992LL  /* 2^53: larger longs are strings */
 
+/* One field of a plan: its key ("name": with quotes and colon, JSON-escaped), offset and
+ * type descriptor character. */
+struct oj_field {
+	const char *key;
+	uint32_t key_len, offset;
+	uint8_t type;
+};
+
+/* What every object of one class repeats. */
+struct oj_plan {
+	bool made;
+	const char *name;               /* quoted, escaped class name, or null */
+	uint32_t name_len;
+	struct oj_field *f;             /* instance fields, the class's own first, supers after */
+	uint32_t n;
+};
+
 struct oj {
 	const struct model *m;
-	struct wbuf line, copy, text;
+	struct wbuf line, copy, text, scratch;
 	const uint8_t *bytes;           /* the current object's bytes (image or copy) */
+	struct oj_plan *plan;           /* per class */
+	const char **space_name;        /* per space: quoted, escaped name */
+	struct arena a;
 };
 
 static int oj_nomem(struct err *e)
 {
 	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory writing objects.jsonl");
+}
+
+#define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
+
+static void put_u64(struct wbuf *b, uint64_t v)
+{
+	char d[20];
+	size_t n = 0;
+	do {
+		d[sizeof(d) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	wbuf_put(b, d + sizeof(d) - n, n);
+}
+
+static void put_i64(struct wbuf *b, int64_t v)
+{
+	if (v < 0) {
+		wbuf_u8(b, '-');
+		put_u64(b, 0 - (uint64_t)v);
+	} else {
+		put_u64(b, (uint64_t)v);
+	}
+}
+
+/* "0x..." (quoted, lower-case, no leading zeros) */
+static void put_hex(struct wbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char d[20];
+	size_t n = 0;
+	do {
+		d[sizeof(d) - ++n] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	d[sizeof(d) - ++n] = 'x';
+	d[sizeof(d) - ++n] = '0';
+	d[sizeof(d) - ++n] = '"';
+	wbuf_put(b, d + sizeof(d) - n, n);
+	wbuf_u8(b, '"');
+}
+
+static void put_ref(struct wbuf *b, uint32_t v)
+{
+	if (v)
+		put_hex(b, v);
+	else
+		PUT_LIT(b, "null");
+}
+
+/* Shortest decimal that reads back as v (float: as the same float). */
+static void put_real(struct wbuf *b, double v, bool is_float)
+{
+	char buf[40];
+	if (isnan(v)) {
+		PUT_LIT(b, "\"NaN\"");
+		return;
+	}
+	if (isinf(v)) {
+		if (v < 0)
+			PUT_LIT(b, "\"-Infinity\"");
+		else
+			PUT_LIT(b, "\"Infinity\"");
+		return;
+	}
+	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		double back = strtod(buf, NULL);
+		if (is_float ? (float)back == (float)v : back == v)
+			break;
+	}
+	wbuf_put(b, buf, strlen(buf));
+}
+
+/* The value of type descriptor character t at p (bytes as ART stores them, little-endian). */
+static void put_value(struct wbuf *b, uint8_t t, const uint8_t *p)
+{
+	uint32_t u;
+	uint64_t q;
+	float f;
+	double d;
+
+	switch (t) {
+	case 'Z': put_u64(b, p[0]); return;
+	case 'B': put_i64(b, (int8_t)p[0]); return;
+	case 'C': put_u64(b, ld_u16le(p)); return;
+	case 'S': put_i64(b, (int16_t)ld_u16le(p)); return;
+	case 'I': put_i64(b, (int32_t)ld_u32le(p)); return;
+	case 'J': {
+		int64_t v = (int64_t)ld_u64le(p);
+		bool exact = v >= -OJ_EXACT_LONG && v <= OJ_EXACT_LONG;
+		if (!exact)
+			wbuf_u8(b, '"');
+		put_i64(b, v);
+		if (!exact)
+			wbuf_u8(b, '"');
+		return;
+	}
+	case 'F':
+		u = ld_u32le(p);
+		memcpy(&f, &u, sizeof(f));
+		put_real(b, f, true);
+		return;
+	case 'D':
+		q = ld_u64le(p);
+		memcpy(&d, &q, sizeof(d));
+		put_real(b, d, false);
+		return;
+	default:   /* 'L' and '[': a 32-bit heap reference */
+		put_ref(b, ld_u32le(p));
+	}
+}
+
+/* A copy of text JSON-escaped (quoted; and followed by ':' for a key) in the arena. */
+static const char *escaped(struct oj *j, const char *s, bool key, uint32_t *len)
+{
+	wbuf_reset(&j->scratch);
+	if (s)
+		escape_json_quoted(&j->scratch, (const uint8_t *)s, strlen(s));
+	else
+		PUT_LIT(&j->scratch, "null");
+	if (key)
+		wbuf_u8(&j->scratch, ':');
+	if (j->scratch.failed || j->scratch.len > UINT32_MAX)
+		return NULL;
+	*len = (uint32_t)j->scratch.len;
+	return arena_strndup(&j->a, (const char *)j->scratch.data, j->scratch.len);
+}
+
+/* True when name is already a key among the first n fields of p. */
+static bool key_taken(const struct oj_plan *p, uint32_t n, const char *key, uint32_t len)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (p->f[i].key_len == len && !memcmp(p->f[i].key, key, len))
+			return true;
+	return false;
+}
+
+/* The plan of class cls, made once.  A super class's field whose name a subclass field
+ * already took is keyed "DeclaringClass.name". */
+static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct err *e)
+{
+	const struct art_runtime *rt = j->m->rt;
+	struct oj_plan *p = &j->plan[cls];
+	uint32_t n = 0;
+	unsigned depth = 0;
+
+	*out = p;
+	if (p->made)
+		return 0;
+	if (!(p->name = escaped(j, rt->classes[cls].name, false, &p->name_len)))
+		return oj_nomem(e);
+	for (size_t c = cls; c != RT_NONE && depth < OJ_MAX_DEPTH; c = rt->classes[c].super, depth++)
+		n += rt->classes[c].field_count;
+	if (!(p->f = arena_array(&j->a, n ? n : 1, sizeof(*p->f))))
+		return oj_nomem(e);
+	depth = 0;
+	for (size_t c = cls; c != RT_NONE && depth < OJ_MAX_DEPTH; c = rt->classes[c].super, depth++) {
+		const struct rt_class *k = &rt->classes[c];
+		for (uint32_t i = 0; i < k->field_count; i++) {
+			const struct rt_field *f = &k->fields[i];
+			struct oj_field *o = &p->f[p->n];
+			if (!(o->key = escaped(j, f->name ? f->name : "?", true, &o->key_len)))
+				return oj_nomem(e);
+			if (key_taken(p, p->n, o->key, o->key_len)) {
+				char *full = NULL;
+				size_t len = strlen(k->name ? k->name : "?") + strlen(f->name ? f->name : "?") + 2;
+				if (!(full = xmalloc(len)))
+					return oj_nomem(e);
+				snprintf(full, len, "%s.%s", k->name ? k->name : "?", f->name ? f->name : "?");
+				o->key = escaped(j, full, true, &o->key_len);
+				xfree(full);
+				if (!o->key)
+					return oj_nomem(e);
+			}
+			o->offset = f->offset;
+			o->type = f->type ? (uint8_t)f->type[0] : 0;
+			p->n++;
+		}
+	}
+	p->made = true;
+	return 0;
 }
 
 /* The object's bytes in place when one captured region holds them, else one copy. */
@@ -47,132 +255,90 @@ static int oj_bytes(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static void put_key(struct wbuf *b, const char *key)
+/* A field's value in an object of size bytes, or null when its offset is unknown or past
+ * the object. */
+static void put_field_value(struct wbuf *b, uint8_t t, uint32_t offset, const uint8_t *bytes, uint32_t size)
 {
-	wbuf_printf(b, ",\"%s\":", key);
-}
-
-static void put_str(struct wbuf *b, const char *s)
-{
-	if (s)
-		escape_json_quoted(b, (const uint8_t *)s, strlen(s));
-	else
-		wbuf_put(b, "null", 4);
-}
-
-static void put_ref(struct wbuf *b, uint32_t v)
-{
-	if (v)
-		wbuf_printf(b, "\"0x%x\"", v);
-	else
-		wbuf_put(b, "null", 4);
-}
-
-/* Shortest decimal that reads back as v (float: as the same float). */
-static void put_real(struct wbuf *b, double v, bool is_float)
-{
-	char buf[40];
-	if (isnan(v)) {
-		wbuf_put(b, "\"NaN\"", 5);
-		return;
-	}
-	if (isinf(v)) {
-		put_str(b, v < 0 ? "-Infinity" : "Infinity");
-		return;
-	}
-	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		double back = strtod(buf, NULL);
-		if (is_float ? (float)back == (float)v : back == v)
-			break;
-	}
-	wbuf_put(b, buf, strlen(buf));
-}
-
-/* The value of type descriptor character t at p (bytes as ART stores them, little-endian). */
-static void put_value(struct wbuf *b, uint8_t t, const uint8_t *p)
-{
-	uint32_t u;
-	uint64_t q;
-	float f;
-	double d;
-
-	switch (t) {
-	case 'Z': wbuf_printf(b, "%u", p[0]); return;
-	case 'B': wbuf_printf(b, "%d", (int8_t)p[0]); return;
-	case 'C': wbuf_printf(b, "%u", ld_u16le(p)); return;
-	case 'S': wbuf_printf(b, "%d", (int16_t)ld_u16le(p)); return;
-	case 'I': wbuf_printf(b, "%d", (int32_t)ld_u32le(p)); return;
-	case 'J': {
-		int64_t v = (int64_t)ld_u64le(p);
-		if (v >= -OJ_EXACT_LONG && v <= OJ_EXACT_LONG)
-			wbuf_printf(b, "%lld", (long long)v);
-		else
-			wbuf_printf(b, "\"%lld\"", (long long)v);
-		return;
-	}
-	case 'F':
-		u = ld_u32le(p);
-		memcpy(&f, &u, sizeof(f));
-		put_real(b, f, true);
-		return;
-	case 'D':
-		q = ld_u64le(p);
-		memcpy(&d, &q, sizeof(d));
-		put_real(b, d, false);
-		return;
-	default:   /* 'L' and '[': a 32-bit heap reference */
-		put_ref(b, ld_u32le(p));
-	}
-}
-
-/* One field {"name", "type", "offset", "value"} of an object of size bytes. */
-static void put_field(struct wbuf *b, const struct rt_field *f, const uint8_t *bytes, uint32_t size, bool first)
-{
-	uint8_t t = f->type ? (uint8_t)f->type[0] : 0;
 	unsigned n = mirror_field_size(t);
-	const char *head = first ? "{\"name\":" : ",{\"name\":";
-	wbuf_put(b, head, strlen(head));
-	put_str(b, f->name);
-	put_key(b, "type");
-	put_str(b, f->java_type ? f->java_type : f->type);
-	put_key(b, "offset");
-	if (f->offset == RT_OFFSET_UNKNOWN || f->offset > size || n > size - f->offset || !t) {
-		wbuf_printf(b, f->offset == RT_OFFSET_UNKNOWN ? "null" : "%u", f->offset);
-		wbuf_put(b, ",\"value\":null}", 14);
-		return;
-	}
-	wbuf_printf(b, "%u,\"value\":", f->offset);
-	put_value(b, t, bytes + f->offset);
-	wbuf_u8(b, '}');
+	if (!t || offset == RT_OFFSET_UNKNOWN || offset > size || n > size - offset)
+		PUT_LIT(b, "null");
+	else
+		put_value(b, t, bytes + offset);
 }
 
-/* "fields": the instance fields of class cls and its supers. */
-static void put_fields(struct oj *j, const struct model_obj *o, size_t cls)
+/* "fields": {"name": value, ...} of an instance (the class word is class_address). */
+static void put_fields(struct oj *j, const struct model_obj *o, const struct oj_plan *p)
 {
-	const struct art_runtime *rt = j->m->rt;
+	uint32_t klass = j->m->rt->layout->object.klass;
 	bool first = true;
-	unsigned depth = 0;
 
-	put_key(&j->line, "fields");
-	wbuf_u8(&j->line, '[');
-	for (size_t c = cls; c != RT_NONE && depth < OJ_MAX_DEPTH; c = rt->classes[c].super, depth++) {
-		const struct rt_class *k = &rt->classes[c];
-		for (uint32_t i = 0; i < k->field_count; i++, first = false)
-			put_field(&j->line, &k->fields[i], j->bytes, o->size, first);
+	PUT_LIT(&j->line, ",\"fields\":{");
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct oj_field *f = &p->f[i];
+		if (f->offset == klass && (f->type == 'L' || f->type == '['))
+			continue;
+		if (!first)
+			wbuf_u8(&j->line, ',');
+		first = false;
+		wbuf_put(&j->line, f->key, f->key_len);
+		put_field_value(&j->line, f->type, f->offset, j->bytes, o->size);
+	}
+	wbuf_u8(&j->line, '}');
+}
+
+/* [{"name", "type", "offset"}...] of fields (a class's layout, on its Class object's line). */
+static void put_layout(struct oj *j, const char *key, const struct rt_field *v, uint32_t n)
+{
+	wbuf_printf(&j->line, ",\"%s\":[", key);
+	for (uint32_t i = 0; i < n; i++) {
+		PUT_LIT(&j->line, "{\"name\":");
+		if (v[i].name)
+			escape_json_quoted(&j->line, (const uint8_t *)v[i].name, strlen(v[i].name));
+		else
+			PUT_LIT(&j->line, "null");
+		PUT_LIT(&j->line, ",\"type\":");
+		const char *t = v[i].java_type ? v[i].java_type : v[i].type;
+		if (t)
+			escape_json_quoted(&j->line, (const uint8_t *)t, strlen(t));
+		else
+			PUT_LIT(&j->line, "null");
+		PUT_LIT(&j->line, ",\"offset\":");
+		if (v[i].offset == RT_OFFSET_UNKNOWN)
+			PUT_LIT(&j->line, "null");
+		else
+			put_u64(&j->line, v[i].offset);
+		wbuf_u8(&j->line, '}');
+		if (i + 1 < n)
+			wbuf_u8(&j->line, ',');
 	}
 	wbuf_u8(&j->line, ']');
 }
 
-static void put_place(struct wbuf *b, const struct model_obj *o)
+/* A Class object: the class it describes, that class's own instance field layout, its
+ * static field layout and the static values. */
+static void put_class_object(struct oj *j, const struct model_obj *o)
 {
-	put_key(b, "place");
-	wbuf_printf(b, "{\"kind\":\"%s\",\"where\":\"0x%x\",\"index\":%u,\"offset\":", walk_place_name(o->place), o->where,
-		    o->index);
-	if (o->addr >= o->where)
-		wbuf_printf(b, "%u}", o->addr - o->where);
+	const struct art_runtime *rt = j->m->rt;
+	const struct rt_class *k = runtime_class_at(rt, o->addr);
+	const struct rt_statics *s = k ? &j->m->classes[k - rt->classes].statics : NULL;
+
+	PUT_LIT(&j->line, ",\"describes\":");
+	if (k && k->name)
+		escape_json_quoted(&j->line, (const uint8_t *)k->name, strlen(k->name));
 	else
-		wbuf_put(b, "null}", 5);
+		PUT_LIT(&j->line, "null");
+	put_layout(j, "instance_fields", k ? k->fields : NULL, k ? k->field_count : 0);
+	put_layout(j, "static_fields", s ? s->v : NULL, s ? s->count : 0);
+	PUT_LIT(&j->line, ",\"statics\":{");
+	for (uint32_t i = 0; s && i < s->count; i++) {
+		const struct rt_field *f = &s->v[i];
+		if (i)
+			wbuf_u8(&j->line, ',');
+		escape_json_quoted(&j->line, (const uint8_t *)(f->name ? f->name : "?"), strlen(f->name ? f->name : "?"));
+		wbuf_u8(&j->line, ':');
+		put_field_value(&j->line, f->type ? (uint8_t)f->type[0] : 0, f->offset, j->bytes, o->size);
+	}
+	wbuf_u8(&j->line, '}');
 }
 
 static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
@@ -183,37 +349,26 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 
 	err_init(&why);
 	if (mirror_string_read(mr, o->addr, OJ_MAX_CHARS, &s, &why) == 0) {
-		put_key(&j->line, "length");
-		wbuf_printf(&j->line, "%u,\"compressed\":%s", s.length, s.compressed ? "true" : "false");
+		PUT_LIT(&j->line, ",\"length\":");
+		put_u64(&j->line, s.length);
+		if (s.compressed)
+			PUT_LIT(&j->line, ",\"compressed\":true");
+		else
+			PUT_LIT(&j->line, ",\"compressed\":false");
 	}
 	wbuf_reset(&j->text);
 	int rc = mirror_string_wtf8(mr, o->addr, OJ_MAX_CHARS, &j->text, &why);
 	if (rc == -ERR_NOMEM)
 		return oj_nomem(e);
-	put_key(&j->line, "value");
-	if (rc)   /* the String passed the model's checks; its characters may still be elsewhere (5.x) */
-		wbuf_put(&j->line, "null", 4);
+	PUT_LIT(&j->line, ",\"value\":");
+	if (rc)   /* the String passed the model's checks; a 5.x String's char[] may lie outside the image */
+		PUT_LIT(&j->line, "null");
 	else
 		escape_json_quoted(&j->line, j->text.data, j->text.len);
 	return 0;
 }
 
-static void put_class_object(struct oj *j, const struct model_obj *o)
-{
-	const struct art_runtime *rt = j->m->rt;
-	const struct rt_class *k = runtime_class_at(rt, o->addr);
-
-	put_key(&j->line, "describes");
-	put_str(&j->line, k ? k->name : NULL);
-	put_key(&j->line, "statics");
-	wbuf_u8(&j->line, '[');
-	const struct rt_statics *s = k ? &j->m->classes[k - rt->classes].statics : NULL;
-	for (uint32_t i = 0; s && i < s->count; i++)
-		put_field(&j->line, &s->v[i], j->bytes, o->size, i == 0);
-	wbuf_u8(&j->line, ']');
-}
-
-static void put_array(struct oj *j, const struct model_obj *o)
+static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = j->m->rt;
 	const struct model_class *mc = &j->m->classes[o->cls];
@@ -222,82 +377,147 @@ static void put_array(struct oj *j, const struct model_obj *o)
 	const uint8_t *d = j->bytes + (model_data_addr(j->m, o) - o->addr);
 	uint8_t t = o->kind == MODEL_OBJ_ARRAY ? 'L' : mc->elem;
 	unsigned size = o->kind == MODEL_OBJ_ARRAY ? 4 : mc->elem_size;
+	const struct oj_plan *cp;
+	int rc;
 
-	put_key(&j->line, "length");
-	wbuf_printf(&j->line, "%u", n);
-	put_key(&j->line, "element_type");
-	put_str(&j->line, k->component != RT_NONE ? rt->classes[k->component].name : NULL);
+	PUT_LIT(&j->line, ",\"length\":");
+	put_u64(&j->line, n);
+	PUT_LIT(&j->line, ",\"element_type\":");
+	if (k->component == RT_NONE) {
+		PUT_LIT(&j->line, "null");
+	} else {
+		if ((rc = plan_of(j, k->component, &cp, e)))
+			return rc;
+		wbuf_put(&j->line, cp->name, cp->name_len);
+	}
 	if (t == 'B') {
 		static const char hex[] = "0123456789abcdef";
-		put_key(&j->line, "hex");
-		wbuf_u8(&j->line, '"');
+		PUT_LIT(&j->line, ",\"hex\":\"");
 		if (wbuf_reserve(&j->line, 2ull * n) == 0)
 			for (uint32_t i = 0; i < n; i++) {
 				j->line.data[j->line.len++] = (uint8_t)hex[d[i] >> 4];
 				j->line.data[j->line.len++] = (uint8_t)hex[d[i] & 15];
 			}
 		wbuf_u8(&j->line, '"');
-		return;
+		return 0;
 	}
-	put_key(&j->line, "elements");
-	wbuf_u8(&j->line, '[');
+	PUT_LIT(&j->line, ",\"elements\":[");
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			wbuf_u8(&j->line, ',');
 		put_value(&j->line, t, d + (size_t)i * size);
 	}
 	wbuf_u8(&j->line, ']');
+	return 0;
+}
+
+static void put_place(struct wbuf *b, const struct model_obj *o)
+{
+	PUT_LIT(b, ",\"place\":{\"kind\":\"");
+	const char *k = walk_place_name(o->place);
+	wbuf_put(b, k, strlen(k));
+	PUT_LIT(b, "\",\"where\":");
+	put_hex(b, o->where);
+	PUT_LIT(b, ",\"index\":");
+	put_u64(b, o->index);
+	PUT_LIT(b, ",\"offset\":");
+	if (o->addr >= o->where)
+		put_u64(b, o->addr - o->where);
+	else
+		PUT_LIT(b, "null");
+	wbuf_u8(b, '}');
+}
+
+/* ,"NAME":"VALUE" for a name from a fixed table (no escaping needed) */
+static void put_name(struct wbuf *b, const char *key, const char *value)
+{
+	wbuf_u8(b, ',');
+	wbuf_u8(b, '"');
+	wbuf_put(b, key, strlen(key));
+	PUT_LIT(b, "\":\"");
+	wbuf_put(b, value, strlen(value));
+	wbuf_u8(b, '"');
 }
 
 static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = j->m->rt;
-	const struct art_space *s = model_space(j->m, o);
+	const struct oj_plan *p;
 	int rc;
 
-	if ((rc = oj_bytes(j, o, e)))
+	if ((rc = oj_bytes(j, o, e)) || (rc = plan_of(j, o->cls, &p, e)))
 		return rc;
 	wbuf_reset(&j->line);
-	wbuf_printf(&j->line, "{\"address\":\"0x%x\",\"class\":", o->addr);
-	put_str(&j->line, rt->classes[o->cls].name);
-	wbuf_printf(&j->line, ",\"class_address\":\"0x%llx\",\"kind\":\"%s\",\"size\":%u,\"space\":",
-		    (unsigned long long)rt->classes[o->cls].addr, model_kind_name(o->kind), o->size);
-	put_str(&j->line, s->name);
-	put_key(&j->line, "space_kind");
-	put_str(&j->line, spaces_kind_name(s->kind));
+	PUT_LIT(&j->line, "{\"address\":");
+	put_hex(&j->line, o->addr);
+	PUT_LIT(&j->line, ",\"class\":");
+	wbuf_put(&j->line, p->name, p->name_len);
+	PUT_LIT(&j->line, ",\"class_address\":");
+	put_hex(&j->line, rt->classes[o->cls].addr);
+	put_name(&j->line, "kind", model_kind_name(o->kind));
+	PUT_LIT(&j->line, ",\"size\":");
+	put_u64(&j->line, o->size);
+	PUT_LIT(&j->line, ",\"space\":");
+	wbuf_put(&j->line, j->space_name[o->space], strlen(j->space_name[o->space]));
+	put_name(&j->line, "space_kind", spaces_kind_name(rt->spaces.v[o->space].kind));
 	put_place(&j->line, o);
-	wbuf_printf(&j->line, ",\"alloc\":\"%s\",\"content\":\"%s\",\"reach\":\"%s\",\"confidence\":%u",
-		    model_alloc_name(o->alloc), model_content_name(o->content), model_reach_name(o->reach), o->confidence);
-	switch (o->kind) {
-	case MODEL_OBJ_ARRAY:
-	case MODEL_PRIM_ARRAY:
-		put_array(j, o);
-		break;
-	case MODEL_CLASS:
-		put_fields(j, o, o->cls);
-		put_class_object(j, o);
-		break;
-	case MODEL_STRING:
-		put_fields(j, o, o->cls);
-		if ((rc = put_string(j, o, e)))
+	put_name(&j->line, "alloc", model_alloc_name(o->alloc));
+	put_name(&j->line, "content", model_content_name(o->content));
+	put_name(&j->line, "reach", model_reach_name(o->reach));
+	PUT_LIT(&j->line, ",\"confidence\":");
+	put_u64(&j->line, o->confidence);
+	if (o->kind == MODEL_OBJ_ARRAY || o->kind == MODEL_PRIM_ARRAY) {
+		if ((rc = put_array(j, o, e)))
 			return rc;
-		break;
-	default:
-		put_fields(j, o, o->cls);
+	} else {
+		put_fields(j, o, p);
+		if (o->kind == MODEL_CLASS)
+			put_class_object(j, o);
+		else if (o->kind == MODEL_STRING && (rc = put_string(j, o, e)))
+			return rc;
 	}
-	wbuf_put(&j->line, "}\n", 2);
+	PUT_LIT(&j->line, "}\n");
 	return wbuf_status(&j->line, e);
+}
+
+static int oj_init(struct oj *j, const struct model *m, struct err *e)
+{
+	const struct art_runtime *rt = m->rt;
+	uint32_t len;
+
+	memset(j, 0, sizeof(*j));
+	j->m = m;
+	wbuf_init(&j->line);
+	wbuf_init(&j->copy);
+	wbuf_init(&j->text);
+	wbuf_init(&j->scratch);
+	arena_init(&j->a);
+	j->plan = arena_array(&j->a, rt->class_count ? rt->class_count : 1, sizeof(*j->plan));
+	j->space_name = arena_array(&j->a, rt->spaces.count ? rt->spaces.count : 1, sizeof(*j->space_name));
+	if (!j->plan || !j->space_name)
+		return oj_nomem(e);
+	memset(j->plan, 0, (rt->class_count ? rt->class_count : 1) * sizeof(*j->plan));
+	for (size_t i = 0; i < rt->spaces.count; i++)
+		if (!(j->space_name[i] = escaped(j, rt->spaces.v[i].name, false, &len)))
+			return oj_nomem(e);
+	return 0;
+}
+
+static void oj_release(struct oj *j)
+{
+	wbuf_release(&j->line);
+	wbuf_release(&j->copy);
+	wbuf_release(&j->text);
+	wbuf_release(&j->scratch);
+	arena_release(&j->a);
 }
 
 int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_jsonl_stats *st, struct err *e)
 {
-	struct oj j = { .m = m };
-	int rc = 0;
+	struct oj j;
+	int rc = oj_init(&j, m, e);
 
 	memset(st, 0, sizeof(*st));
-	wbuf_init(&j.line);
-	wbuf_init(&j.copy);
-	wbuf_init(&j.text);
 	for (size_t i = 0; i < m->count && rc == 0; i++) {
 		const struct model_obj *o = &m->objs[i];
 		if ((rc = put_object(&j, o, e)) == 0 && (rc = outf_write(out, j.line.data, j.line.len, e)) == 0) {
@@ -306,8 +526,6 @@ int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_
 		}
 	}
 	st->bytes = out->written;
-	wbuf_release(&j.line);
-	wbuf_release(&j.copy);
-	wbuf_release(&j.text);
+	oj_release(&j);
 	return rc;
 }

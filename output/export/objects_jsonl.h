@@ -18,13 +18,19 @@
  *                  object number; bump: where = space begin), offset = address - where
  *   alloc, content, reach   the three states (rosalloc/model/model.h names)
  *   confidence     0-100
- *   fields         instances, strings and Class objects: [{"name", "type", "offset",
- *                  "value"}...], the class's own instance fields in declaration order, then
- *                  its super class's, up to java.lang.Object (as HPROF orders them); type is
- *                  the Java type name; offset null (and value null) when the runtime model
- *                  could not derive it
+ *   fields         instances, strings and Class objects: {"name": value, ...}, the
+ *                  class's own instance fields in declaration order, then its super
+ *                  class's, up to java.lang.Object (as HPROF orders them), the class word
+ *                  left out (it is class_address); a super class's field hidden by a
+ *                  subclass field of the same name is keyed "DeclaringClass.name"; null
+ *                  when the runtime model could not derive the field's offset
  *   describes      Class objects: the name of the class it is
- *   statics        Class objects: the class's static fields, as fields
+ *   instance_fields  Class objects: the described class's own instance fields, [{"name",
+ *                  "type", "offset"}...] in declaration order (type: the Java type name;
+ *                  offset null when not derivable): the names and types of the "fields"
+ *                  of its instances, once per class rather than on every line
+ *   static_fields  Class objects: the class's static fields, as instance_fields
+ *   statics        Class objects: the static values, {"name": value, ...}
  *   length         arrays: elements; strings: characters
  *   compressed     strings: stored 8-bit
  *   value          strings: the text (null when its characters do not read)

@@ -278,21 +278,19 @@ static void test_outputs(const struct model *m, const struct referrers *r)
 	expect_line(a, "{\"address\":\"0x12c01000\",\"class\":\"Msg\",\"class_address\":\"0x12c00600\",\"kind\":\"instance\","
 		       "\"size\":24,\"space\":\"main space\",\"space_kind\":\"RosAllocSpace\",\"place\":{\"kind\":"
 		       "\"rosalloc_slot\",\"where\":\"0x12c01000\",\"index\":0,\"offset\":0},\"alloc\":\"allocated\","
-		       "\"content\":\"intact\",\"reach\":\"unknown\",\"confidence\":100,\"fields\":["
-		       "{\"name\":\"text\",\"type\":\"java.lang.String\",\"offset\":8,\"value\":\"0x12c01100\"},"
-		       "{\"name\":\"next\",\"type\":\"Msg\",\"offset\":12,\"value\":null},"
-		       "{\"name\":\"id\",\"type\":\"int\",\"offset\":16,\"value\":7},"
-		       "{\"name\":\"seen\",\"type\":\"boolean\",\"offset\":20,\"value\":1},"
-		       "{\"name\":\"shadow$_klass_\",\"type\":\"java.lang.Class\",\"offset\":0,\"value\":\"0x12c00600\"},"
-		       "{\"name\":\"shadow$_monitor_\",\"type\":\"int\",\"offset\":4,\"value\":0}]}\n");
+		       "\"content\":\"intact\",\"reach\":\"unknown\",\"confidence\":100,\"fields\":{"
+		       "\"text\":\"0x12c01100\",\"next\":null,\"id\":7,\"seen\":1,\"shadow$_monitor_\":0}}\n");
 	expect_line(a, "\"kind\":\"string\",\"size\":22,");
 	expect_line(a, "\"length\":3,\"compressed\":false,\"value\":\"A\\ud800B\"}\n");
 	expect_line(a, "\"length\":5,\"compressed\":true,\"value\":\"hello\"}\n");
 	expect_line(a, "\"kind\":\"object-array\",\"size\":20,");
 	expect_line(a, "\"length\":2,\"element_type\":\"java.lang.Object\",\"elements\":[\"0x12c01000\",null]}\n");
 	expect_line(a, "\"length\":3,\"element_type\":\"int\",\"elements\":[10,0,0]}\n");
-	expect_line(a, "{\"name\":\"nativePeer\",\"type\":\"long\",\"offset\":8,\"value\":139637976731648}");
-	expect_line(a, "\"describes\":\"Msg\",\"statics\":[]}\n");
+	expect_line(a, "\"fields\":{\"nativePeer\":139637976731648,\"shadow$_monitor_\":0}}\n");
+	expect_line(a, "\"describes\":\"Msg\",\"instance_fields\":[{\"name\":\"text\",\"type\":\"java.lang.String\","
+		       "\"offset\":8},{\"name\":\"next\",\"type\":\"Msg\",\"offset\":12},{\"name\":\"id\",\"type\":\"int\","
+		       "\"offset\":16},{\"name\":\"seen\",\"type\":\"boolean\",\"offset\":20}],\"static_fields\":[],"
+		       "\"statics\":{}}\n");
 	free(a);
 	free(b);
 
