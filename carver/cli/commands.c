@@ -16,6 +16,7 @@ int cmd_art_file(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_hooks(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_strings(int argc, char **argv);
 extern const struct opt_spec cmd_version_spec;
 extern const struct opt_spec cmd_crunch_spec;
 extern const struct opt_spec cmd_decrunch_spec;
@@ -29,6 +30,7 @@ extern const struct opt_spec cmd_art_file_spec;
 extern const struct opt_spec cmd_disasm_spec;
 extern const struct opt_spec cmd_hooks_spec;
 extern const struct opt_spec cmd_validate_spec;
+extern const struct opt_spec cmd_strings_spec;
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -303,6 +305,45 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 ok (damaged content is reported, not fatal), 1 input rejected (not an ART\n"
 	  "process image, damaged container), 2 usage, 3 I/O or out of memory.\n",
 	  &cmd_carve_spec },
+	{ "strings", cmd_strings, "list every recovered java.lang.String, and string text in freed memory",
+	  "usage: artcarve strings IMAGE [--maps FILE] [--grep RE] [--state LIST] [--json]\n"
+	  "                        [--no-residue] [--min-run N] [--art-version V]\n\n"
+	  "Carves the heap as `carve` does (nothing is written) and lists every java.lang.String\n"
+	  "object, allocated or free, compressed (8-bit) or UTF-16, in address order: address,\n"
+	  "source, length, encoding, states (allocation, content, reachability) and what holds it:\n"
+	  "the first object naming it (lowest address), as CLASS.FIELD@ADDRESS, CLASS[INDEX]@ADDRESS\n"
+	  "for an array element or static CLASS.FIELD@ADDRESS, with the count of further holders;\n"
+	  "the text last, as a JSON string (control characters, quotes and lone surrogates escaped).\n\n"
+	  "Then string text left in freed memory whose object is gone (residue): the free slots and\n"
+	  "dlmalloc free chunks whose class word the allocator overwrote are read past the\n"
+	  "overwritten words, and report\n"
+	  "  string-body  a String's count_, hash_ and characters that survive (8.0+): the length\n"
+	  "               fits the place and hash_ equals String.hashCode() of the characters, or\n"
+	  "               hash_ is 0 and the characters are printable and at least --min-run\n"
+	  "  run8         at least --min-run printable ASCII bytes (0x20-0x7e) in a row\n"
+	  "  run16        at least --min-run printable Latin-1 UTF-16LE units in a row\n"
+	  "Residue has the states free, residue, unknown and no holder.\n\n"
+	  "options:\n"
+	  "  --maps FILE       mapping names from this /proc/PID/maps listing (see `info`)\n"
+	  "  --grep RE         only strings whose text a POSIX extended regular expression\n"
+	  "                    matches (regcomp; bytes of the UTF-8 text, C locale)\n"
+	  "  --state LIST      only strings in every state named (comma-separated): allocated,\n"
+	  "                    free, intact, partial, residue, reachable, unreachable, unknown;\n"
+	  "                    dropped = allocated,unreachable.  Two values of one kind: either\n"
+	  "  --json            a JSON array, one string an element and a line: address, source,\n"
+	  "                    length, compressed, alloc, content, reach, confidence,\n"
+	  "                    referrer_count and referrers (the first 16: address, holder) or\n"
+	  "                    place (residue), value\n"
+	  "  --no-residue      String objects only\n"
+	  "  --min-run N       characters of a residue run (default 8)\n"
+	  "  --art-version V   use layout family V (e.g. 11) instead of detecting it\n\n"
+	  "examples:\n"
+	  "  artcarve strings core --maps maps.txt\n"
+	  "  artcarve strings core --maps maps.txt --state dropped --grep 'token|password'\n"
+	  "  artcarve strings --json core | jq -r '.[] | select(.source != \"object\") | .value'\n\n"
+	  "exit status: 0 ok (also when nothing matches), 1 input rejected, 2 usage (a bad regular\n"
+	  "expression or state), 3 I/O or out of memory.\n",
+	  &cmd_strings_spec },
 	{ "art-file", cmd_art_file, "decode DEX, VDEX, OAT/ODEX and ART image files (header and contents summary)",
 	  "usage: artcarve art-file FILE... [--json] [--extract-dex DIR] [--no-vdex]\n\n"
 	  "Identifies each FILE by its magic and prints its decoded header and a summary:\n"
