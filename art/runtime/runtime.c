@@ -519,9 +519,41 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static size_t class_slot(uint64_t addr, size_t mask)
+{
+	return (size_t)(((addr >> 3) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+/* runtime_class_at answers for every carved object (its class word), often more than once:
+ * an open-addressing table of the class addresses (at least twice the class count, so probes
+ * stay short) replaces a binary search over thousands of classes. */
+static int hash_classes(struct art_runtime *rt, struct err *e)
+{
+	size_t cap = 16;
+	while (cap < rt->class_count || cap - rt->class_count < rt->class_count)
+		if (ck_mul(cap, 2, &cap))
+			return rt_nomem(e);
+	if (!(rt->class_hash = xcalloc(cap, sizeof(*rt->class_hash))))
+		return rt_nomem(e);
+	rt->class_hash_mask = cap - 1;
+	for (size_t i = 0; i < rt->class_count; i++) {
+		size_t h = class_slot(rt->classes[i].addr, rt->class_hash_mask);
+		while (rt->class_hash[h])
+			h = (h + 1) & rt->class_hash_mask;
+		rt->class_hash[h] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr)
 {
 	size_t lo = 0, hi = rt->class_count;
+	if (rt->class_hash) {
+		for (size_t h = class_slot(addr, rt->class_hash_mask); rt->class_hash[h]; h = (h + 1) & rt->class_hash_mask)
+			if (rt->classes[rt->class_hash[h] - 1].addr == addr)
+				return &rt->classes[rt->class_hash[h] - 1];
+		return NULL;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (rt->classes[mid].addr == addr)
@@ -1285,6 +1317,12 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 	if (rc == 0) {
 		if (rt->class_count > 1) /* none when every Class is a forwarded copy: classes is NULL */
 			qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
+		if (rt->class_count > UINT32_MAX - 1)
+			rc = ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%zu classes: more than the model holds", rt->class_count);
+		else
+			rc = hash_classes(rt, e);
+	}
+	if (rc == 0) {
 		link_classes(rt);
 		choose_pointer_size(rt);
 		rt->m.pointer_size = rt->pointer_size;
@@ -1311,6 +1349,7 @@ void runtime_close(struct art_runtime *rt)
 	xfree(rt->dexes);
 	xfree(rt->files);
 	xfree(rt->classes);
+	xfree(rt->class_hash);
 	arena_release(&rt->arena);
 	anomaly_release(&rt->anomalies);
 	memset(rt, 0, sizeof(*rt));

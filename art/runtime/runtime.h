@@ -106,6 +106,8 @@ struct art_runtime {
 	uint64_t java_lang_class;
 	struct rt_class *classes; /* sorted by address */
 	size_t class_count;
+	uint32_t *class_hash;     /* runtime_class_at's table: class index + 1, 0 empty */
+	size_t class_hash_mask;
 	size_t retired_classes;   /* placeholders replaced during linking (not listed) */
 	size_t rejected_classes;  /* words equal to java.lang.Class's address that are no Class */
 	size_t dex_caches, dex_caches_resolved;

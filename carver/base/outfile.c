@@ -55,9 +55,31 @@ int outf_open(struct outf *o, const char *path, struct err *e)
 	return 0;
 }
 
+/* A big block goes straight to the file after the stream's buffer is flushed: copying it
+ * through the buffer first would only add a copy (writers hand over whole records). */
+static int outf_write_direct(struct outf *o, const uint8_t *p, size_t n)
+{
+	if (fflush(o->fp) != 0)
+		return -1;
+	while (n) {
+		ssize_t k = write(fileno(o->fp), p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
 {
-	if (n && fwrite(p, 1, n, o->fp) != n)
+	enum { DIRECT_MIN = 256 << 10 };
+	if (n && (n >= DIRECT_MIN ? outf_write_direct(o, p, n) : fwrite(p, 1, n, o->fp) != n ? -1 : 0))
 		return ERR_SET(e, ERR_IO, o->written, "%s: write failed at byte %llu: %s", o->path,
 			       (unsigned long long)o->written, strerror(errno));
 	o->written += n;
