@@ -425,22 +425,32 @@ static uint8_t *put_u32be(uint8_t *d, uint32_t v)
 	return d + 4;
 }
 
-/* One little-endian field of `size` bytes at v, big-endian at d. */
+/* One little-endian field of `size` bytes at v, big-endian at d (a load, a byte swap and a
+ * store: the hosts are little-endian, rosalloc/walk/walk.c). */
 static uint8_t *put_field(uint8_t *d, const uint8_t *v, unsigned size)
 {
+	uint16_t h;
+	uint32_t w;
+	uint64_t q;
+
 	switch (size) {
 	case 1:
 		*d = *v;
 		break;
 	case 2:
-		d[0] = v[1], d[1] = v[0];
+		memcpy(&h, v, 2);
+		h = __builtin_bswap16(h);
+		memcpy(d, &h, 2);
 		break;
 	case 4:
-		d[0] = v[3], d[1] = v[2], d[2] = v[1], d[3] = v[0];
+		memcpy(&w, v, 4);
+		w = __builtin_bswap32(w);
+		memcpy(d, &w, 4);
 		break;
 	default:
-		for (unsigned k = 0; k < size; k++)
-			d[k] = v[size - 1 - k];
+		memcpy(&q, v, 8);
+		q = __builtin_bswap64(q);
+		memcpy(d, &q, 8);
 		break;
 	}
 	return d + size;
