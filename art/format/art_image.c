@@ -11,7 +11,7 @@
 static const char *const section_names[ART_SEC_COUNT] = {
 	"objects", "art-fields", "art-methods", "runtime-methods", "im-tables", "imt-conflict-tables",
 	"dex-cache-arrays", "interned-strings", "class-table", "string-reference-offsets",
-	"metadata", "image-bitmap",
+	"metadata", "image-bitmap", "jni-stub-methods",
 };
 
 const char *art_image_section_name(enum art_image_section s)

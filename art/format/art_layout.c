@@ -5,12 +5,14 @@
  * "11" = tag RP1A.200720.009.2020.09.25.00 (image 085, oat 183).  Files read for each:
  * runtime/image.h (ImageHeader), runtime/mirror/object.h, class.h, string.h, array.h,
  * dex_cache.h, runtime/art_field.h, runtime/art_method.h, libdexfile/dex/dex_file.h,
- * libartbase/base/length_prefixed_array.h; rows for 5.0-9 from the same files at R50..R9. */
+ * libartbase/base/length_prefixed_array.h; rows for 5.0-9 from the same files at R50..R9;
+ * rows 12-15 from the release tags and commits of doc/android12-16.md (labels R12S..R15). */
 #include "art/format/art_layout.h"
 
 #include <string.h>
 
-/* mirror::Class data members are identical in 8.0-14 (runtime/mirror/class.h @R10, @R11):
+/* mirror::Class data members are identical in 8.0-15 (runtime/mirror/class.h @R10, @R11,
+ * @R12S, @R13T, @R14U, @R15):
  * 8 class_loader_, 12 component_type_, 16 dex_cache_, 20 ext_data_, 24 iftable_, 28 name_,
  * 32 super_class_, 36 vtable_, 40 ifields_ (u64), 48 methods_ (u64), 56 sfields_ (u64),
  * 64 access_flags_, 68 class_flags_, 72 class_size_, 76 clinit_thread_id_,
@@ -19,7 +21,7 @@
  * 104 primitive_type_, 108 reference_instance_offsets_, 112 status_,
  * 116 copied_methods_offset_ (u16), 118 virtual_methods_offset_ (u16); end 120.
  * ClassStatus (runtime/class_status.h @R9-R14) is status_ >> 28: 0 NotReady, 1 Retired, ...,
- * 14 Initialized, 15 VisiblyInitialized (11; 10 stops at 14, 15 is unused). */
+ * 14 Initialized, 15 VisiblyInitialized (11-15; 10 stops at 14, 15 is unused). */
 #define CLASS_8_TO_14                                                                          \
 	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
 		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
@@ -166,6 +168,36 @@
 #define CLASS_LOADER_7X                                                                        \
 	.class_loader = { .packages = 8, .parent = 12, .proxy_cache = 16, .allocator = 24,        \
 			  .class_table = 32, .size = 40 }
+/* 14-15 (class_loader.h @R14U, @R15): name_ 8 first, then packages_ 12, parent_ 16,
+ * proxyCache_ 20, allocator_ 24 (u64), class_table_ 32 (u64); end 40 (no padding_ any more) */
+#define CLASS_LOADER_14                                                                        \
+	.class_loader = { .packages = 12, .parent = 16, .proxy_cache = 20, .allocator = 24,       \
+			  .class_table = 32, .size = 40 }
+/* art::ArtMethod 12-15 (runtime/art_method.h @R12S, @R13T, @R14U, @R15): dex_code_item_offset_
+ * is gone; declaring_class_ 0, access_flags_ 4, dex_method_index_ 8, method_index_ 12 (u16),
+ * hotness_count_/imt_index_ 14 (u16), PtrSizedFields { data_, quick entry } at 16 */
+#define ART_METHOD_12_TO_15                                                                    \
+	.art_method_size = { 24, 32 },                                                             \
+	.art_method = { .declaring_class = 0, .access_flags = 4, .dex_code_item_offset = ART_ABSENT, \
+			.dex_method_index = 8, .method_index = 12, .data = { 16, 16 },              \
+			.entry_point_quick = { 20, 24 } }
+/* mirror::DexCache 11-13 (dex_cache.h @R11, @R12S, @R13T): class_loader_ 8, location_ 12,
+ * dex_file_ 16, preresolved_strings_ 24, resolved_call_sites_ 32, resolved_fields_ 40,
+ * resolved_method_types_ 48, resolved_methods_ 56, resolved_types_ 64, strings_ 72,
+ * num_preresolved_strings_ 80 ... num_resolved_types_ 100, num_strings_ 104; end 108 */
+#define DEX_CACHE_11_TO_13                                                                     \
+	.dex_cache = { .location = 12, .dex_file = 16, .strings = 72, .resolved_types = 64,       \
+		       .num_strings = 104, .num_resolved_types = 100, .size = 108,                  \
+		       .native_arrays = true }
+/* mirror::DexCache 14-15 (dex_cache.h @R14U, @R15): class_loader_ 8, location_ 12, dex_file_
+ * 16, then u64 pairs (hash-indexed cache, full array): resolved_call_sites_ 24,
+ * resolved_fields_ 32/40, resolved_method_types_ 48/56, resolved_methods_ 64/72,
+ * resolved_types_ 80/88, strings_ 96/104; end 112; no element counts (the sizes come from the
+ * DexFile header) */
+#define DEX_CACHE_14_TO_15                                                                     \
+	.dex_cache = { .location = 12, .dex_file = 16, .strings = 96, .resolved_types = 80,       \
+		       .num_strings = ART_ABSENT, .num_resolved_types = ART_ABSENT, .size = 112,    \
+		       .native_arrays = true }
 
 /* ---- ImageHeader rows (runtime/image.h): one per header layout, every image version from
  * 009 (5.0) to 108 (14).  The offsets were read from the data members of `class ImageHeader`
@@ -175,9 +207,9 @@
 
 #define NA ART_IMAGE_ABSENT
 
-/* ImageHeader rows, one per header layout (the families of art_layouts[] plus 12-14, whose
- * mirror layouts are not known yet) */
-enum { IH_5_0, IH_5_1, IH_6_0, IH_7_0, IH_7_1, IH_8_0, IH_8_1, IH_9, IH_10, IH_11, IH_12, IH_13, IH_14 };
+/* ImageHeader rows, one per header layout and family of art_layouts[] */
+enum { IH_5_0, IH_5_1, IH_6_0, IH_7_0, IH_7_1, IH_8_0, IH_8_1, IH_9, IH_10, IH_11, IH_12, IH_13, IH_14,
+       IH_15 };
 
 /* enum ImageMethod, runtime/image.h @R60/R70/R71 (6 entries), @R80/R81 (7), @R9+ (9) */
 static const char *const methods_60[] = {
@@ -211,6 +243,12 @@ static const char *const methods_80[] = {
 		 ART_SEC_IM_TABLES, ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_INTERNED_STRINGS,          \
 		 ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS, ART_SEC_DEX_CACHE_ARRAYS,   \
 		 ART_SEC_METADATA, ART_SEC_IMAGE_BITMAP }
+/* 15 (runtime/oat/image.h @R15): RuntimeMethods moved after the IMT sections and JniStubMethods
+ * added, 13 sections */
+#define SEC_15 { ART_SEC_OBJECTS, ART_SEC_ART_FIELDS, ART_SEC_ART_METHODS, ART_SEC_IM_TABLES,        \
+		 ART_SEC_IMT_CONFLICT_TABLES, ART_SEC_RUNTIME_METHODS, ART_SEC_JNI_STUB_METHODS,    \
+		 ART_SEC_INTERNED_STRINGS, ART_SEC_CLASS_TABLE, ART_SEC_STRING_REFERENCE_OFFSETS,   \
+		 ART_SEC_DEX_CACHE_ARRAYS, ART_SEC_METADATA, ART_SEC_IMAGE_BITMAP }
 
 /* 5.0/5.1 (runtime/image.h @R50/R51): no pointer size, sections or storage mode; the bitmap
  * is located by image_bitmap_offset/size (file offsets) */
@@ -245,7 +283,8 @@ static const char *const methods_80[] = {
 	  .patch_delta = NA, .image_roots = 56, .pointer_size = 60, .compile_pic = NA,              \
 	  .is_pic = NA, .sections = 64, .image_methods = 160, .storage_mode = NA, .data_size = 232, \
 	  .blocks_offset = 236, .blocks_count = 240 }
-/* 11-14 (runtime/image.h @R11..R14): + boot image component count and checksum */
+/* 11-15 (runtime/image.h @R11..R14U, runtime/oat/image.h @R15): + boot image component count
+ * and checksum */
 #define OFF_11(methods)                                                                          \
 	{ .image_reservation_size = 8, .component_count = 12, .image_begin = 16, .image_size = 20,  \
 	  .image_checksum = 24, .image_bitmap_offset = NA, .image_bitmap_size = NA,                 \
@@ -305,17 +344,24 @@ const struct art_image_format art_image_formats[] = {
 	[IH_11] = { .versions = "085,086", .family = "11", .header_size = 256, .off = OFF_11(168),
 	  .section_count = 12, .section_kinds = SEC_10, .image_method_count = 9,
 	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	/* 12, 13: sections_[11] (no DexCacheArrays) at 72, image_methods_ at 160; 248 bytes */
+	/* 12, 13: sections_[11] (no DexCacheArrays) at 72, image_methods_ at 160; 248 bytes
+	 * (@R12S, @R13T).  100-105 are the module builds between the two releases (sc-dev to
+	 * tm-dev, doc/android12-16.md): header, mirror and ArtMethod layouts as 106 */
 	[IH_12] = { .versions = "099", .family = "12", .header_size = 248, .off = OFF_11(160),
 	  .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
 	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	[IH_13] = { .versions = "106", .family = "13", .header_size = 248, .off = OFF_11(160),
-	  .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
+	[IH_13] = { .versions = "100,101,102,103,104,105,106", .family = "13", .header_size = 248,
+	  .off = OFF_11(160), .section_count = 11, .section_kinds = SEC_12, .image_method_count = 9,
 	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
-	/* 14: DexCacheArrays back at index 9 (12 sections); roots + AppImageOatHeader */
+	/* 14: DexCacheArrays back at index 9 (12 sections), 256 bytes (@R14U); kAppImageOatHeader
+	 * aliases kSpecialRoots, so still 3 roots (ImageHeader::NumberOfImageRoots) */
 	[IH_14] = { .versions = "108", .family = "14", .header_size = 256, .off = OFF_11(168),
 	  .section_count = 12, .section_kinds = SEC_14, .image_method_count = 9,
-	  .image_method_names = methods_80, .roots = { 0, 1, 4 } },
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	/* 15: 13 sections at 72, image_methods_[9] at 176, data_size 248; 260 rounded to 264 (@R15) */
+	[IH_15] = { .versions = "111", .family = "15", .header_size = 264, .off = OFF_11(176),
+	  .section_count = 13, .section_kinds = SEC_15, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
 };
 const size_t art_image_format_count = sizeof(art_image_formats) / sizeof(art_image_formats[0]);
 
@@ -500,6 +546,36 @@ const struct art_layout art_layouts[] = {
 			       .native_arrays = true },
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
+	/* 12-15: rows keyed on the image version (and OAT version); 12 and 13 differ only in
+	 * the class roots (13 adds StaticFieldVarHandle, runtime/class_root.h @R13T), which the
+	 * tool reads by name.  libdexfile/dex/dex_file.h @R12S..R15: begin_ slot 1, data_ (13-:
+	 * data_begin_; 14+: ArrayRef data_) slot 3 */
+	{
+		/* oat 195 (SP1A) .. 199 (SQ3A) */
+		.family = "12", .image = &art_image_formats[IH_12], .oat_version_min = 195, .oat_version_max = 199,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		ART_METHOD_12_TO_15, DEX_CACHE_11_TO_13, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
+	{
+		/* oat 200 .. 225 (TP1A/TQ3A: 225) */
+		.family = "13", .image = &art_image_formats[IH_13], .oat_version_min = 200, .oat_version_max = 225,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		ART_METHOD_12_TO_15, DEX_CACHE_11_TO_13, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
+	{
+		/* oat 230 (udc-dev) .. 239 (14 branch).  The ClassLoader row is the one with name_
+		 * (class_loader.h @R14U, oat 239); 108 builds before that change (oat 230) have the
+		 * 7.0-13 ClassLoader (doc/android12-16.md) */
+		.family = "14", .image = &art_image_formats[IH_14], .oat_version_min = 226, .oat_version_max = 239,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
+		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
+	{
+		/* oat 244 (24Q3 release, @R15) */
+		.family = "15", .image = &art_image_formats[IH_15], .oat_version_min = 240, .oat_version_max = 244,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
+		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
 };
 
 const size_t art_layout_count = sizeof(art_layouts) / sizeof(art_layouts[0]);
@@ -539,4 +615,19 @@ const struct art_layout *art_layout_by_oat_version(unsigned oat_version)
 size_t art_layout_field_offset(const struct art_layout *l, size_t i)
 {
 	return l->field_array_header + i * l->art_field_size;
+}
+
+/* memcmp of the sub-structures is exact: the rows have static storage, so their padding is
+ * zero (C11 6.7.9p10) */
+bool art_layout_same_objects(const struct art_layout *a, const struct art_layout *b)
+{
+	return !memcmp(&a->object, &b->object, sizeof(a->object)) &&
+	       !memcmp(&a->klass, &b->klass, sizeof(a->klass)) && a->field_storage == b->field_storage &&
+	       a->field_array_header == b->field_array_header && a->field_link == b->field_link &&
+	       !memcmp(&a->string, &b->string, sizeof(a->string)) &&
+	       !memcmp(&a->array, &b->array, sizeof(a->array)) &&
+	       !memcmp(&a->dex_cache, &b->dex_cache, sizeof(a->dex_cache)) &&
+	       !memcmp(&a->class_loader, &b->class_loader, sizeof(a->class_loader)) &&
+	       a->art_field_size == b->art_field_size &&
+	       !memcmp(&a->art_field, &b->art_field, sizeof(a->art_field));
 }

@@ -20,7 +20,7 @@
 /* ---- ImageHeader (runtime/image.h) ---- */
 
 #define ART_IMAGE_ABSENT 0xffffu      /* a header field this version does not have */
-#define ART_IMAGE_MAX_SECTIONS 12u
+#define ART_IMAGE_MAX_SECTIONS 13u
 #define ART_IMAGE_MAX_METHODS 9u
 
 /* Section meaning, independent of its index in a given version. */
@@ -37,6 +37,7 @@ enum art_image_section {
 	ART_SEC_STRING_REFERENCE_OFFSETS,
 	ART_SEC_METADATA,
 	ART_SEC_IMAGE_BITMAP,
+	ART_SEC_JNI_STUB_METHODS, /* 15+ */
 	ART_SEC_COUNT
 };
 
@@ -44,7 +45,7 @@ enum art_image_section {
  * art_image_formats[] (art_layout.c); art/format/art_image.c parses a header with it. */
 struct art_image_format {
 	const char *versions;     /* image versions of the row: "009", or "085,086" */
-	const char *family;       /* "5.0" ... "14" (an art_layouts[] family up to 11) */
+	const char *family;       /* "5.0" ... "15", the art_layouts[] family */
 	unsigned header_size;     /* sizeof(ImageHeader) */
 	struct {
 		unsigned image_reservation_size, component_count, image_begin, image_size,
@@ -92,7 +93,7 @@ enum art_field_link {
 };
 
 struct art_layout {
-	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10", "11" */
+	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10" ... "15" */
 	const struct art_image_format *image; /* the ImageHeader row of this family */
 	unsigned oat_version_min, oat_version_max;
 
@@ -158,6 +159,11 @@ const struct art_layout *art_layout_by_family(const char *family);
 const struct art_layout *art_layout_for_image(const struct art_image_format *f);
 const struct art_layout *art_layout_by_image_version(unsigned image_version);
 const struct art_layout *art_layout_by_oat_version(unsigned oat_version);
+/* True when a and b decode every managed object alike (Object, Class, String, Array, DexCache,
+ * ClassLoader, ArtField and the field rules): rows that differ only in native layouts
+ * (ArtMethod, ImageHeader, DexFile), such as 11, 12 and 13, which the heap alone cannot tell
+ * apart. */
+bool art_layout_same_objects(const struct art_layout *a, const struct art_layout *b);
 /* Index into art_method_size/entry_point_quick/data for a pointer size (4 -> 0, 8 -> 1). */
 static inline unsigned art_ptr_index(unsigned pointer_size) { return pointer_size == 8 ? 1 : 0; }
 /* Offset of an ArtField/ArtMethod array element: header + i * stride. */

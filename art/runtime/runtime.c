@@ -392,6 +392,24 @@ static int layout_from_oat(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
+/* The families after l whose objects read as l's (comma-separated, "" if none): content
+ * alone cannot choose among them, and their native layouts (ArtMethod) differ. */
+static const char *content_alike(const struct art_layout *l)
+{
+	static char list[128];
+	size_t n = 0;
+
+	list[0] = 0;
+	for (size_t i = 0; i < art_layout_count; i++) {
+		const struct art_layout *o = &art_layouts[i];
+		if (o == l || !art_layout_same_objects(l, o) || n >= sizeof(list) - 1)
+			continue;
+		int w = snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", o->family);
+		n = w < 0 ? sizeof(list) - 1 : n + (size_t)w < sizeof(list) ? n + (size_t)w : sizeof(list) - 1;
+	}
+	return list;
+}
+
 /* Picks java.lang.Class among the self-referencing words and, unless fixed, the row. */
 static int find_jlc(struct art_runtime *rt, struct err *e)
 {
@@ -419,7 +437,9 @@ static int find_jlc(struct art_runtime *rt, struct err *e)
 				cbest = sc;
 				cl = l;
 				ctie = NULL;
-			} else if (sc >= 0 && sc == cbest) {
+			} else if (sc >= 0 && sc == cbest && !art_layout_same_objects(cl, l)) {
+				/* rows that read every object alike are no ambiguity for the heap
+				 * (the first is kept; layout_how says so) */
 				ctie = l;
 			}
 		}
@@ -446,10 +466,11 @@ static int find_jlc(struct art_runtime *rt, struct err *e)
 	rt->java_lang_class = best_va;
 	if (!rt->layout) {
 		rt->layout = best_l;
+		const char *alike = content_alike(best_l);
 		rt->layout_how = rt_printf(rt, "content: java.lang.Class at 0x%llx (its own class) read with "
 					   "every layout row; only %s fits (java.lang.Object size, Class flags, "
-					   "DexCache size %u)", (unsigned long long)best_va, best_l->family,
-					   best_l->dex_cache.size);
+					   "DexCache size %u)%s%s", (unsigned long long)best_va, best_l->family,
+					   best_l->dex_cache.size, alike[0] ? "; objects read alike in " : "", alike);
 		if (!rt->layout_how)
 			return rt_nomem(e);
 	}
