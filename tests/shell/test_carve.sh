@@ -17,7 +17,7 @@
 #     unreachable, and the objects called unreachable that a root reaches under 0.5% of the
 #     unreachable claims (trimmed cores) or 0.1% (-full cores, which hold stacks and JNI
 #     tables);
-#   - on a synthetic image of every family x bitness (build/synth, 5.0-11, 32/64-bit),
+#   - on a synthetic image of every family x bitness (build/synth, 5.0-15, 32/64-bit),
 #     validate against truth.jsonl: 100% recall and precision of the allocated objects, the
 #     same states (allocation, content, reachability), fields and strings.
 # A summary table (capture, recall, precision, fields, unreachable recall, false unreachable,
@@ -165,7 +165,7 @@ if [ $rc -eq 2 ] && [ ! -e "$TMP/skip2" ] && grep -q "not 'nosuch'" "$TMP/skip2.
 	t_ok "--skip nosuch: usage error naming it, exit 2, no output directory"
 else t_fail "--skip nosuch: exit $rc, $(cat "$TMP/skip2.err")"; fi
 # every family x bitness the generator makes
-for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; do
+for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; do
 	for b in 32 64; do
 		d=$TMP/synth-$v-$b
 		if ! build/synth --version $v --bits $b --seed 1 --size small --out "$d" >/dev/null 2>&1 ||

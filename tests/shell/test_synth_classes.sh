@@ -6,7 +6,7 @@
 SYNTH=$PWD/build/synth
 t_need python3 || { t_done; exit; }
 [ -x "$SYNTH" ] || { t_fail "no $SYNTH (make all)"; t_done; exit; }
-for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; do
+for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; do
 	for b in 32 64; do
 		d=$TMP/$v-$b
 		"$SYNTH" --version "$v" --bits "$b" --seed 1 --size tiny --out "$d" >/dev/null 2>&1 ||

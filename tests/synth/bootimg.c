@@ -1,7 +1,7 @@
 /* bootimg.c - a minimal boot image (the core classes, their DEX, dex caches, class roots and
  * image roots, a header of the family's version) plus the app's classes in the heap.
  *
- * Header layouts: runtime/image.h (@R50..R14, doc/sources.md), layouts A-E; its sections, image
+ * Header layouts: runtime/image.h (@R50..R14U, 15: runtime/oat/image.h @R15; doc/sources.md), layouts A-E; its sections, image
  * roots and class roots (runtime/image.h, runtime/class_linker.h).  ArtField (6.0+): 16-byte native {declaring_class_,
  * access_flags_, field_dex_idx_, offset_} in the image's ArtFields section or in LinearAlloc,
  * 6.0 as a raw array counted by the Class, 7.0+ as a LengthPrefixedArray {u32 size, elements}.
@@ -54,8 +54,10 @@ static uint64_t art_methods(struct model *m, int ki, uint64_t a)
 		k->method_addr[w] = a;
 		vm_w32(&m->vm, a, k->addr);
 		vm_w32(&m->vm, a + 4, flags[w]);
-		vm_w32(&m->vm, a + 12, k->method_idx[w]);
-		vm_w16(&m->vm, a + 16, (uint16_t)w);    /* virtual: its vtable slot */
+		/* 12+ (art_method.h @R12S): dex_code_item_offset_ gone, the rest 4 bytes earlier */
+		unsigned idx = m->fam->artmethod_no_code_item ? 8 : 12;
+		vm_w32(&m->vm, a + idx, k->method_idx[w]);
+		vm_w16(&m->vm, a + idx + 4, (uint16_t)w);    /* virtual: its vtable slot */
 		vm_wptr(&m->vm, a + q - P, m->libart + LIBART_DLSYM_STUB);
 		vm_wptr(&m->vm, a + q, m->libart + LIBART_GENERIC_JNI);
 		m->art_methods++;

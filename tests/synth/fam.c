@@ -121,6 +121,15 @@ static const struct fam_field f_dexcache_11[] = {
 	{"numResolvedMethodTypes", "I", 92}, {"numResolvedMethods", "I", 96},
 	{"numResolvedTypes", "I", 100}, {"numStrings", "I", 104}, {0, 0, 0}};
 
+/* 14-15 (dex_cache.h @R14U, @R15): no counts; (hash cache, full array) u64 pairs */
+static const struct fam_field f_dexcache_14[] = {
+	{"classLoader", "Ljava/lang/ClassLoader;", 8}, {"location", "Ljava/lang/String;", 12},
+	{"dexFile", "J", 16}, {"resolvedCallSites", "J", 24}, {"resolvedFields", "J", 32},
+	{"resolvedFieldsArray", "J", 40}, {"resolvedMethodTypes", "J", 48},
+	{"resolvedMethodTypesArray", "J", 56}, {"resolvedMethods", "J", 64},
+	{"resolvedMethodsArray", "J", 72}, {"resolvedTypes", "J", 80}, {"resolvedTypesArray", "J", 88},
+	{"strings", "J", 96}, {"stringsArray", "J", 104}, {0, 0, 0}};
+
 /* ---- java.lang.ref.Reference (all versions) ---- */
 static const struct fam_field f_reference[] = {
 	{"pendingNext", "Ljava/lang/ref/Reference;", 8}, {"queue", "Ljava/lang/ref/ReferenceQueue;", 12},
@@ -133,6 +142,12 @@ static const struct fam_field f_loader_50[] = {
 static const struct fam_field f_loader_70[] = {
 	{"packages", "Ljava/util/HashMap;", 8}, {"parent", "Ljava/lang/ClassLoader;", 12},
 	{"proxyCache", "Ljava/util/Map;", 16}, {"allocator", "J", 24}, {"classTable", "J", 32}, {0, 0, 0}};
+
+/* 14-15 (class_loader.h @R14U, @R15): + name_ first, no padding_ */
+static const struct fam_field f_loader_14[] = {
+	{"name", "Ljava/lang/String;", 8}, {"packages", "Ljava/util/HashMap;", 12},
+	{"parent", "Ljava/lang/ClassLoader;", 16}, {"proxyCache", "Ljava/util/Map;", 20},
+	{"allocator", "J", 24}, {"classTable", "J", 32}, {0, 0, 0}};
 
 /* ---- 5.x mirror ArtField / ArtMethod (mirror/art_field.h, art_method.h @5.0) ---- */
 static const struct fam_field f_artfield_5[] = {
@@ -179,6 +194,22 @@ static const char *const roots_10[] = {ROOTS_HEAD, ROOTS_REFLECT, "Ljava/lang/in
 	"Ljava/lang/invoke/MethodHandles$Lookup;", "Ljava/lang/invoke/MethodType;", ROOTS_VARHANDLES,
 	ROOTS_TAIL, "Ldalvik/system/EmulatedStackFrame;", ROOTS_PRIMS, "[Ljava/lang/ClassLoader;",
 	"Ldalvik/system/ClassExt;"};
+/* 12 (class_root.h @R12S): ClassNotFoundException and the primitive classes moved to the end,
+ * after [ClassLoader and ClassExt; 13+ (@R13T, @R14U, @R15): + StaticFieldVarHandle */
+#define ROOTS_12_TAIL "Ljava/lang/ClassLoader;", "Ljava/lang/Throwable;", "Ljava/lang/StackTraceElement;", \
+	"Ldalvik/system/EmulatedStackFrame;", "[Z", "[B", "[C", "[D", "[F", "[I", "[J", "[S", \
+	"[Ljava/lang/StackTraceElement;", "[Ljava/lang/ClassLoader;", "Ldalvik/system/ClassExt;", \
+	"Ljava/lang/ClassNotFoundException;", "Z", "B", "C", "D", "F", "I", "J", "S", "V"
+#define ROOTS_12_INVOKE "Ljava/lang/invoke/CallSite;", "Ljava/lang/invoke/MethodHandle;", \
+	"Ljava/lang/invoke/MethodHandleImpl;", "Ljava/lang/invoke/MethodHandles$Lookup;", \
+	"Ljava/lang/invoke/MethodType;", "Ljava/lang/invoke/VarHandle;", "Ljava/lang/invoke/FieldVarHandle;"
+static const char *const roots_12[] = {ROOTS_HEAD, ROOTS_REFLECT, ROOTS_12_INVOKE,
+	"Ljava/lang/invoke/ArrayElementVarHandle;", "Ljava/lang/invoke/ByteArrayViewVarHandle;",
+	"Ljava/lang/invoke/ByteBufferViewVarHandle;", ROOTS_12_TAIL};
+static const char *const roots_13[] = {ROOTS_HEAD, ROOTS_REFLECT, ROOTS_12_INVOKE,
+	"Ljava/lang/invoke/StaticFieldVarHandle;", "Ljava/lang/invoke/ArrayElementVarHandle;",
+	"Ljava/lang/invoke/ByteArrayViewVarHandle;", "Ljava/lang/invoke/ByteBufferViewVarHandle;",
+	ROOTS_12_TAIL};
 #define N(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
 
 #define M(arr, sz) {arr, sz}
@@ -254,6 +285,28 @@ static const struct fam fams[] = {
 	FAM_CC("9", 28, "056", "138", true, FAM_HDR_C, 232, 10, 9, 2, roots_9, (int)(14u << 28), f_dexcache_80, 92, 28, 40, 24, 32, false),
 	FAM_CC("10", 29, "074", "170", false, FAM_HDR_D, 248, 12, 9, 7, roots_10, (int)(14u << 28), f_dexcache_10, 104, 28, 40, 24, 32, true),
 	FAM_CC("11", 30, "085", "183", false, FAM_HDR_E, 256, 12, 9, 3, roots_10, (int)(14u << 28), f_dexcache_11, 108, 28, 40, 24, 32, true),
+/* 12-15: the ART module (doc/android12-16.md).  Header E with 11 (12, 13), 12 (14) or 13 (15)
+ * sections (runtime/image.h @R12S..R14U, runtime/oat/image.h @R15); ArtMethod without
+ * dex_code_item_offset_ (art_method.h @R12S): 24/32 bytes, quick entry at 20/24; dead objects
+ * in unevacuated regions poisoned in 12-13 only (kPoisonDeadObjectsInUnevacuatedRegions in
+ * runtime/gc/space/region_space.cc: true @R12S, R13T; kIsDebugBuild @R14U, R15) */
+#define FAM_MOD(v, api_, img, oat, hsize, nsec, roots, dc, dcsz, loader, poison) \
+	{.version = v, .api = api_, .image_version = img, .oat_version = oat, \
+	 .ros = FAM_ROS_NONE, .region = true, .ashmem = false, .str = FAM_STR_COMPRESSED, \
+	 .fields = FAM_FIELDS_LPA, .hdr = FAM_HDR_E, .hdr_size = hsize, .n_sections = nsec, .n_methods = 9, \
+	 .ros_brackets = 42, .ros_tl_brackets = 16, .los_free_flag = 0x80000000, \
+	 .los_zygote_flag = 0x40000000, .zygote_name = "zygote space", .nonmoving_name = "non moving space", \
+	 .los_freelist_name = "free list large object space", .main_name = "main space (region space)", \
+	 .main1_name = NULL, .n_image_roots = 3, .root_dex_caches = 0, .root_class_roots = 1, \
+	 .class_roots = roots, .n_class_roots = N(roots), .status_initialized = (int)(14u << 28), .class_flags = 1, \
+	 .prim_type_shift = 16, .ref_offsets_lsb = true, .artmethod_size32 = 24, .artmethod_size64 = 32, \
+	 .artmethod_quick32 = 20, .artmethod_quick64 = 24, .artmethod_no_code_item = true, \
+	 .region_size = 256 * 1024, .poison_unevac = poison, .m_class = M(f_class_80, 120), \
+	 .m_string = M(f_string_60, 16), .m_dexcache = M(dc, dcsz), .m_classloader = M(loader, 40), COMMON_60}
+	FAM_MOD("12", 31, "099", "195", 248, 11, roots_12, f_dexcache_11, 108, f_loader_70, true),
+	FAM_MOD("13", 33, "106", "225", 248, 11, roots_13, f_dexcache_11, 108, f_loader_70, true),
+	FAM_MOD("14", 34, "108", "239", 256, 12, roots_13, f_dexcache_14, 112, f_loader_14, false),
+	FAM_MOD("15", 35, "111", "244", 264, 13, roots_13, f_dexcache_14, 112, f_loader_14, false),
 };
 
 const struct fam *fam_find(const char *version)

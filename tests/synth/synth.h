@@ -39,7 +39,7 @@ struct fam_mirror {
 };
 
 struct fam {
-	const char *version;    /* "5.0" ... "11" */
+	const char *version;    /* "5.0" ... "15" */
 	int api;
 	const char *image_version, *oat_version;
 	enum fam_ros ros;
@@ -63,6 +63,7 @@ struct fam {
 	bool ref_offsets_lsb;       /* 6.0+: LSB-first reference_instance_offsets_ */
 	unsigned artmethod_size32, artmethod_size64; /* native ArtMethod (6.0+), 0 for mirror */
 	unsigned artmethod_quick32, artmethod_quick64;
+	bool artmethod_no_code_item; /* 12+: no dex_code_item_offset_, dex_method_index_ at 8 */
 	unsigned region_size;
 	bool poison_unevac;         /* 10+: dead objects in unevacuated regions -> 0xBADDB01D */
 	struct fam_mirror m_object, m_class, m_string, m_dexcache, m_reference, m_classloader,

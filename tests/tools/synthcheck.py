@@ -106,7 +106,8 @@ def dalvik(name):
 
 # ---- layout facts (runtime/image.h, runtime/mirror/*.h, gc/allocator/rosalloc.h) ----
 IMAGE_VERSIONS = {'009': '5.0', '012': '5.1', '017': '6.0', '029': '7.0', '030': '7.1',
-                  '043': '8.0', '046': '8.1', '056': '9', '074': '10', '085': '11'}
+                  '043': '8.0', '046': '8.1', '056': '9', '074': '10', '085': '11',
+                  '099': '12', '106': '13', '108': '14', '111': '15'}
 # java.lang.Class offsets (runtime/mirror/class.h @R50..R11)
 CLASS_OFFS = {
     '5.0': dict(component=12, dex_cache=16, ifields=24, super=44, access=60, class_size=64,
@@ -122,9 +123,10 @@ CLASS_OFFS = {
 }
 # DexCache: (location_, dex_file_) (runtime/mirror/dex_cache.h)
 DEXCACHE = {'5.0': (12, 32), '5.1': (12, 32), '6.0': (12, 32), '7.x': (12, 16), '8+': (8, 16),
-            '10': (8, 16), '11': (12, 16)}
+            '10': (8, 16), '11': (12, 16), '12': (12, 16), '13': (12, 16), '14': (12, 16),
+            '15': (12, 16)}
 HDR_SIZE = {'5.0': 52, '5.1': 56, '6.0': 140, '7.0': 200, '7.1': 208, '8.0': 216, '8.1': 216,
-            '9': 232, '10': 248, '11': 256}
+            '9': 232, '10': 248, '11': 256, '12': 248, '13': 248, '14': 256, '15': 264}
 PRIM_SIZE = {1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 8, 7: 4, 8: 8}
 PRIM_CHAR = {1: 'Z', 2: 'B', 3: 'C', 4: 'S', 5: 'I', 6: 'J', 7: 'F', 8: 'D'}
 
@@ -465,7 +467,8 @@ class Checker:
         if self.core.u32(c) != c:
             raise SystemExit('image: the first object\'s class is not java.lang.Class')
         self.jlc = c
-        hdr = {'5.0': 48, '5.1': 48, '6.0': 40, '10': 56, '11': 64}.get(self.ver, 56)
+        hdr = {'5.0': 48, '5.1': 48, '6.0': 40, '10': 56, '11': 64, '12': 64, '13': 64, '14': 64,
+               '15': 64}.get(self.ver, 56)
         roots = self.core.u32(s + hdr)
         idx = {'5.0': 7, '5.1': 8}.get(self.ver, 1)
         croots = self.core.u32(roots + 12 + 4 * idx)
@@ -479,7 +482,7 @@ class Checker:
         dc = self.core.u32(c + off['dex_cache'])
         if not dc:
             return None
-        key = self.ver if self.ver in ('5.0', '5.1', '6.0', '10', '11') else family(self.ver)
+        key = self.ver if self.ver in DEXCACHE else family(self.ver)
         _, dfo = DEXCACHE[key]
         df = self.core.u64(dc + dfo) & (0xffffffffffffffff if self.ptr == 8 else 0xffffffff)
         dex = self.rptr(df + self.ptr)
@@ -509,7 +512,7 @@ class Checker:
         dc = self.core.u32(c + off['dex_cache'])
         if not dc:
             return []
-        key = self.ver if self.ver in ('5.0', '5.1', '6.0', '10', '11') else family(self.ver)
+        key = self.ver if self.ver in DEXCACHE else family(self.ver)
         df = self.core.u64(dc + DEXCACHE[key][1])
         dex = self.rptr(df + self.ptr)
         entries = []
@@ -681,7 +684,9 @@ class Checker:
         return not self.errors
 
     # ---- ArtMethods of the image (7.0+; runtime/art_method.h, runtime/image.h section 2) ----
-    AM_SIZE = {'7.x': (36, 56), '8.0': (32, 48), '8.1': (32, 48)}   # else 9-11: (28, 40)
+    # art_method.h: else 9-11: (28, 40); 12+ without dex_code_item_offset_ (@R12S..R15)
+    AM_SIZE = {'7.x': (36, 56), '8.0': (32, 48), '8.1': (32, 48), '12': (24, 32), '13': (24, 32),
+               '14': (24, 32), '15': (24, 32)}
 
     def check_methods(self):
         if self.ver in ('5.0', '5.1', '6.0'):
@@ -696,7 +701,8 @@ class Checker:
         P = self.ptr
         stride = -(-(sz64 if P == 8 else sz32) // P) * P
         quick = stride - P if self.ver not in ('7.0', '7.1') else (48 if P == 8 else 32)
-        quick = {'7.x': (32, 48), '8.0': (28, 40), '8.1': (28, 40)}.get(
+        quick = {'7.x': (32, 48), '8.0': (28, 40), '8.1': (28, 40), '12': (20, 24), '13': (20, 24),
+                 '14': (20, 24), '15': (20, 24)}.get(
             family(self.ver) if family(self.ver) == '7.x' else self.ver, (24, 32))[P == 8]
         a, end, n = s + off, s + off + size, 0
         while a < end:

@@ -83,7 +83,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool family_poisons(const char *f) { return !strcmp(f, "10") || !strcmp(f, "11"); }
+/* kPoisonDeadObjectsInUnevacuatedRegions: true in 10-13, kIsDebugBuild from 14
+ * (runtime/gc/space/region_space.cc @R10, @R11, @R12S, @R13T, @R14U) */
+static bool family_poisons(const char *f)
+{
+	return !strcmp(f, "10") || !strcmp(f, "11") || !strcmp(f, "12") || !strcmp(f, "13");
+}
 
 int main(int argc, char **argv)
 {
