@@ -14,6 +14,7 @@
 #include "carver/cli/cli.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
+#include "output/report/report.h"
 #include "rosalloc/probe/probe.h"
 
 static double now(void)
@@ -73,13 +74,19 @@ static int make_dir(const char *dir, struct err *e)
 		       errno == EEXIST ? "a file of that name exists" : strerror(errno));
 }
 
-static int walk_spaces(struct carve *c, struct err *e)
+static bool wanted(const struct carve_opts *o, unsigned i);
+
+static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	struct walk_evidence *ev = walk_evidence_open(&c->rt, &c->sink, e);
 	int rc;
 	if (!ev)
 		return -e->code;
 	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev };
+	if (wanted(o, CARVE_OUT_REPORT)) {   /* the heap map draws the allocation units */
+		ctx.unit = report_units_add;
+		ctx.unit_arg = &c->units;
+	}
 	rc = walk_all(&ctx, e);
 	walk_evidence_report(ev, c->evidence);
 	walk_evidence_close(ev);
@@ -116,10 +123,18 @@ static int write_strings(struct carve *c, const struct carve_opts *o, struct out
 	return rc ? rc : strings_tsv_write(&c->m, &c->refs, &so, out, &st, e);
 }
 
+static int write_report(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	struct report_input in = { &c->m, &c->r, &c->sink, &c->units, c->evidence };
+	(void)o;
+	return report_write(&in, out, e);
+}
+
 static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {
 	[CARVE_OUT_HPROF] = { "heap.hprof", "hprof", write_hprof },
 	[CARVE_OUT_JSONL] = { "objects.jsonl", "jsonl", write_jsonl },
 	[CARVE_OUT_STRINGS] = { "strings.tsv", "strings", write_strings },
+	[CARVE_OUT_REPORT] = { "report.html", "report", write_report },
 };
 
 const char *carve_output_file(unsigned i)
@@ -237,7 +252,7 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	c->heap_bytes = heap_bytes(&c->rt);
 	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
 	phase(o, "walking the spaces and checking candidates");
-	if ((rc = walk_spaces(c, e)) || (rc = model_finish(&c->m, e)))
+	if ((rc = walk_spaces(c, o, e)) || (rc = model_finish(&c->m, e)))
 		return rc;
 	phase(o, "walking the object graph from the roots");
 	return reach_run(&c->m, &c->r, e);
@@ -272,6 +287,7 @@ void carve_release(struct carve *c)
 {
 	referrers_release(&c->refs);
 	reach_release(&c->r);
+	report_units_release(&c->units);
 	if (c->model_open)
 		model_release(&c->m);
 	if (c->rt_open)

@@ -12,6 +12,7 @@
 #include "carver/base/outfile.h"
 #include "carver/image/image.h"
 #include "output/hprof/hprof_carve.h"
+#include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
@@ -43,6 +44,7 @@ struct carve {
 	struct referrers refs;      /* built on first use (carve_referrers) */
 	struct walk_ev_report evidence[WALK_EV_COUNT];
 	struct hprof_carve_stats hs;
+	struct report_units units;  /* the walk's allocation units, for report.html's heap map */
 	struct outf out[CARVE_OUT_COUNT];   /* each output's temporary file until all are committed */
 	char *path[CARVE_OUT_COUNT];        /* the committed outputs' paths (NULL: not written) */
 	uint64_t bytes[CARVE_OUT_COUNT];    /* and their sizes */

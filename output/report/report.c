@@ -1,0 +1,525 @@
+/* report.c - report.html (report.h): the page around the heap map. */
+#include "output/report/report.h"
+
+#include <string.h>
+
+#include "carver/base/wbuf.h"
+#include "carver/base/xalloc.h"
+#include "output/report/report_html.h"
+#include "output/report/report_map.h"
+#include "rosalloc/model/model_stats.h"
+
+/* Fixed limits of the code, not of the input: the super-class chain a field is looked up in. */
+enum { PAGE_SUPER_DEPTH = 64, PAGE_STRING_FIELDS = 8 };
+
+struct page {
+	struct report_html h;
+	const struct report_input *in;
+	const struct model *m;
+	const struct art_runtime *rt;
+	struct model_stats st;
+	struct wbuf text;           /* a String's value */
+};
+
+static const char page_style[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fff}"
+	"h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.5em}"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 6px;"
+	"text-align:left;vertical-align:top}td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}"
+	"code,.a{font-family:ui-monospace,monospace}.s{white-space:pre-wrap;word-break:break-all;"
+	"font-family:ui-monospace,monospace;max-width:60em}.note{color:#666}nav a{margin-right:1em}"
+	"#heapmap text{font:11px ui-monospace,monospace;fill:#222}"
+	".l{fill:#2e8b57;background:#2e8b57}.d{fill:#f28e2b;background:#f28e2b}"
+	".u{fill:#9467bd;background:#9467bd}.f{fill:#4e79a7;background:#4e79a7}"
+	".e{fill:#e4e4e4;background:#e4e4e4}.n{fill:#b0b0b0;background:#b0b0b0}"
+	"rect.a{fill:none;stroke:#d62728;stroke-width:2}span.a{border:2px solid #d62728}"
+	".sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin:0 4px 0 12px}";
+
+/* Sets a marker once the page has loaded and counts script errors (the test reads both from
+ * the DOM a headless browser dumps). */
+static const char page_script[] =
+	"var artcarveErrors=0;"
+	"window.onerror=function(){artcarveErrors++;"
+	"document.documentElement.setAttribute('data-errors',String(artcarveErrors));};"
+	"window.addEventListener('load',function(){var d=document.documentElement;"
+	"d.setAttribute('data-errors',String(artcarveErrors));"
+	"d.setAttribute('data-map-spaces',String(document.querySelectorAll('#heapmap g.space').length));"
+	"d.setAttribute('data-loaded','yes');});";
+
+static const char *page_class_name(const struct art_runtime *rt, size_t i)
+{
+	return i < rt->class_count && rt->classes[i].name ? rt->classes[i].name : "?";
+}
+
+/* ---- small table helpers ---- */
+
+static void row_u(struct page *p, const char *label, const char *key, uint64_t v)
+{
+	report_html_printf(&p->h, "<tr><th>%s</th><td class=\"r\" data-k=\"%s\">%llu</td></tr>\n", label, key,
+			   (unsigned long long)v);
+}
+
+static void row_s(struct page *p, const char *label, const char *v)
+{
+	report_html_printf(&p->h, "<tr><th>%s</th><td>", label);
+	report_html_str(&p->h, v);
+	report_html_raw(&p->h, "</td></tr>\n");
+}
+
+static void page_more(struct page *p, uint64_t shown, uint64_t total, const char *what)
+{
+	if (total > shown)
+		report_html_printf(&p->h, "<p class=\"note\">%llu of %llu %s shown (the first by address).</p>\n",
+				   (unsigned long long)shown, (unsigned long long)total, what);
+}
+
+/* The value of the String object o, escaped, or why it is not shown. */
+static void page_string(struct page *p, const struct model_obj *o)
+{
+	uint32_t n = model_length(p->m, o);
+	struct err why;
+
+	if (n > REPORT_STRING_MAX) {
+		report_html_printf(&p->h, "<span class=\"note\">(%u characters, longer than the report shows)</span>", n);
+		return;
+	}
+	err_init(&why);
+	wbuf_reset(&p->text);
+	if (mirror_string(&p->rt->m, o->addr, REPORT_STRING_MAX, &p->text, &why)) {
+		report_html_raw(&p->h, "<span class=\"note\">(not readable: ");
+		report_html_str(&p->h, why.msg);
+		report_html_raw(&p->h, ")</span>");
+		return;
+	}
+	report_html_raw(&p->h, "<span class=\"s\">&quot;");
+	report_html_text(&p->h, p->text.data, p->text.len);
+	report_html_raw(&p->h, "&quot;</span>");
+}
+
+/* ---- sections ---- */
+
+static void page_head(struct page *p)
+{
+	const struct image *img = p->rt->img;
+	report_html_raw(&p->h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>artcarve report: ");
+	report_html_str(&p->h, img->path);
+	report_html_raw(&p->h, "</title>\n<style>");
+	report_html_raw(&p->h, page_style);
+	report_html_raw(&p->h, "</style>\n<script>");
+	report_html_raw(&p->h, page_script);
+	report_html_raw(&p->h, "</script>\n</head>\n<body>\n<h1>artcarve report: ");
+	report_html_str(&p->h, img->path);
+	report_html_raw(&p->h, "</h1>\n<nav><a href=\"#image\">image</a><a href=\"#summary\">summary</a>"
+			       "<a href=\"#spaces\">spaces</a><a href=\"#map\">heap map</a><a href=\"#dropped\">dropped</a>"
+			       "<a href=\"#free\">free</a><a href=\"#classes\">classes</a>"
+			       "<a href=\"#anomalies\">anomalies</a><a href=\"#roots\">roots</a></nav>\n");
+}
+
+static void page_image(struct page *p)
+{
+	const struct art_runtime *rt = p->rt;
+	const struct image *img = rt->img;
+
+	report_html_raw(&p->h, "<h2 id=\"image\">Image</h2>\n<table>\n");
+	row_s(p, "image", img->path);
+	row_s(p, "container", img->container);
+	report_html_printf(&p->h, "<tr><th>regions</th><td>%zu, %llu bytes mapped, %llu captured</td></tr>\n",
+			   img->region_count, (unsigned long long)img_mapped_bytes(img),
+			   (unsigned long long)img_captured_bytes(img));
+	report_html_raw(&p->h, "<tr><th>ART version</th><td>layout family <b data-k=\"layout\">");
+	report_html_str(&p->h, rt->layout->family);
+	report_html_raw(&p->h, "</b>, found by ");
+	report_html_str(&p->h, rt->layout_how);
+	report_html_printf(&p->h, "</td></tr>\n<tr><th>pointer size</th><td><span data-k=\"pointer_size\">%u</span>, "
+				  "found by ", rt->pointer_size);
+	report_html_str(&p->h, rt->pointer_how);
+	report_html_raw(&p->h, "</td></tr>\n");
+	row_u(p, "classes", "classes", rt->class_count);
+	report_html_raw(&p->h, "</table>\n");
+}
+
+struct page_figure {
+	const char *label, *key;   /* key: the path of the figure in carve --json */
+	uint64_t v;
+};
+
+/* A table of figures; a NULL label starts a new table under the heading in key. */
+static void page_figures(struct page *p, const struct page_figure *f, size_t n)
+{
+	report_html_raw(&p->h, "<table>\n");
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].label)
+			row_u(p, f[i].label, f[i].key, f[i].v);
+		else
+			report_html_printf(&p->h, "</table>\n<h3>%s</h3>\n<table>\n", f[i].key);
+	}
+	report_html_raw(&p->h, "</table>\n");
+}
+
+static void page_summary(struct page *p)
+{
+	const struct model *m = p->m;
+	const struct model_stats *t = &p->st;
+	const struct page_figure f[] = {
+		{ "candidates", "candidates", m->candidates },
+		{ "objects", "objects", m->count },
+		{ "rejected candidates", "rejected", m->rejected },
+		{ "empty free places", "empty", m->empty },
+		{ "untyped residue", "untyped_residue", m->untyped },
+		{ "retired classes", "retired_classes", m->retired },
+		{ NULL, "Objects per state", 0 },
+		{ "allocated", "states.allocated", t->alloc[MODEL_ALLOCATED] },
+		{ "free", "states.free", t->alloc[MODEL_FREE] },
+		{ "intact", "states.intact", t->content[MODEL_INTACT] },
+		{ "partial", "states.partial", t->content[MODEL_PARTIAL] },
+		{ "residue", "states.residue", t->content[MODEL_RESIDUE] },
+		{ "reachable", "states.reachable", t->reach[MODEL_REACHABLE] },
+		{ "unreachable", "states.unreachable", t->reach[MODEL_UNREACHABLE] },
+		{ "reachability unknown", "states.unknown", t->reach[MODEL_REACH_UNKNOWN] },
+		{ "dropped (allocated, unreachable)", "dropped.objects", t->dropped },
+		{ NULL, "Confidence", 0 },
+		{ "100", "confidence.100", t->confidence[MODEL_STATS_CONF_100] },
+		{ "90-99", "confidence.90_99", t->confidence[MODEL_STATS_CONF_90] },
+		{ "70-89", "confidence.70_89", t->confidence[MODEL_STATS_CONF_70] },
+		{ "below 70", "confidence.below_70", t->confidence[MODEL_STATS_CONF_LOW] },
+		{ NULL, "Strings", 0 },
+		{ "java.lang.String objects", "strings.total", t->strings },
+		{ "of them dropped", "strings.dropped", t->strings_dropped },
+	};
+
+	report_html_raw(&p->h, "<h2 id=\"summary\">Summary</h2>\n");
+	page_figures(p, f, sizeof(f) / sizeof(f[0]));
+}
+
+static void page_spaces(struct page *p)
+{
+	const struct art_runtime *rt = p->rt;
+
+	report_html_raw(&p->h, "<h2 id=\"spaces\">Spaces</h2>\n<p class=\"note\">Occupancy: bytes of the objects "
+			       "found over the space's readable size (begin to end).</p>\n<table>\n<tr><th>kind</th>"
+			       "<th>name</th><th>begin</th><th>end</th><th>limit</th><th class=\"r\">size</th>"
+			       "<th class=\"r\">allocated</th><th class=\"r\">free partial</th><th class=\"r\">free residue"
+			       "</th><th class=\"r\">empty</th><th class=\"r\">object bytes</th><th class=\"r\">occupancy</th>"
+			       "<th>found by</th></tr>\n");
+	for (size_t i = 0; i < rt->spaces.count; i++) {
+		const struct art_space *s = &rt->spaces.v[i];
+		const struct model_space_count *c = &p->m->per_space[i];
+		uint64_t size = s->end > s->begin ? s->end - s->begin : 0;
+		if (!spaces_holds_objects(s->kind))
+			continue;
+		report_html_printf(&p->h, "<tr><td>%s</td><td>", spaces_kind_name(s->kind));
+		report_html_str(&p->h, s->name && s->name[0] ? s->name : "(found by content)");
+		report_html_printf(&p->h, "%s</td><td class=\"a\">0x%llx</td><td class=\"a\">0x%llx</td>"
+					  "<td class=\"a\">0x%llx</td><td class=\"r\">%llu</td><td class=\"r\">%llu</td>"
+					  "<td class=\"r\">%llu</td><td class=\"r\">%llu</td><td class=\"r\">%llu</td>"
+					  "<td class=\"r\">%llu</td><td class=\"r\">%.1f%%</td><td>",
+				   s->backup ? " (inactive twin)" : "", (unsigned long long)s->begin,
+				   (unsigned long long)s->end, (unsigned long long)s->limit, (unsigned long long)size,
+				   (unsigned long long)c->objects[MODEL_ALLOCATED][MODEL_INTACT],
+				   (unsigned long long)c->objects[MODEL_FREE][MODEL_PARTIAL],
+				   (unsigned long long)c->objects[MODEL_FREE][MODEL_RESIDUE], (unsigned long long)c->empty,
+				   (unsigned long long)c->bytes, size ? 100.0 * (double)c->bytes / (double)size : 0.0);
+		report_html_str(&p->h, s->how);
+		report_html_raw(&p->h, "</td></tr>\n");
+	}
+	report_html_raw(&p->h, "</table>\n");
+}
+
+/* A list of classes by count: the first `top` rows carry data-k="<key>.<row>.class|objects". */
+static void page_class_rows(struct page *p, const char *key, const size_t *order, const uint64_t *count,
+			    const uint64_t *dropped, size_t rows)
+{
+	report_html_printf(&p->h, "<table>\n<tr><th class=\"r\">objects</th>%s<th>class</th></tr>\n",
+			   dropped ? "<th class=\"r\">dropped</th>" : "");
+	for (size_t k = 0; k < rows && k < p->rt->class_count; k++) {
+		size_t i = order[k];
+		if (!count[i])
+			break;
+		report_html_printf(&p->h, "<tr><td class=\"r\" data-k=\"%s.%zu.objects\">%llu</td>", key, k,
+				   (unsigned long long)count[i]);
+		if (dropped)
+			report_html_printf(&p->h, "<td class=\"r\">%llu</td>", (unsigned long long)dropped[i]);
+		report_html_printf(&p->h, "<td data-k=\"%s.%zu.class\">", key, k);
+		report_html_str(&p->h, page_class_name(p->rt, i));
+		report_html_raw(&p->h, "</td></tr>\n");
+	}
+	report_html_raw(&p->h, "</table>\n");
+}
+
+/* One object row: address, class, size, space, confidence (and a String's value). */
+static void page_obj_row(struct page *p, const struct model_obj *o, bool states)
+{
+	const struct art_space *s = model_space(p->m, o);
+	report_html_printf(&p->h, "<tr><td class=\"a\">0x%08x</td><td>", o->addr);
+	report_html_str(&p->h, page_class_name(p->rt, o->cls));
+	report_html_printf(&p->h, "</td><td class=\"r\">%u</td><td>%s</td>", o->size, s ? spaces_kind_name(s->kind) : "?");
+	if (states)
+		report_html_printf(&p->h, "<td>%s</td>", model_content_name(o->content));
+	report_html_printf(&p->h, "<td class=\"r\">%u</td><td>", o->confidence);
+}
+
+/* ---- dropped objects: strings first ---- */
+
+/* The name of the instance field at offset in class cls or its supers, NULL if none. */
+static const char *page_field_name(const struct art_runtime *rt, size_t cls, uint32_t offset)
+{
+	for (int depth = 0; cls < rt->class_count && depth < PAGE_SUPER_DEPTH; depth++) {
+		const struct rt_class *c = &rt->classes[cls];
+		for (uint32_t f = 0; f < c->field_count; f++)
+			if (c->fields[f].offset == offset)
+				return c->fields[f].name;
+		cls = c->super;
+	}
+	return NULL;
+}
+
+struct page_refs {
+	const struct model *m;
+	uint32_t offset[PAGE_STRING_FIELDS], obj[PAGE_STRING_FIELDS];
+	size_t n;
+};
+
+/* model_ref_fn: keeps the references to String objects. */
+static int page_collect_string(void *arg, uint32_t offset, uint32_t value)
+{
+	struct page_refs *r = arg;
+	size_t j = value ? model_find(r->m, value) : MODEL_NONE;
+	if (j != MODEL_NONE && model_stats_is_string(r->m, &r->m->objs[j]) && r->n < PAGE_STRING_FIELDS) {
+		r->offset[r->n] = offset;
+		r->obj[r->n++] = (uint32_t)j;
+	}
+	return 0;
+}
+
+/* The String fields of instance o: "name = value" lines. */
+static void page_string_fields(struct page *p, const struct model_obj *o)
+{
+	struct page_refs r = { .m = p->m };
+	struct err why;
+
+	err_init(&why);
+	if (o->kind != MODEL_INSTANCE)
+		return;
+	if (model_each_ref(p->m, o, page_collect_string, &r, &why)) {
+		report_html_raw(&p->h, "<span class=\"note\">(references not readable: ");
+		report_html_str(&p->h, why.msg);
+		report_html_raw(&p->h, ")</span>");
+		return;
+	}
+	for (size_t k = 0; k < r.n; k++) {
+		const char *name = page_field_name(p->rt, o->cls, r.offset[k]);
+		report_html_raw(&p->h, k ? "<br>" : "");
+		if (name)
+			report_html_str(&p->h, name);
+		else
+			report_html_printf(&p->h, "+%u", r.offset[k]);
+		report_html_raw(&p->h, " = ");
+		page_string(p, &p->m->objs[r.obj[k]]);
+	}
+}
+
+/* Which objects a list shows. */
+static bool pick_dropped_string(const struct model *m, const struct model_obj *o)
+{
+	return model_stats_is_dropped(o) && model_stats_is_string(m, o);
+}
+
+static bool pick_dropped_other(const struct model *m, const struct model_obj *o)
+{
+	return model_stats_is_dropped(o) && !model_stats_is_string(m, o);
+}
+
+static bool pick_free(const struct model *m, const struct model_obj *o)
+{
+	(void)m;
+	return o->alloc == MODEL_FREE;
+}
+
+/* The rows of the objects pick chooses, the first REPORT_LIST_MAX by address, each with its
+ * String value or the String fields it holds; closes the table.  Returns the rows written. */
+static uint64_t page_list(struct page *p, bool (*pick)(const struct model *, const struct model_obj *), bool states)
+{
+	const struct model *m = p->m;
+	uint64_t shown = 0;
+	for (size_t i = 0; i < m->count && shown < REPORT_LIST_MAX && !p->h.rc; i++) {
+		const struct model_obj *o = &m->objs[i];
+		if (!pick(m, o))
+			continue;
+		page_obj_row(p, o, states);
+		if (model_stats_is_string(m, o))
+			page_string(p, o);
+		else
+			page_string_fields(p, o);
+		report_html_raw(&p->h, "</td></tr>\n");
+		shown++;
+	}
+	report_html_raw(&p->h, "</table>\n");
+	return shown;
+}
+
+static void page_dropped_strings(struct page *p)
+{
+
+	report_html_raw(&p->h, "<h3>Dropped strings</h3>\n<table>\n<tr><th>address</th><th>class</th>"
+			       "<th class=\"r\">size</th><th>space</th><th class=\"r\">confidence</th><th>value</th>"
+			       "</tr>\n");
+	page_more(p, page_list(p, pick_dropped_string, false), p->st.strings_dropped, "dropped strings");
+}
+
+static void page_dropped(struct page *p)
+{
+	uint64_t others = p->st.dropped - p->st.strings_dropped;
+
+	report_html_printf(&p->h, "<h2 id=\"dropped\">Dropped objects</h2>\n<p>%llu allocated objects no root reaches "
+				  "(%llu strings): what the app let go and no GC has swept yet.</p>\n",
+			   (unsigned long long)p->st.dropped, (unsigned long long)p->st.strings_dropped);
+	page_dropped_strings(p);
+	report_html_raw(&p->h, "<h3>Dropped objects by class</h3>\n");
+	page_class_rows(p, "dropped.top_classes", p->st.dropped_order, p->st.per_class_dropped, NULL, REPORT_TOP_CLASSES);
+	report_html_raw(&p->h, "<h3>Other dropped objects, with the strings they hold</h3>\n<table>\n<tr><th>address</th>"
+			       "<th>class</th><th class=\"r\">size</th><th>space</th><th class=\"r\">confidence</th>"
+			       "<th>String fields</th></tr>\n");
+	page_more(p, page_list(p, pick_dropped_other, false), others, "other dropped objects");
+}
+
+static void page_free(struct page *p)
+{
+	const struct model *m = p->m;
+	uint64_t total = p->st.alloc[MODEL_FREE];
+
+	report_html_printf(&p->h, "<h2 id=\"free\">Free objects</h2>\n<p>%llu objects in places the allocator "
+				  "calls free: %llu partial (leading words overwritten by the allocator), %llu "
+				  "residue (bytes as left); %llu empty free places and %llu untyped residue are not "
+				  "objects.</p>\n<table>\n<tr><th>address</th><th>class</th><th class=\"r\">size</th>"
+				  "<th>space</th><th>content</th><th class=\"r\">confidence</th><th>value</th></tr>\n",
+			   (unsigned long long)total, (unsigned long long)p->st.content[MODEL_PARTIAL],
+			   (unsigned long long)p->st.content[MODEL_RESIDUE], (unsigned long long)m->empty,
+			   (unsigned long long)m->untyped);
+	page_more(p, page_list(p, pick_free, true), total, "free objects");
+}
+
+static int page_classes(struct page *p, struct err *e)
+{
+	size_t n = p->rt->class_count ? p->rt->class_count : 1;
+	uint64_t *count = xcalloc(n, sizeof(uint64_t));
+
+	if (!count)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the report");
+	for (size_t i = 0; i < p->rt->class_count; i++)
+		count[i] = p->m->classes[i].objects;
+	report_html_printf(&p->h, "<h2 id=\"classes\">Top classes</h2>\n<p>The %d classes with the most objects "
+				  "(of %zu).</p>\n", REPORT_TOP_CLASSES, p->rt->class_count);
+	page_class_rows(p, "top_classes", p->st.order, count, p->st.per_class_dropped, REPORT_TOP_CLASSES);
+	xfree(count);
+	return 0;
+}
+
+static void page_sink(struct page *p, const char *title, const struct anomaly_sink *s)
+{
+	report_html_printf(&p->h, "<h3>%s: %llu</h3>\n", title, (unsigned long long)s->total);
+	if (!s->total)
+		return;
+	report_html_raw(&p->h, "<table>\n<tr><th>reason</th><th class=\"r\">count</th></tr>\n");
+	for (unsigned c = 0; c < ANOM_CODE_COUNT; c++)
+		if (s->per_code[c])
+			report_html_printf(&p->h, "<tr><td>%s</td><td class=\"r\">%llu</td></tr>\n",
+					   anomaly_code_name((enum anomaly_code)c), (unsigned long long)s->per_code[c]);
+	report_html_raw(&p->h, "</table>\n<table>\n<tr><th>reason</th><th>cause</th><th>address</th><th>space</th>"
+			       "<th>message</th></tr>\n");
+	for (size_t i = 0; i < s->count && i < REPORT_LIST_MAX && !p->h.rc; i++) {
+		const struct anomaly *a = &s->v[i];
+		report_html_printf(&p->h, "<tr><td>%s</td><td>%s</td><td class=\"a\">", anomaly_code_name(a->code),
+				   err_code_name(a->cause));
+		if (a->va != ERR_NO_VA)
+			report_html_printf(&p->h, "0x%llx", (unsigned long long)a->va);
+		report_html_raw(&p->h, "</td><td>");
+		report_html_str(&p->h, a->space);
+		report_html_raw(&p->h, "</td><td>");
+		report_html_str(&p->h, a->msg);
+		report_html_raw(&p->h, "</td></tr>\n");
+	}
+	report_html_raw(&p->h, "</table>\n");
+	page_more(p, s->count < REPORT_LIST_MAX ? s->count : REPORT_LIST_MAX, s->total, "anomalies");
+}
+
+static void page_anomalies(struct page *p)
+{
+	report_html_raw(&p->h, "<h2 id=\"anomalies\">Anomalies</h2>\n<p>Damaged input met and gone past, by "
+			       "reason, with the first ones in full.</p>\n");
+	page_sink(p, "Runtime model (classes, DEX files)", &p->rt->anomalies);
+	page_sink(p, "Carving (space walkers, candidate checks, roots)", p->in->sink);
+}
+
+static void page_roots(struct page *p)
+{
+	const struct reach *r = p->in->r;
+
+	report_html_raw(&p->h, "<h2 id=\"roots\">Root sources</h2>\n<p>&quot;Unreachable&quot; means unreachable "
+			       "from the sources present here.</p>\n<table>\n<tr><th>source</th><th>state</th>"
+			       "<th class=\"r\">roots</th><th>detail</th></tr>\n");
+	for (unsigned i = 0; i < REACH_SOURCE_COUNT; i++) {
+		const struct reach_source_info *s = &r->source[i];
+		report_html_printf(&p->h, "<tr><td>%s</td><td>%s</td><td class=\"r\">%llu</td><td>", reach_source_name(i),
+				   s->present ? "present" : "missing", (unsigned long long)s->roots);
+		report_html_str(&p->h, s->detail);
+		report_html_raw(&p->h, "</td></tr>\n");
+	}
+	report_html_raw(&p->h, "<tr><td>interned strings</td><td>missing</td><td class=\"r\">0</td><td>the "
+			       "runtime's intern table is native memory; not read</td></tr>\n</table>\n");
+	if (!p->in->evidence)
+		return;
+	report_html_raw(&p->h, "<h3>GC evidence</h3>\n<table>\n<tr><th>source</th><th>state</th>"
+			       "<th class=\"r\">entries</th><th class=\"r\">consulted</th></tr>\n");
+	for (int i = 0; i < WALK_EV_COUNT; i++) {
+		const struct walk_ev_report *v = &p->in->evidence[i];
+		report_html_printf(&p->h, "<tr><td>%s</td><td>%s</td><td class=\"r\">%llu</td><td class=\"r\">%llu</td></tr>\n",
+				   walk_ev_source_name((enum walk_ev_source)i),
+				   v->used ? "used" : v->present ? "present" : "absent", (unsigned long long)v->entries,
+				   (unsigned long long)v->consulted);
+	}
+	report_html_raw(&p->h, "</table>\n");
+}
+
+static int page_map(struct page *p, struct err *e)
+{
+	const struct anomaly_sink *sinks[2] = { &p->rt->anomalies, p->in->sink };
+	report_html_raw(&p->h, "<h2 id=\"map\">Heap map</h2>\n");
+	return report_map_write(&p->h, p->m, p->in->units, sinks, 2, e);
+}
+
+int report_write(const struct report_input *in, struct outf *out, struct err *e)
+{
+	struct page p;
+	int rc, done;
+
+	memset(&p, 0, sizeof(p));
+	p.in = in;
+	p.m = in->m;
+	p.rt = in->m->rt;
+	wbuf_init(&p.text);
+	report_html_init(&p.h, out, e);
+	rc = model_stats_make(&p.st, p.m, e);
+	if (rc == 0) {
+		page_head(&p);
+		page_image(&p);
+		page_summary(&p);
+		page_spaces(&p);
+		rc = page_map(&p, e);
+	}
+	if (rc == 0) {
+		page_dropped(&p);
+		page_free(&p);
+		rc = page_classes(&p, e);
+	}
+	if (rc == 0) {
+		page_anomalies(&p);
+		page_roots(&p);
+		report_html_raw(&p.h, "</body>\n</html>\n");
+		if (p.text.failed)
+			rc = wbuf_status(&p.text, e);
+	}
+	done = report_html_finish(&p.h);
+	model_stats_release(&p.st);
+	wbuf_release(&p.text);
+	return rc ? rc : done;
+}

@@ -1,0 +1,37 @@
+/* report_map.h - the heap map of report.html: one inline SVG group per object space, one cell
+ * per allocation unit the walk recorded (RosAlloc run, page-level allocation or free page
+ * stretch; region; large-object block), or per page where the walk has no finer unit
+ * (dlmalloc chunks, image and bump-pointer objects).  A cell is filled left to right in
+ * proportion to the bytes of its objects by state: allocated and reachable, allocated and
+ * unreachable (dropped), allocated with reachability unknown, free (partial or residue);
+ * the rest of the cell is empty (captured) or not captured.  A cell with an anomaly has a
+ * red outline.  Each cell's <title> gives its addresses and counts (a browser shows it on
+ * hover).
+ *
+ * Size: a space with more than REPORT_MAP_MAX_CELLS units draws consecutive units together
+ * (the same number in every cell, so the map keeps its proportions and is the same for the
+ * same input), which bounds the SVG to a few MB whatever the heap's size. */
+#ifndef ARTCARVE_REPORT_MAP_H
+#define ARTCARVE_REPORT_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "carver/base/anomaly.h"
+#include "carver/base/err.h"
+#include "output/report/report_html.h"
+#include "output/report/report_units.h"
+#include "rosalloc/model/model.h"
+
+enum { REPORT_MAP_MAX_CELLS = 2048 };
+
+/* True when the map draws space s of rt (an object space; the map LOS's allocations are
+ * drawn inside it rather than as spaces of their own). */
+bool report_map_draws(const struct art_runtime *rt, const struct art_space *s);
+/* Writes the legend and the SVG.  units may be NULL (then every space is drawn by pages);
+ * sinks: the kept anomalies of each (NULL entries skipped) mark their cells.  Returns 0 or
+ * -ERR_NOMEM (write errors are h's). */
+int report_map_write(struct report_html *h, const struct model *m, const struct report_units *units,
+		     const struct anomaly_sink *const sinks[], size_t sink_count, struct err *e);
+
+#endif
