@@ -215,6 +215,7 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 			rc = carve_outputs[i].write(c, o, &c->out[i], e);
 		if (rc == 0)
 			rc = outf_close_stream(&c->out[i], e);
+		img_drop(&c->img, 0, UINT64_MAX);   /* each writer's pass starts with nothing resident */
 	}
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
 		struct stat st;
@@ -255,7 +256,10 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = walk_spaces(c, o, e)) || (rc = model_finish(&c->m, e)))
 		return rc;
 	phase(o, "walking the object graph from the roots");
-	return reach_run(&c->m, &c->r, e);
+	if ((rc = reach_run(&c->m, &c->r, e)))
+		return rc;
+	model_release_refs(&c->m);   /* the walk's edges: nothing reads them after it */
+	return 0;
 }
 
 int carve_referrers(struct carve *c, struct err *e)

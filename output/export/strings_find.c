@@ -62,8 +62,10 @@ void strings_describe_ref(const struct model *m, size_t from, uint32_t off, stru
 static int each_object(struct sf *s, struct err *e)
 {
 	const struct mirror *mr = &s->m->rt->m;
+	struct img_drop drop = { 0 };
 	for (size_t i = 0; i < s->m->count; i++) {
 		const struct model_obj *o = &s->m->objs[i];
+		img_drop_behind(s->m->rt->img, &drop, o->addr);   /* in address order: bounded memory */
 		struct strings_hit h = { .source = STRINGS_OBJECT, .addr = o->addr, .obj = i, .alloc = o->alloc,
 					 .content = o->content, .reach = o->reach, .confidence = o->confidence };
 		struct mirror_string ms;

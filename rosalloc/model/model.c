@@ -201,8 +201,7 @@ void model_release(struct model *m)
 	xfree(m->objs);
 	xfree(m->ospace);
 	xfree(m->free_places);
-	xfree(m->ref_at);
-	xfree(m->refs);
+	model_release_refs(m);
 	ix_release(m);
 	arena_release(&m->arena);
 	memset(m, 0, sizeof(*m));
@@ -846,8 +845,20 @@ int model_finish(struct model *m, struct err *e)
 	return 0;
 }
 
+void model_release_refs(struct model *m)
+{
+	xfree(m->ref_at);
+	xfree(m->refs);
+	m->ref_at = m->refs = NULL;
+	m->ref_count = m->ref_cap = 0;
+}
+
 uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs)
 {
+	if (!m->ref_at) {   /* released (model_release_refs) */
+		*refs = NULL;
+		return 0;
+	}
 	*refs = m->refs + m->ref_at[i];
 	return m->ref_at[i + 1] - m->ref_at[i];
 }

@@ -152,6 +152,9 @@ int model_finish(struct model *m, struct err *e);
 /* The non-null references of object i (what model_each_ref gives, kept by model_finish so the
  * graph walk does not read the image again; none for a free object).  Returns their count. */
 uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs);
+/* Frees what model_refs answers from (the graph walk is its only reader: carve releases it
+ * once reach_run is done); model_refs then gives none. */
+void model_release_refs(struct model *m);
 /* Index of the object starting at addr, MODEL_NONE if none (after model_finish: O(1) through
  * the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);

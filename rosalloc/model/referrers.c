@@ -47,10 +47,12 @@ static int ref_edge(void *arg, uint32_t offset, uint32_t value)
 
 static int ref_pass(struct ref_pass *p, struct err *e)
 {
+	struct img_drop drop = { 0 };
 	for (size_t i = 0; i < p->m->count; i++) {
 		const struct model_obj *o = &p->m->objs[i];
 		if (o->alloc != MODEL_ALLOCATED)
 			continue;
+		img_drop_behind(p->m->rt->img, &drop, o->addr);   /* in address order: bounded memory */
 		p->self = (uint32_t)i;
 		int rc = model_each_ref(p->m, o, ref_edge, p, e);
 		if (rc < 0)
