@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
@@ -307,5 +308,36 @@ int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_
 int hprof_put_sub_raw(struct hprof_writer *w, const struct hprof_sub *sub, struct err *e);
 /* Sends every complete record in buf to out (no-op without out or with a record open). */
 int hprof_writer_flush(struct hprof_writer *w, struct err *e);
+
+/* One little-endian value of 1, 2, 4 or 8 bytes at s, big-endian at d, with one load, byte
+ * swap and store (the hosts are little-endian: rosalloc/walk/walk.c).  Returns size. */
+static inline unsigned hprof_be_from_le(uint8_t *d, const uint8_t *s, unsigned size)
+{
+	uint16_t h;
+	uint32_t w;
+	uint64_t q;
+
+	switch (size) {
+	case 1:
+		*d = *s;
+		break;
+	case 2:
+		memcpy(&h, s, 2);
+		h = __builtin_bswap16(h);
+		memcpy(d, &h, 2);
+		break;
+	case 4:
+		memcpy(&w, s, 4);
+		w = __builtin_bswap32(w);
+		memcpy(d, &w, 4);
+		break;
+	default:
+		memcpy(&q, s, 8);
+		q = __builtin_bswap64(q);
+		memcpy(d, &q, 8);
+		break;
+	}
+	return size;
+}
 
 #endif

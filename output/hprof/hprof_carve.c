@@ -425,37 +425,6 @@ static uint8_t *put_u32be(uint8_t *d, uint32_t v)
 	return d + 4;
 }
 
-/* One little-endian field of `size` bytes at v, big-endian at d (a load, a byte swap and a
- * store: the hosts are little-endian, rosalloc/walk/walk.c). */
-static uint8_t *put_field(uint8_t *d, const uint8_t *v, unsigned size)
-{
-	uint16_t h;
-	uint32_t w;
-	uint64_t q;
-
-	switch (size) {
-	case 1:
-		*d = *v;
-		break;
-	case 2:
-		memcpy(&h, v, 2);
-		h = __builtin_bswap16(h);
-		memcpy(d, &h, 2);
-		break;
-	case 4:
-		memcpy(&w, v, 4);
-		w = __builtin_bswap32(w);
-		memcpy(d, &w, 4);
-		break;
-	default:
-		memcpy(&q, v, 8);
-		q = __builtin_bswap64(q);
-		memcpy(d, &q, 8);
-		break;
-	}
-	return d + size;
-}
-
 /* The instance payload: fields of the class, then of its super classes. */
 static int instance_payload(struct hc *h, const struct model_obj *o, struct err *e)
 {
@@ -481,7 +450,7 @@ static int instance_payload(struct hc *h, const struct model_obj *o, struct err 
 		if (i == p->count_at)
 			d = put_u32be(d, model_length(h->m, o));   /* ART writes the length, not the flag */
 		else
-			d = put_field(d, h->bytes + p->off[i], p->size[i]);
+			d += hprof_be_from_le(d, h->bytes + p->off[i], p->size[i]);
 	}
 	h->payload.len = p->bytes;
 	return 0;

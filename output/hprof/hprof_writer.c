@@ -392,39 +392,15 @@ int hprof_put_prim_array(struct hprof_writer *w, uint64_t id, uint32_t trace_ser
 	return wbuf_status(&w->buf, e);
 }
 
-/* count little-endian elements of `size` bytes from p to d, big-endian: one load, byte swap
- * and store per element (little-endian hosts, rosalloc/walk/walk.c). */
+/* count little-endian elements of `size` bytes from p to d, big-endian. */
 static void swap_copy(uint8_t *d, const uint8_t *p, size_t count, unsigned size)
 {
-	switch (size) {
-	case 1:
+	if (size == 1) {
 		memcpy(d, p, count);
-		break;
-	case 2:
-		for (size_t i = 0; i < 2 * count; i += 2) {
-			uint16_t h;
-			memcpy(&h, p + i, 2);
-			h = __builtin_bswap16(h);
-			memcpy(d + i, &h, 2);
-		}
-		break;
-	case 4:
-		for (size_t i = 0; i < 4 * count; i += 4) {
-			uint32_t w;
-			memcpy(&w, p + i, 4);
-			w = __builtin_bswap32(w);
-			memcpy(d + i, &w, 4);
-		}
-		break;
-	default:
-		for (size_t i = 0; i < 8 * count; i += 8) {
-			uint64_t q;
-			memcpy(&q, p + i, 8);
-			q = __builtin_bswap64(q);
-			memcpy(d + i, &q, 8);
-		}
-		break;
+		return;
 	}
+	for (size_t i = 0; i < (size_t)size * count; i += size)
+		hprof_be_from_le(d + i, p + i, size);
 }
 
 int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint8_t type,
