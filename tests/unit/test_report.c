@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "output/report/report_html.h"
+#include "output/report/report_map.h"
 #include "output/report/report_units.h"
 #include "tests/unit/t.h"
 
@@ -124,10 +125,136 @@ static void test_units(void)
 	T_EQ_U(u.count, 0);
 }
 
+/* Runs report_map_write on m into a file and returns its text (malloc'd), NULL on failure. */
+static char *map_text(const struct model *m, const struct report_units *u, const struct anomaly_sink *sink)
+{
+	char dest[] = "/tmp/test_report_map.XXXXXX";
+	const struct anomaly_sink *sinks[1] = { sink };
+	struct report_html h;
+	struct outf out;
+	struct err e;
+	char *text = NULL;
+	long n;
+	FILE *fp;
+	int fd = mkstemp(dest), rc;
+
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	err_init(&e);
+	outf_init(&out);
+	rc = outf_open(&out, dest, &e);
+	report_html_init(&h, &out, &e);
+	if (rc == 0)
+		rc = report_map_write(&h, m, u, sinks, 1, &e);
+	if (report_html_finish(&h) == 0 && rc == 0 && outf_commit(&out, &e) == 0 && (fp = fopen(dest, "rb"))) {
+		fseek(fp, 0, SEEK_END);
+		n = ftell(fp);
+		rewind(fp);
+		if (n >= 0 && (text = calloc(1, (size_t)n + 1)) && fread(text, 1, (size_t)n, fp) != (size_t)n) {
+			free(text);
+			text = NULL;
+		}
+		fclose(fp);
+	}
+	outf_abort(&out);
+	unlink(dest);
+	T_CHECK(text != NULL, "map written: %s", e.msg);
+	return text;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A RosAlloc space (captured, one run with a live and a dropped object and an anomaly, then
+ * free pages), a dlmalloc space not captured (drawn by pages) and a region space of 5000
+ * units (drawn 3 to a cell). */
+static void test_map(void)
+{
+	static uint8_t heap[0x10000];
+	struct art_space sp[4] = { { 0 } };
+	struct model_obj objs[2] = { { 0 } };
+	struct art_runtime rt = { 0 };
+	struct model m = { 0 };
+	struct image img;
+	struct report_units u;
+	struct walk_unit wu = { 0 };
+	struct anomaly_sink sink;
+	struct err e;
+	char *text, *again, *region;
+
+	T_SECTION("heap map");
+	err_init(&e);
+	img_init_empty(&img, "map");
+	T_EQ_I(img_add_region_mem(&img, 0x12c00000, heap, sizeof(heap), IMG_PROT_R | IMG_PROT_W, "main space", &e), 0);
+	sp[0] = (struct art_space){ .kind = SPACE_ROSALLOC, .begin = 0x12c00000, .end = 0x12c10000, .name = "main <space>" };
+	sp[1] = (struct art_space){ .kind = SPACE_DLMALLOC, .begin = 0x13000000, .end = 0x13003000, .name = "non moving" };
+	sp[2] = (struct art_space){ .kind = SPACE_REGION, .begin = 0x20000000, .end = 0x20000000 + 5000u * 0x40000u, .name = "" };
+	sp[3] = (struct art_space){ .kind = SPACE_CARD_TABLE, .begin = 0x30000000, .end = 0x30001000, .name = "card table" };
+	rt.img = &img;
+	rt.spaces.v = sp;
+	rt.spaces.count = 4;
+	objs[0] = (struct model_obj){ .addr = 0x12c00000, .size = 16, .alloc = MODEL_ALLOCATED, .reach = MODEL_REACHABLE };
+	objs[1] = (struct model_obj){ .addr = 0x12c00010, .size = 16, .alloc = MODEL_ALLOCATED, .reach = MODEL_UNREACHABLE };
+	m.rt = &rt;
+	m.objs = objs;
+	m.count = 2;
+	anomaly_init(&sink, 0);
+	anomaly_add(&sink, ANOM_SLOT, ERR_CORRUPT, 0x12c00020, "main space", "a free slot not zero");
+	report_units_init(&u);
+	wu = (struct walk_unit){ .kind = WALK_UNIT_RUN, .space = &sp[0], .begin = 0x12c00000, .end = 0x12c01000,
+				 .bracket = 1, .slot_size = 16, .slots = 256, .allocated = 2, .free = 254 };
+	T_EQ_I(report_units_add(&u, &wu, &e), 0);
+	wu = (struct walk_unit){ .kind = WALK_UNIT_FREE_PAGES, .space = &sp[0], .begin = 0x12c01000, .end = 0x12c10000 };
+	T_EQ_I(report_units_add(&u, &wu, &e), 0);
+	wu = (struct walk_unit){ .kind = WALK_UNIT_CHUNK_SPAN, .space = &sp[1], .begin = 0x13000000, .end = 0x13003000 };
+	T_EQ_I(report_units_add(&u, &wu, &e), 0);
+	for (uint32_t i = 0; i < 5000; i++) {   /* in reverse: the map sorts by address */
+		uint64_t b = sp[2].begin + (uint64_t)(4999 - i) * 0x40000;
+		wu = (struct walk_unit){ .kind = WALK_UNIT_REGION, .space = &sp[2], .begin = b, .end = b + 0x40000,
+					 .state = WALK_RS_FREE };
+		T_EQ_I(report_units_add(&u, &wu, &e), 0);
+	}
+
+	text = map_text(&m, &u, &sink);
+	again = map_text(&m, &u, &sink);
+	if (text && again) {
+		printf("map: %zu bytes, %zu cells\n", strlen(text), count(text, "<g><title>"));
+		T_CHECK(!strcmp(text, again), "the same map twice");
+		T_EQ_U(count(text, "<g class=\"space\""), 3);          /* the card table is no object space */
+		T_CHECK(strstr(text, "main &lt;space&gt;") && !strstr(text, "main <space>"), "space name escaped");
+		T_CHECK(strstr(text, "0x12c00000-0x12c01000 run, bracket 1, 16-byte slots, 2 allocated and 254 free slots: "
+					"1 live, 1 dropped, 0 reach unknown, 0 free, 32 of 4096 bytes in objects, 4096 "
+					"captured; 1 anomalies") != NULL, "the run's title");
+		/* 16 of 4096 bytes: under a pixel, drawn 1 wide so a single object shows */
+		T_CHECK(strstr(text, "<rect class=\"l\" x=\"0\" y=\"20\" width=\"1\" height=\"10\"/>"
+					"<rect class=\"d\" x=\"1\" y=\"20\" width=\"1\"") != NULL, "live then dropped, 1 wide each");
+		T_EQ_U(count(text, "<rect class=\"a\""), 1);
+		/* not captured: the three dlmalloc pages and the 1667 region cells */
+		T_EQ_U(count(text, "<rect class=\"n\""), 3 + 1667);
+		region = strstr(text, "data-space=\"2\"");
+		T_CHECK(region && strstr(region, "5000 units, 3 to a cell"), "region space heading");
+		T_EQ_U(region ? count(region, "<g><title>") : 0, 1667);
+		T_CHECK(region && strstr(region, "<title>0x20000000-0x200c0000 3 units:"), "first region cell: 3 regions");
+		T_CHECK(strstr(text, "http") == NULL, "no http in the map");
+	}
+	free(text);
+	free(again);
+	report_units_release(&u);
+	anomaly_release(&sink);
+	img_close(&img);
+}
+
 int main(void)
 {
 	test_escape();
 	test_writer();
 	test_units();
+	test_map();
 	T_DONE();
 }
