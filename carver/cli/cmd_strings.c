@@ -128,10 +128,12 @@ static void json_line(struct lister *l, const struct strings_hit *h)
 		wbuf_printf(b, ",\"place\":\"0x%llx\"", (unsigned long long)h->place);
 	}
 	wbuf_printf(b, ",\"value\":");
-	if (h->text_ok)
+	if (h->text_ok) {
 		escape_json_quoted(b, h->text, h->text_len);
-	else
-		wbuf_printf(b, "null");
+	} else {
+		wbuf_printf(b, "null,\"value_error\":");
+		escape_json_quoted(b, (const uint8_t *)(h->why ? h->why : "?"), strlen(h->why ? h->why : "?"));
+	}
 	wbuf_u8(b, '}');
 }
 
@@ -157,7 +159,9 @@ static void text_line(struct lister *l, const struct strings_hit *h)
 		wbuf_u8(b, ' ');
 		escape_json_quoted(b, h->text, h->text_len);
 	} else {
-		wbuf_printf(b, " (text not captured)");
+		wbuf_printf(b, " (text not read: ");
+		escape_json(b, (const uint8_t *)(h->why ? h->why : "?"), strlen(h->why ? h->why : "?"));
+		wbuf_u8(b, ')');
 	}
 	wbuf_u8(b, '\n');
 }

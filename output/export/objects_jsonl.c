@@ -348,23 +348,27 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	struct err why;
 
 	err_init(&why);
-	if (mirror_string_read(mr, o->addr, OJ_MAX_CHARS, &s, &why) == 0) {
+	wbuf_reset(&j->text);
+	int rc = mirror_string_read(mr, o->addr, OJ_MAX_CHARS, &s, &why);
+	if (rc == 0) {
 		PUT_LIT(&j->line, ",\"length\":");
 		put_u64(&j->line, s.length);
 		if (s.compressed)
 			PUT_LIT(&j->line, ",\"compressed\":true");
 		else
 			PUT_LIT(&j->line, ",\"compressed\":false");
+		rc = mirror_string_wtf8(mr, o->addr, OJ_MAX_CHARS, &j->text, &why);
 	}
-	wbuf_reset(&j->text);
-	int rc = mirror_string_wtf8(mr, o->addr, OJ_MAX_CHARS, &j->text, &why);
 	if (rc == -ERR_NOMEM)
 		return oj_nomem(e);
 	PUT_LIT(&j->line, ",\"value\":");
-	if (rc)   /* the String passed the model's checks; a 5.x String's char[] may lie outside the image */
-		PUT_LIT(&j->line, "null");
-	else
+	if (rc == 0) {
 		escape_json_quoted(&j->line, j->text.data, j->text.len);
+		return 0;
+	}
+	/* the String passed the model's checks; a 5.x String's char[] may lie outside the image */
+	PUT_LIT(&j->line, "null,\"value_error\":");
+	escape_json_quoted(&j->line, (const uint8_t *)why.msg, strlen(why.msg));
 	return 0;
 }
 

@@ -33,7 +33,8 @@
  *   statics        Class objects: the static values, {"name": value, ...}
  *   length         arrays: elements; strings: characters
  *   compressed     strings: stored 8-bit
- *   value          strings: the text (null when its characters do not read)
+ *   value          strings: the text (null when its characters do not read, and then
+ *                  value_error says why)
  *   element_type   arrays: the component type's Java name
  *   elements       object arrays: addresses; primitive arrays except byte[]: values
  *   hex            byte[]: the bytes as one lower-case hex string, two digits a byte

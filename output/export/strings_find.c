@@ -76,14 +76,16 @@ static int each_object(struct sf *s, struct err *e)
 			continue;
 		err_init(&why);
 		wbuf_reset(&s->text);
-		if (mirror_string_read(mr, o->addr, SF_MAX_CHARS, &ms, &why) == 0) {
+		rc = mirror_string_read(mr, o->addr, SF_MAX_CHARS, &ms, &why);
+		if (rc == 0) {
 			h.length = ms.length;
 			h.compressed = ms.compressed;
+			rc = mirror_string_wtf8(mr, o->addr, SF_MAX_CHARS, &s->text, &why);
 		}
-		rc = mirror_string_wtf8(mr, o->addr, SF_MAX_CHARS, &s->text, &why);
 		if (rc == -ERR_NOMEM)
 			return sf_nomem(e);
 		h.text_ok = rc == 0;   /* a 5.x String's char[] may lie outside the image */
+		h.why = h.text_ok ? NULL : why.msg;
 		h.text = s->text.data;
 		h.text_len = h.text_ok ? s->text.len : 0;
 		if ((rc = s->fn(s->arg, &h, e)))
@@ -164,41 +166,40 @@ static int report(struct sf *s, const struct sf_place *p, enum strings_source sr
 static bool printable8(uint8_t c) { return c >= 0x20 && c <= 0x7e; }
 static bool printable16(uint32_t u) { return (u >= 0x20 && u <= 0x7e) || (u >= 0xa0 && u <= 0xff); }
 
-/* A String body at the place start (see strings_find.h); *end is set past its characters. */
+/* A String body at the place start (see strings_find.h), read from the place's bytes (count_
+ * as 8.0+ stores it: length << 1 | 1 for UTF-16, runtime/mirror/string.h @R80..R11); *end is
+ * set past its characters. */
 static int body(struct sf *s, const struct sf_place *p, const uint8_t *bytes, uint64_t *end, struct err *e)
 {
 	const struct art_layout *l = s->m->rt->layout;
-	struct mirror_string ms;
-	struct err why;
-	uint32_t hash = 0;
+	uint32_t hash = 0, min = s->o->min_run ? s->o->min_run : STRINGS_MIN_RUN;
 	bool printable = true;
 
 	*end = 0;
-	err_init(&why);
 	if (l->string.value == ART_ABSENT || !l->string.compressible || p->clobbered > l->string.count ||
-	    l->string.value > p->room || mirror_string_read(&s->m->rt->m, p->addr, SF_MAX_CHARS, &ms, &why) ||
-	    ms.length == 0)
+	    l->string.value > p->room || l->string.count > p->room - 4 || l->string.hash > p->room - 4)
 		return 0;
-	uint64_t n = ms.compressed ? ms.length : 2ull * ms.length;
-	if (n > p->room - l->string.value)
+	uint32_t count = ld_u32le(bytes + l->string.count), stored_hash = ld_u32le(bytes + l->string.hash);
+	uint32_t length = count >> 1;
+	bool compressed = (count & 1) == 0;
+	uint64_t n = compressed ? length : 2ull * length;
+	if (count > INT32_MAX || length == 0 || n > p->room - l->string.value)
 		return 0;
 	const uint8_t *c = bytes + l->string.value;
-	for (uint32_t i = 0; i < ms.length; i++) {
-		uint32_t u = ms.compressed ? c[i] : ld_u16le(c + 2ull * i);
+	for (uint32_t i = 0; i < length; i++) {
+		uint32_t u = compressed ? c[i] : ld_u16le(c + 2ull * i);
 		hash = hash * 31 + u;
 		printable = printable && printable16(u);
 	}
-	uint32_t min = s->o->min_run ? s->o->min_run : STRINGS_MIN_RUN;
-	if (!(ms.hash ? ms.hash == hash : printable && ms.length >= min))
+	if (!(stored_hash ? stored_hash == hash : printable && length >= min))
 		return 0;
 	wbuf_reset(&s->text);
-	int rc = mirror_string_wtf8(&s->m->rt->m, p->addr, SF_MAX_CHARS, &s->text, &why);
-	if (rc == -ERR_NOMEM)
-		return sf_nomem(e);
+	/* the bytes were read above from the captured place: a failure here is no "not this" */
+	int rc = mirror_string_wtf8(&s->m->rt->m, p->addr, SF_MAX_CHARS, &s->text, e);
 	if (rc)
-		return 0;
+		return rc;
 	*end = l->string.value + n;
-	return report(s, p, STRINGS_BODY, p->addr, ms.length, ms.compressed, ms.hash ? 70 : 50, e);
+	return report(s, p, STRINGS_BODY, p->addr, length, compressed, stored_hash ? 70 : 50, e);
 }
 
 /* Runs of printable 8-bit characters in bytes[from, to) of the place. */
@@ -246,23 +247,23 @@ static int runs16(struct sf *s, const struct sf_place *p, const uint8_t *bytes, 
 
 static int scan_place(struct sf *s, const struct sf_place *p, struct err *e)
 {
-	struct cursor c;
-	struct err why;
-	uint64_t from = p->clobbered, after_body = 0;
+	const struct img_region *r = img_find(s->m->rt->img, p->addr);
+	uint64_t off = r ? p->addr - r->start : 0, from = p->clobbered, after_body = 0;
 	int rc;
 
-	err_init(&why);
-	if (p->room == 0 || p->room > SIZE_MAX || img_view(s->m->rt->img, p->addr, (size_t)p->room, &c, &why))
-		return 0;   /* a place whose bytes are not all captured in one region holds nothing to read */
-	if ((rc = body(s, p, c.base, &after_body, e)))
+	/* a place whose bytes are not all captured in one region holds nothing to read */
+	if (!r || !r->data || p->room == 0 || off > r->data_len || p->room > r->data_len - off)
+		return 0;
+	const uint8_t *bytes = r->data + off;
+	if ((rc = body(s, p, bytes, &after_body, e)))
 		return rc;
 	if (after_body > from)
 		from = after_body;
 	if (from >= p->room)
 		return 0;
-	if ((rc = runs8(s, p, c.base, from, p->room, e)))
+	if ((rc = runs8(s, p, bytes, from, p->room, e)))
 		return rc;
-	return runs16(s, p, c.base, from, p->room, e);
+	return runs16(s, p, bytes, from, p->room, e);
 }
 
 int strings_each(const struct model *m, const struct strings_opts *o, strings_fn fn, void *arg, struct err *e)

@@ -55,6 +55,7 @@ struct strings_hit {
 	uint32_t length;        /* characters */
 	bool compressed;        /* 8-bit characters */
 	bool text_ok;           /* false: an object whose characters did not read (text empty) */
+	const char *why;        /* then why not (valid during the callback only), else NULL */
 	uint8_t alloc, content, reach, confidence;
 	const uint8_t *text;    /* WTF-8, valid during the callback only */
 	size_t text_len;

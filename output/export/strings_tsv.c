@@ -40,8 +40,10 @@ static int line(void *arg, const struct strings_hit *h, struct err *e)
 	escape_feature(&c->line, h->text, h->text_len);
 	wbuf_printf(&c->ctx, "java.lang.String len=%u %s; ", h->length, h->compressed ? "compressed" : "utf16");
 	strings_tsv_holder(c->m, c->r, h->obj, &c->ctx);
-	wbuf_printf(&c->ctx, "; %s %s %s confidence=%u%s", model_alloc_name(h->alloc), model_content_name(h->content),
-		    model_reach_name(h->reach), h->confidence, h->text_ok ? "" : "; text not captured");
+	wbuf_printf(&c->ctx, "; %s %s %s confidence=%u", model_alloc_name(h->alloc), model_content_name(h->content),
+		    model_reach_name(h->reach), h->confidence);
+	if (!h->text_ok)
+		wbuf_printf(&c->ctx, "; text not read: %s", h->why ? h->why : "?");
 	wbuf_u8(&c->line, '\t');
 	escape_feature(&c->line, c->ctx.data, c->ctx.len);
 	wbuf_u8(&c->line, '\n');

@@ -10,7 +10,8 @@
  *            bulk_extractor writes offsets; not a file offset);
  *   FEATURE  the string's text, escaped as bulk_extractor escapes features (escape.h: '\',
  *            control characters and bytes of invalid or lone-surrogate sequences as \xHH);
- *            empty for an empty String (or one whose characters did not read);
+ *            empty for an empty String (or one whose characters did not read: the
+ *            context then ends "text not read: REASON");
  *   CONTEXT  "java.lang.String len=N compressed|utf16; held by HOLDER@0xADDR (+K more);
  *            ALLOC CONTENT REACH confidence=C": HOLDER is the first referrer (lowest
  *            address) from the referrer index (rosalloc/model/referrers.h) named as

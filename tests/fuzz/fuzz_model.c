@@ -1,5 +1,7 @@
-/* fuzz_model.c - the object model, reachability and the carved HPROF writer
- * (rosalloc/model, output/hprof/hprof_carve.c) over a heap built from the input:
+/* fuzz_model.c - the object model, reachability, the referrer index and the writers of the
+ * carved heap (rosalloc/model, output/hprof/hprof_carve.c, output/export: objects.jsonl,
+ * strings.tsv and the string residue scan, written to /dev/null) over a heap built from the
+ * input:
  * [u8 flags][object bytes].  The fixture's classes (tests/fuzz/model_fixture.h) sit at
  * 0x12c00000; the object bytes replace the objects area from 0x12c01000.  Every 8-aligned
  * address there is a candidate (allocated, or free when bit 0 of its lock word is set); room =
@@ -8,12 +10,17 @@
  * object bytes as an `indirect ref table`, bit 1 as a `[stack]`.
  * Seeds: tests/tools/mkseeds_model.c. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "carver/base/cursor.h"
+#include "output/export/objects_jsonl.h"
+#include "output/export/strings_find.h"
+#include "output/export/strings_tsv.h"
 #include "output/hprof/hprof_carve.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
+#include "rosalloc/model/referrers.h"
 #include "tests/fuzz/model_fixture.h"
 
 #define FUZZ_IRT 0x7f0000000000ull
@@ -25,6 +32,35 @@ static int count_ref(void *arg, uint32_t off, uint32_t value)
 {
 	*(uint64_t *)arg += off ^ value;
 	return 0;
+}
+
+static int count_string(void *arg, const struct strings_hit *h, struct err *e)
+{
+	(void)e;
+	*(uint64_t *)arg += h->addr ^ h->text_len;
+	return 0;
+}
+
+/* objects.jsonl and strings.tsv into /dev/null, the strings with the residue scan. */
+static void exports(const struct model *m, struct err *e)
+{
+	static FILE *sink;
+	struct referrers refs;
+	struct objects_jsonl_stats js;
+	struct strings_tsv_stats ts;
+	struct strings_opts so = { .residue = true };
+	struct strings_tsv_opts to = { "fuzz", "0" };
+	uint64_t sum = 0;
+
+	if (!sink && !(sink = fopen("/dev/null", "w")))
+		return;
+	struct outf out = { .fp = sink, .path = "/dev/null" };
+	(void)objects_jsonl_write(m, &out, &js, e);
+	(void)strings_each(m, &so, count_string, &sum, e);
+	if (referrers_build(&refs, m, e) == 0) {
+		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);
+		referrers_release(&refs);
+	}
 }
 
 static void candidates(struct model *m, struct mf *f, uint8_t flags, size_t n)
@@ -93,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < m.count; i++)
 				if (model_each_ref(&m, &m.objs[i], count_ref, &sum, &e) < 0)
 					break;
+			exports(&m, &e);
 		}
 		reach_release(&r);
 		model_release(&m);

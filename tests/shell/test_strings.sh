@@ -11,6 +11,7 @@
 #   - the same input lists the same bytes twice;
 #   - residue on the synthetic samples (dlmalloc keeps freed bodies): every residue text is
 #     part of a String truth.jsonl lists as freed there;
+#   - under ASan/UBSan (build/asan/artcarve), the samples list the same bytes;
 #   - carve's objects.jsonl: jq parses every line, one line per object of the summary, the
 #     keys in the documented order; strings.tsv: the bulk_extractor header, one line per
 #     String of the summary, three tab-separated fields each; both byte-identical across two
@@ -129,6 +130,19 @@ sys.exit(1 if bad or not found else 0)' "$TMP/$n.json" "$s/truth.jsonl" >"$TMP/$
 		t_ok "sample $n: $(cat "$TMP/$n.res")"
 	else t_fail "sample $n: $(cat "$TMP/$n.res")"; fi
 done
+
+# the same under ASan/UBSan (residue scan included)
+if [ -x "$ASAN_ART" ]; then
+	for s in samples/*/; do
+		n=$(basename "$s")
+		if "$ASAN_ART" strings --json "$s/core" --maps "$s/maps" >"$TMP/$n.asan.json" 2>"$TMP/$n.asan.err" &&
+			cmp -s "$TMP/$n.asan.json" "$TMP/$n.json"; then
+			t_ok "sample $n: the ASan build lists the same $(jq length "$TMP/$n.json") strings, no sanitizer report"
+		else t_fail "sample $n: ASan build: $(head -n 3 "$TMP/$n.asan.err")"; fi
+	done
+else
+	t_fail "build/asan/artcarve missing (make asan)"
+fi
 
 # carve's objects.jsonl and strings.tsv on a sample and a real capture
 check_outputs() { # NAME CORE MAPS
