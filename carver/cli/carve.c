@@ -130,8 +130,17 @@ static int write_report(struct carve *c, const struct carve_opts *o, struct outf
 	return report_write(&in, out, e);
 }
 
+/* SQLite opens the file itself: the stream is closed and the temporary written by path */
+static int write_db(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	struct case_db_run run = { ARTCARVE_VERSION, o->argc, o->argv, c->started, now() - c->t0 };
+	int rc = outf_close_stream(out, e);
+	return rc ? rc : case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e);
+}
+
 static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {
 	[CARVE_OUT_HPROF] = { "heap.hprof", "hprof", write_hprof },
+	[CARVE_OUT_DB] = { "case.db", "db", write_db },
 	[CARVE_OUT_JSONL] = { "objects.jsonl", "jsonl", write_jsonl },
 	[CARVE_OUT_STRINGS] = { "strings.tsv", "strings", write_strings },
 	[CARVE_OUT_REPORT] = { "report.html", "report", write_report },
@@ -239,6 +248,8 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->t0 = now();
+	c->started = (int64_t)time(NULL);
 	anomaly_init(&c->sink, 0);
 	phase(o, "loading the image and the runtime model");
 	if ((rc = img_open(&c->img, o->image, &io, e)))

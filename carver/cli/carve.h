@@ -11,6 +11,7 @@
 #include "carver/base/anomaly.h"
 #include "carver/base/outfile.h"
 #include "carver/image/image.h"
+#include "output/db/case_db.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
@@ -45,11 +46,14 @@ struct carve {
 	struct walk_ev_report evidence[WALK_EV_COUNT];
 	struct hprof_carve_stats hs;
 	struct report_units units;  /* the walk's allocation units, for report.html's heap map */
+	struct case_db_stats db;
 	struct outf out[CARVE_OUT_COUNT];   /* each output's temporary file until all are committed */
 	char *path[CARVE_OUT_COUNT];        /* the committed outputs' paths (NULL: not written) */
 	uint64_t bytes[CARVE_OUT_COUNT];    /* and their sizes */
 	uint64_t heap_bytes;        /* captured bytes of the object spaces */
 	double seconds, cpu_seconds;   /* wall clock and CPU time of the whole run */
+	int64_t started;            /* UNIX time the run began (case.db's runs row) */
+	double t0;                  /* monotonic clock at the start */
 	uint64_t anon_kb;           /* anonymous resident memory at the end (Linux RssAnon; 0 if
 				     * unknown): what carve allocated, without the mapped image */
 	bool img_open, rt_open, model_open, refs_built;

@@ -58,6 +58,18 @@ int img_begin(struct image *img, const char *container, const char *path, struct
 	return 0;
 }
 
+size_t img_input_count(const struct image *img)
+{
+	return img->file_count_ + (img->listing != NULL);
+}
+
+const char *img_input_path(const struct image *img, size_t i)
+{
+	if (i < img->file_count_)
+		return img->files_[i].path;
+	return i == img->file_count_ ? img->listing : NULL;
+}
+
 int img_map_file(struct image *img, const char *path, const uint8_t **data, size_t *len, struct err *e)
 {
 	int rc;
@@ -605,29 +617,32 @@ static int img_open_dir(struct image *img, const char *path, struct err *e)
 	}
 }
 
-/* Listing to join: --maps, else the directory's own `maps` / `maps.txt` if any. */
-static int img_listing(const struct image *img, const char *path, const struct img_open_opts *opts,
+/* Listing to join: --maps, else the directory's own `maps` / `maps.txt` if any; its path is
+ * kept in img->listing (an input file as much as the mapped ones). */
+static int img_listing(struct image *img, const char *path, const struct img_open_opts *opts,
 		       struct maps *m, bool *have, struct err *e)
 {
 	static const char *const own[] = { "maps", "maps.txt" };
 	char buf[4096];
+	const char *found = NULL;
 
 	*have = false;
 	if (opts && opts->maps_path) {
-		*have = true;
-		return maps_load(m, opts->maps_path, e);
-	}
-	if (!strcmp(img->container, "elf-core"))
-		return 0;
-	for (size_t i = 0; i < 2; i++) {
-		if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", path, own[i]) >= sizeof(buf))
-			return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: path too long", path);
-		if (img_file_exists(buf)) {
-			*have = true;
-			return maps_load(m, buf, e);
+		found = opts->maps_path;
+	} else if (strcmp(img->container, "elf-core")) {
+		for (size_t i = 0; i < 2 && !found; i++) {
+			if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", path, own[i]) >= sizeof(buf))
+				return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: path too long", path);
+			if (img_file_exists(buf))
+				found = buf;
 		}
 	}
-	return 0;
+	if (!found)
+		return 0;
+	*have = true;
+	if (!(img->listing = img_strdup(img, found, strlen(found))))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", found);
+	return maps_load(m, found, e);
 }
 
 int img_open(struct image *img, const char *path, const struct img_open_opts *opts, struct err *e)

@@ -59,6 +59,7 @@ struct image {
 	const char *path;
 	unsigned pointer_bits;     /* the process's word size from the container (ELF class of a core), 0 if unknown */
 	const struct img_thread *threads;  /* threads the container names, in its order (cores only) */
+	const char *listing;       /* path of the maps listing joined (--maps or the dump's own), NULL if none */
 	size_t thread_count;
 	/* private: use the functions below */
 	struct img_thread *thr_;
@@ -105,6 +106,12 @@ int img_add_file(struct image *img, const char *path, uint64_t va, uint32_t prot
  * offsets), read-only.  On error the image is released. */
 int img_from_file(struct image *img, const char *path, uint64_t va, struct cursor *whole, struct err *e);
 void img_close(struct image *img); /* safe on a zeroed or closed image */
+
+/* The input files the image was read from: every file it mapped, in the order opened, then
+ * the maps listing (img->listing) if one was joined.  img_input_path returns NULL past the
+ * end; the paths are owned by the image. */
+size_t img_input_count(const struct image *img);
+const char *img_input_path(const struct image *img, size_t i);
 
 /* True when some region has an address in [start, end). */
 bool img_overlaps(const struct image *img, uint64_t start, uint64_t end);

@@ -1,13 +1,15 @@
 /* test_model.c - the object model (rosalloc/model) on a hand-made heap: candidate checks
  * (class word, size, length, references), states and confidence, empty free places,
  * duplicates, reachability from thread objects and a JNI table, and the carved HPROF
- * (records, String character arrays, mark arrays, determinism). */
+ * (records, String character arrays, mark arrays, determinism), and the case database written
+ * from it (read back with the sqlite3 shell). */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "carver/base/cursor.h"
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
+#include "output/db/case_db.h"
 #include "output/hprof/hprof.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/hprof/hprof_mark.h"
@@ -327,6 +329,83 @@ static void test_hprof(const struct model *m, const struct reach *r)
 	rmdir(dir);
 }
 
+/* Runs sql through the sqlite3 shell on db; its output (rows "a|b", one a line) in out. */
+static bool sql_query(const char *db, const char *sql, char *out, size_t cap)
+{
+	char cmd[512], res[256];
+	FILE *fp;
+	size_t n;
+
+	snprintf(res, sizeof(res), "%s.out", db);
+	snprintf(cmd, sizeof(cmd), "sqlite3 -batch '%s' >'%s' 2>&1", db, res);
+	if (!(fp = popen(cmd, "w")))
+		return false;
+	fputs(sql, fp);
+	if (pclose(fp) != 0 || !(fp = fopen(res, "r")))
+		return false;
+	n = fread(out, 1, cap - 1, fp);
+	out[n] = '\0';
+	fclose(fp);
+	unlink(res);
+	return true;
+}
+
+static void expect_rows(const char *db, const char *sql, const char *want)
+{
+	char got[1024] = "";
+	T_CHECK(sql_query(db, sql, got, sizeof(got)) && !strcmp(got, want), "%s\n  gave: %s  want: %s", sql, got, want);
+}
+
+/* The case database of the fixture's model: rows, views and bytes against what the fixture
+ * put in the heap (mf_build and test_checks above), and a path that cannot be written. */
+static void test_case_db(const struct model *m, const struct reach *r)
+{
+	char dir[] = "/tmp/artcarve-casedb.XXXXXX", db[64], want[256], bad[96];
+	struct case_db_run run = { "test", 0, NULL, 0, 0 };
+	struct case_db_stats st;
+	struct err e;
+
+	T_SECTION("case database");
+	err_init(&e);
+	if (!mkdtemp(dir)) {
+		T_CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(db, sizeof(db), "%s/case.db", dir);
+	T_EQ_I(case_db_write(db, m, r, &run, &st, &e), 0);
+	T_EQ_U(st.objects, m->count);
+	T_EQ_U(st.classes, C_COUNT);
+	T_EQ_U(st.strings, 2);                    /* "hello", "secret" */
+	T_EQ_U(st.prim_arrays, 1);
+	expect_rows(db, "PRAGMA integrity_check;", "ok\n");
+	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n1\n");
+	snprintf(want, sizeof(want), "%zu\n", m->count);
+	expect_rows(db, "SELECT count(*) FROM objects;", want);
+	expect_rows(db, "SELECT hex, value, length, compressed FROM dropped_strings;", "0x12c01300|secret|6|1\n");
+	expect_rows(db, "SELECT count(*) FROM dropped_objects;", "6\n");
+	expect_rows(db, "SELECT hex, class_name, content, confidence FROM free_objects;", "0x12c02900|Msg|residue|70\n");
+	snprintf(want, sizeof(want), "text|0x12c01300\nnext|0x12c01000\nshadow$_klass_|0x%x\n", caddr(C_MSG));
+	expect_rows(db, "SELECT field, printf('0x%x', to_address) FROM refs WHERE from_address = 0x12c01200 ORDER BY seq;",
+		    want);
+	expect_rows(db, "SELECT from_hex, from_class, coalesce(field, '[' || array_index || ']') FROM referrers"
+			" WHERE to_address = 0x12c01000 ORDER BY from_address;",
+		    "0x12c01200|Msg|next\n0x12c01500|java.lang.Object[]|[0]\n");
+	expect_rows(db, "SELECT element_type, length, hex(bytes) FROM primitive_arrays;", "int|3|0A0000000000000000000000\n");
+	expect_rows(db, "SELECT source, count(*) FROM roots GROUP BY source ORDER BY source;",
+		    "class statics|8\njni locals|1\nthread objects|1\n");
+	expect_rows(db, "SELECT name, offset FROM fields WHERE class_id = 6 AND is_static = 0 ORDER BY idx;",
+		    "text|8\nnext|12\nid|16\nseen|20\n");
+
+	/* a path in a directory that does not exist: an error naming it, no file */
+	snprintf(bad, sizeof(bad), "%s/missing/case.db", dir);
+	T_EQ_I(case_db_write(bad, m, r, &run, &st, &e), -ERR_DB);
+	printf("  unwritable path: %s\n", e.msg);
+	T_CHECK(strstr(e.msg, bad) != NULL, "the error names the path: %s", e.msg);
+	T_CHECK(access(bad, F_OK) != 0, "no file at %s", bad);
+	unlink(db);
+	rmdir(dir);
+}
+
 /* A stack mapping holding B's address makes B and its String reachable. */
 static void test_stack(void)
 {
@@ -381,6 +460,7 @@ int main(void)
 	test_checks(&m, &sink);
 	test_reach(&m, &r);
 	test_hprof(&m, &r);
+	test_case_db(&m, &r);
 	reach_release(&r);
 	model_release(&m);
 	anomaly_release(&sink);

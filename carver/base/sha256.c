@@ -1,0 +1,155 @@
+/* sha256.c - SHA-256 per FIPS 180-4 (see sha256.h).  Section numbers below are the
+ * standard's. */
+#include "carver/base/sha256.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes */
+static const uint32_t sha256_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t rotr(uint32_t x, unsigned n) { return x >> n | x << (32 - n); }
+
+/* 4.1.2 */
+static uint32_t ch(uint32_t x, uint32_t y, uint32_t z) { return (x & y) ^ (~x & z); }
+static uint32_t maj(uint32_t x, uint32_t y, uint32_t z) { return (x & y) ^ (x & z) ^ (y & z); }
+static uint32_t big_sigma0(uint32_t x) { return rotr(x, 2) ^ rotr(x, 13) ^ rotr(x, 22); }
+static uint32_t big_sigma1(uint32_t x) { return rotr(x, 6) ^ rotr(x, 11) ^ rotr(x, 25); }
+static uint32_t small_sigma0(uint32_t x) { return rotr(x, 7) ^ rotr(x, 18) ^ x >> 3; }
+static uint32_t small_sigma1(uint32_t x) { return rotr(x, 17) ^ rotr(x, 19) ^ x >> 10; }
+
+/* 6.2.2: one 512-bit block */
+static void sha256_block(uint32_t h[8], const uint8_t *p)
+{
+	uint32_t w[64];
+
+	for (unsigned t = 0; t < 16; t++)
+		w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 | (uint32_t)p[4 * t + 2] << 8 | p[4 * t + 3];
+	for (unsigned t = 16; t < 64; t++)
+		w[t] = small_sigma1(w[t - 2]) + w[t - 7] + small_sigma0(w[t - 15]) + w[t - 16];
+	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+	for (unsigned t = 0; t < 64; t++) {
+		uint32_t t1 = hh + big_sigma1(e) + ch(e, f, g) + sha256_k[t] + w[t];
+		uint32_t t2 = big_sigma0(a) + maj(a, b, c);
+		hh = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
+	}
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+	h[5] += f;
+	h[6] += g;
+	h[7] += hh;
+}
+
+void sha256_init(struct sha256 *s)
+{
+	/* 5.3.3: the first 32 bits of the fractional parts of the square roots of the first 8 primes */
+	static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	memcpy(s->h, h0, sizeof(h0));
+	s->bytes = 0;
+	s->used = 0;
+}
+
+void sha256_update(struct sha256 *s, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	s->bytes += n;
+	if (s->used) {
+		size_t take = 64 - s->used < n ? 64 - s->used : n;
+		memcpy(s->block + s->used, b, take);
+		s->used += take;
+		b += take;
+		n -= take;
+		if (s->used < 64)
+			return;
+		sha256_block(s->h, s->block);
+		s->used = 0;
+	}
+	for (; n >= 64; b += 64, n -= 64)
+		sha256_block(s->h, b);
+	if (n)
+		memcpy(s->block, b, n);
+	s->used = n;
+}
+
+void sha256_final(struct sha256 *s, uint8_t out[SHA256_DIGEST])
+{
+	uint64_t bits = s->bytes * 8;   /* 5.1.1: the length in bits, modulo 2^64 */
+
+	/* 5.1.1: a 1 bit, zeros up to 448 mod 512, the 64-bit length */
+	s->block[s->used++] = 0x80;
+	if (s->used > 56) {
+		memset(s->block + s->used, 0, 64 - s->used);
+		sha256_block(s->h, s->block);
+		s->used = 0;
+	}
+	memset(s->block + s->used, 0, 56 - s->used);
+	for (unsigned i = 0; i < 8; i++)
+		s->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+	sha256_block(s->h, s->block);
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 4; j++)
+			out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
+	sha256_init(s);
+}
+
+void sha256_hex(const uint8_t d[SHA256_DIGEST], char out[SHA256_HEX])
+{
+	static const char hex[] = "0123456789abcdef";
+	for (unsigned i = 0; i < SHA256_DIGEST; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 15];
+	}
+	out[2 * SHA256_DIGEST] = '\0';
+}
+
+int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e)
+{
+	static const size_t block = 1u << 16;
+	uint8_t buf[1u << 16];
+	struct sha256 s;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot open %s: %s", path, strerror(errno));
+	sha256_init(&s);
+	for (;;) {
+		ssize_t n = read(fd, buf, block);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+			close(fd);
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(err));
+		}
+		if (n == 0)
+			break;
+		sha256_update(&s, buf, (size_t)n);
+	}
+	close(fd);
+	*size = s.bytes;
+	sha256_final(&s, out);
+	return 0;
+}

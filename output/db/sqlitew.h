@@ -1,0 +1,47 @@
+/* sqlitew.h - the one wrapper of SQLite (the only file that includes <sqlite3.h>).
+ *
+ * Just what a writer of a fresh database needs: create a file, run fixed SQL, prepare
+ * statements once and run them per row with bound parameters (never SQL text built from
+ * data: strings from an image are hostile).  A bind failure is kept in the statement and
+ * returned by the next sqlw_step, so a row is a run of binds and one checked step.
+ * Errors are -ERR_DB (or -ERR_NOMEM) with SQLite's message and the statement's SQL. */
+#ifndef ARTCARVE_SQLITEW_H
+#define ARTCARVE_SQLITEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carver/base/err.h"
+
+struct sqlw;
+struct sqlw_stmt;
+
+/* Opens (creating it if need be) the database file at path; a writer gives a new or empty
+ * file, such as the temporary of carver/base/outfile.h.  Returns 0 or -ERR_DB / -ERR_NOMEM;
+ * *db is NULL on failure. */
+int sqlw_open(struct sqlw **db, const char *path, struct err *e);
+/* Closes (NULL-safe); finalize every statement first.  Returns 0 or -ERR_DB. */
+int sqlw_close(struct sqlw *db, struct err *e);
+/* Closes after a failure (NULL-safe): frees everything, reports nothing (the file is
+ * removed by its owner, the first error is the one reported). */
+void sqlw_abandon(struct sqlw *db);
+/* Runs one or more fixed SQL statements (no parameters). */
+int sqlw_exec(struct sqlw *db, const char *sql, struct err *e);
+
+int sqlw_prepare(struct sqlw *db, const char *sql, struct sqlw_stmt **st, struct err *e);
+void sqlw_finalize(struct sqlw_stmt *st);  /* NULL-safe */
+/* Parameters are numbered from 1.  Text and blobs are copied by SQLite. */
+void sqlw_bind_int(struct sqlw_stmt *st, int i, int64_t v);
+void sqlw_bind_double(struct sqlw_stmt *st, int i, double v);
+void sqlw_bind_text(struct sqlw_stmt *st, int i, const char *s, size_t n);
+void sqlw_bind_str(struct sqlw_stmt *st, int i, const char *s);    /* NULL binds NULL */
+void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n);
+void sqlw_bind_null(struct sqlw_stmt *st, int i);
+/* Runs a statement that returns no row, then resets it and clears its bindings for the next
+ * row.  Returns 0, the first bind failure since the last step, or the step's failure. */
+int sqlw_step(struct sqlw_stmt *st, struct err *e);
+
+/* The SQLite library version ("3.40.1"). */
+const char *sqlw_version(void);
+
+#endif
