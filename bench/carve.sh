@@ -16,10 +16,16 @@ shared=${ARTCARVE_SHARED:-$(cd .. && pwd)/shared}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/artcarve-bench-carve.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# The carving figures are for heap.hprof alone: the other outputs (objects.jsonl, case.db,
+# report.html, ...) are timed apart on the real captures, by what each one adds.
+outputs=$(build/artcarve carve - -o - --skip '?' 2>&1 | sed -n 's/.*outputs (\([^)]*\)).*/\1/p' | tr -d ' ')
+not_hprof=$(echo "$outputs" | tr ',' '\n' | grep -v '^hprof$' | paste -sd, -)
+
 # bench NAME CORE MAPS
 bench() {
 	cat "$2" >/dev/null                       # same page-cache state for everyone
-	/usr/bin/time -f '%e %M' -o "$tmp/time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/out" >"$tmp/carve.json"
+	/usr/bin/time -f '%e %M' -o "$tmp/time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/out" \
+		${not_hprof:+--skip "$not_hprof"} >"$tmp/carve.json"
 	read -r wall rss_kb <"$tmp/time"
 	/usr/bin/time -f '%e' -o "$tmp/cat.time" cat "$2" >/dev/null
 	/usr/bin/time -f '%U' -o "$tmp/gzip.time" gzip -1 -c "$2" >/dev/null
@@ -39,10 +45,30 @@ bench() {
 	rm -rf "$tmp/out"
 }
 
+# outputs NAME CORE MAPS: CPU time and size each other output adds to heap.hprof alone
+outputs() {
+	/usr/bin/time -f '%U %S' -o "$tmp/base.time" build/artcarve carve "$2" --maps "$3" -o "$tmp/base" \
+		${not_hprof:+--skip "$not_hprof"} >/dev/null
+	base=$(awk '{print $1 + $2}' "$tmp/base.time")
+	line="  outputs:"
+	for o in $(echo "$not_hprof" | tr ',' ' '); do
+		skip=$(echo "$not_hprof" | tr ',' '\n' | grep -v "^$o\$" | paste -sd, -)
+		/usr/bin/time -f '%U %S' -o "$tmp/o.time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/o" \
+			${skip:+--skip "$skip"} >"$tmp/o.json"
+		bytes=$(jq -r --arg o "$o" '[.outputs[] | select(.file != "heap.hprof")][0].bytes' "$tmp/o.json")
+		line="$line $(awk -v o="$o" -v t="$(awk '{print $1 + $2}' "$tmp/o.time")" -v b="$base" -v n="$bytes" \
+			'BEGIN { printf "%s +%.2f s CPU (%.1f MB);", o, t - b, n / 1e6 }')"
+		rm -rf "$tmp/o"
+	done
+	echo "$line"
+	rm -rf "$tmp/base"
+}
+
 for d in "$shared"/corpus/images/realart/*/ "$shared"/corpus/images/realart-full/*/; do
 	[ -f "$d/core.zst" ] || continue
 	zstd -q -d -f "$d/core.zst" -o "$tmp/core"
 	bench "$(basename "$d")" "$tmp/core" "$d/maps.txt"
+	[ -z "$not_hprof" ] || outputs "$(basename "$d")" "$tmp/core" "$d/maps.txt"
 	rm -f "$tmp/core"
 done
 for ver in 7.1 11; do

@@ -278,6 +278,7 @@ static int find_files(struct art_runtime *rt, struct err *e)
 			rc = add_file(rt, r, "oat", e);
 		if (rc == 0)
 			rc = scan_region_dexes(rt, r, e);
+		img_drop(img, r->start, r->start + r->data_len);   /* scanned: what is used is read again */
 		if (rc)
 			return rc;
 	}

@@ -140,6 +140,7 @@ static bool is_record(const struct dl_walk *d, uint64_t mem)
 static int walk_segment(struct dl_walk *d, uint64_t base, uint64_t lim, uint64_t size0, struct err *e)
 {
 	uint64_t c = base, size;
+	struct img_drop drop = { 0 };
 	int rc;
 
 	if (lim > d->begin + d->n)
@@ -147,6 +148,7 @@ static int walk_segment(struct dl_walk *d, uint64_t base, uint64_t lim, uint64_t
 	if (c == d->begin)
 		c += size0;
 	while (c < lim) {
+		img_drop_behind(d->w.img, &drop, c);   /* chunks in address order: bounded memory */
 		if (c == d->top) {
 			d->seen_top = true;
 			return 0;

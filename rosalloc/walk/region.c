@@ -172,9 +172,11 @@ int walk_region(const struct walk_ctx *ctx, const struct art_space *s, struct er
 		wk_anom(&rw.w, ANOM_REGION, ERR_CORRUPT, s->begin,
 			"region space at 0x%llx is not aligned to its 256 KiB regions", (unsigned long long)s->begin);
 	nreg = (uint32_t)((s->end - s->begin) / REGION_SIZE);
+	struct img_drop drop = { 0 };
 	for (uint32_t i = 0; rc == 0 && i < nreg; i++) {
 		uint64_t rbase = s->begin + (uint64_t)i * REGION_SIZE;
 		size_t avail;
+		img_drop_behind(rw.w.img, &drop, rbase);   /* regions in address order: bounded memory */
 		const uint8_t *p = wk_at(rw.w.img, rbase, &avail);
 		if (tail) {             /* covered by the Large object of an earlier region */
 			tail--;

@@ -450,9 +450,11 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	if (!(rw.scratch = xmalloc((size_t)MAX_RUN_PAGES * WK_PAGE)))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory walking RosAlloc space at 0x%llx",
 			       (unsigned long long)s->begin);
+	struct img_drop drop = { 0 };
 	for (size_t i = 0; rc == 0 && i < npm;) {
 		uint8_t v = pm[i];
 		size_t skip = 1;
+		img_drop_behind(rw.w.img, &drop, s->begin + (uint64_t)i * WK_PAGE);   /* pages in order: bounded memory */
 		if (v == PM_RELEASED || v == PM_EMPTY) {
 			while (i + skip < npm && (pm[i + skip] == PM_RELEASED || pm[i + skip] == PM_EMPTY))
 				skip++;

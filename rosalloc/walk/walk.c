@@ -156,8 +156,11 @@ int walk_all(const struct walk_ctx *ctx, struct err *e)
 		c.ev = own;
 	}
 	/* spaces_find sorts by begin: address order */
-	for (size_t i = 0; rc == 0 && i < ctx->rt->spaces.count; i++)
-		rc = walk_space(&c, &ctx->rt->spaces.v[i], e);
+	for (size_t i = 0; rc == 0 && i < ctx->rt->spaces.count; i++) {
+		const struct art_space *s = &ctx->rt->spaces.v[i];
+		rc = walk_space(&c, s, e);
+		img_drop(ctx->rt->img, s->begin, s->end);   /* done with it: bounded memory */
+	}
 	walk_evidence_close(own);
 	return rc;
 }
