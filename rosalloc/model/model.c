@@ -767,7 +767,8 @@ static int drop_bad_refs(struct model *m, struct err *e)
 		uint32_t a = m->ref_at[i], n = m->ref_at[i + 1] - a;
 		if (m->objs[i].flags & MODEL_F_BAD_REF)
 			continue;
-		memmove(&m->refs[rout], &m->refs[a], (size_t)n * sizeof(*m->refs));
+		if (n)   /* refs is NULL while no reference was kept */
+			memmove(&m->refs[rout], &m->refs[a], (size_t)n * sizeof(*m->refs));
 		m->objs[out] = m->objs[i];
 		m->ref_at[out++] = (uint32_t)rout;
 		rout += n;
