@@ -39,33 +39,23 @@ struct map_ctx {
 	size_t anom_count;
 };
 
-bool report_map_draws(const struct art_runtime *rt, const struct art_space *s)
+/* The map LOS holding va: its index in rt->spaces, SIZE_MAX if none (los: the indexes of
+ * the map LOS spaces, usually one). */
+static size_t map_los_of(const struct art_runtime *rt, const size_t *los, size_t nlos, uint64_t va)
 {
-	if (!spaces_holds_objects(s->kind))
-		return false;
-	if (s->kind != SPACE_LOS_ALLOCATION)
-		return true;
-	for (size_t i = 0; i < rt->spaces.count; i++) {
-		const struct art_space *v = &rt->spaces.v[i];
-		if (v->kind == SPACE_LOS_MAP && s->begin >= v->begin && s->begin < v->end)
-			return false;
-	}
-	return true;
+	for (size_t k = 0; k < nlos; k++)
+		if (va >= rt->spaces.v[los[k]].begin && va < rt->spaces.v[los[k]].end)
+			return los[k];
+	return SIZE_MAX;
 }
 
-/* The drawn space a unit belongs to: its own, or the map LOS holding an allocation. */
-static const struct art_space *map_owner(const struct art_runtime *rt, const struct report_unit *u)
+/* Whether space i is drawn: an object space, but not a map LOS allocation that its map LOS
+ * draws. */
+static bool map_draws(const struct art_runtime *rt, const size_t *los, size_t nlos, size_t i)
 {
-	if (!u->space)
-		return NULL;
-	if (report_map_draws(rt, u->space))
-		return u->space;
-	for (size_t i = 0; i < rt->spaces.count; i++) {
-		const struct art_space *v = &rt->spaces.v[i];
-		if (v->kind == SPACE_LOS_MAP && u->begin >= v->begin && u->begin < v->end)
-			return v;
-	}
-	return NULL;
+	const struct art_space *s = &rt->spaces.v[i];
+	return spaces_holds_objects(s->kind) &&
+	       (s->kind != SPACE_LOS_ALLOCATION || map_los_of(rt, los, nlos, s->begin) == SIZE_MAX);
 }
 
 /* Units finer than the space: what the map draws one by one. */
@@ -91,30 +81,88 @@ static int map_by_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Fills ms for space s: its fine units, or its pages; how many go to a cell. */
-static int map_space_plan(struct map_space *ms, const struct art_runtime *rt, const struct art_space *s,
-			  const struct report_units *units, struct err *e)
+/* Fills ms for space s from its fine units (u[0..n), sorted here), or its pages when it has
+ * none; how many go to a cell. */
+static void map_space_plan(struct map_space *ms, const struct art_space *s, const struct report_unit **u, size_t n,
+			   size_t max_cells)
 {
-	size_t n = 0;
-
 	memset(ms, 0, sizeof(*ms));
 	ms->s = s;
-	for (size_t i = 0; units && i < units->count; i++)
-		n += map_fine(&units->v[i]) && map_owner(rt, &units->v[i]) == s;
 	if (n) {
-		if (!(ms->u = xcalloc(n, sizeof(*ms->u))))
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the heap map");
-		for (size_t i = 0; i < units->count; i++)
-			if (map_fine(&units->v[i]) && map_owner(rt, &units->v[i]) == s)
-				ms->u[ms->n++] = &units->v[i];
-		qsort(ms->u, ms->n, sizeof(*ms->u), map_by_begin);
+		ms->u = u;
+		ms->n = n;
+		qsort(u, n, sizeof(*u), map_by_begin);
 	} else {
 		uint64_t len = s->end > s->begin ? s->end - s->begin : 0;
 		ms->n = (size_t)(len / MAP_PAGE + (len % MAP_PAGE != 0));
 	}
-	ms->per_cell = ms->n > REPORT_MAP_MAX_CELLS ? (ms->n + REPORT_MAP_MAX_CELLS - 1) / REPORT_MAP_MAX_CELLS : 1;
+	ms->per_cell = ms->n > max_cells ? (ms->n + max_cells - 1) / max_cells : 1;
 	ms->cells = (ms->n + ms->per_cell - 1) / ms->per_cell;
+}
+
+/* The fine units grouped by the space that draws them: space i's are sorted[first[i] ..
+ * first[i + 1]).  A map LOS allocation's units go to its map LOS.  Linear in units and
+ * spaces. */
+struct map_groups {
+	size_t *los, nlos;
+	bool *draws;
+	size_t *first;                    /* spaces + 1 entries */
+	const struct report_unit **sorted;
+};
+
+static size_t map_unit_owner(const struct art_runtime *rt, const struct map_groups *g, const struct report_unit *u)
+{
+	size_t i;
+	if (!u->space || !map_fine(u) || u->space < rt->spaces.v || u->space >= rt->spaces.v + rt->spaces.count)
+		return SIZE_MAX;
+	i = (size_t)(u->space - rt->spaces.v);
+	if (g->draws[i])
+		return i;
+	return u->space->kind == SPACE_LOS_ALLOCATION ? map_los_of(rt, g->los, g->nlos, u->begin) : SIZE_MAX;
+}
+
+static int map_groups_make(struct map_groups *g, const struct art_runtime *rt, const struct report_units *units,
+			   struct err *e)
+{
+	size_t ns = rt->spaces.count, nu = units ? units->count : 0, *fill;
+
+	memset(g, 0, sizeof(*g));
+	g->los = xcalloc(ns + 1, sizeof(size_t));
+	g->draws = xcalloc(ns + 1, sizeof(bool));
+	g->first = xcalloc(ns + 2, sizeof(size_t));
+	g->sorted = xcalloc(nu + 1, sizeof(*g->sorted));
+	fill = xcalloc(ns + 1, sizeof(size_t));
+	if (!g->los || !g->draws || !g->first || !g->sorted || !fill) {
+		xfree(fill);
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the heap map");
+	}
+	for (size_t i = 0; i < ns; i++)
+		if (rt->spaces.v[i].kind == SPACE_LOS_MAP)
+			g->los[g->nlos++] = i;
+	for (size_t i = 0; i < ns; i++)
+		g->draws[i] = map_draws(rt, g->los, g->nlos, i);
+	for (size_t k = 0; k < nu; k++) {
+		size_t o = map_unit_owner(rt, g, &units->v[k]);
+		if (o != SIZE_MAX)
+			g->first[o + 1]++;
+	}
+	for (size_t i = 0; i < ns; i++)
+		g->first[i + 1] += g->first[i];
+	for (size_t k = 0; k < nu; k++) {
+		size_t o = map_unit_owner(rt, g, &units->v[k]);
+		if (o != SIZE_MAX)
+			g->sorted[g->first[o] + fill[o]++] = &units->v[k];
+	}
+	xfree(fill);
 	return 0;
+}
+
+static void map_groups_release(struct map_groups *g)
+{
+	xfree(g->los);
+	xfree(g->draws);
+	xfree(g->first);
+	xfree(g->sorted);
 }
 
 static uint64_t map_group_height(const struct map_space *ms)
@@ -344,32 +392,38 @@ int report_map_write(struct report_html *h, const struct model *m, const struct 
 	const struct art_runtime *rt = m->rt;
 	struct map_ctx x = { h, m, rt->img, NULL, 0 };
 	struct map_space *ms = xcalloc(rt->spaces.count ? rt->spaces.count : 1, sizeof(*ms));
-	size_t n = 0;
+	struct map_groups g;
+	size_t n = 0, drawn = 0, max_cells;
 	uint64_t height = 0, y = 0;
-	int rc = 0;
+	int rc;
 
 	if (!ms)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the heap map");
-	rc = map_anomalies(&x, sinks, sink_count, e);
+	if ((rc = map_groups_make(&g, rt, units, e)) == 0)
+		rc = map_anomalies(&x, sinks, sink_count, e);
+	for (size_t i = 0; rc == 0 && i < rt->spaces.count; i++)
+		drawn += g.draws[i];
+	max_cells = drawn ? REPORT_MAP_TOTAL_CELLS / drawn : REPORT_MAP_MAX_CELLS;
+	max_cells = max_cells > REPORT_MAP_MAX_CELLS ? REPORT_MAP_MAX_CELLS
+		    : max_cells < REPORT_MAP_MIN_CELLS ? REPORT_MAP_MIN_CELLS : max_cells;
 	for (size_t i = 0; rc == 0 && i < rt->spaces.count; i++) {
-		if (!report_map_draws(rt, &rt->spaces.v[i]))
+		if (!g.draws[i])
 			continue;
-		rc = map_space_plan(&ms[n], rt, &rt->spaces.v[i], units, e);
+		map_space_plan(&ms[n], &rt->spaces.v[i], g.sorted + g.first[i], g.first[i + 1] - g.first[i], max_cells);
 		height += map_group_height(&ms[n++]);
 	}
 	if (rc == 0) {
 		map_legend(h);
-		report_html_printf(h, "<svg id=\"heapmap\" width=\"%d\" height=\"%llu\" "
-				      "viewBox=\"0 0 %d %llu\">\n", MAP_COLS * MAP_PITCH, (unsigned long long)height,
-				   MAP_COLS * MAP_PITCH, (unsigned long long)height);
+		report_html_printf(h, "<svg id=\"heapmap\" width=\"%d\" height=\"%llu\" viewBox=\"0 0 %d %llu\">\n",
+				   MAP_COLS * MAP_PITCH, (unsigned long long)height, MAP_COLS * MAP_PITCH,
+				   (unsigned long long)height);
 		for (size_t i = 0; i < n && !h->rc; i++) {
 			map_space_write(&x, &ms[i], (size_t)(ms[i].s - rt->spaces.v), y);
 			y += map_group_height(&ms[i]);
 		}
 		report_html_raw(h, "</svg>\n");
 	}
-	for (size_t i = 0; i < n; i++)
-		xfree(ms[i].u);
+	map_groups_release(&g);
 	xfree(ms);
 	xfree(x.anom);
 	return rc;

@@ -8,13 +8,14 @@
  * red outline.  Each cell's <title> gives its addresses and counts (a browser shows it on
  * hover).
  *
- * Size: a space with more than REPORT_MAP_MAX_CELLS units draws consecutive units together
- * (the same number in every cell, so the map keeps its proportions and is the same for the
- * same input), which bounds the SVG to a few MB whatever the heap's size. */
+ * Size: the map has REPORT_MAP_TOTAL_CELLS cells to share among its spaces, each space
+ * between REPORT_MAP_MIN_CELLS and REPORT_MAP_MAX_CELLS; a space with more units than its
+ * share draws consecutive units together (the same number in every cell, so the map keeps
+ * its proportions and is the same for the same input), which bounds the SVG to a few MB
+ * (about 300 bytes a cell) whatever the heap's size. */
 #ifndef ARTCARVE_REPORT_MAP_H
 #define ARTCARVE_REPORT_MAP_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "carver/base/anomaly.h"
@@ -23,11 +24,8 @@
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
 
-enum { REPORT_MAP_MAX_CELLS = 2048 };
+enum { REPORT_MAP_TOTAL_CELLS = 8192, REPORT_MAP_MAX_CELLS = 2048, REPORT_MAP_MIN_CELLS = 256 };
 
-/* True when the map draws space s of rt (an object space; the map LOS's allocations are
- * drawn inside it rather than as spaces of their own). */
-bool report_map_draws(const struct art_runtime *rt, const struct art_space *s);
 /* Writes the legend and the SVG.  units may be NULL (then every space is drawn by pages);
  * sinks: the kept anomalies of each (NULL entries skipped) mark their cells.  Returns 0 or
  * -ERR_NOMEM (write errors are h's). */

@@ -177,7 +177,7 @@ static size_t count(const char *s, const char *needle)
 static void test_map(void)
 {
 	static uint8_t heap[0x10000];
-	struct art_space sp[4] = { { 0 } };
+	struct art_space sp[6] = { { 0 } };
 	struct model_obj objs[2] = { { 0 } };
 	struct art_runtime rt = { 0 };
 	struct model m = { 0 };
@@ -196,9 +196,11 @@ static void test_map(void)
 	sp[1] = (struct art_space){ .kind = SPACE_DLMALLOC, .begin = 0x13000000, .end = 0x13003000, .name = "non moving" };
 	sp[2] = (struct art_space){ .kind = SPACE_REGION, .begin = 0x20000000, .end = 0x20000000 + 5000u * 0x40000u, .name = "" };
 	sp[3] = (struct art_space){ .kind = SPACE_CARD_TABLE, .begin = 0x30000000, .end = 0x30001000, .name = "card table" };
+	sp[4] = (struct art_space){ .kind = SPACE_LOS_MAP, .begin = 0x40000000, .end = 0x40010000, .name = "los" };
+	sp[5] = (struct art_space){ .kind = SPACE_LOS_ALLOCATION, .begin = 0x40004000, .end = 0x40009000, .name = "alloc" };
 	rt.img = &img;
 	rt.spaces.v = sp;
-	rt.spaces.count = 4;
+	rt.spaces.count = 6;
 	objs[0] = (struct model_obj){ .addr = 0x12c00000, .size = 16, .alloc = MODEL_ALLOCATED, .reach = MODEL_REACHABLE };
 	objs[1] = (struct model_obj){ .addr = 0x12c00010, .size = 16, .alloc = MODEL_ALLOCATED, .reach = MODEL_UNREACHABLE };
 	m.rt = &rt;
@@ -214,6 +216,8 @@ static void test_map(void)
 	T_EQ_I(report_units_add(&u, &wu, &e), 0);
 	wu = (struct walk_unit){ .kind = WALK_UNIT_CHUNK_SPAN, .space = &sp[1], .begin = 0x13000000, .end = 0x13003000 };
 	T_EQ_I(report_units_add(&u, &wu, &e), 0);
+	wu = (struct walk_unit){ .kind = WALK_UNIT_LOS, .space = &sp[5], .begin = 0x40004000, .end = 0x40009000 };
+	T_EQ_I(report_units_add(&u, &wu, &e), 0);
 	for (uint32_t i = 0; i < 5000; i++) {   /* in reverse: the map sorts by address */
 		uint64_t b = sp[2].begin + (uint64_t)(4999 - i) * 0x40000;
 		wu = (struct walk_unit){ .kind = WALK_UNIT_REGION, .space = &sp[2], .begin = b, .end = b + 0x40000,
@@ -226,7 +230,10 @@ static void test_map(void)
 	if (text && again) {
 		printf("map: %zu bytes, %zu cells\n", strlen(text), count(text, "<g><title>"));
 		T_CHECK(!strcmp(text, again), "the same map twice");
-		T_EQ_U(count(text, "<g class=\"space\""), 3);          /* the card table is no object space */
+		/* the card table is no object space; the map LOS draws its allocation */
+		T_EQ_U(count(text, "<g class=\"space\""), 4);
+		T_CHECK(strstr(text, "los 0x40000000-0x40010000, 65536 bytes: 1 units</text>\n<g><title>0x40004000-0x40009000 los:"),
+			"the map LOS with its allocation");
 		T_CHECK(strstr(text, "main &lt;space&gt;") && !strstr(text, "main <space>"), "space name escaped");
 		T_CHECK(strstr(text, "0x12c00000-0x12c01000 run, bracket 1, 16-byte slots, 2 allocated and 254 free slots: "
 					"1 live, 1 dropped, 0 reach unknown, 0 free, 32 of 4096 bytes in objects, 4096 "
@@ -235,13 +242,15 @@ static void test_map(void)
 		T_CHECK(strstr(text, "<rect class=\"l\" x=\"0\" y=\"20\" width=\"1\" height=\"10\"/>"
 					"<rect class=\"d\" x=\"1\" y=\"20\" width=\"1\"") != NULL, "live then dropped, 1 wide each");
 		T_EQ_U(count(text, "<rect class=\"a\""), 1);
-		/* not captured: the three dlmalloc pages and the 1667 region cells */
-		T_EQ_U(count(text, "<rect class=\"n\""), 3 + 1667);
+		/* not captured: the three dlmalloc pages, the 1667 region cells, the large object */
+		T_EQ_U(count(text, "<rect class=\"n\""), 3 + 1667 + 1);
+		T_CHECK(strstr(text, "http") == NULL, "no http in the map");
 		region = strstr(text, "data-space=\"2\"");
+		if (region && strstr(region, "<g class=\"space\""))   /* the region space's group alone */
+			*strstr(region, "<g class=\"space\"") = 0;
 		T_CHECK(region && strstr(region, "5000 units, 3 to a cell"), "region space heading");
 		T_EQ_U(region ? count(region, "<g><title>") : 0, 1667);
 		T_CHECK(region && strstr(region, "<title>0x20000000-0x200c0000 3 units:"), "first region cell: 3 regions");
-		T_CHECK(strstr(text, "http") == NULL, "no http in the map");
 	}
 	free(text);
 	free(again);
