@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "carver/base/sha256.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "output/report/report_html.h"
@@ -136,6 +137,34 @@ static void page_image(struct page *p)
 	report_html_raw(&p->h, "</td></tr>\n");
 	row_u(p, "classes", "classes", rt->class_count);
 	report_html_raw(&p->h, "</table>\n");
+}
+
+/* The files the image was read from, each with its size and SHA-256 (read now, in blocks). */
+static int page_inputs(struct page *p, struct err *e)
+{
+	const struct image *img = p->rt->img;
+	size_t n = img_input_count(img);
+
+	report_html_printf(&p->h, "<h3>Input files</h3>\n<table>\n<tr><th>file</th><th class=\"r\">bytes</th>"
+				  "<th>SHA-256</th></tr>\n");
+	for (size_t i = 0; i < n && !p->h.rc; i++) {
+		const char *path = img_input_path(img, i);
+		uint8_t d[SHA256_DIGEST];
+		char hex[SHA256_HEX];
+		uint64_t size;
+		int rc = path ? sha256_file(path, d, &size, e) : 0;
+		if (rc)
+			return rc;
+		if (!path)
+			continue;
+		sha256_hex(d, hex);
+		report_html_raw(&p->h, "<tr><td>");
+		report_html_str(&p->h, path);
+		report_html_printf(&p->h, "</td><td class=\"r\">%llu</td><td class=\"a\" data-sha256=\"%zu\">%s</td></tr>\n",
+				   (unsigned long long)size, i, hex);
+	}
+	report_html_raw(&p->h, "</table>\n");
+	return 0;
 }
 
 struct page_figure {
@@ -502,6 +531,9 @@ int report_write(const struct report_input *in, struct outf *out, struct err *e)
 	if (rc == 0) {
 		page_head(&p);
 		page_image(&p);
+		rc = page_inputs(&p, e);
+	}
+	if (rc == 0) {
 		page_summary(&p);
 		page_spaces(&p);
 		rc = page_map(&p, e);

@@ -6,7 +6,8 @@
 #     must show one, so the check can fail), the heap map SVG has one group per object space
 #     `info --json` lists (the map LOS's allocations drawn inside it), and it renders to a PNG;
 #   - every figure marked data-k="<json path>" equals the carve --json summary's (states,
-#     confidence, strings, dropped, the top 10 classes and dropped classes, layout, ...);
+#     confidence, strings, dropped, the top 10 classes and dropped classes, layout, ...), and
+#     the input files are listed with the size and SHA-256 that wc and sha256sum give;
 #   - it is self-contained (no http:// or https://, no src=, no <link>, no url()) and the
 #     same input gives the same bytes;
 #   - a String of the sample patched to read "<script>" shows escaped, and the page's own
@@ -56,6 +57,18 @@ check_figures() {
 	fi
 }
 
+# check_inputs NAME HTML IMAGE MAPS: the input files listed with the size and digest that wc and
+# sha256sum (an independent SHA-256) give
+check_inputs() {
+	sed -n 's|^<tr><td>\([^<]*\)</td><td class="r">\([0-9]*\)</td><td class="a" data-sha256="[0-9]*">\([0-9a-f]*\)</td></tr>$|\1 \2 \3|p' "$2" >"$TMP/inputs"
+	want=$(for f in "$3" "$4"; do echo "$f $(wc -c <"$f") $(sha256sum "$f" | cut -d' ' -f1)"; done)
+	if [ "$(cat "$TMP/inputs")" = "$want" ]; then
+		t_ok "$1: input files, sizes and SHA-256 as sha256sum gives: $(cut -d' ' -f3 "$TMP/inputs" | cut -c1-16 | tr '\n' ' ')"
+	else
+		t_fail "$1: input files on the page: '$(cat "$TMP/inputs")', want '$want'"
+	fi
+}
+
 # check_page NAME DIR IMAGE MAPS: figures, self-containment, determinism, browser
 check_page() {
 	html=$2/report.html
@@ -64,6 +77,7 @@ check_page() {
 	ext=$(grep -c -i -E 'https?://|src=|<link|url\(|@import' "$html")
 	if [ "$ext" -eq 0 ]; then t_ok "$1: self-contained ($(wc -c <"$html") bytes; no http(s)://, src=, <link>, url(), @import)"
 	else t_fail "$1: $ext lines refer outside: $(grep -i -E -m 2 'https?://|src=|<link|url\(|@import' "$html" | cut -c1-200)"; fi
+	check_inputs "$1" "$html" "$3" "$4"
 	"$ART" carve "$3" --maps "$4" --skip hprof -o "$2.again" >/dev/null 2>&1
 	t_same "$1: a second run's report.html" "$2.again/report.html" "$html"
 	"$ART" info --json "$3" --maps "$4" >"$2.info.json"
