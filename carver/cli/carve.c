@@ -135,7 +135,9 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 {
 	struct case_db_run run = { ARTCARVE_VERSION, o->argc, o->argv, c->started, now() - c->t0 };
 	int rc = outf_close_stream(out, e);
-	return rc ? rc : case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e);
+	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e)))
+		err_prefix(e, "writing %s", out->path);
+	return rc;
 }
 
 static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {

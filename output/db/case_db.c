@@ -18,9 +18,10 @@
 /* Addresses are INTEGERs (decimal in SQL; the views add hex text).  States are the model's
  * stable names (rosalloc/model/model.h). */
 static const char case_db_schema[] =
-	"PRAGMA page_size = 4096;"
+	"PRAGMA page_size = 16384;"
 	"PRAGMA journal_mode = OFF;"
 	"PRAGMA synchronous = OFF;"
+	"PRAGMA locking_mode = EXCLUSIVE;"
 	"PRAGMA cache_size = -32768;"
 	"PRAGMA application_id = " STR(CASE_DB_APPLICATION_ID) ";"
 	"PRAGMA user_version = " STR(CASE_DB_SCHEMA_VERSION) ";"
@@ -359,7 +360,7 @@ static int put_ref(void *arg, uint32_t off, uint32_t value)
 	name = ref_field(c, c->obj, off, &index);
 	sqlw_bind_int(s, 1, c->obj->addr);
 	sqlw_bind_int(s, 2, c->seq++);
-	sqlw_bind_str(s, 3, name);
+	sqlw_bind_const(s, 3, name);
 	if (index >= 0)
 		sqlw_bind_int(s, 4, index);
 	else
@@ -460,13 +461,13 @@ static int put_objects(struct cdb *c, struct err *e)
 		sqlw_bind_int(s, 2, o->cls);
 		sqlw_bind_int(s, 3, o->size);
 		sqlw_bind_int(s, 4, o->space);
-		sqlw_bind_str(s, 5, walk_place_name((enum walk_place)o->place));
+		sqlw_bind_const(s, 5, walk_place_name((enum walk_place)o->place));
 		sqlw_bind_int(s, 6, o->where);
 		sqlw_bind_int(s, 7, o->index);
-		sqlw_bind_str(s, 8, model_kind_name(o->kind));
-		sqlw_bind_str(s, 9, model_alloc_name(o->alloc));
-		sqlw_bind_str(s, 10, model_content_name(o->content));
-		sqlw_bind_str(s, 11, model_reach_name(o->reach));
+		sqlw_bind_const(s, 8, model_kind_name(o->kind));
+		sqlw_bind_const(s, 9, model_alloc_name(o->alloc));
+		sqlw_bind_const(s, 10, model_content_name(o->content));
+		sqlw_bind_const(s, 11, model_reach_name(o->reach));
 		sqlw_bind_int(s, 12, o->confidence);
 		sqlw_bind_int(s, 13, o->flags);
 		if ((rc = sqlw_step(s, e)))

@@ -141,6 +141,14 @@ void sqlw_bind_str(struct sqlw_stmt *st, int i, const char *s)
 		sqlw_bound(st, i, sqlite3_bind_text(st->s, i, s, -1, SQLITE_TRANSIENT));
 }
 
+void sqlw_bind_const(struct sqlw_stmt *st, int i, const char *s)
+{
+	if (!s)
+		sqlw_bind_null(st, i);
+	else
+		sqlw_bound(st, i, sqlite3_bind_text(st->s, i, s, -1, SQLITE_STATIC));
+}
+
 void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n)
 {
 	if (n > INT32_MAX) {
@@ -171,7 +179,6 @@ int sqlw_step(struct sqlw_stmt *st, struct err *e)
 	}
 	st->bind_rc = SQLITE_OK;
 	sqlite3_reset(st->s);
-	sqlite3_clear_bindings(st->s);
 	return r;
 }
 

@@ -35,10 +35,13 @@ void sqlw_bind_int(struct sqlw_stmt *st, int i, int64_t v);
 void sqlw_bind_double(struct sqlw_stmt *st, int i, double v);
 void sqlw_bind_text(struct sqlw_stmt *st, int i, const char *s, size_t n);
 void sqlw_bind_str(struct sqlw_stmt *st, int i, const char *s);    /* NULL binds NULL */
+/* A string that outlives the statement's next step (a constant name): not copied. */
+void sqlw_bind_const(struct sqlw_stmt *st, int i, const char *s);
 void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n);
 void sqlw_bind_null(struct sqlw_stmt *st, int i);
-/* Runs a statement that returns no row, then resets it and clears its bindings for the next
- * row.  Returns 0, the first bind failure since the last step, or the step's failure. */
+/* Runs a statement that returns no row, then resets it for the next row (bindings are kept:
+ * a writer binds every parameter of every row).  Returns 0, the first bind failure since
+ * the last step, or the step's failure. */
 int sqlw_step(struct sqlw_stmt *st, struct err *e);
 
 /* The SQLite library version ("3.40.1"). */
