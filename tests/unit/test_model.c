@@ -396,6 +396,16 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	expect_rows(db, "SELECT name, offset FROM fields WHERE class_id = 6 AND is_static = 0 ORDER BY idx;",
 		    "text|8\nnext|12\nid|16\nseen|20\n");
 
+	/* text from the image is bound, never SQL: "hello" made into quotes and a comment */
+	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "');--", 5);
+	snprintf(bad, sizeof(bad), "%s/hostile.db", dir);
+	T_EQ_I(case_db_write(bad, m, r, &run, &st, &e), 0);
+	expect_rows(bad, "SELECT value, length FROM strings WHERE address = 0x12c01100;", "');--|5\n");
+	snprintf(want, sizeof(want), "%zu\n", m->count);
+	expect_rows(bad, "SELECT count(*) FROM objects;", want);
+	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "hello", 5);
+	unlink(bad);
+
 	/* a path in a directory that does not exist: an error naming it, no file */
 	snprintf(bad, sizeof(bad), "%s/missing/case.db", dir);
 	T_EQ_I(case_db_write(bad, m, r, &run, &st, &e), -ERR_DB);
