@@ -150,11 +150,14 @@ deps:
 	$(call install_debs,$(TEST_DEBS))
 deps-build:
 	$(call install_debs,$(BUILD_DEBS))
+# the demo also asks case.db a question through the sqlite3 shell
+deps-demo:
+	$(call install_debs,$(BUILD_DEBS) sqlite3)
 
 # Sequential on purpose (also under -j): the packages, then the build (a new make reads the
 # flags of the packages just installed), then the sample.
 demo:
-	@$(MAKE) --no-print-directory deps-build
+	@$(MAKE) --no-print-directory deps-demo
 	@$(MAKE) --no-print-directory all
 	@./samples/demo.sh
 
@@ -182,7 +185,7 @@ clean:
 man: $(B)/artcarve
 	sh tests/tools/genman.sh $(B)/artcarve > doc/artcarve.1
 
-.PHONY: man all asan check check-layers fuzz deps demo samples clean bench
+.PHONY: man all asan check check-layers fuzz deps deps-build deps-demo demo samples clean bench
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

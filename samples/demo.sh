@@ -29,4 +29,9 @@ echo "== $out/heap.hprof (open it in Eclipse MAT or VisualVM; dropped objects ar
 echo "   under the class artcarve.mark.Unreachable[])"
 ./build/artcarve hprof-info "$out/heap.hprof" | sed -n '/^classes:/,/^roots:/p'
 echo
-echo "demo outputs are in $out/ (carve.txt, heap.hprof)"
+q="SELECT hex, value FROM dropped_strings ORDER BY address LIMIT 6"
+echo "== $out/case.db (SQLite; tables, views and example queries: README.md, \"Case database\")"
+echo "   sqlite3 $out/case.db \"$q\""
+sqlite3 "$out/case.db" "$q" | sed 's/^/   /'
+echo
+echo "demo outputs are in $out/ (carve.txt, $(cd "$out" && ls | grep -v '^carve.txt$' | tr '\n' ' ' | sed 's/ $//; s/ /, /g'))"
