@@ -83,7 +83,7 @@ static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *
 	if (!ev)
 		return -e->code;
 	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev };
-	if (wanted(o, CARVE_OUT_REPORT)) {   /* the heap map draws the allocation units */
+	if (o->out_dir && wanted(o, CARVE_OUT_REPORT)) {   /* the heap map draws the allocation units */
 		ctx.unit = report_units_add;
 		ctx.unit_arg = &c->units;
 	}
