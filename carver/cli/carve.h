@@ -63,8 +63,9 @@ struct carve {
  * -ERR_* (input rejected, I/O, memory); damaged content is in c->sink, not an error. */
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e);
 /* The pipeline up to the object model with its states (image, runtime model, walkers,
- * checks, reachability), writing nothing (o->out_dir and o->skip unused): for commands that
- * read the model (`artcarve strings`).  Release c as after carve_run. */
+ * checks, reachability), writing nothing (o->out_dir unused; o->skip still says which
+ * outputs' data the walk collects: set every bit when none will be written), for commands
+ * that read the model (`artcarve strings`).  Release c as after carve_run. */
 int carve_model(struct carve *c, const struct carve_opts *o, struct err *e);
 /* Builds c->refs once (rosalloc/model/referrers.h); later calls return 0 at once. */
 int carve_referrers(struct carve *c, struct err *e);

@@ -222,6 +222,7 @@ int cmd_strings(int argc, char **argv)
 		l.have_re = true;
 	}
 	o.image = argv[1];
+	o.skip = (1u << CARVE_OUT_COUNT) - 1;   /* no output: nothing to collect for one */
 	o.maps = cl.maps;
 	o.art_version = cl.art_version;
 	o.progress = cli_progress_enabled();
