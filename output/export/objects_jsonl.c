@@ -477,8 +477,9 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 		put_fields(j, o, p);
 		if (o->kind == MODEL_CLASS)
 			put_class_object(j, o);
-		else if (o->kind == MODEL_STRING && (rc = put_string(j, o, e)))
-			return rc;
+		else if ((o->kind == MODEL_STRING || (o->cls == j->m->jls && j->m->jls != MODEL_NONE)) &&
+			 (rc = put_string(j, o, e)))
+			return rc;   /* 5.x Strings are plain instances (their characters in a char[]) */
 	}
 	PUT_LIT(&j->line, "}\n");
 	return wbuf_status(&j->line, e);

@@ -31,7 +31,8 @@
  *                  of its instances, once per class rather than on every line
  *   static_fields  Class objects: the class's static fields, as instance_fields
  *   statics        Class objects: the static values, {"name": value, ...}
- *   length         arrays: elements; strings: characters
+ *   length         arrays: elements; strings (every java.lang.String, also the 5.x ones,
+ *                  whose kind is instance): characters
  *   compressed     strings: stored 8-bit
  *   value          strings: the text (null when its characters do not read, and then
  *                  value_error says why)

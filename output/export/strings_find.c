@@ -72,8 +72,8 @@ static int each_object(struct sf *s, struct err *e)
 		struct err why;
 		int rc;
 
-		if (o->kind != MODEL_STRING)
-			continue;
+		if (o->kind != MODEL_STRING && !(o->cls == s->m->jls && s->m->jls != MODEL_NONE))
+			continue;   /* 5.x Strings are plain instances of java.lang.String (chars in a char[]) */
 		err_init(&why);
 		wbuf_reset(&s->text);
 		rc = mirror_string_read(mr, o->addr, SF_MAX_CHARS, &ms, &why);

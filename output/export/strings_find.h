@@ -2,7 +2,8 @@
  * memory whose objects are gone: what strings.tsv and `artcarve strings` list.
  *
  * Two passes, in this order:
- *  1. objects: every String object of the model (allocated or free, each with its three
+ *  1. objects: every String object of the model (kind string, and on 5.x every instance of
+ *     java.lang.String, whose characters live in a char[]; allocated or free, each with its three
  *     states and confidence), in address order; its text is read by the mirror decoder
  *     (mirror_string_wtf8: compressed 8-bit or UTF-16, 5.x char[]; a lone surrogate kept).
  *  2. residue (on request): the empty free places of the model (model.h: free places whose

@@ -9,8 +9,12 @@
 #     usage error (exit 2, one line); --state: every listed string has the states asked,
 #     the counts add up to the whole list, an unknown state is a usage error;
 #   - the same input lists the same bytes twice;
-#   - residue on the synthetic samples (dlmalloc keeps freed bodies): every residue text is
-#     part of a String truth.jsonl lists as freed there;
+#   - residue on the synthetic samples and on a synthetic image of every family x bitness
+#     (dlmalloc keeps freed bodies): every residue run is part of the text of a String
+#     truth.jsonl lists (a freed char[] may hold a copy of a live String's text) or lies in
+#     the bytes of an object it lists as freed (a freed byte[] of random bytes), every
+#     string-body the whole text of a String it lists as freed, and every String object is
+#     one truth.jsonl lists at that address with that text;
 #   - under ASan/UBSan (build/asan/artcarve), the samples list the same bytes;
 #   - carve's objects.jsonl: jq parses every line, one line per object of the summary, the
 #     keys in the documented order; strings.tsv: the bulk_extractor header, one line per
@@ -114,22 +118,56 @@ for args in "--grep (" "--grep a{2,1}" "--state bogus" "--state free,nosuch" "--
 	else t_fail "strings $args: exit $rc, stdout $(wc -c <"$TMP/u.out") bytes, $(cat "$TMP/u.err")"; fi
 done
 
-# residue on the synthetic samples: each find is part of a String truth.jsonl calls free
+# residue: each find is part of a String truth.jsonl calls free (a string-body: all of one);
+# String objects: each at a truth.jsonl String's address with its text
+check_synth() { # NAME DIR JSON
+	if python3 -c '
+import json, sys
+found = json.load(open(sys.argv[1]))
+truth = [json.loads(l) for l in open(sys.argv[2])]
+strs = {int(t["addr"], 16): t.get("string") for t in truth if t.get("kind") == "string"}
+freed = [t.get("string") or "" for t in truth if t.get("kind") == "string" and t.get("alloc") == "free"]
+made = [t.get("string") or "" for t in truth if t.get("kind") == "string"]
+spans = [(int(t["addr"], 16), int(t["addr"], 16) + t["size"]) for t in truth if t.get("alloc") == "free"]
+res = [s for s in found if s["source"] != "object"]
+def inside(s):
+    a = int(s["address"], 16)
+    return any(lo <= a and a + s["length"] * (1 if s["compressed"] else 2) <= hi for lo, hi in spans)
+bad = [s["value"] for s in res if not (any(s["value"] == t for t in freed) if s["source"] == "string-body"
+                                       else any(s["value"] in t for t in made) or inside(s))]
+objs = [s for s in found if s["source"] == "object"]
+wrong = [s["address"] for s in objs if int(s["address"], 16) not in strs or
+         (s["value"] is not None and strs[int(s["address"], 16)] is not None and s["value"] != strs[int(s["address"], 16)])]
+kinds = {}
+for s in res:
+    kinds[s["source"]] = kinds.get(s["source"], 0) + 1
+print(len(objs), "String objects (", len(wrong), "not a truth String with that text", wrong[:3], "),",
+      len(res), "residue finds", kinds, "of", len(freed), "freed Strings in truth.jsonl, not from the text of one:", bad[:3])
+sys.exit(1 if bad or wrong or not objs else 0)' "$3" "$2/truth.jsonl" >"$3.res" 2>&1; then
+		t_ok "$1: $(cat "$3.res")"
+	else t_fail "$1: $(cat "$3.res")"; fi
+}
 for s in samples/*/; do
 	n=$(basename "$s")
 	"$ART" strings --json "$s/core" --maps "$s/maps" >"$TMP/$n.json" 2>"$TMP/$n.err" ||
 		{ t_fail "sample $n: strings failed: $(head -n 1 "$TMP/$n.err")"; continue; }
-	if python3 -c '
-import json, sys
-found = [s for s in json.load(open(sys.argv[1])) if s["source"] != "object"]
-freed = [json.loads(l).get("string") or "" for l in open(sys.argv[2])
-         if "\"alloc\":\"free\"" in l and "\"kind\":\"string\"" in l]
-bad = [s["value"] for s in found if not any(s["value"] in t for t in freed)]
-print(len(found), "residue finds,", len(freed), "freed Strings in truth.jsonl, not from one:", bad[:3])
-sys.exit(1 if bad or not found else 0)' "$TMP/$n.json" "$s/truth.jsonl" >"$TMP/$n.res" 2>&1; then
-		t_ok "sample $n: $(cat "$TMP/$n.res")"
-	else t_fail "sample $n: $(cat "$TMP/$n.res")"; fi
+	check_synth "sample $n" "$s" "$TMP/$n.json"
 done
+bodies=0
+for v in $(build/synth --list | cut -d' ' -f1); do
+	for b in 32 64; do
+		d=$TMP/synth-$v-$b
+		if ! build/synth --version "$v" --bits $b --seed 3 --size small --out "$d" >/dev/null 2>&1 ||
+			! "$ART" strings --json "$d/core" --maps "$d/maps" >"$d.json" 2>"$d.err"; then
+			t_fail "synth $v/$b: generation or strings failed: $(head -n 2 "$d.err" 2>/dev/null)"; continue
+		fi
+		check_synth "synth $v/$b" "$d" "$d.json"
+		bodies=$((bodies + $(jq '[.[] | select(.source == "string-body")] | length' "$d.json")))
+		rm -rf "$d"
+	done
+done
+if [ "$bodies" -gt 0 ]; then t_ok "$bodies String bodies recovered from freed chunks across the families"
+else t_fail "no String body recovered from any family's freed chunks"; fi
 
 # the same under ASan/UBSan (residue scan included)
 if [ -x "$ASAN_ART" ]; then
@@ -157,13 +195,26 @@ check_outputs() { # NAME CORE MAPS
 		[ "$lines" -eq "$objs" ]; then
 		t_ok "$1: jq parses all $lines lines of objects.jsonl, one per object of the summary ($objs)"
 	else t_fail "$1: objects.jsonl $lines lines, jq $(wc -l <"$o/parsed" 2>/dev/null) ($(head -c 200 "$o/jq.err")), summary $objs"; fi
+	if python3 -c '
+import json, sys
+data = open(sys.argv[1], "rb").read()
+text = data.decode("utf-8")            # strict: invalid UTF-8 raises
+bad = [c for c in text if ord(c) < 0x20 and c != "\n"]
+n = 0
+for line in text.splitlines():
+    json.loads(line, parse_constant=lambda c: sys.exit("non-JSON constant " + c))
+    n += 1
+print(n, "lines", len(data), "bytes")
+sys.exit(1 if bad else 0)' "$o/objects.jsonl" >"$o/py" 2>&1; then
+		t_ok "$1: objects.jsonl is strict UTF-8 JSON (Python json, no NaN tokens, no raw control characters): $(cat "$o/py")"
+	else t_fail "$1: objects.jsonl: $(tail -n 2 "$o/py")"; fi
 	keys=$(jq -c 'select(.kind == "class") | keys_unsorted' "$o/objects.jsonl" | head -n 1)
 	want='["address","class","class_address","kind","size","space","space_kind","place","alloc","content","reach","confidence","fields","describes","instance_fields","static_fields","statics"]'
-	skeys=$(jq -c 'select(.kind == "string") | keys_unsorted' "$o/objects.jsonl" | head -n 1)
+	skeys=$(jq -c 'select(.class == "java.lang.String") | keys_unsorted' "$o/objects.jsonl" | head -n 1)
 	swant='["address","class","class_address","kind","size","space","space_kind","place","alloc","content","reach","confidence","fields","length","compressed","value"]'
 	if [ "$keys" = "$want" ] && [ "$skeys" = "$swant" ]; then t_ok "$1: objects.jsonl keys in the documented order (Class and String lines)"
 	else t_fail "$1: objects.jsonl keys $keys / $skeys"; fi
-	if [ "$(jq -s '[.[] | select(.kind == "string")] | length' "$o/objects.jsonl")" = "$(jq .strings.total "$o.json")" ]; then
+	if [ "$(jq -s '[.[] | select(.class == "java.lang.String" and has("value"))] | length' "$o/objects.jsonl")" = "$(jq .strings.total "$o.json")" ]; then
 		t_ok "$1: objects.jsonl holds the summary's $(jq .strings.total "$o.json") strings"
 	else t_fail "$1: objects.jsonl strings differ from the summary's $(jq .strings.total "$o.json")"; fi
 	rows=$(grep -vc '^#' "$o/strings.tsv")
@@ -180,6 +231,9 @@ check_outputs() { # NAME CORE MAPS
 }
 check_outputs sample-android11-64bit samples/android11-64bit/core samples/android11-64bit/maps
 check_outputs sample-android6.0-32bit samples/android6.0-32bit/core samples/android6.0-32bit/maps
+if build/synth --version 5.0 --bits 32 --seed 1 --size small --out "$TMP/s50" >/dev/null 2>&1; then
+	check_outputs synth-5.0-32bit "$TMP/s50/core" "$TMP/s50/maps"
+else t_fail "synth 5.0/32: generation failed"; fi
 if zstd -q -d "$REAL/cms-collections/core.zst" -o "$TMP/cms-core"; then
 	check_outputs cms-collections "$TMP/cms-core" "$REAL/cms-collections/maps.txt"
 	rm -f "$TMP/cms-core"
