@@ -268,6 +268,7 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	phase(o, "walking the spaces and checking candidates");
 	if ((rc = walk_spaces(c, o, e)) || (rc = model_finish(&c->m, e)))
 		return rc;
+	img_drop(&c->img, 0, UINT64_MAX);   /* the graph walk reads the model, not the image */
 	phase(o, "walking the object graph from the roots");
 	if ((rc = reach_run(&c->m, &c->r, e)))
 		return rc;

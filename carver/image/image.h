@@ -79,7 +79,7 @@ struct img_drop {
 	uint64_t from;             /* pages from here up may still be resident */
 };
 
-enum { IMG_DROP_STEP = 32 << 20 };   /* bytes passed between two releases */
+enum { IMG_DROP_STEP = 8 << 20 };   /* bytes passed between two releases */
 
 struct img_open_opts {
 	const char *maps_path; /* --maps, may be NULL */

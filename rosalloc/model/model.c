@@ -492,8 +492,9 @@ int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_f
 	return 0;
 }
 
-/* What check_refs gathers from one object: its non-null references (kept for the graph walk,
- * so reach.c never reads the image again) and the first implausible one. */
+/* The references of one object: its non-null ones are kept (model_refs: the reference check
+ * and the graph walk then never read the image again); with check set, the scan stops at the
+ * first implausible one instead. */
 struct ref_scan {
 	struct model *m;
 	bool check;             /* held to the reference check (allocated, class layout known) */
@@ -567,18 +568,39 @@ static int empty_place(struct model *m, const struct walk_candidate *c, struct e
 	return 0;
 }
 
+/* Appends the non-null references of object i (allocated objects only: a free object's are
+ * stale) to refs and closes its slice: ref_at[i + 1]. */
+static int gather_refs(struct model *m, size_t i, struct err *e)
+{
+	const struct model_obj *o = &m->objs[i];
+	struct ref_scan b = { m, false, false, 0, 0 };
+	int rc = 0;
+
+	m->ref_at[i] = (uint32_t)m->ref_count;
+	if (o->alloc == MODEL_ALLOCATED)
+		rc = model_each_ref(m, o, scan_ref, &b, e);
+	if (b.nomem || m->ref_count > UINT32_MAX)
+		return model_nomem(e);
+	m->ref_at[i + 1] = (uint32_t)m->ref_count;
+	return rc < 0 ? rc : 0;
+}
+
+/* Appends an object; its references are gathered now, while the walk has its bytes at hand. */
 static int push(struct model *m, const struct model_obj *o, struct err *e)
 {
 	if (m->count == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 4096;
 		struct model_obj *v = xreallocarray(m->objs, cap, sizeof(*v));
-		if (!v)
+		uint32_t *at = v ? xreallocarray(m->ref_at, cap + 1, sizeof(*at)) : NULL;
+		if (v)
+			m->objs = v;
+		if (!at)
 			return model_nomem(e);
-		m->objs = v;
+		m->ref_at = at;
 		m->cap = cap;
 	}
-	m->objs[m->count++] = *o;
-	return 0;
+	m->objs[m->count] = *o;
+	return gather_refs(m, m->count++, e);
 }
 
 /* Confidence (0-100) that the object is what the model says: allocator metadata that
@@ -737,35 +759,35 @@ static int by_u32(const void *a, const void *b)
 }
 
 /* Drops the objects overlapping the one before them (the first of two claims is kept). */
-static void drop_overlaps(struct model *m)
+/* Marks every object that overlaps the one kept before it. */
+static size_t mark_overlaps(struct model *m)
 {
-	size_t out = 0;
+	size_t kept = MODEL_NONE, dropped = 0;
 	for (size_t i = 0; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
-		if (out > 0) {
-			const struct model_obj *p = &m->objs[out - 1];
-			if (o->addr < (uint64_t)p->addr + p->size) {
-				m->duplicates++;
-				m->rejected++;
-				anomaly_add(m->sink, ANOM_CANDIDATE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
-					    "object at 0x%x (%u bytes) overlaps the object at 0x%x (%u bytes)", o->addr,
-					    o->size, p->addr, p->size);
-				continue;
-			}
+		struct model_obj *o = &m->objs[i];
+		const struct model_obj *p = kept != MODEL_NONE ? &m->objs[kept] : NULL;
+		if (p && o->addr < (uint64_t)p->addr + p->size) {
+			m->duplicates++;
+			m->rejected++;
+			o->flags |= MODEL_F_DROPPED;
+			dropped++;
+			anomaly_add(m->sink, ANOM_CANDIDATE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
+				    "object at 0x%x (%u bytes) overlaps the object at 0x%x (%u bytes)", o->addr, o->size,
+				    p->addr, p->size);
+			continue;
 		}
-		m->objs[out++] = *o;
+		kept = i;
 	}
-	m->count = out;
+	return dropped;
 }
 
-/* Flags the allocated objects with a reference to no plausible object start. */
-/* Drops the objects check_refs rejected, with their references. */
-static int drop_bad_refs(struct model *m, struct err *e)
+/* Removes the objects marked dropped, with their references. */
+static void drop_marked(struct model *m)
 {
 	size_t out = 0, rout = 0;
 	for (size_t i = 0; i < m->count; i++) {
 		uint32_t a = m->ref_at[i], n = m->ref_at[i + 1] - a;
-		if (m->objs[i].flags & MODEL_F_BAD_REF)
+		if (m->objs[i].flags & MODEL_F_DROPPED)
 			continue;
 		if (n)   /* refs is NULL while no reference was kept */
 			memmove(&m->refs[rout], &m->refs[a], (size_t)n * sizeof(*m->refs));
@@ -775,45 +797,63 @@ static int drop_bad_refs(struct model *m, struct err *e)
 	}
 	m->ref_at[out] = (uint32_t)rout;
 	m->ref_count = rout;
-	bool dropped = out != m->count;
 	m->count = out;
-	/* the index runs hold the old positions: build it again when objects went */
-	return dropped ? ix_build(m, e) : 0;
 }
 
-/* Every allocated object's references: each must be plausible (else the candidate is dropped
- * as an anomaly), and the non-null ones are kept for the graph walk (model_refs).  One pass
- * in address order; the image's pages are released behind it. */
-static int check_refs(struct model *m, struct err *e)
+/* The references again, from the image, in the objects' (sorted) order: when the walkers did
+ * not hand the objects over in address order, the slices gathered by push no longer match. */
+static int regather_refs(struct model *m, struct err *e)
 {
 	struct img_drop drop = { 0 };
-
-	if (!(m->ref_at = xreallocarray(NULL, m->count + 1, sizeof(*m->ref_at))))
-		return model_nomem(e);
 	m->ref_count = 0;
 	for (size_t i = 0; i < m->count; i++) {
-		struct model_obj *o = &m->objs[i];
-		struct ref_scan b = { m, !(o->flags & MODEL_F_UNCHECKED), false, 0, 0 };
-		m->ref_at[i] = (uint32_t)m->ref_count;
-		if (o->alloc != MODEL_ALLOCATED)
-			continue;   /* free residue keeps stale references: neither checked nor followed */
-		img_drop_behind(m->rt->img, &drop, o->addr);
-		int rc = model_each_ref(m, o, scan_ref, &b, e);
-		if (rc < 0)
+		img_drop_behind(m->rt->img, &drop, m->objs[i].addr);
+		int rc = gather_refs(m, i, e);
+		if (rc)
 			return rc;
-		if (b.nomem)
-			return model_nomem(e);
-		if (rc == 0)
-			continue;
-		const struct rt_class *k = &m->rt->classes[o->cls];
-		o->flags |= MODEL_F_BAD_REF;
-		m->rejected++;
-		anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
-			    "candidate at 0x%x (%s): reference 0x%x at +%u is no object start", o->addr,
-			    k->name ? k->name : "class ?", b.value, b.off);
 	}
-	m->ref_at[m->count] = (uint32_t)m->ref_count;
-	return drop_bad_refs(m, e);
+	return 0;
+}
+
+/* The first implausible reference of o, for the anomaly (read again: this is rare). */
+static void bad_ref_anomaly(struct model *m, struct model_obj *o)
+{
+	const struct rt_class *k = &m->rt->classes[o->cls];
+	struct ref_scan b = { m, true, false, 0, 0 };
+	struct err why;
+	err_init(&why);
+	(void)model_each_ref(m, o, scan_ref, &b, &why);   /* it read before: a failure leaves b empty */
+	o->flags |= MODEL_F_BAD_REF | MODEL_F_DROPPED;
+	m->rejected++;
+	anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
+		    "candidate at 0x%x (%s): reference 0x%x at +%u is no object start", o->addr,
+		    k->name ? k->name : "class ?", b.value, b.off);
+}
+
+/* Every allocated object's references (kept by push) must each be plausible; a candidate with
+ * one that is not is dropped as an anomaly.  Reads from the image only the class word of a
+ * target that is no object of the model, and the rare failure's bytes. */
+static int check_refs(struct model *m, struct err *e)
+{
+	size_t dropped = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		struct model_obj *o = &m->objs[i];
+		if (i % 65536 == 65535)   /* a target that is no object is read at its class word, anywhere */
+			img_drop(m->rt->img, 0, UINT64_MAX);
+		if (o->alloc != MODEL_ALLOCATED || (o->flags & MODEL_F_UNCHECKED))
+			continue;   /* free residue keeps stale references: neither checked nor followed */
+		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++)
+			if (!ref_plausible(m, m->refs[k])) {
+				bad_ref_anomaly(m, o);
+				dropped++;
+				break;
+			}
+	}
+	if (!dropped)
+		return 0;
+	drop_marked(m);
+	/* the index runs hold the old positions: build it again when objects went */
+	return ix_build(m, e);
 }
 
 int model_finish(struct model *m, struct err *e)
@@ -826,12 +866,15 @@ int model_finish(struct model *m, struct err *e)
 		sorted = by_addr(&m->objs[i - 1], &m->objs[i]) < 0;
 	if (!sorted)
 		qsort(m->objs, m->count, sizeof(*m->objs), by_addr);
+	if (!sorted && (rc = regather_refs(m, e)))
+		return rc;
 	sorted = true;
 	for (size_t i = 1; i < m->free_count && sorted; i++)
 		sorted = m->free_places[i - 1] < m->free_places[i];
 	if (!sorted)
 		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
-	drop_overlaps(m);
+	if (mark_overlaps(m))
+		drop_marked(m);
 	if ((rc = ix_build(m, e)) || (rc = check_refs(m, e)))
 		return rc;
 	ix_rank(m);

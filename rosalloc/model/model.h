@@ -79,8 +79,8 @@ struct model_obj {
 };
 
 /* 8-bit String; references not checked (class without field layout); failed model_finish's
- * reference check (dropped there) */
-enum { MODEL_F_COMPRESSED = 1, MODEL_F_UNCHECKED = 2, MODEL_F_BAD_REF = 4 };
+ * reference check; dropped by model_finish (bad reference or overlap; never seen after it) */
+enum { MODEL_F_COMPRESSED = 1, MODEL_F_UNCHECKED = 2, MODEL_F_BAD_REF = 4, MODEL_F_DROPPED = 8 };
 
 /* What the model knows of each class (parallel to rt->classes). */
 struct model_class {

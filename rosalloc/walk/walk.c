@@ -159,7 +159,7 @@ int walk_all(const struct walk_ctx *ctx, struct err *e)
 	for (size_t i = 0; rc == 0 && i < ctx->rt->spaces.count; i++) {
 		const struct art_space *s = &ctx->rt->spaces.v[i];
 		rc = walk_space(&c, s, e);
-		img_drop(ctx->rt->img, s->begin, s->end);   /* done with it: bounded memory */
+		img_drop(ctx->rt->img, 0, UINT64_MAX);   /* done with it and its bitmaps: bounded memory */
 	}
 	walk_evidence_close(own);
 	return rc;
