@@ -816,16 +816,23 @@ static int regather_refs(struct model *m, struct err *e)
 }
 
 /* The first implausible reference of o, for the anomaly (read again: this is rare). */
-static void bad_ref_anomaly(struct model *m, struct model_obj *o)
+static void bad_ref_anomaly(struct model *m, struct model_obj *o, uint32_t value)
 {
 	const struct rt_class *k = &m->rt->classes[o->cls];
+	const char *space = m->rt->spaces.v[o->space].name;
 	struct ref_scan b = { m, true, false, 0, 0 };
 	struct err why;
+
 	err_init(&why);
-	(void)model_each_ref(m, o, scan_ref, &b, &why);   /* it read before: a failure leaves b empty */
 	o->flags |= MODEL_F_BAD_REF | MODEL_F_DROPPED;
 	m->rejected++;
-	anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
+	if (model_each_ref(m, o, scan_ref, &b, &why) < 0) {   /* it read when added: say so if not now */
+		anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, space,
+			    "candidate at 0x%x (%s): reference 0x%x is no object start (its offset unknown: %s)",
+			    o->addr, k->name ? k->name : "class ?", value, why.msg);
+		return;
+	}
+	anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, space,
 		    "candidate at 0x%x (%s): reference 0x%x at +%u is no object start", o->addr,
 		    k->name ? k->name : "class ?", b.value, b.off);
 }
@@ -844,7 +851,7 @@ static int check_refs(struct model *m, struct err *e)
 			continue;   /* free residue keeps stale references: neither checked nor followed */
 		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++)
 			if (!ref_plausible(m, m->refs[k])) {
-				bad_ref_anomaly(m, o);
+				bad_ref_anomaly(m, o, m->refs[k]);
 				dropped++;
 				break;
 			}
