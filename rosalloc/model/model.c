@@ -910,7 +910,7 @@ uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs)
 		*refs = NULL;
 		return 0;
 	}
-	*refs = m->refs + m->ref_at[i];
+	*refs = m->refs ? m->refs + m->ref_at[i] : NULL;   /* no object kept a reference: none */
 	return m->ref_at[i + 1] - m->ref_at[i];
 }
 

@@ -1,7 +1,7 @@
 /* fuzz_model.c - the object model, reachability, the referrer index and the writers of the
- * carved heap (rosalloc/model, output/hprof/hprof_carve.c, output/export: objects.jsonl,
- * strings.tsv and the string residue scan, written to /dev/null) over a heap built from the
- * input:
+ * carved heap (rosalloc/model, output/hprof/hprof_carve.c, output/report: report.html,
+ * output/export: objects.jsonl, strings.tsv and the string residue scan, written to
+ * /dev/null) over a heap built from the input:
  * [u8 flags][object bytes].  The fixture's classes (tests/fuzz/model_fixture.h) sit at
  * 0x12c00000; the object bytes replace the objects area from 0x12c01000.  Every 8-aligned
  * address there is a candidate (allocated, or free when bit 0 of its lock word is set); room =
@@ -18,6 +18,7 @@
 #include "output/export/strings_find.h"
 #include "output/export/strings_tsv.h"
 #include "output/hprof/hprof_carve.h"
+#include "output/report/report.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
@@ -41,8 +42,10 @@ static int count_string(void *arg, const struct strings_hit *h, struct err *e)
 	return 0;
 }
 
-/* objects.jsonl and strings.tsv into /dev/null, the strings with the residue scan. */
-static void exports(const struct model *m, struct err *e)
+/* objects.jsonl, strings.tsv and report.html into /dev/null, the strings with the residue
+ * scan. */
+static void exports(const struct model *m, const struct reach *r, const struct anomaly_sink *anomalies,
+		    struct err *e)
 {
 	static FILE *sink;
 	struct referrers refs;
@@ -61,6 +64,8 @@ static void exports(const struct model *m, struct err *e)
 		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);
 		referrers_release(&refs);
 	}
+	struct report_input ri = { m, r, anomalies, NULL, NULL };
+	(void)report_write(&ri, &out, e);
 }
 
 static void candidates(struct model *m, struct mf *f, uint8_t flags, size_t n)
@@ -129,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < m.count; i++)
 				if (model_each_ref(&m, &m.objs[i], count_ref, &sum, &e) < 0)
 					break;
-			exports(&m, &e);
+			exports(&m, &r, &sink, &e);
 		}
 		reach_release(&r);
 		model_release(&m);
