@@ -291,6 +291,18 @@ static const struct model_ix *ix_at(const struct model *m, uint64_t addr)
 	return &m->ix[lo - 1];
 }
 
+/* The object starting at addr through the object-start index (ranks built), MODEL_NONE if none. */
+static size_t ix_find(const struct model *m, uint64_t addr)
+{
+	const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
+	if (!x)
+		return MODEL_NONE;
+	uint64_t bit = (addr - x->begin) / 8, word = x->bits[bit / 64], below = word & ((1ull << (bit % 64)) - 1);
+	if (!(word >> (bit % 64) & 1))
+		return MODEL_NONE;
+	return x->first + x->rank[bit / 64] + (size_t)__builtin_popcountll(below);
+}
+
 /* True when an object starts at addr (the index's bits). */
 static bool ix_has(const struct model *m, uint64_t addr)
 {
@@ -521,7 +533,9 @@ static int scan_ref(void *arg, uint32_t off, uint32_t value)
 	struct ref_scan *b = arg;
 	if (value == 0)
 		return 0;
-	if (b->check && !ref_plausible(b->m, value)) {
+	if (b->check) {   /* looking for the implausible one only */
+		if (ref_plausible(b->m, value))
+			return 0;
 		b->off = off;
 		b->value = value;
 		return 1;
@@ -588,6 +602,8 @@ static int gather_refs(struct model *m, size_t i, struct err *e)
 /* Appends an object; its references are gathered now, while the walk has its bytes at hand. */
 static int push(struct model *m, const struct model_obj *o, struct err *e)
 {
+	if (m->count >= MODEL_REF_NONE - 1)   /* indexes are 32-bit (model_refs) */
+		return ERR_SET(e, ERR_UNSUP, o->addr, "more than %u objects", MODEL_REF_NONE - 1);
 	if (m->count == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 4096;
 		struct model_obj *v = xreallocarray(m->objs, cap, sizeof(*v));
@@ -781,12 +797,20 @@ static size_t mark_overlaps(struct model *m)
 	return dropped;
 }
 
-/* Removes the objects marked dropped, with their references. */
-static void drop_marked(struct model *m)
+/* Removes the objects marked dropped, with their references.  When the references are
+ * already object indexes (resolved), they are renumbered; one to a dropped object becomes
+ * MODEL_REF_NONE. */
+static int drop_marked(struct model *m, bool resolved, struct err *e)
 {
+	uint32_t *renumber = resolved ? xreallocarray(NULL, m->count ? m->count : 1, sizeof(uint32_t)) : NULL;
 	size_t out = 0, rout = 0;
+
+	if (resolved && !renumber)
+		return model_nomem(e);
 	for (size_t i = 0; i < m->count; i++) {
 		uint32_t a = m->ref_at[i], n = m->ref_at[i + 1] - a;
+		if (renumber)
+			renumber[i] = m->objs[i].flags & MODEL_F_DROPPED ? MODEL_REF_NONE : (uint32_t)out;
 		if (m->objs[i].flags & MODEL_F_DROPPED)
 			continue;
 		if (n)   /* refs is NULL while no reference was kept */
@@ -798,6 +822,11 @@ static void drop_marked(struct model *m)
 	m->ref_at[out] = (uint32_t)rout;
 	m->ref_count = rout;
 	m->count = out;
+	for (size_t k = 0; renumber && k < rout; k++)
+		if (m->refs[k] != MODEL_REF_NONE)
+			m->refs[k] = renumber[m->refs[k]];
+	xfree(renumber);
+	return 0;
 }
 
 /* The references again, from the image, in the objects' (sorted) order: when the walkers did
@@ -845,22 +874,30 @@ static int check_refs(struct model *m, struct err *e)
 	size_t dropped = 0;
 	for (size_t i = 0; i < m->count; i++) {
 		struct model_obj *o = &m->objs[i];
+		bool check = !(o->flags & MODEL_F_UNCHECKED);
 		if (i % 65536 == 65535)   /* a target that is no object is read at its class word, anywhere */
 			img_drop(m->rt->img, 0, UINT64_MAX);
-		if (o->alloc != MODEL_ALLOCATED || (o->flags & MODEL_F_UNCHECKED))
-			continue;   /* free residue keeps stale references: neither checked nor followed */
-		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++)
-			if (!ref_plausible(m, m->refs[k])) {
-				bad_ref_anomaly(m, o, m->refs[k]);
+		/* free objects have no references kept: their slices are empty */
+		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
+			uint32_t v = m->refs[k];
+			size_t j = ix_find(m, v);
+			if (j == MODEL_NONE && check && !ref_plausible(m, v)) {
+				bad_ref_anomaly(m, o, v);
 				dropped++;
 				break;
 			}
+			m->refs[k] = j == MODEL_NONE ? MODEL_REF_NONE : (uint32_t)j;   /* resolved once, for reach */
+		}
 	}
 	if (!dropped)
 		return 0;
-	drop_marked(m);
+	int rc = drop_marked(m, true, e);
+	if (rc)
+		return rc;
 	/* the index runs hold the old positions: build it again when objects went */
-	return ix_build(m, e);
+	if ((rc = ix_build(m, e)) == 0)
+		ix_rank(m);
+	return rc;
 }
 
 int model_finish(struct model *m, struct err *e)
@@ -880,11 +917,13 @@ int model_finish(struct model *m, struct err *e)
 		sorted = m->free_places[i - 1] < m->free_places[i];
 	if (!sorted)
 		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
-	if (mark_overlaps(m))
-		drop_marked(m);
-	if ((rc = ix_build(m, e)) || (rc = check_refs(m, e)))
+	if (mark_overlaps(m) && (rc = drop_marked(m, false, e)))
+		return rc;
+	if ((rc = ix_build(m, e)))
 		return rc;
 	ix_rank(m);
+	if ((rc = check_refs(m, e)))
+		return rc;
 	for (size_t i = 0; i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
 		struct model_space_count *s = &m->per_space[o->space];
@@ -919,15 +958,8 @@ size_t model_find(const struct model *m, uint64_t addr)
 	size_t lo = 0, hi = m->count;
 	if (addr >> MODEL_LOW4G_SHIFT)
 		return MODEL_NONE;
-	if (m->finished) {
-		const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
-		if (!x)
-			return MODEL_NONE;
-		uint64_t bit = (addr - x->begin) / 8, word = x->bits[bit / 64], below = word & ((1ull << (bit % 64)) - 1);
-		if (!(word >> (bit % 64) & 1))
-			return MODEL_NONE;
-		return x->first + x->rank[bit / 64] + (size_t)__builtin_popcountll(below);
-	}
+	if (m->finished)
+		return ix_find(m, addr);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (m->objs[mid].addr == addr)

@@ -58,6 +58,7 @@
 #include "rosalloc/walk/walk.h"
 
 #define MODEL_NONE ((size_t)-1)
+#define MODEL_REF_NONE UINT32_MAX   /* model_refs: a reference to no object of the model */
 
 enum model_alloc { MODEL_ALLOCATED, MODEL_FREE, MODEL_ALLOC_COUNT };
 enum model_content { MODEL_INTACT, MODEL_PARTIAL, MODEL_RESIDUE, MODEL_CONTENT_COUNT };
@@ -149,8 +150,10 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e);
  * object's references (failures become anomalies), counts per space and class. */
 int model_finish(struct model *m, struct err *e);
 
-/* The non-null references of object i (what model_each_ref gives, kept by model_finish so the
- * graph walk does not read the image again; none for a free object).  Returns their count. */
+/* The non-null references of allocated object i (what model_each_ref gives, kept so that the
+ * reference check and the graph walk do not read the image again; none for a free object),
+ * as the indexes of the objects they name (model_finish resolves them), MODEL_REF_NONE for a
+ * value that names no object of the model.  Returns their count. */
 uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs);
 /* Frees what model_refs answers from (the graph walk is its only reader: carve releases it
  * once reach_run is done); model_refs then gives none. */

@@ -444,8 +444,10 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		const struct model_obj *o = &m->objs[j];
 		const uint32_t *refs;
 		uint32_t n = model_refs(m, j, &refs);
+		r->edges += n;
 		for (uint32_t k = 0; k < n; k++)
-			(void)follow(&w, 0, refs[k]);
+			if (refs[k] != MODEL_REF_NONE)
+				visit(&w, refs[k]);
 		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
 	}
