@@ -2,16 +2,22 @@
 #ifndef ARTCARVE_MAPFILE_H
 #define ARTCARVE_MAPFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
+#include "carver/base/sha256.h"
 
 struct mapfile {
 	const uint8_t *data;    /* NULL for an empty file */
 	size_t len;
 	char *path;
+	/* the file's SHA-256 and size on disk once someone asked (img_input_sha256) */
+	uint8_t sha256[SHA256_DIGEST];
+	uint64_t disk_size;
+	bool hashed;
 };
 
 /* Maps path PROT_READ/MAP_PRIVATE.  Empty files map to data=NULL, len=0. */

@@ -70,6 +70,27 @@ const char *img_input_path(const struct image *img, size_t i)
 	return i == img->file_count_ ? img->listing : NULL;
 }
 
+int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e)
+{
+	const char *path = img_input_path(img, i);
+	struct mapfile *f = i < img->file_count_ ? &img->files_[i] : NULL;
+	int rc;
+
+	if (!path)
+		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: no input file %zu", img->path, i);
+	if (f && f->hashed) {
+		memcpy(out, f->sha256, SHA256_DIGEST);
+		*size = f->disk_size;
+		return 0;
+	}
+	if ((rc = sha256_file(path, out, size, e)) || !f)
+		return rc;
+	memcpy(f->sha256, out, SHA256_DIGEST);   /* a cache: every output that lists the inputs asks */
+	f->disk_size = *size;
+	f->hashed = true;
+	return 0;
+}
+
 int img_map_file(struct image *img, const char *path, const uint8_t **data, size_t *len, struct err *e)
 {
 	int rc;

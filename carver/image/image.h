@@ -32,6 +32,7 @@
 #include "carver/base/arena.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
+#include "carver/base/sha256.h"
 
 enum { IMG_PROT_R = 4, IMG_PROT_W = 2, IMG_PROT_X = 1 };
 
@@ -112,6 +113,9 @@ void img_close(struct image *img); /* safe on a zeroed or closed image */
  * end; the paths are owned by the image. */
 size_t img_input_count(const struct image *img);
 const char *img_input_path(const struct image *img, size_t i);
+/* SHA-256 and size on disk of input file i (read in blocks the first time, then remembered:
+ * case.db and report.html both list them).  -ERR_IO when it does not read. */
+int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
 
 /* True when some region has an address in [start, end). */
 bool img_overlaps(const struct image *img, uint64_t start, uint64_t end);

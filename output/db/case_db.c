@@ -155,7 +155,7 @@ static int put_inputs(struct cdb *c, struct err *e)
 		uint8_t d[SHA256_DIGEST];
 		char hex[SHA256_HEX];
 		uint64_t size;
-		int rc = sha256_file(path, d, &size, e);
+		int rc = img_input_sha256(img, i, d, &size, e);
 		if (rc)
 			return err_prefix(e, "case.db: hashing the input");
 		sha256_hex(d, hex);

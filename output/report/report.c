@@ -152,7 +152,7 @@ static int page_inputs(struct page *p, struct err *e)
 		uint8_t d[SHA256_DIGEST];
 		char hex[SHA256_HEX];
 		uint64_t size;
-		int rc = path ? sha256_file(path, d, &size, e) : 0;
+		int rc = path ? img_input_sha256(img, i, d, &size, e) : 0;
 		if (rc)
 			return rc;
 		if (!path)

@@ -737,6 +737,18 @@ static void test_drop(void)
 	T_EQ_U(d.from, 0x10000000);
 	T_EQ_I(img_read(&img, 0x10000000, again, N, &e), 0);
 	T_CHECK(!memcmp(again, file_bytes, N), "file bytes read the same after img_drop_behind");
+
+	/* the input's digest: computed once, then remembered (the same both times) */
+	uint8_t d1[SHA256_DIGEST], d2[SHA256_DIGEST], want[SHA256_DIGEST];
+	uint64_t n1 = 0, n2 = 0, nw = 0;
+	T_EQ_I(sha256_file(path, want, &nw, &e), 0);
+	T_EQ_U(img_input_count(&img), 1);
+	T_EQ_I(img_input_sha256(&img, 0, d1, &n1, &e), 0);
+	T_EQ_I(img_input_sha256(&img, 0, d2, &n2, &e), 0);
+	T_CHECK(!memcmp(d1, want, SHA256_DIGEST) && !memcmp(d2, want, SHA256_DIGEST), "img_input_sha256 = sha256_file, twice");
+	T_EQ_U(n1, N);
+	T_EQ_U(n2, N);
+	T_EQ_I(img_input_sha256(&img, 1, d1, &n1, &e), -ERR_INTERNAL);
 	img_close(&img);
 }
 
