@@ -85,7 +85,7 @@ static bool any_object_space(const struct art_runtime *rt)
 
 /* Calls fn for the captured bytes of every object space; without any known space, for
  * every captured region below 4 GiB (heap references are 32-bit). */
-static int for_each_chunk(struct art_runtime *rt, chunk_fn fn, void *ctx, struct err *e)
+static int for_each_chunk(struct art_runtime *rt, bool images_only, chunk_fn fn, void *ctx, struct err *e)
 {
 	const struct image *img = rt->img;
 	bool spaces = any_object_space(rt);
@@ -96,7 +96,7 @@ static int for_each_chunk(struct art_runtime *rt, chunk_fn fn, void *ctx, struct
 		uint64_t lo = r->start, hi = r->start + r->data_len;
 		if (spaces) {
 			const struct art_space *s = spaces_at(&rt->spaces, r->start);
-			if (!s)
+			if (!s || (images_only && s->kind != SPACE_IMAGE))
 				continue;
 			uint64_t end = s->objects_end ? s->objects_end : s->end;
 			if (end < hi)
@@ -411,11 +411,12 @@ static const char *content_alike(const struct art_layout *l)
 	return list;
 }
 
-/* Picks java.lang.Class among the self-referencing words and, unless fixed, the row. */
-static int find_jlc(struct art_runtime *rt, struct err *e)
+/* Picks java.lang.Class among the self-referencing words (of the image spaces only, or of
+ * every object space) and, unless fixed, the row. */
+static int find_jlc_in(struct art_runtime *rt, bool images_only, struct err *e)
 {
 	struct self_scan s = { 0 };
-	int rc = for_each_chunk(rt, collect_self, &s, e);
+	int rc = for_each_chunk(rt, images_only, collect_self, &s, e);
 	int best = -1;
 	const struct art_layout *best_l = NULL, *tie = NULL;
 	uint64_t best_va = 0;
@@ -476,6 +477,21 @@ static int find_jlc(struct art_runtime *rt, struct err *e)
 			return rt_nomem(e);
 	}
 	return 0;
+}
+
+/* java.lang.Class is a boot image class: the image spaces are searched first (one pass over a
+ * few MB), and the whole heap only when nothing there reads as java.lang.Class. */
+static int find_jlc(struct art_runtime *rt, struct err *e)
+{
+	for (size_t i = 0; i < rt->spaces.count; i++) {
+		if (rt->spaces.v[i].kind != SPACE_IMAGE)
+			continue;
+		int rc = find_jlc_in(rt, true, e);
+		if (rc != -ERR_UNSUP)
+			return rc;
+		break;   /* the message of the whole search below replaces this one */
+	}
+	return find_jlc_in(rt, false, e);
 }
 
 /* ---- classes ---- */
@@ -1334,7 +1350,7 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rc = find_jlc(rt, e);
 	if (rc == 0) {
 		rt->m = (struct mirror){ img, rt->layout, 8 };
-		rc = for_each_chunk(rt, collect_classes, NULL, e);
+		rc = for_each_chunk(rt, false, collect_classes, NULL, e);
 	}
 	if (rc == 0) {
 		if (rt->class_count > 1) /* none when every Class is a forwarded copy: classes is NULL */
