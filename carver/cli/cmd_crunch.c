@@ -2,30 +2,16 @@
  * HprofCruncher does (plus 8-byte identifier input). */
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "carver/cli/cli.h"
-#include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
+#include "carver/base/progress.h"
 #include "carver/base/xalloc.h"
 #include "output/bmd/bmd_codec.h"
 
 static int crunch_sink_write(void *ctx, const void *p, size_t n, struct err *e)
 {
 	return outf_write(ctx, p, n, e);
-}
-
-/* Drops mapped input pages the crunch pass has finished with: they stay in the page cache,
- * but not in this process's resident set (the second pass maps them in again). */
-static void crunch_release(void *ctx, size_t upto)
-{
-	const struct mapfile *m = ctx;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-	upto -= upto % page;
-	if (m->data && upto && upto <= m->len)
-		madvise((void *)(uintptr_t)m->data, upto, MADV_DONTNEED);
 }
 
 struct crunch_args {
@@ -46,7 +32,7 @@ int cmd_crunch(int argc, char **argv)
 	struct crunch_args a = { { NULL, 0, 0 }, false };
 	struct bmd_crunch_opts opts = { 0 };
 	struct bmd_crunch_stats st;
-	struct mapfile in = { 0 };
+	struct progress prog;
 	struct outf out;
 	struct bmd_sink sink = { crunch_sink_write, &out };
 	const char *in_path, *out_path;
@@ -68,18 +54,14 @@ int cmd_crunch(int argc, char **argv)
 	out_path = argv[2];
 	opts.keep_classes = a.keep.v;
 	opts.keep_count = a.keep.count;
-	opts.consumed = crunch_release;
-	opts.consumed_ctx = &in;
+	progress_init(&prog, !a.quiet && cli_progress_enabled() ? stderr : NULL, "crunch");
+	opts.progress = &prog;
 	err_init(&e);
 	outf_init(&out);
-	if (mapfile_open(&in, in_path, &e) < 0 || outf_open(&out, out_path, &e) < 0)
+	if (outf_open(&out, out_path, &e) < 0 || bmd_crunch_file(in_path, &opts, &sink, &st, &e) < 0 ||
+	    outf_commit(&out, &e) < 0)
 		goto fail;
-	if (bmd_crunch(in.data, in.len, in_path, &opts, &sink, &st, &e) < 0) {
-		err_prefix(&e, "%s", in_path);
-		goto fail;
-	}
-	if (outf_commit(&out, &e) < 0)
-		goto fail;
+	progress_end(&prog);
 	if (!a.quiet)
 		fprintf(stderr,
 			"crunched %s: %llu strings kept, %llu hashed, %llu classes, %llu instances, %llu object "
@@ -89,12 +71,11 @@ int cmd_crunch(int argc, char **argv)
 			(unsigned long long)st.obj_arrays, (unsigned long long)st.prim_arrays,
 			(unsigned long long)st.roots, (unsigned long long)st.legacy,
 			(unsigned long long)st.bytes_out, st.id_size);
-	mapfile_close(&in);
 	xfree(a.keep.v);
 	return CLI_OK;
 fail:
+	progress_end(&prog);
 	outf_abort(&out);
-	mapfile_close(&in);
 	xfree(a.keep.v);
 	return cli_report(argv[0], &e);
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
+#include "carver/base/progress.h"
 #include "carver/base/wbuf.h"
 #include "output/bmd/bmd.h"
 
@@ -43,6 +44,10 @@ struct bmd_crunch_opts {
 	 * will not read again (lets a caller drop mapped pages); may be NULL */
 	void (*consumed)(void *ctx, size_t upto);
 	void *consumed_ctx;
+	/* optional: a phase named progress_phase (default "crunching") of the bytes of both
+	 * passes over the input (2 x len) */
+	struct progress *progress;
+	const char *progress_phase;
 };
 
 struct bmd_crunch_stats {
@@ -54,6 +59,12 @@ struct bmd_crunch_stats {
 /* HPROF (1.0.x, id size 4 or 8) -> BMD.  Returns 0 or -code with *e naming the offset. */
 int bmd_crunch(const uint8_t *hprof, size_t len, const char *label, const struct bmd_crunch_opts *o,
 	       const struct bmd_sink *out, struct bmd_crunch_stats *st, struct err *e);
+
+/* bmd_crunch of the file at path, mapped read-only; the pages each pass has finished with
+ * are handed back to the kernel (o->consumed is replaced), so resident memory stays small on
+ * a big file.  o may be NULL.  Errors name the path. */
+int bmd_crunch_file(const char *path, const struct bmd_crunch_opts *o, const struct bmd_sink *out,
+		    struct bmd_crunch_stats *st, struct err *e);
 
 /* Badoo's keepString: kept in clear when it starts with "java.lang", is one of V boolean byte
  * short char int long float double, or is listed in o (utf8 = the re-encoded string). */

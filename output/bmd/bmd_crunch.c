@@ -11,8 +11,11 @@
 #include "output/bmd/bmd_codec.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "carver/base/ck.h"
+#include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
 #include "output/hprof/hprof.h"
 
@@ -220,6 +223,7 @@ struct cr {
 	uint64_t *roots;
 	size_t root_count, root_cap;
 	uint64_t released;              /* input offset last reported as consumed */
+	uint64_t pass_base;             /* progress: 0 in pass 1, len in pass 2 */
 	struct arena plans;
 	struct wbuf text;
 };
@@ -243,6 +247,7 @@ static int cr_flush(struct cr *c, struct err *e)
  * mapped input does not stay resident (pass 2 maps it in again). */
 static inline int cr_maybe_flush(struct cr *c, uint64_t consumed, struct err *e)
 {
+	progress_to(c->o->progress, c->pass_base + consumed);
 	if (c->o->consumed && consumed >= c->released + CR_RELEASE_EVERY) {
 		c->o->consumed(c->o->consumed_ctx, (size_t)consumed);
 		c->released = consumed;
@@ -811,6 +816,7 @@ static int cr_run(struct cr *c, struct err *e)
 {
 	int rc;
 
+	progress_phase(c->o->progress, c->o->progress_phase ? c->o->progress_phase : "crunching", 2 * (uint64_t)c->len);
 	if ((rc = cr_header(c, e)) || (rc = cr_pass(c, cr_record_pass1, false, e)) < 0)
 		return rc;
 	/* startSecondPass: Badoo refuses a file without strings or classes */
@@ -819,6 +825,7 @@ static int cr_run(struct cr *c, struct err *e)
 			       "nothing to crunch", c->strings.count == 0 ? "STRING" : "LOAD_CLASS", c->len);
 	if ((rc = om_freeze(&c->objects, e)))
 		return rc;
+	c->pass_base = c->len;
 	if ((rc = cr_pass(c, cr_heap_pass2, true, e)) < 0 || (rc = cr_roots(c, e)))
 		return rc;
 	if ((rc = cr_flush(c, e)))
@@ -860,5 +867,35 @@ int bmd_crunch(const uint8_t *hprof, size_t len, const char *label, const struct
 	xfree(c.classes);
 	xfree(c.kept);
 	xfree(c.roots);
+	return rc;
+}
+
+/* Drops mapped input pages a pass has finished with: they stay in the page cache, but not in
+ * this process's resident set (the second pass maps them in again). */
+static void cr_release_mapped(void *ctx, size_t upto)
+{
+	const struct mapfile *m = ctx;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	upto -= upto % page;
+	if (m->data && upto && upto <= m->len)
+		madvise((void *)(uintptr_t)m->data, upto, MADV_DONTNEED);
+}
+
+int bmd_crunch_file(const char *path, const struct bmd_crunch_opts *o, const struct bmd_sink *out,
+		    struct bmd_crunch_stats *st, struct err *e)
+{
+	static const struct bmd_crunch_opts defaults;
+	struct bmd_crunch_opts fo = o ? *o : defaults;
+	struct mapfile in = { 0 };
+	int rc;
+
+	if ((rc = mapfile_open(&in, path, e)))
+		return rc;
+	fo.consumed = cr_release_mapped;
+	fo.consumed_ctx = &in;
+	if ((rc = bmd_crunch(in.data, in.len, path, &fo, out, st, e)))
+		err_prefix(e, "%s", path);
+	mapfile_close(&in);
 	return rc;
 }

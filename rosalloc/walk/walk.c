@@ -82,6 +82,7 @@ int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e)
 	c->space = w->s;
 	c->live_bit = w->ev ? (int8_t)walk_evidence_live(w->ev, w->s, c->addr) : -1;
 	c->on_alloc_stack = w->ev ? (int8_t)walk_evidence_on_stack(w->ev, c->addr) : -1;
+	progress_to(w->ctx->progress, w->ctx->progress_base + (c->addr - w->s->begin));
 	return w->ctx->emit(w->ctx->arg, c, e);
 }
 
@@ -129,25 +130,37 @@ bool wk_zero(const uint8_t *p, size_t n)
 
 /* ---- dispatch ---- */
 
+typedef int (*walk_fn)(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+
+/* The walker of a space kind; NULL for the map LOS aggregate (its allocations are walked)
+ * and helper mappings. */
+static walk_fn walker_of(enum space_kind k)
+{
+	switch (k) {
+	case SPACE_ROSALLOC: return walk_rosalloc;
+	case SPACE_REGION: return walk_region;
+	case SPACE_DLMALLOC:
+	case SPACE_ZYGOTE: return walk_dlmalloc;
+	case SPACE_LOS_ALLOCATION: return walk_los_map;
+	case SPACE_LOS_FREELIST: return walk_los_freelist;
+	case SPACE_IMAGE: return walk_image;
+	case SPACE_BUMP_POINTER: return walk_bump;
+	default: return NULL;
+	}
+}
+
 int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
-	switch (s->kind) {
-	case SPACE_ROSALLOC: return walk_rosalloc(ctx, s, e);
-	case SPACE_REGION: return walk_region(ctx, s, e);
-	case SPACE_DLMALLOC:
-	case SPACE_ZYGOTE: return walk_dlmalloc(ctx, s, e);
-	case SPACE_LOS_ALLOCATION: return walk_los_map(ctx, s, e);
-	case SPACE_LOS_FREELIST: return walk_los_freelist(ctx, s, e);
-	case SPACE_IMAGE: return walk_image(ctx, s, e);
-	case SPACE_BUMP_POINTER: return walk_bump(ctx, s, e);
-	default: return 0; /* the map LOS aggregate (its allocations are walked) and helpers */
-	}
+	walk_fn f = walker_of(s->kind);
+	return f ? f(ctx, s, e) : 0;
 }
 
 int walk_all(const struct walk_ctx *ctx, struct err *e)
 {
 	struct walk_ctx c = *ctx;
 	struct walk_evidence *own = NULL;
+	const struct art_spaces *sl = &ctx->rt->spaces;
+	uint64_t total = 0;
 	int rc = 0;
 
 	if (!c.ev) {
@@ -155,11 +168,15 @@ int walk_all(const struct walk_ctx *ctx, struct err *e)
 			return -ERR_NOMEM;
 		c.ev = own;
 	}
+	for (size_t i = 0; i < sl->count; i++)
+		total += walker_of(sl->v[i].kind) ? sl->v[i].end - sl->v[i].begin : 0;
+	progress_phase(c.progress, "walking the spaces and checking candidates", total);
 	/* spaces_find sorts by begin: address order */
-	for (size_t i = 0; rc == 0 && i < ctx->rt->spaces.count; i++) {
-		const struct art_space *s = &ctx->rt->spaces.v[i];
+	for (size_t i = 0; rc == 0 && i < sl->count; i++) {
+		const struct art_space *s = &sl->v[i];
 		rc = walk_space(&c, s, e);
 		img_drop(ctx->rt->img, 0, UINT64_MAX);   /* done with it and its bitmaps: bounded memory */
+		c.progress_base += walker_of(s->kind) ? s->end - s->begin : 0;
 	}
 	walk_evidence_close(own);
 	return rc;

@@ -28,6 +28,7 @@
 #include "art/runtime/runtime.h"
 #include "carver/base/anomaly.h"
 #include "carver/base/err.h"
+#include "carver/base/progress.h"
 
 /* What the allocator's metadata says of the candidate's bytes. */
 enum walk_alloc {
@@ -135,6 +136,10 @@ struct walk_ctx {
 	/* optional (NULL): bitmaps and GC stacks (walk_evidence_open); walk_all opens its own
 	 * when NULL.  Not const: it counts what it was consulted for. */
 	struct walk_evidence *ev;
+	/* optional (NULL): walk_all starts a phase of the bytes of the spaces it walks and every
+	 * candidate reports how far its space's walk got (progress_base: the spaces before it) */
+	struct progress *progress;
+	uint64_t progress_base;
 };
 
 /* Every object space of ctx->rt in address order: RosAlloc (both twins), region, dlmalloc

@@ -162,7 +162,7 @@ static void test_java_strings(void)
 	T_CHECK(bmd_keep_string((const uint8_t *)"V", 1, NULL), "V kept");
 	{
 		const char *keep[] = { "com.x.Y" };
-		struct bmd_crunch_opts o = { keep, 1, NULL, NULL };
+		struct bmd_crunch_opts o = { .keep_classes = keep, .keep_count = 1 };
 		T_CHECK(bmd_keep_string((const uint8_t *)"com.x.Y", 7, &o), "configured class kept");
 	}
 	wbuf_release(&b);
