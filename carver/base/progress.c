@@ -44,7 +44,7 @@ static void progress_show(struct progress *p, double t)
 
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = (int)sizeof(line) - 1;
-	if (p->total)
+	if (p->total && p->done)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  %3u%%",
 			      (unsigned)(p->done >= p->total ? 100 : p->done * 100 / p->total));
 	if (p->done && secs > 0 && (size_t)n < sizeof(line))
@@ -60,7 +60,7 @@ void progress_phase(struct progress *p, const char *phase, uint64_t total)
 	if (!p || !p->fp)
 		return;
 	t = p->clock();
-	p->phase = phase;
+	snprintf(p->phase, sizeof(p->phase), "%s", phase);
 	p->total = total;
 	p->done = 0;
 	p->phase_begin = t;

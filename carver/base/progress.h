@@ -25,7 +25,7 @@ struct progress {
 	double (*clock)(void);  /* monotonic seconds (tests replace it) */
 	double begin;           /* when the task began */
 	double phase_begin, shown_at;
-	const char *phase;
+	char phase[64];         /* copied: the caller's text may be a reused buffer */
 	uint64_t total;         /* bytes of work in this phase, 0 when not known */
 	uint64_t done, next, step;
 	int width;              /* characters of the line on screen */

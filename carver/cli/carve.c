@@ -12,6 +12,7 @@
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
 #include "carver/cli/cli.h"
+#include "output/bmd/bmd_codec.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
 #include "output/report/report.h"
@@ -24,10 +25,10 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void phase(const struct carve_opts *o, const char *what)
+/* A phase of the run; total: bytes of work (0 when unknown). */
+static void phase(const struct carve_opts *o, const char *what, uint64_t total)
 {
-	if (o->progress)
-		fprintf(stderr, "carve: %s\n", what);
+	progress_phase(o->progress, what, total);
 }
 
 /* Captured bytes of the spaces that hold objects (what the walkers read). */
@@ -82,7 +83,8 @@ static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *
 	int rc;
 	if (!ev)
 		return -e->code;
-	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev };
+	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev,
+				.progress = c->m.progress };
 	if (o->out_dir && wanted(o, CARVE_OUT_REPORT)) {   /* the heap map draws the allocation units */
 		ctx.unit = report_units_add;
 		ctx.unit_arg = &c->units;
@@ -140,8 +142,45 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 	return rc;
 }
 
+static int carve_outf_write(void *ctx, const void *p, size_t n, struct err *e)
+{
+	return outf_write(ctx, p, n, e);
+}
+
+static char *out_path(const char *dir, const char *file, struct err *e);
+
+/* heap.bmd: heap.hprof crunched from its temporary file (closed by now), or, when heap.hprof
+ * is skipped, from an HPROF written to a temporary of its own in DIR and removed after.
+ * --android's 1.0.3 file crunches as any other (output/bmd/bmd_crunch.c drops its
+ * HEAP_DUMP_INFO and ROOT_UNREACHABLE records as Badoo does; the BMD keeps "1.0.3"). */
+static int write_bmd(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	struct bmd_crunch_opts bo = { .progress = o->progress, .progress_phase = "writing heap.bmd" };
+	struct bmd_sink sink = { carve_outf_write, out };
+	struct outf own;
+	const char *hprof = c->out[CARVE_OUT_HPROF].tmp;
+	char *path = NULL;
+	int rc = 0;
+
+	outf_init(&own);
+	if (!hprof) {
+		phase(o, "writing a temporary heap.hprof for heap.bmd", model_object_bytes(&c->m));
+		if (!(path = out_path(o->out_dir, "heap.hprof", e)))
+			return -e->code;
+		if ((rc = outf_open(&own, path, e)) == 0 && (rc = write_hprof(c, o, &own, e)) == 0)
+			rc = outf_close_stream(&own, e);
+		hprof = own.tmp;
+	}
+	if (rc == 0)
+		rc = bmd_crunch_file(hprof, &bo, &sink, NULL, e);
+	outf_abort(&own);
+	xfree(path);
+	return rc;
+}
+
 static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {
 	[CARVE_OUT_HPROF] = { "heap.hprof", "hprof", write_hprof },
+	[CARVE_OUT_BMD] = { "heap.bmd", "bmd", write_bmd },
 	[CARVE_OUT_DB] = { "case.db", "db", write_db },
 	[CARVE_OUT_JSONL] = { "objects.jsonl", "jsonl", write_jsonl },
 	[CARVE_OUT_STRINGS] = { "strings.tsv", "strings", write_strings },
@@ -210,6 +249,7 @@ static bool wanted(const struct carve_opts *o, unsigned i)
 static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	char line[64];
+	uint64_t objects = model_object_bytes(&c->m);
 	int rc = make_dir(o->out_dir, e);
 
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
@@ -217,7 +257,7 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 		if (!wanted(o, i))
 			continue;
 		snprintf(line, sizeof(line), "writing %s", carve_outputs[i].file);
-		phase(o, line);
+		phase(o, line, objects);
 		if (!(dest = out_path(o->out_dir, carve_outputs[i].file, e)))
 			return -e->code;
 		rc = outf_open(&c->out[i], dest, e);
@@ -253,7 +293,7 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	c->t0 = now();
 	c->started = (int64_t)time(NULL);
 	anomaly_init(&c->sink, 0);
-	phase(o, "loading the image and the runtime model");
+	phase(o, "loading the image and the runtime model", 0);
 	if ((rc = img_open(&c->img, o->image, &io, e)))
 		return rc;
 	c->img_open = true;
@@ -263,13 +303,16 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = model_init(&c->m, &c->rt, &c->sink, e)))
 		return rc;
 	c->model_open = true;
+	c->m.progress = o->progress;
 	c->heap_bytes = heap_bytes(&c->rt);
 	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
-	phase(o, "walking the spaces and checking candidates");
-	if ((rc = walk_spaces(c, o, e)) || (rc = model_finish(&c->m, e)))
+	if ((rc = walk_spaces(c, o, e)))
+		return rc;
+	phase(o, "checking references", model_object_bytes(&c->m));
+	if ((rc = model_finish(&c->m, e)))
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);   /* the graph walk reads the model, not the image */
-	phase(o, "walking the object graph from the roots");
+	phase(o, "walking the object graph from the roots", model_object_bytes(&c->m));
 	if ((rc = reach_run(&c->m, &c->r, e)))
 		return rc;
 	model_release_refs(&c->m);   /* the walk's edges: nothing reads them after it */

@@ -10,6 +10,7 @@
 #include "art/runtime/runtime.h"
 #include "carver/base/anomaly.h"
 #include "carver/base/outfile.h"
+#include "carver/base/progress.h"
 #include "carver/image/image.h"
 #include "output/db/case_db.h"
 #include "output/hprof/hprof_carve.h"
@@ -30,7 +31,7 @@ struct carve_opts {
 	const char *image, *maps, *art_version;
 	const char *out_dir;
 	struct hprof_carve_opts hprof;
-	bool progress;              /* phase lines on stderr */
+	struct progress *progress;  /* NULL: silent (stderr no terminal, --quiet) */
 	unsigned skip;              /* 1u << CARVE_OUT_x for every output not written */
 	int argc;                   /* the command line, as recorded in case.db */
 	char **argv;

@@ -17,13 +17,14 @@
 enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
-	bool json, android;
+	bool json, android, quiet;
 	const char *maps, *out, *include, *art_version, *skip;
 };
 
 static const struct opt carve_opts[] = {
 	OPT_ROW_FLAG("--json", NULL, struct carve_cli, json),
 	OPT_ROW_FLAG("--android", NULL, struct carve_cli, android),
+	OPT_ROW_FLAG("--quiet", "-q", struct carve_cli, quiet),
 	OPT_ROW_STRING("--maps", struct carve_cli, maps, "a file"),
 	{ "--out", "-o", OPT_STRING, offsetof(struct carve_cli, out), "a directory", 0, 0, NULL },
 	OPT_ROW_STRING("--include", struct carve_cli, include, "free, partial or residue (comma-separated)"),
@@ -330,6 +331,7 @@ int cmd_carve(int argc, char **argv)
 	struct carve_cli cl = { 0 };
 	struct carve_opts o;
 	struct carve c;
+	struct progress prog;
 	struct model_stats t;
 	struct rep r;
 	struct wbuf b;
@@ -358,10 +360,13 @@ int cmd_carve(int argc, char **argv)
 	o.art_version = cl.art_version;
 	o.out_dir = cl.out;
 	o.hprof.android = cl.android;
-	o.progress = cli_progress_enabled();
+	/* progress only on a terminal, where '\r' redraws one line; never in a log or pipe */
+	progress_init(&prog, !cl.quiet && cli_progress_enabled() ? stderr : NULL, "carve");
+	o.progress = &prog;
 	err_init(&e);
 	wbuf_init(&b);
 	rc = carve_run(&c, &o, &e);
+	progress_end(&prog);
 	if (rc == 0) {
 		if ((rc = model_stats_make(&t, &c.m, &e)) == 0) {
 			rep_init(&r, stdout, cl.json);

@@ -190,8 +190,10 @@ static int run(struct lister *l, const struct carve_opts *o, struct err *e)
 	struct strings_opts so = { .residue = !l->cl->no_residue, .min_run = (uint32_t)l->cl->min_run };
 	int rc;
 
-	if ((rc = carve_model(l->c, o, e)) || (rc = carve_referrers(l->c, e)) ||
-	    (rc = strings_each(&l->c->m, &so, list_one, l, e)))
+	if ((rc = carve_model(l->c, o, e)) || (rc = carve_referrers(l->c, e)))
+		return rc;
+	progress_end(o->progress);   /* the list starts on a line of its own */
+	if ((rc = strings_each(&l->c->m, &so, list_one, l, e)))
 		return rc;
 	if (l->cl->json && fputs(l->listed ? "\n]\n" : "[]\n", stdout) == EOF)
 		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot write the list");
@@ -204,6 +206,7 @@ int cmd_strings(int argc, char **argv)
 	struct lister l = { .cl = &cl };
 	struct carve_opts o = { 0 };
 	struct carve c;
+	struct progress prog;
 	struct err e;
 	size_t npos;
 	int rc = cli_parse(argc, argv, &cmd_strings_spec, &cl, &npos);
@@ -225,11 +228,13 @@ int cmd_strings(int argc, char **argv)
 	o.skip = (1u << CARVE_OUT_COUNT) - 1;   /* no output: nothing to collect for one */
 	o.maps = cl.maps;
 	o.art_version = cl.art_version;
-	o.progress = cli_progress_enabled();
+	progress_init(&prog, cli_progress_enabled() ? stderr : NULL, "strings");
+	o.progress = &prog;
 	l.c = &c;
 	err_init(&e);
 	wbuf_init(&l.line);
 	rc = run(&l, &o, &e);
+	progress_end(&prog);
 	wbuf_release(&l.line);
 	carve_release(&c);
 	if (l.have_re)

@@ -602,9 +602,11 @@ static int heap_dump(struct hc *h, struct err *e)
 {
 	struct img_drop drop = { 0 };
 	int rc = roots(h, e);
+	uint64_t done = 0;
 	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
 		const struct model_obj *o = &h->m->objs[i];
 		img_drop_behind(h->m->rt->img, &drop, o->addr);
+		progress_to(h->m->progress, done += o->size);
 		if (object_written(h, o))
 			rc = object(h, o, e);
 	}

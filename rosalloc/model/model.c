@@ -872,8 +872,10 @@ static void bad_ref_anomaly(struct model *m, struct model_obj *o, uint32_t value
 static int check_refs(struct model *m, struct err *e)
 {
 	size_t dropped = 0;
+	uint64_t done = 0;
 	for (size_t i = 0; i < m->count; i++) {
 		struct model_obj *o = &m->objs[i];
+		progress_to(m->progress, done += o->size);
 		bool check = !(o->flags & MODEL_F_UNCHECKED);
 		if (i % 65536 == 65535)   /* a target that is no object is read at its class word, anywhere */
 			img_drop(m->rt->img, 0, UINT64_MAX);
@@ -951,6 +953,14 @@ uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs)
 	}
 	*refs = m->refs ? m->refs + m->ref_at[i] : NULL;   /* no object kept a reference: none */
 	return m->ref_at[i + 1] - m->ref_at[i];
+}
+
+uint64_t model_object_bytes(const struct model *m)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < m->count; i++)
+		n += m->objs[i].size;
+	return n;
 }
 
 size_t model_find(const struct model *m, uint64_t addr)

@@ -55,6 +55,7 @@
 #include "carver/base/anomaly.h"
 #include "carver/base/arena.h"
 #include "carver/base/err.h"
+#include "carver/base/progress.h"
 #include "rosalloc/walk/walk.h"
 
 #define MODEL_NONE ((size_t)-1)
@@ -137,6 +138,10 @@ struct model {
 	bool finished;
 	struct img_drop drop;             /* the walk's pass over the image (model_add) */
 	struct arena arena;
+	/* optional (NULL): model_finish's reference check, reach_run's graph walk and the
+	 * writers report the object bytes they have been through (the caller starts each phase
+	 * with model_object_bytes as its total) */
+	struct progress *progress;
 };
 
 /* Prepares the per-class tables (field and static layouts; classes whose layouts do not
@@ -158,6 +163,8 @@ uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs);
 /* Frees what model_refs answers from (the graph walk is its only reader: carve releases it
  * once reach_run is done); model_refs then gives none. */
 void model_release_refs(struct model *m);
+/* Sum of the objects' sizes: the total of a phase that goes through every object. */
+uint64_t model_object_bytes(const struct model *m);
 /* Index of the object starting at addr, MODEL_NONE if none (after model_finish: O(1) through
  * the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);

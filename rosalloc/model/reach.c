@@ -439,9 +439,11 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (j != MODEL_NONE)
 			visit(&w, j);
 	}
+	uint64_t done = 0;
 	while (w.sp) {
 		size_t j = w.stack[--w.sp];
 		const struct model_obj *o = &m->objs[j];
+		progress_to(m->progress, done += o->size);
 		const uint32_t *refs;
 		uint32_t n = model_refs(m, j, &refs);
 		r->edges += n;

@@ -7,7 +7,7 @@
 #     instance counts carve reports (instances + arrays + string character arrays + mark
 #     arrays; classes + the five mark classes);
 #   - the same input gives byte-identical output, and --android writes a 1.0.3 file that
-#     hprof-info reads with HEAP_DUMP_INFO records;
+#     hprof-info reads with HEAP_DUMP_INFO records and VisualVM loads with carve's counts;
 #   - on the -nogc captures, the dropped Nodes$Node objects (40000 per truth.json) are
 #     reported unreachable, none of the kept ones;
 #   - `artcarve validate` against the runtime's own HPROF of the same moment: recall and
@@ -23,20 +23,13 @@
 # A summary table (capture, recall, precision, fields, unreachable recall, false unreachable,
 # ms) ends the log.
 . "$(dirname "$0")/lib.sh"
-JAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
 REAL=$CORPUS/images/realart
 FULL=$CORPUS/images/realart-full
 if ! command -v zstd >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
 	t_fail "zstd and jq are needed (make deps)"; t_done; exit
 fi
 t_corpus "$REAL" && t_corpus "$FULL" || { t_done; exit; }
-vv=no
-if [ -f "$JAR" ] && command -v javac >/dev/null 2>&1 &&
-	javac -cp "$JAR" -d "$TMP" tests/tools/HprofLoad.java 2>"$TMP/javac.err"; then
-	vv=yes
-else
-	t_fail "VisualVM heap library or javac missing ($(head -n 1 "$TMP/javac.err" 2>/dev/null))"
-fi
+. tests/shell/visualvm_lib.sh
 
 summary=$TMP/summary
 printf '%-22s %9s %9s %9s %9s %11s %9s %8s\n' capture objects recall precision fields unreach_rec false_unr ms >"$summary"
@@ -68,20 +61,6 @@ check_reach() {
 		t_ok "$1: unreachable recall $(jq .reach.unreachable_recall "$2"), $(jq .reach.false_unreachable "$2") of $(jq .reach.result_unreachable "$2") unreachable claims reached by a root ($(jq -c '.reach.false_unreachable_by_root | with_entries(select(.value > 0))' "$2"))"
 	else
 		t_fail "$1: unreachable recall $(jq .reach.unreachable_recall "$2"), false unreachable $(jq .reach.false_unreachable "$2") of $(jq .reach.result_unreachable "$2") ($(jq -c '.reach.false_unreachable_by_root | with_entries(select(.value > 0))' "$2"))"
-	fi
-}
-
-# check_visualvm NAME HPROF JSON: VisualVM's counts equal carve's
-check_visualvm() {
-	[ $vv = yes ] || return
-	out=$(java -cp "$JAR:$TMP" HprofLoad "$2" </dev/null 2>"$TMP/vv.err")
-	got_c=$(echo "$out" | sed -n 's/^classes //p'); got_i=$(echo "$out" | sed -n 's/^instances //p')
-	want_c=$(jq '.output.classes + 5' "$3")
-	want_i=$(jq '.output | .instances + .object_arrays + .primitive_arrays + .string_arrays + .mark_arrays' "$3")
-	if [ -n "$got_c" ] && [ "$got_c" = "$want_c" ] && [ "$got_i" = "$want_i" ]; then
-		t_ok "$1: VisualVM loads $got_c classes and $got_i instances, as carve reports"
-	else
-		t_fail "$1: VisualVM: classes '$got_c' instances '$got_i', carve says $want_c and $want_i $(head -n 2 "$TMP/vv.err")"
 	fi
 }
 
@@ -126,13 +105,14 @@ for dir in "$REAL"/*/ "$FULL"/*/; do
 	case $cap in cc-collections|cms-collections)
 		"$ART" carve "$w/core" --maps "$dir/maps.txt" -o "$w/again" >/dev/null 2>&1
 		t_same "$cap: second run" "$w/again/heap.hprof" "$w/out/heap.hprof"
-		if "$ART" carve --android "$w/core" --maps "$dir/maps.txt" -o "$w/android" >/dev/null 2>&1 &&
+		if "$ART" carve --json --android "$w/core" --maps "$dir/maps.txt" -o "$w/android" >"$w/android.json" 2>"$w/android.err" &&
 			"$ART" hprof-info "$w/android/heap.hprof" >"$w/android.info" 2>&1 &&
 			grep -q '^version: JAVA PROFILE 1.0.3' "$w/android.info" &&
 			grep -q 'HEAP_DUMP_INFO' "$w/android.info"; then
 			t_ok "$cap: --android writes a 1.0.3 file with HEAP_DUMP_INFO that hprof-info reads"
+			check_visualvm "$cap --android" "$w/android/heap.hprof" "$w/android.json"
 		else
-			t_fail "$cap: --android: $(tail -n 2 "$w/android.info" 2>/dev/null)"
+			t_fail "$cap: --android: $(tail -n 2 "$w/android.err" "$w/android.info" 2>/dev/null)"
 		fi ;;
 	esac
 	printf '%-22s %9s %9s %9s %9s %11s %9s %8s\n' "$cap" "$(jq .objects "$w/carve.json")" \

@@ -146,8 +146,7 @@ static void test_silent(void)
 	T_EQ_U(clock_reads, 0);
 	progress_phase(NULL, "walking", 10);
 	progress_to(NULL, 5);
-	progress_end(NULL);
-	T_CHECK(1, "NULL progress accepted");
+	progress_end(NULL);   /* a NULL progress is accepted: nothing to check but not crashing */
 }
 
 static void test_clock_reads_bounded(void)
