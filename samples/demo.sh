@@ -1,11 +1,12 @@
 #!/bin/sh
 # samples/demo.sh - the main job on the embedded samples (run by `make demo`): carve the
-# synthetic Android 11 process image samples/android11-64bit (made by `make samples`) into an
-# HPROF heap dump, show what was found (objects per state, the dropped chat messages and
-# session tokens), and put it next to the image's ground truth.
+# synthetic Android 11 process image samples/android11-64bit (made by `make samples`), show
+# what was found (objects per state, the dropped chat messages and session tokens) next to the
+# image's ground truth, then every output carve wrote, with its size and how to open it.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/demo
+rm -rf "$out"
 mkdir -p "$out"
 s=samples/android11-64bit
 echo "== the sample: $s (see $s/README)"
@@ -25,13 +26,36 @@ for c in com.example.chat.Message com.example.auth.SessionToken; do
 	echo "   $c: ${got:-0} dropped found by carve, $want in the truth"
 done
 echo
-echo "== $out/heap.hprof (open it in Eclipse MAT or VisualVM; dropped objects are listed"
-echo "   under the class artcarve.mark.Unreachable[])"
-./build/artcarve hprof-info "$out/heap.hprof" | sed -n '/^classes:/,/^roots:/p'
-echo
-q="SELECT hex, value FROM dropped_strings ORDER BY address LIMIT 6"
-echo "== $out/case.db (SQLite; tables, views and example queries: README.md, \"Case database\")"
-echo "   sqlite3 $out/case.db \"$q\""
-sqlite3 "$out/case.db" "$q" | sed 's/^/   /'
+
+# how_to FILE: one line on opening an output of carve
+how_to() {
+	case ${1##*/} in
+	heap.hprof) echo "Eclipse MAT: File > Open Heap Dump (dropped objects: artcarve.mark.Unreachable[]);" \
+		"Android Studio: carve --android, Profiler > Load from file" ;;
+	heap.bmd) echo "the heap as BMD for transport: artcarve decrunch --mat $1 heap-again.hprof" ;;
+	case.db) echo "sqlite3 $1  (tables, views and example queries: README, case.db; one below)" ;;
+	objects.jsonl) echo "jq -c 'select(.reach == \"unreachable\")' $1  (one object a line)" ;;
+	strings.tsv) echo "grep -i token $1  (a bulk_extractor feature file)" ;;
+	report.html) echo "open it in a browser: xdg-open $1  (one self-contained page with the heap map)" ;;
+	*) echo "see README, carve" ;;
+	esac
+}
+
+echo "== the outputs carve wrote (the summary is in $out/carve.txt)"
+sed -n 's/^ *wrote \(.*\) (\([0-9]*\) bytes)$/\1 \2/p' "$out/carve.txt" | while read -r path bytes; do
+	printf '   %-26s %10s bytes  %s\n' "$path" "$bytes" "$(how_to "$path")"
+done
+if [ -f "$out/case.db" ]; then
+	q="SELECT hex, value FROM dropped_strings ORDER BY address LIMIT 6"
+	echo
+	echo "== $out/case.db (SQLite; tables, views and example queries: README.md, \"Case database\")"
+	echo "   sqlite3 $out/case.db \"$q\""
+	sqlite3 "$out/case.db" "$q" | sed 's/^/   /'
+fi
+if [ -f "$out/heap.hprof" ]; then
+	echo
+	echo "== artcarve hprof-info $out/heap.hprof"
+	./build/artcarve hprof-info "$out/heap.hprof" | sed -n '/^classes:/,/^roots:/p'
+fi
 echo
 echo "demo outputs are in $out/ (carve.txt, $(cd "$out" && ls | grep -v '^carve.txt$' | tr '\n' ' ' | sed 's/ $//; s/ /, /g'))"
