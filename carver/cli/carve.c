@@ -268,6 +268,8 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 			rc = outf_close_stream(&c->out[i], e);
 		img_drop(&c->img, 0, UINT64_MAX);   /* each writer's pass starts with nothing resident */
 	}
+	if (rc == 0)   /* damage that could not be recorded (out of memory) fails the run before a commit */
+		rc = anomaly_status(&c->sink, e);
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
 		struct stat st;
 		if (!wanted(o, i))
@@ -336,7 +338,7 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = carve_model(c, o, e)))
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
-	if ((rc = write_outputs(c, o, e)) || (rc = anomaly_status(&c->sink, e)))
+	if ((rc = write_outputs(c, o, e)))
 		return rc;
 	c->seconds = now() - t0;
 	c->cpu_seconds = (double)(clock() - c0) / CLOCKS_PER_SEC;
