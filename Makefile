@@ -163,10 +163,10 @@ demo:
 
 # samples/: small images made by the generator; `make samples` regenerates them byte for byte
 SAMPLES_DIR ?= samples
-SAMPLES := android6.0-32bit:6.0:32 android7.1-64bit:7.1:64 android11-64bit:11:64
+SAMPLES := android6.0-32bit:6.0:32 android7.1-64bit:7.1:64 android11-64bit:11:64 android14-64bit-cmc:14:64:cmc
 samples: $(B)/synth
-	@for s in $(SAMPLES); do n=$${s%%:*}; r=$${s#*:}; \
-	  $(B)/synth --version $${r%%:*} --bits $${r#*:} --seed 1 --size tiny --out $(SAMPLES_DIR)/$$n || exit 1; \
+	@for s in $(SAMPLES); do n=$${s%%:*}; r=$${s#*:}; v=$${r%%:*}; r=$${r#*:}; b=$${r%%:*}; h=$${r#$$b}; \
+	  $(B)/synth --version $$v --bits $$b $${h:+--heap $${h#:}} --seed 1 --size tiny --out $(SAMPLES_DIR)/$$n || exit 1; \
 	  echo "$(SAMPLES_DIR)/$$n"; done
 	@cd $(SAMPLES_DIR) && sha256sum $(foreach s,$(SAMPLES),$(addprefix $(firstword $(subst :, ,$(s)))/,core maps truth.jsonl truth.json truth.hprof hooks.json README)) >SHA256SUMS
 

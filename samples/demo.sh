@@ -2,7 +2,8 @@
 # samples/demo.sh - the main job on the embedded samples (run by `make demo`): carve the
 # synthetic Android 11 process image samples/android11-64bit (made by `make samples`), show
 # what was found (objects per state, the dropped chat messages and session tokens) next to the
-# image's ground truth, then every output carve wrote, with its size and how to open it.
+# image's ground truth, then every output carve wrote, with its size and how to open it; then
+# the Android 14 sample whose heap is the mark-compact (CMC) collector's bump-pointer space.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/demo
@@ -57,5 +58,12 @@ if [ -f "$out/heap.hprof" ]; then
 	echo "== artcarve hprof-info $out/heap.hprof"
 	./build/artcarve hprof-info "$out/heap.hprof" | sed -n '/^classes:/,/^roots:/p'
 fi
+echo
+c=samples/android14-64bit-cmc
+echo "== an Android 14 module under the mark-compact collector: $c (see $c/README)"
+echo "   its main space is a bump-pointer space (no RosAlloc page map, no regions), told apart by content"
+mkdir -p "$out/cmc"
+./build/artcarve carve "$c/core" --maps "$c/maps" -o "$out/cmc" >"$out/cmc/carve.txt"
+sed -n '/^layout:/p;/^objects:/p;/^spaces:/,/^strings:/p' "$out/cmc/carve.txt" | sed '$d'
 echo
 echo "demo outputs are in $out/ (carve.txt, $(cd "$out" && ls | grep -v '^carve.txt$' | tr '\n' ' ' | sed 's/ $//; s/ /, /g'))"

@@ -39,6 +39,7 @@ static const char *const kind_names[SPACE_KIND_COUNT] = {
 	[SPACE_CARD_TABLE] = "CardTable",
 	[SPACE_DEX_IN_MEMORY] = "DexInMemory",
 	[SPACE_LINEAR_ALLOC] = "LinearAlloc",
+	[SPACE_CMC_MAP] = "MarkCompactMap",
 };
 
 const char *spaces_kind_name(enum space_kind k)
@@ -96,7 +97,7 @@ bool spaces_dalvik_name(const char *m, const char **out, size_t *len)
 }
 
 enum match { M_EXACT, M_PREFIX, M_SUFFIX, M_CONTAINS };
-/* ART's mapping names (runtime/gc/heap.cc, gc/space/{image,region,large_object}_space.cc @R50..R14); first matching rule wins. */
+/* ART's mapping names (runtime/gc/heap.cc, gc/space/{image,region,large_object}_space.cc @R50..R15); first matching rule wins. */
 static const struct { const char *text; enum match how; enum space_kind kind; } name_rules[] = {
 	{ "main space (region space)", M_EXACT, SPACE_REGION },
 	{ "Region space", M_EXACT, SPACE_REGION },
@@ -118,6 +119,12 @@ static const struct { const char *text; enum match how; enum space_kind kind; } 
 	{ "card table", M_EXACT, SPACE_CARD_TABLE },
 	{ " extracted in memory from ", M_CONTAINS, SPACE_DEX_IN_MEMORY },
 	{ "LinearAlloc", M_EXACT, SPACE_LINEAR_ALLOC },
+	/* runtime/gc/collector/mark_compact.cc @R14U, @R15: "Concurrent mark-compact from-space",
+	 * "... moving-space shadow", "... compaction buffers", "... chunk-info vector" */
+	{ "Concurrent mark-compact ", M_PREFIX, SPACE_CMC_MAP },
+	{ "moving-space-shadow", M_EXACT, SPACE_CMC_MAP },
+	{ "linear-alloc shadow map", M_EXACT, SPACE_CMC_MAP },
+	{ "linear-alloc page-status map", M_EXACT, SPACE_CMC_MAP },
 	{ ".art", M_SUFFIX, SPACE_IMAGE },
 };
 

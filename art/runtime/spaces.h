@@ -54,6 +54,9 @@ enum space_kind {
 	SPACE_CARD_TABLE,       /* "card table" */
 	SPACE_DEX_IN_MEMORY,    /* "<entry> extracted in memory from <zip>" */
 	SPACE_LINEAR_ALLOC,     /* "LinearAlloc": ArtField/ArtMethod arrays */
+	SPACE_CMC_MAP,          /* the mark-compact collector's own maps (14+): from-space,
+				 * moving-space shadow, compaction buffers, chunk-info vector,
+				 * linear-alloc shadow and page-status maps */
 	SPACE_KIND_COUNT
 };
 

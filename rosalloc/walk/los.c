@@ -5,7 +5,8 @@
  * object space allocation"; the object starts at the mapping start; a free unmaps it (nothing
  * remains).  Each such mapping is one space of the runtime model (SPACE_LOS_ALLOCATION).
  *
- * FreeListSpace (arm64 and other 64-bit targets): one mapping, 4 KiB pages, objects page
+ * FreeListSpace (arm64 and other 64-bit targets): one mapping, 4 KiB pages (16 KiB on some 15+
+ * devices, found by los_page), objects page
  * aligned; its allocation-info map (the companion "large object free list space allocation
  * info map") holds one AllocationInfo {u32 prev_free_, u32 alloc_size_} per page.  The entry
  * of a block's first page is the meaningful one: alloc_size_ is the block's page count with
@@ -66,12 +67,67 @@ int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct e
 	return wk_unit(&w, &u, e);
 }
 
+/* Score of page size P for the free-list LOS: each of the first allocated blocks the
+ * allocation-info entries give (read with P) that starts with an object of a known class
+ * counts +1, any other -1; a chain that leaves the space ends the count. */
+static int los_page_score(const struct wk *w, const struct art_space *s, const uint8_t *info, size_t n,
+			  const struct los_flags *fl, uint64_t P)
+{
+	size_t pages = (size_t)((s->limit - s->begin) / P), i = 0;
+	int score = 0;
+
+	if (n / INFO_SIZE < pages)
+		pages = n / INFO_SIZE;
+	for (unsigned k = 0; k < 8 && i < pages; k++) {
+		uint32_t v = wk_u32(info + i * INFO_SIZE + 4);
+		uint32_t size = v & ~(fl->free | fl->zygote);
+		size_t avail;
+		const uint8_t *o;
+		if (size == 0)
+			break;
+		if (size > pages - i)
+			return score - 1;
+		if (!(v & fl->free) && (o = wk_at(w->img, s->begin + (uint64_t)i * P, &avail)) && avail >= 4)
+			score += runtime_class_at(w->ctx->rt, wk_u32(o)) ? 1 : -1;
+		i += size;
+	}
+	return score;
+}
+
+/* The page size of a free-list LOS: 4 KiB, or 16 KiB on 15+ modules built for 16 KiB pages
+ * (gPageSize, libartbase/base/globals.h @R15).  The allocation-info map has one 8-byte
+ * AllocationInfo per page of the capacity, its size rounded up to a page (FreeListSpace,
+ * runtime/gc/space/large_object_space.cc @R15), and a block's size counts pages: the size
+ * whose info map has that length wins; when both or neither do, the one whose blocks start
+ * with objects of known classes (ties: 4 KiB). */
+static uint64_t los_page(const struct wk *w, const struct art_space *s, const uint8_t *info, size_t n,
+			 const struct los_flags *fl)
+{
+	static const uint64_t sizes[2] = { 4096, 16384 };
+	const struct art_spaces *sp = &w->ctx->rt->spaces;
+	uint64_t cap = s->limit - s->begin, info_size = 0;
+	bool fit[2];
+
+	for (size_t i = 0; i < sp->count; i++)
+		if (sp->v[i].kind == SPACE_LOS_INFO_MAP && sp->v[i].begin == s->companion)
+			info_size = sp->v[i].limit - sp->v[i].begin;
+	for (unsigned k = 0; k < 2; k++) {
+		uint64_t P = sizes[k];
+		fit[k] = cap % P == 0 && info_size == (cap / P * INFO_SIZE + P - 1) / P * P;
+	}
+	if (fit[0] != fit[1])
+		return fit[1] ? sizes[1] : sizes[0];
+	return los_page_score(w, s, info, n, fl, sizes[1]) > los_page_score(w, s, info, n, fl, sizes[0]) ?
+		       sizes[1] : sizes[0];
+}
+
 int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
 	struct wk w;
 	const struct los_flags *fl;
 	const uint8_t *info;
-	size_t n, pages = (size_t)((s->limit - s->begin) / WK_PAGE), i = 0;
+	size_t n, pages, i = 0;
+	uint64_t P;
 	uint32_t prev_free = 0;
 	int rc = 0;
 
@@ -87,13 +143,15 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 			(unsigned long long)s->begin);
 		return 0;
 	}
+	P = los_page(&w, s, info, n, fl);
+	pages = (size_t)((s->limit - s->begin) / P);
 	if (n / INFO_SIZE < pages)
 		pages = n / INFO_SIZE;
 	while (rc == 0 && i < pages) {
 		const uint8_t *ent = info + i * INFO_SIZE;
 		uint32_t pf = wk_u32(ent), v = wk_u32(ent + 4);
 		uint32_t size = v & ~(fl->free | fl->zygote);
-		uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
+		uint64_t va = s->begin + (uint64_t)i * P;
 		bool isfree = (v & fl->free) != 0;
 		uint64_t d0 = w.damaged;
 		if (size == 0) {
@@ -101,7 +159,7 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 			if (pf || v || !wk_zero(info + i * INFO_SIZE, (pages - i) * INFO_SIZE))
 				wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
 					"page %zu: allocation-info entry of size 0 before the end, not a zero tail", i);
-			struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = s->begin + (uint64_t)pages * WK_PAGE,
+			struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = s->begin + (uint64_t)pages * P,
 					       .index = (uint32_t)i, .pages = (uint32_t)(pages - i), .bracket = -1,
 					       .state = WALK_RS_FREE, .damaged = w.damaged - d0 };
 			return wk_unit(&w, &u, e);
@@ -117,12 +175,12 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 		if (isfree && prev_free)
 			wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
 				"page %zu: free block after a free block (free blocks coalesce)", i);
-		struct walk_candidate c = { .addr = va, .room = (uint64_t)size * WK_PAGE,
+		struct walk_candidate c = { .addr = va, .room = (uint64_t)size * P,
 					    .alloc = isfree ? WALK_FREE : WALK_ALLOCATED, .place = WALK_LOS, .where = va };
-		struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = va + (uint64_t)size * WK_PAGE,
+		struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = va + (uint64_t)size * P,
 				       .index = (uint32_t)i, .pages = size, .bracket = -1,
 				       .state = isfree ? WALK_RS_FREE : WALK_RS_ALLOCATED, .allocated = !isfree,
-				       .free = isfree, .top = va + (uint64_t)size * WK_PAGE };
+				       .free = isfree, .top = va + (uint64_t)size * P };
 		size_t avail;
 		if (!wk_at(w.img, va, &avail)) {
 			wk_anom(&w, ANOM_LOS, ERR_UNMAPPED, va, "block at 0x%llx (page %zu) is not captured",

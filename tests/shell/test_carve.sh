@@ -17,7 +17,8 @@
 #     unreachable, and the objects called unreachable that a root reaches under 0.5% of the
 #     unreachable claims (trimmed cores) or 0.1% (-full cores, which hold stacks and JNI
 #     tables);
-#   - on a synthetic image of every family x bitness (build/synth, 5.0-15, 32/64-bit),
+#   - on a synthetic image of every family x bitness (build/synth, 5.0-15, 32/64-bit, and
+#     the mark-compact heap of 14 and 15, and 15 with 16 KiB pages),
 #     validate against truth.jsonl: 100% recall and precision of the allocated objects, the
 #     same states (allocation, content, reachability), fields and strings.
 # A summary table (capture, recall, precision, fields, unreachable recall, false unreachable,
@@ -145,23 +146,26 @@ if [ $rc -eq 2 ] && [ ! -e "$TMP/skip2" ] && grep -q "not 'nosuch'" "$TMP/skip2.
 	t_ok "--skip nosuch: usage error naming it, exit 2, no output directory"
 else t_fail "--skip nosuch: exit $rc, $(cat "$TMP/skip2.err")"; fi
 # every family x bitness the generator makes
-for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; do
-	for b in 32 64; do
+for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 14:cmc 15:cmc 15::16k 15:cmc:16k; do
+	# V[:HEAP[:PAGE]]: the family, its heap (cmc: the mark-compact one of 14+), 16k pages (15+, 64-bit)
+	v=${vh%%:*}; heap=$(echo "$vh:" | cut -d: -f2); page=$(echo "$vh::" | cut -d: -f3)
+	bl="32 64"; [ -z "$page" ] || bl=64
+	for b in $bl; do
 		d=$TMP/synth-$v-$b
-		if ! build/synth --version $v --bits $b --seed 1 --size small --out "$d" >/dev/null 2>&1 ||
+		if ! build/synth --version $v ${heap:+--heap $heap} ${page:+--page $page} --bits $b --seed 1 --size small --out "$d" >/dev/null 2>&1 ||
 			! "$ART" carve --json "$d/core" --maps "$d/maps" -o "$d/out" >"$d/carve.json" 2>"$d/err"; then
-			t_fail "synth $v/$b: generation or carve failed: $(head -n 2 "$d/err" 2>/dev/null)"; continue
+			t_fail "synth $vh/$b: generation or carve failed: $(head -n 2 "$d/err" 2>/dev/null)"; continue
 		fi
 		if ! "$ART" validate --json "$d/out/heap.hprof" "$d/truth.jsonl" >"$d/validate.json" 2>"$d/err"; then
-			t_fail "synth $v/$b: validate failed: $(head -n 2 "$d/err")"; continue
+			t_fail "synth $vh/$b: validate failed: $(head -n 2 "$d/err")"; continue
 		fi
-		check_validate "synth $v/$b" "$d/validate.json" 1 compared
+		check_validate "synth $vh/$b" "$d/validate.json" 1 compared
 		if jq -e '[.states[][] | select(.matched > 0) | .same == .matched and .result_right == .result] | all' \
 			"$d/validate.json" >/dev/null && jq -e '.reach.false_unreachable == 0 and .reach.unreachable_recall == 1' \
 			"$d/validate.json" >/dev/null; then
-			t_ok "synth $v/$b: states agree (allocation, content, reachability: $(jq .reach.result_unreachable "$d/validate.json") unreachable)"
+			t_ok "synth $vh/$b: states agree (allocation, content, reachability: $(jq .reach.result_unreachable "$d/validate.json") unreachable)"
 		else
-			t_fail "synth $v/$b: states differ: $(jq -c .states "$d/validate.json" | cut -c1-400)"
+			t_fail "synth $vh/$b: states differ: $(jq -c .states "$d/validate.json" | cut -c1-400)"
 		fi
 		rm -rf "$d"
 	done

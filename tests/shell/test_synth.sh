@@ -14,30 +14,44 @@ versions=$("$SYNTH" --list | cut -d' ' -f1)
 nv=$(echo "$versions" | wc -l)
 [ "$nv" -ge 14 ] && t_ok "$nv layout families listed (5.0-15)" || t_fail "families: $versions"
 
-for v in $versions; do
-	for b in 32 64; do
+# and the mark-compact heap and 16 KiB pages of the families that have them (--list: "15 cc cmc 16k")
+cmcs=$("$SYNTH" --list | awk '$3 == "cmc" { print $1 ":cmc" } $4 == "16k" { print $1 "::16k"; print $1 ":cmc:16k" }')
+[ -n "$cmcs" ] && t_ok "CMC heap and 16 KiB page families: $(echo $cmcs)" || t_fail "no family lists the CMC heap"
+for vh in $versions $cmcs; do
+	# V[:HEAP[:PAGE]]: the family, its heap (cmc: the mark-compact one of 14+), 16k pages (15+, 64-bit)
+	v=${vh%%:*}; heap=$(echo "$vh:" | cut -d: -f2); page=$(echo "$vh::" | cut -d: -f3)
+	bl="32 64"; [ -z "$page" ] || bl=64
+	for b in $bl; do
 		d=$TMP/$v-$b
-		if ! "$SYNTH" --version "$v" --bits "$b" --seed 1 --size small --out "$d" 2>"$TMP/err"; then
-			t_fail "$v/$b: generation failed: $(cat "$TMP/err")"; continue
+		if ! "$SYNTH" --version "$v" ${heap:+--heap $heap} ${page:+--page $page} --bits "$b" --seed 1 --size small --out "$d" 2>"$TMP/err"; then
+			t_fail "$vh/$b: generation failed: $(cat "$TMP/err")"; continue
 		fi
 		out=$($CHECK "$d" 2>&1)
 		case "$out" in
-		*agree) case "$out" in *DISAGREE*) t_fail "$v/$b: $(echo "$out" | head -n 5)";; *) t_ok "$v/$b: checker agrees ($(echo "$out" | tail -n 2 | head -n 1 | sed 's/.*: //' | cut -c1-90))";; esac;;
-		*) t_fail "$v/$b: checker: $(echo "$out" | head -n 5)";;
+		*agree) case "$out" in *DISAGREE*) t_fail "$vh/$b: $(echo "$out" | head -n 5)";; *) t_ok "$vh/$b: checker agrees ($(echo "$out" | tail -n 2 | head -n 1 | sed 's/.*: //' | cut -c1-90))";; esac;;
+		*) t_fail "$vh/$b: checker: $(echo "$out" | head -n 5)";;
 		esac
 		# the ELF class follows the bitness
 		cls=$(od -An -tu1 -j4 -N1 "$d/core" | tr -d ' ')
-		[ "$cls" = "$((b / 32))" ] && t_ok "$v/$b: ELF class $cls" || t_fail "$v/$b: ELF class $cls"
+		[ "$cls" = "$((b / 32))" ] && t_ok "$vh/$b: ELF class $cls" || t_fail "$vh/$b: ELF class $cls"
 		# naming style: ashmem for 5.0-9, [anon:dalvik-...] for 10+
 		case $v in 1[0-9]) pat='\[anon:dalvik-main space';; *) pat='/dev/ashmem/dalvik-main space.* (deleted)';; esac
-		grep -q "$pat" "$d/maps" && t_ok "$v/$b: maps naming style" || t_fail "$v/$b: maps naming style"
+		grep -q "$pat" "$d/maps" && t_ok "$vh/$b: maps naming style" || t_fail "$vh/$b: maps naming style"
 		if "$ART" info --json --maps "$d/maps" "$d/core" >"$TMP/info.json" 2>"$TMP/info.err"; then
 			if $CHECK --info "$d" "$TMP/info.json" >"$TMP/info.out" 2>&1; then
-				t_ok "$v/$b: artcarve info: $(tail -n 1 "$TMP/info.out")"
+				t_ok "$vh/$b: artcarve info: $(tail -n 1 "$TMP/info.out")"
 			else
-				t_fail "$v/$b: artcarve info: $(head -n 4 "$TMP/info.out")"
+				t_fail "$vh/$b: artcarve info: $(head -n 4 "$TMP/info.out")"
 			fi
-		else t_fail "$v/$b: artcarve info: $(head -n 3 "$TMP/info.err")"; fi
+		else t_fail "$vh/$b: artcarve info: $(head -n 3 "$TMP/info.err")"; fi
+		# CMC: the moving space is a "main space" without a page map, read as a BumpPointerSpace
+		# (by content), and the collector's maps are reported
+		if [ "$heap" = cmc ]; then
+			if jq -e '[.spaces[] | select(.kind == "BumpPointerSpace" and .name == "main space")] | length == 1' "$TMP/info.json" >/dev/null 2>&1 &&
+				jq -e '[.spaces[] | select(.kind == "MarkCompactMap")] | length >= 3' "$TMP/info.json" >/dev/null 2>&1; then
+				t_ok "$vh/$b: main space read as a BumpPointerSpace, mark-compact maps reported"
+			else t_fail "$vh/$b: spaces: $(jq -c '[.spaces[] | {kind, name}]' "$TMP/info.json" | cut -c1-300)"; fi
+		fi
 	done
 done
 

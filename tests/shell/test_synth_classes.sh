@@ -6,10 +6,11 @@
 SYNTH=$PWD/build/synth
 t_need python3 || { t_done; exit; }
 [ -x "$SYNTH" ] || { t_fail "no $SYNTH (make all)"; t_done; exit; }
-for v in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; do
+for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 14:cmc; do
+	v=${vh%:cmc}; heap=; [ "$v" = "$vh" ] || heap=cmc
 	for b in 32 64; do
 		d=$TMP/$v-$b
-		"$SYNTH" --version "$v" --bits "$b" --seed 1 --size tiny --out "$d" >/dev/null 2>&1 ||
+		"$SYNTH" --version "$v" ${heap:+--heap $heap} --bits "$b" --seed 1 --size tiny --out "$d" >/dev/null 2>&1 ||
 			{ t_fail "$v/$b: generating the image"; continue; }
 		if ! "$ART" classes --json --maps "$d/maps" "$d/core" >"$d/classes.json" 2>"$d/err"; then
 			t_fail "$v/$b: artcarve classes: $(head -n 1 "$d/err")"; continue

@@ -43,6 +43,16 @@ struct dlm {
 	uint64_t footprint_end;
 };
 
+/* CMC moving space (bump.c) */
+#define BUMP_TLAB (32u * 1024)
+struct bump {
+	struct model *m;
+	struct vmap *space;
+	uint64_t begin, cap, end;       /* end: the space's bump pointer */
+	uint64_t pos, tlab_end;         /* the current TLAB */
+	unsigned tlabs;
+};
+
 struct los {
 	struct model *m;
 	bool freelist;
@@ -64,6 +74,10 @@ uint64_t region_alloc(struct region *r, uint32_t size, int mode, uint8_t *where)
 bool region_kill(struct region *r, uint64_t a, uint32_t size);
 uint64_t region_end(const struct region *r);
 uint32_t region_count_used(const struct region *r);
+
+struct bump *bump_new(struct model *m, uint64_t begin, uint64_t cap);
+uint64_t bump_alloc(struct bump *b, uint32_t size, int mode, uint8_t *where);
+uint64_t bump_end(const struct bump *b);
 
 struct los *los_new(struct model *m, bool freelist, uint64_t begin, uint64_t size, uint64_t info_va);
 uint64_t los_alloc(struct los *l, uint32_t size, uint8_t *where);

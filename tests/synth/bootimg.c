@@ -12,7 +12,6 @@
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 
-#define PAGE 4096u
 #define RUP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 int new_string(struct model *m, const char *u8, enum sp_kind sp, int mode);
@@ -173,7 +172,7 @@ static int place_dex(struct model *m, int d, uint64_t va)
 	}
 	snprintf(what, sizeof(what), "classes.dex extracted in memory from %s", d ? APP_APK : core_jar(m));
 	vm_dalvik_name(m->fam, what, name, sizeof(name));
-	uint64_t sz = RUP(b.len, PAGE);
+	uint64_t sz = RUP(b.len, m->page);
 	struct vmap *map = vm_add(&m->vm, name, va, sz, sz, "r--p", SP_NATIVE);
 	if (!map) {
 		wbuf_release(&b);
@@ -437,7 +436,7 @@ void bootimg_finish(struct model *m)
 	}
 	uint32_t end = (uint32_t)(img_methods_end - m->image_begin);
 	uint32_t image_size = end;      /* not page-aligned (real boot images are not either) */
-	uint32_t oat_begin = (uint32_t)m->image_begin + RUP(image_size, PAGE);
+	uint32_t oat_begin = (uint32_t)m->image_begin + RUP(image_size, m->page);
 	uint32_t roots = m->image_roots_addr;
 	uint32_t bitmap_size = RUP(image_size / 64, 8);
 
@@ -447,24 +446,24 @@ void bootimg_finish(struct model *m)
 	switch (f->hdr) {
 	case FAM_HDR_A:
 		w32(m, 8, (uint32_t)m->image_begin); w32(m, 12, image_size);
-		w32(m, 16, RUP(image_size, PAGE)); w32(m, 20, bitmap_size);
-		w32(m, 24, 0x5e4d5c11); w32(m, 28, oat_begin); w32(m, 32, oat_begin + PAGE);
-		w32(m, 36, oat_begin + 2 * PAGE); w32(m, 40, oat_begin + 3 * PAGE);
+		w32(m, 16, RUP(image_size, m->page)); w32(m, 20, bitmap_size);
+		w32(m, 24, 0x5e4d5c11); w32(m, 28, oat_begin); w32(m, 32, oat_begin + m->page);
+		w32(m, 36, oat_begin + 2 * m->page); w32(m, 40, oat_begin + 3 * m->page);
 		w32(m, 44, 0); w32(m, 48, roots);
 		if (f->hdr_size > 52)
 			w32(m, 52, 1);
 		break;
 	case FAM_HDR_B:
 		w32(m, 8, (uint32_t)m->image_begin); w32(m, 12, image_size); w32(m, 16, 0x5e4d5c11);
-		w32(m, 20, oat_begin); w32(m, 24, oat_begin + PAGE); w32(m, 28, oat_begin + 2 * PAGE);
-		w32(m, 32, oat_begin + 3 * PAGE); w32(m, 36, 0); w32(m, 40, roots);
+		w32(m, 20, oat_begin); w32(m, 24, oat_begin + m->page); w32(m, 28, oat_begin + 2 * m->page);
+		w32(m, 32, oat_begin + 3 * m->page); w32(m, 36, 0); w32(m, 40, roots);
 		w32(m, 44, m->vm.ptr); w32(m, 48, 1);
 		sec = 52; meth = 92;
 		break;
 	case FAM_HDR_C:
 		w32(m, 8, (uint32_t)m->image_begin); w32(m, 12, image_size); w32(m, 16, 0x5e4d5c11);
-		w32(m, 20, oat_begin); w32(m, 24, oat_begin + PAGE); w32(m, 28, oat_begin + 2 * PAGE);
-		w32(m, 32, oat_begin + 3 * PAGE); w32(m, 52, 0); w32(m, 56, roots);
+		w32(m, 20, oat_begin); w32(m, 24, oat_begin + m->page); w32(m, 28, oat_begin + 2 * m->page);
+		w32(m, 32, oat_begin + 3 * m->page); w32(m, 52, 0); w32(m, 56, roots);
 		w32(m, 60, m->vm.ptr); w32(m, 64, 1); w32(m, 68, 1);
 		sec = 72; meth = 72 + 8 * f->n_sections;
 		w32(m, f->hdr_size - 8, 0);                     /* storage_mode uncompressed */
@@ -473,10 +472,10 @@ void bootimg_finish(struct model *m)
 	case FAM_HDR_D:
 	case FAM_HDR_E: {
 		unsigned r = f->hdr == FAM_HDR_D ? 56 : 64;
-		w32(m, 8, RUP(image_size, PAGE) + 4 * PAGE); w32(m, 12, 1);
+		w32(m, 8, RUP(image_size, m->page) + 4 * m->page); w32(m, 12, 1);
 		w32(m, 16, (uint32_t)m->image_begin); w32(m, 20, image_size); w32(m, 24, 0x1a2b3c4d);
-		w32(m, 28, 0x5e4d5c11); w32(m, 32, oat_begin); w32(m, 36, oat_begin + PAGE);
-		w32(m, 40, oat_begin + 2 * PAGE); w32(m, 44, oat_begin + 3 * PAGE);
+		w32(m, 28, 0x5e4d5c11); w32(m, 32, oat_begin); w32(m, 36, oat_begin + m->page);
+		w32(m, 40, oat_begin + 2 * m->page); w32(m, 44, oat_begin + 3 * m->page);
 		w32(m, r, roots); w32(m, r + 4, m->vm.ptr);
 		sec = r + 8; meth = sec + 8 * f->n_sections;
 		w32(m, meth + 8 * 9, image_size - f->hdr_size);     /* data_size; no blocks */
@@ -490,12 +489,12 @@ void bootimg_finish(struct model *m)
 			if (i == 0) { off = 0; size = objects_end; }
 			if (i == 1) { off = fields_off; size = fields_size; }
 			if (i == 2) { off = methods_off; size = methods_size; }
-			if (i == f->n_sections - 1) { off = RUP(end, PAGE); size = bitmap_size; }
+			if (i == f->n_sections - 1) { off = RUP(end, m->page); size = bitmap_size; }
 			w32(m, sec + 8 * i, off);
 			w32(m, sec + 8 * i + 4, size);
 		}
 		(void)meth;     /* image methods (runtime ArtMethods) are not generated: 0 */
 	}
-	m->image->rw_size = RUP(image_size, PAGE);
-	m->image->size = RUP(image_size, PAGE);
+	m->image->rw_size = RUP(image_size, m->page);
+	m->image->size = RUP(image_size, m->page);
 }

@@ -15,7 +15,6 @@
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 
-#define PAGE 4096u
 
 
 static uint64_t ms_off_top(unsigned S) { return 8 + 4 * (uint64_t)S; }
@@ -49,7 +48,7 @@ static void set_top(struct dlm *d, uint64_t top)
 	struct vm *v = &d->m->vm;
 	unsigned S = d->S;
 	uint64_t top_foot = pad_request(S, 4 * S) + 4 * S;
-	uint64_t end = (top + top_foot + 2 * PAGE) & ~(uint64_t)(PAGE - 1);
+	uint64_t end = (top + top_foot + 2 * d->m->page) & ~(uint64_t)(d->m->page - 1);
 	if (end > d->begin + d->cap)
 		end = d->begin + d->cap;
 	uint64_t tsize = end - top - top_foot;
@@ -101,7 +100,7 @@ uint64_t dlm_alloc(struct dlm *d, uint32_t size, uint32_t *chunk)
 	uint64_t n = pad_request(d->S, size);
 	uint64_t c = d->top;
 	uint64_t pinuse = rhead(d, c) & 1;
-	if (c + n + 8 * PAGE > d->begin + d->cap)
+	if (c + n + 8 * d->m->page > d->begin + d->cap)
 		return 0;
 	whead(d, c, n | pinuse | 2);
 	set_top(d, c + n);
@@ -167,7 +166,7 @@ uint64_t dlm_bump(struct dlm *d, uint32_t size)
 /* Readable part of the mapping: the footprint (and the zygote's compacted objects). */
 uint64_t dlm_finish(struct dlm *d)
 {
-	uint64_t end = d->bump ? (d->bump + PAGE - 1) & ~(uint64_t)(PAGE - 1) : d->footprint_end;
+	uint64_t end = d->bump ? (d->bump + d->m->page - 1) & ~(uint64_t)(d->m->page - 1) : d->footprint_end;
 	d->map->rw_size = end - d->begin;
 	return end;
 }

@@ -289,8 +289,11 @@ static const struct fam fams[] = {
  * sections (runtime/image.h @R12S..R14U, runtime/oat/image.h @R15); ArtMethod without
  * dex_code_item_offset_ (art_method.h @R12S): 24/32 bytes, quick entry at 20/24; dead objects
  * in unevacuated regions poisoned in 12-13 only (kPoisonDeadObjectsInUnevacuatedRegions in
- * runtime/gc/space/region_space.cc: true @R12S, R13T; kIsDebugBuild @R14U, R15) */
-#define FAM_MOD(v, api_, img, oat, hsize, nsec, roots, dc, dcsz, loader, poison) \
+ * runtime/gc/space/region_space.cc: true @R12S, R13T; kIsDebugBuild @R14U, R15).  cmc: the
+ * 14+ module can run the userfaultfd mark-compact collector instead (runtime/gc/heap.cc,
+ * collector/mark_compact.cc @R14U; absent @R13T): build/synth --heap cmc.  p16: gPageSize is a
+ * runtime value of 4 or 16 KiB from 15 on (libartbase/base/globals.h @R15): --page 16k */
+#define FAM_MOD(v, api_, img, oat, hsize, nsec, roots, dc, dcsz, loader, poison, cmc, p16) \
 	{.version = v, .api = api_, .image_version = img, .oat_version = oat, \
 	 .ros = FAM_ROS_NONE, .region = true, .ashmem = false, .str = FAM_STR_COMPRESSED, \
 	 .fields = FAM_FIELDS_LPA, .hdr = FAM_HDR_E, .hdr_size = hsize, .n_sections = nsec, .n_methods = 9, \
@@ -300,13 +303,14 @@ static const struct fam fams[] = {
 	 .main1_name = NULL, .n_image_roots = 3, .root_dex_caches = 0, .root_class_roots = 1, \
 	 .class_roots = roots, .n_class_roots = N(roots), .status_initialized = (int)(14u << 28), .class_flags = 1, \
 	 .prim_type_shift = 16, .ref_offsets_lsb = true, .artmethod_size32 = 24, .artmethod_size64 = 32, \
-	 .artmethod_quick32 = 20, .artmethod_quick64 = 24, .artmethod_no_code_item = true, \
+	 .artmethod_quick32 = 20, .artmethod_quick64 = 24, .artmethod_no_code_item = true, .cmc_ok = cmc, \
+	 .page16_ok = p16, \
 	 .region_size = 256 * 1024, .poison_unevac = poison, .m_class = M(f_class_80, 120), \
 	 .m_string = M(f_string_60, 16), .m_dexcache = M(dc, dcsz), .m_classloader = M(loader, 40), COMMON_60}
-	FAM_MOD("12", 31, "099", "195", 248, 11, roots_12, f_dexcache_11, 108, f_loader_70, true),
-	FAM_MOD("13", 33, "106", "225", 248, 11, roots_13, f_dexcache_11, 108, f_loader_70, true),
-	FAM_MOD("14", 34, "108", "239", 256, 12, roots_13, f_dexcache_14, 112, f_loader_14, false),
-	FAM_MOD("15", 35, "111", "244", 264, 13, roots_13, f_dexcache_14, 112, f_loader_14, false),
+	FAM_MOD("12", 31, "099", "195", 248, 11, roots_12, f_dexcache_11, 108, f_loader_70, true, false, false),
+	FAM_MOD("13", 33, "106", "225", 248, 11, roots_13, f_dexcache_11, 108, f_loader_70, true, false, false),
+	FAM_MOD("14", 34, "108", "239", 256, 12, roots_13, f_dexcache_14, 112, f_loader_14, false, true, false),
+	FAM_MOD("15", 35, "111", "244", 264, 13, roots_13, f_dexcache_14, 112, f_loader_14, false, true, true),
 };
 
 const struct fam *fam_find(const char *version)

@@ -55,6 +55,9 @@ int heap_alloc(struct model *m, int cls, uint32_t size, enum sp_kind hint, int r
 		sp = SP_LOS;
 	} else if (hint == SP_MAIN && m->ros) {
 		a = ros_alloc(m->ros, size, &where, &slot);
+	} else if (hint == SP_MAIN && m->bump) {
+		a = bump_alloc(m->bump, size, region_mode, &where);
+		sp = SP_BUMP;
 	} else if (hint == SP_MAIN && m->region) {
 		a = region_alloc(m->region, size, region_mode, &where);
 		sp = SP_REGION;

@@ -12,7 +12,6 @@
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 
-#define PAGE 4096u
 
 
 struct los *los_new(struct model *m, bool freelist, uint64_t begin, uint64_t size,
@@ -30,11 +29,11 @@ struct los *los_new(struct model *m, bool freelist, uint64_t begin, uint64_t siz
 	l->next_map = begin;
 	if (!freelist)
 		return l;
-	l->npages = (uint32_t)(size / PAGE);
+	l->npages = (uint32_t)(size / l->m->page);
 	vm_dalvik_name(m->fam, m->fam->los_freelist_name, name, sizeof(name));
 	l->space = vm_add(&m->vm, name, begin, size, size, "rw-p", SP_LOS);
 	vm_dalvik_name(m->fam, "large object free list space allocation info map", name, sizeof(name));
-	uint64_t isz = ((uint64_t)l->npages * 8 + PAGE - 1) / PAGE * PAGE;
+	uint64_t isz = ((uint64_t)l->npages * 8 + l->m->page - 1) / l->m->page * l->m->page;
 	l->info = vm_add(&m->vm, name, info_va, isz, isz, "rw-p", SP_NATIVE);
 	return l->space && l->info ? l : NULL;
 }
@@ -47,16 +46,16 @@ static void info_set(struct los *l, uint32_t page, uint32_t prev_free, uint32_t 
 
 uint64_t los_alloc(struct los *l, uint32_t size, uint8_t *where)
 {
-	uint32_t pages = (size + PAGE - 1) / PAGE;
+	uint32_t pages = (size + l->m->page - 1) / l->m->page;
 
 	if (!l->freelist) {
 		char name[200];
 		vm_dalvik_name(l->m->fam, "large object space allocation", name, sizeof(name));
 		uint64_t a = l->next_map;
-		if (!vm_add(&l->m->vm, name, a, (uint64_t)pages * PAGE, (uint64_t)pages * PAGE, "rw-p", SP_LOS))
+		if (!vm_add(&l->m->vm, name, a, (uint64_t)pages * l->m->page, (uint64_t)pages * l->m->page, "rw-p", SP_LOS))
 			return 0;
 		/* mmap leaves gaps between unrelated maps; keep one guard page between objects */
-		l->next_map += (uint64_t)(pages + 1) * PAGE;
+		l->next_map += (uint64_t)(pages + 1) * l->m->page;
 		*where = OW_LOS_MAP;
 		return a;
 	}
@@ -66,7 +65,7 @@ uint64_t los_alloc(struct los *l, uint32_t size, uint8_t *where)
 	l->next_page += pages;
 	info_set(l, p, 0, pages);
 	*where = OW_LOS_FREELIST;
-	return l->begin + (uint64_t)p * PAGE;
+	return l->begin + (uint64_t)p * l->m->page;
 }
 
 /* Free-list LOS only; the caller never frees two neighbours or the last block, so no
@@ -75,9 +74,9 @@ bool los_free(struct los *l, uint64_t a)
 {
 	if (!l->freelist)
 		return false;
-	uint32_t p = (uint32_t)((a - l->begin) / PAGE);
+	uint32_t p = (uint32_t)((a - l->begin) / l->m->page);
 	uint32_t pages = vm_r32(&l->m->vm, l->info->va + (uint64_t)p * 8 + 4);
-	vm_zero(&l->m->vm, a, (uint64_t)pages * PAGE);
+	vm_zero(&l->m->vm, a, (uint64_t)pages * l->m->page);
 	info_set(l, p, vm_r32(&l->m->vm, l->info->va + (uint64_t)p * 8), pages | l->m->fam->los_free_flag);
 	info_set(l, p + pages, pages, vm_r32(&l->m->vm, l->info->va + (uint64_t)(p + pages) * 8 + 4));
 	return true;
@@ -85,8 +84,8 @@ bool los_free(struct los *l, uint64_t a)
 
 bool los_is_last(const struct los *l, uint64_t a, uint32_t size)
 {
-	uint32_t pages = (size + PAGE - 1) / PAGE;
-	return l->freelist && a + (uint64_t)pages * PAGE == l->begin + (uint64_t)l->next_page * PAGE;
+	uint32_t pages = (size + l->m->page - 1) / l->m->page;
+	return l->freelist && a + (uint64_t)pages * l->m->page == l->begin + (uint64_t)l->next_page * l->m->page;
 }
 
-uint64_t los_end(const struct los *l) { return l->freelist ? l->begin + (uint64_t)l->next_page * PAGE : l->next_map; }
+uint64_t los_end(const struct los *l) { return l->freelist ? l->begin + (uint64_t)l->next_page * l->m->page : l->next_map; }

@@ -36,9 +36,11 @@ bool rng_chance(struct rng *r, unsigned percent) { return rng_below(r, 100) < pe
 
 static const char usage[] =
 	"usage: synth --version V --bits 32|64 [--seed N] [--size small|medium|tiny|N] [--inject-hooks N]\n"
-	"             [--truth yes|no] --out DIR\n"
+	"             [--truth yes|no] [--heap cms|cc|cmc] [--page 4k|16k] --out DIR\n"
 	"       synth --list | --selftest\n"
-	"  V: 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11; --size N = N MiB of objects\n"
+	"  V: 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; --size N = N MiB of objects\n"
+	"  --heap cmc (14, 15): the mark-compact moving space instead of the region space\n"
+	"  --page 16k (15, 64-bit): 16 KiB pages (page-granular spaces: LOS, dlmalloc, image)\n"
 	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/hooks.json,\n"
 	"  DIR/README; --inject-hooks N points N ArtMethods' entry points at trampolines (7.0+)\n"
 	"  (--truth no: no truth.jsonl / truth.hprof, for benchmarks)\n";
@@ -74,6 +76,7 @@ static void model_free(struct model *m)
 	xfree(m->o);
 	xfree(m->ros);
 	xfree(m->region);
+	xfree(m->bump);
 	xfree(m->nonmoving);
 	xfree(m->zygote);
 	xfree(m->los);
@@ -108,7 +111,7 @@ static int out_path(char *buf, size_t cap, const char *dir, const char *name)
 
 int main(int argc, char **argv)
 {
-	const char *version = NULL, *out = NULL, *size_name = "small";
+	const char *version = NULL, *out = NULL, *size_name = "small", *heap = NULL, *page = "4k";
 	int bits = 0;
 	unsigned hooks = 0;
 	bool no_truth = false;
@@ -121,7 +124,8 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--list") == 0) {
 			for (unsigned j = 0; j < fam_count(); j++)
-				printf("%s %s\n", fam_at(j)->version, fam_at(j)->region ? "cc" : "cms");
+				printf("%s %s%s%s\n", fam_at(j)->version, fam_at(j)->region ? "cc" : "cms",
+				       fam_at(j)->cmc_ok ? " cmc" : "", fam_at(j)->page16_ok ? " 16k" : "");
 			return 0;
 		}
 		if (strcmp(a, "--selftest") == 0) {
@@ -151,6 +155,10 @@ int main(int argc, char **argv)
 			hooks = (unsigned)strtoul(v, NULL, 10);
 		else if (strcmp(a, "--truth") == 0)
 			no_truth = strcmp(v, "no") == 0;
+		else if (strcmp(a, "--heap") == 0)
+			heap = v;
+		else if (strcmp(a, "--page") == 0)
+			page = v;
 		else {
 			fprintf(stderr, "synth: unknown option %s\n%s", a, usage);
 			return 2;
@@ -163,7 +171,13 @@ int main(int argc, char **argv)
 	}
 	memset(&m, 0, sizeof(m));
 	m.fam = version ? fam_find(version) : NULL;
-	if (!m.fam || (bits != 32 && bits != 64) || !out || parse_size(size_name, &m.heap_target)) {
+	/* --heap cmc: the mark-compact heap of 14+ modules instead of the family's default */
+	m.cmc = heap && !strcmp(heap, "cmc");
+	/* --page 16k: 15+ modules on arm64 devices with 16 KiB pages (gPageSize) */
+	m.page = !strcmp(page, "16k") ? 16384 : 4096;
+	if (!m.fam || (bits != 32 && bits != 64) || !out || parse_size(size_name, &m.heap_target) ||
+	    (heap && !m.cmc && strcmp(heap, m.fam->region ? "cc" : "cms")) || (m.cmc && !m.fam->cmc_ok) ||
+	    (strcmp(page, "4k") && (m.page != 16384 || !m.fam->page16_ok || bits != 64))) {
 		fputs(usage, stderr);
 		return 2;
 	}

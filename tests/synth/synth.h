@@ -65,7 +65,9 @@ struct fam {
 	unsigned artmethod_quick32, artmethod_quick64;
 	bool artmethod_no_code_item; /* 12+: no dex_code_item_offset_, dex_method_index_ at 8 */
 	unsigned region_size;
-	bool poison_unevac;         /* 10+: dead objects in unevacuated regions -> 0xBADDB01D */
+	bool poison_unevac;         /* 10-13: dead objects in unevacuated regions -> 0xBADDB01D */
+	bool cmc_ok;                /* 14+ modules: the CMC heap (--heap cmc) is possible */
+	bool page16_ok;             /* 15+: gPageSize may be 16 KiB (--page 16k, 64-bit) */
 	struct fam_mirror m_object, m_class, m_string, m_dexcache, m_reference, m_classloader,
 		m_artfield, m_artmethod;
 };
@@ -87,7 +89,8 @@ unsigned ros_bracket_for(const struct fam *f, uint32_t size);
 
 /* ---- address space (vm.c) ---- */
 
-enum sp_kind { SP_NONE, SP_IMAGE, SP_MAIN, SP_REGION, SP_NONMOVING, SP_ZYGOTE, SP_LOS, SP_NATIVE };
+enum sp_kind { SP_NONE, SP_IMAGE, SP_MAIN, SP_REGION, SP_NONMOVING, SP_ZYGOTE, SP_LOS, SP_NATIVE,
+	SP_BUMP /* CMC moving space (BumpPointerSpace) */ };
 extern const char *const sp_names[];
 
 struct vmap {
@@ -227,6 +230,7 @@ struct ros;     /* ros.c */
 struct region;  /* region.c */
 struct dlm;     /* dlm.c */
 struct los;     /* los.c */
+struct bump;    /* bump.c */
 
 struct model {
 	const struct fam *fam;
@@ -237,6 +241,7 @@ struct model {
 	uint64_t heap_target;   /* bytes of objects to generate */
 	unsigned hooks;         /* --inject-hooks */
 	bool no_truth;          /* --no-truth: core, maps and truth.json only (benchmarks) */
+	uint32_t page;          /* the process's page size: 4096, or 16384 (--page 16k, 15+ arm64) */
 	uint64_t bytes;         /* sum of object sizes so far */
 
 	struct klass *k; unsigned nk;
@@ -244,6 +249,8 @@ struct model {
 
 	struct ros *ros;
 	struct region *region;
+	struct bump *bump;      /* --heap cmc: the mark-compact moving space instead of region */
+	bool cmc;
 	struct dlm *nonmoving, *zygote;
 	struct los *los;
 	struct vmap *image, *linear_alloc, *native_heap;

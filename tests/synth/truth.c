@@ -286,6 +286,7 @@ static const char *space_kind(enum sp_kind s, const struct model *m)
 	case SP_NONMOVING: return "DlMallocSpace";
 	case SP_ZYGOTE: return "ZygoteSpace";
 	case SP_LOS: return m->los && m->los->freelist ? "FreeListSpace" : "LargeObjectMapSpace";
+	case SP_BUMP: return "BumpPointerSpace";
 	default: return "";
 	}
 }
@@ -300,7 +301,9 @@ int truth_summary(struct model *m, const char *path, const char *size_name, stru
 		    " \"seed\": %llu,\n \"size\": \"%s\",\n \"layout\": \"%s\",\n \"image_version\": \"%s\",\n"
 		    " \"string_compression\": %s,\n",
 		    f->version, f->api, m->bits, m->vm.ptr, m->isa, (unsigned long long)m->seed, size_name,
-		    f->region ? "cc" : "cms", f->image_version, f->str == FAM_STR_COMPRESSED ? "true" : "false");
+		    m->cmc ? "cmc" : f->region ? "cc" : "cms", f->image_version, f->str == FAM_STR_COMPRESSED ? "true" : "false");
+	if (m->page != 4096)    /* absent: 4 KiB */
+		wbuf_printf(&b, " \"page_size\": %u,\n", m->page);
 	wbuf_printf(&b, " \"image\": {\"begin\": \"0x%llx\", \"size\": %llu, \"image_roots\": \"0x%x\", \"class_roots\": \"0x%x\"},\n",
 		    (unsigned long long)m->image_begin, (unsigned long long)m->image->size, m->image_roots_addr,
 		    m->class_roots_addr);
@@ -448,7 +451,8 @@ int truth_readme(struct model *m, const char *path, const char *cmdline, struct 
 		    "  hooks.json   the image's ArtMethods (7.0+), libart's code range and the hooks\n"
 		    "               injected with --inject-hooks (ArtMethod, class, method, entry)\n\n",
 		    m->bits, f->ashmem ? "ashmem '/dev/ashmem/dalvik-<name> (deleted)'" : "'[anon:dalvik-<name>]'");
-	wbuf_printf(&b, "Layout: %s.\n", f->region ? "region space (CC) with TLABs, dlmalloc zygote and non-moving spaces, large object space"
+	wbuf_printf(&b, "Layout: %s.\n", m->cmc ? "mark-compact (CMC) moving space: a bump-pointer 'main space' with a main block and TLAB blocks whose unused tails are zero, dlmalloc zygote and non-moving spaces, large object space"
+			    : f->region ? "region space (CC) with TLABs, dlmalloc zygote and non-moving spaces, large object space"
 			    : f->ros == FAM_ROS_BITMAP ? "RosAlloc main space with bitmap runs (alloc, bulk-free, thread-local-free bitmaps), dlmalloc zygote and non-moving spaces, large object space"
 			    : "RosAlloc main space with free-list runs (free, bulk, thread-local lists), dlmalloc zygote and non-moving spaces, large object space");
 	if (m->art_methods)

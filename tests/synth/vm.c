@@ -6,7 +6,7 @@
 #include "tests/synth/synth.h"
 
 const char *const sp_names[] = {"none", "image", "main", "region", "non-moving", "zygote", "los",
-	"native"};
+	"native", "bump"};
 
 int vm_init(struct vm *v, int bits)
 {

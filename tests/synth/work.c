@@ -7,7 +7,6 @@
 #include "tests/synth/synth.h"
 #include "tests/synth/alloc.h"
 
-#define PAGE 4096u
 #define RUP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 int truth_snapshot_real(struct model *m, int oi);
@@ -182,7 +181,7 @@ static int plan(struct model *m, uint64_t heap)
 	/* capacities stay below 4 GiB (every heap mapping is low_4gb): main (and its twin) plus
 	 * the LOS must fit above 0x12c00000 */
 	uint64_t cap = RUP(heap + heap / 4 + 4 * 1024 * 1024, 1024 * 1024);
-	bool twin = !f->region && 0x12c00000 + 2 * cap + heap / 2 + (64u << 20) < 0xe0000000ull;
+	bool twin = !f->region && !m->cmc && 0x12c00000 + 2 * cap + heap / 2 + (64u << 20) < 0xe0000000ull;
 	m->native_heap = vm_add(&m->vm, "[anon:libc_malloc]", native, 64 * 1024, 64 * 1024, "rw-p", SP_NATIVE);
 	m->native_top = native;
 	/* LinearAlloc holds native ArtField/ArtMethod arrays from 6.0 on (5.x: mirror objects) */
@@ -198,7 +197,7 @@ static int plan(struct model *m, uint64_t heap)
 	uint64_t image_cap = 1024 * 1024;
 	uint64_t heap_end = 0x12c00000 + (twin ? 2 : 1) * cap;
 	uint64_t los_begin = RUP(heap_end + 0x1000000, 0x100000);
-	uint64_t los_size = RUP(heap / 64 + 2 * 1024 * 1024, PAGE);
+	uint64_t los_size = RUP(heap / 64 + 2 * 1024 * 1024, m->page);
 	/* the boot image sits at 0x70000000; a heap too big to fit below it is placed first and
 	 * the image after it (ART maps the spaces wherever they fit when the preferred address
 	 * is taken) */
@@ -210,12 +209,32 @@ static int plan(struct model *m, uint64_t heap)
 	m->image_end = m->image_begin + image_cap;
 	/* non-moving / zygote spaces follow the boot image (heap.cc) */
 	uint64_t zyg = RUP(m->image_end + 0x100000, 0x10000);
-	uint64_t zcap = 256 * 1024 + RUP(heap / 16, PAGE);
+	uint64_t zcap = 256 * 1024 + RUP(heap / 16, m->page);
 	m->zygote = dlm_new(m, f->zygote_name, zyg, zcap, SP_ZYGOTE);
-	m->nonmoving = dlm_new(m, f->nonmoving_name, zyg + zcap, 256 * 1024 + RUP(heap / 8, PAGE), SP_NONMOVING);
+	m->nonmoving = dlm_new(m, f->nonmoving_name, zyg + zcap, 256 * 1024 + RUP(heap / 8, m->page), SP_NONMOVING);
 	if (!m->zygote || !m->nonmoving)
 		return -1;
-	if (f->region) {
+	if (m->cmc) {
+		/* CMC (heap.cc @R14U): the moving space is the "main space" map, no twin */
+		m->bump = bump_new(m, 0x12c00000, cap);
+		if (!m->bump)
+			return -1;
+		/* the collector's own maps (collector/mark_compact.cc @R14U): the from-space is as
+		 * big as the moving space and is madvised to zero after each compaction; the
+		 * compaction buffers and the chunk-info vector hold native data, zero here */
+		static const char *const cmc_maps[] = { "Concurrent mark-compact from-space",
+			"Concurrent mark-compact compaction buffers", "Concurrent mark-compact chunk-info vector" };
+		uint64_t at = native + 0x4000000;
+		for (unsigned i = 0; i < 3; i++) {
+			uint64_t size = i == 0 ? cap : 256 * 1024;
+			if (at + size > (b64 ? 0x8000000000ull : 0xfff00000ull))
+				return -1;
+			vm_dalvik_name(f, cmc_maps[i], name, sizeof(name));
+			if (!vm_add(&m->vm, name, at, size, m->page, "rw-p", SP_NONE))
+				return -1;
+			at += RUP(size + m->page, 0x100000);
+		}
+	} else if (f->region) {
 		m->region = region_new(m, 0x12c00000, cap);
 		if (!m->region)
 			return -1;
@@ -224,7 +243,7 @@ static int plan(struct model *m, uint64_t heap)
 		if (!m->ros)
 			return -1;
 		vm_dalvik_name(f, f->main1_name, name, sizeof(name));
-		if (twin && !vm_add(&m->vm, name, 0x12c00000 + cap, cap, PAGE, "rw-p", SP_NONE))
+		if (twin && !vm_add(&m->vm, name, 0x12c00000 + cap, cap, m->page, "rw-p", SP_NONE))
 			return -1;
 	}
 	/* LOS: free-list on arm64, one map per object on 32-bit (mem_map.h USE_ART_LOW_4G_ALLOCATOR) */
@@ -784,8 +803,8 @@ static void sweep(struct model *m)
 				struct obj *p = &m->o[j];
 				if (p->space != SP_LOS || p->alloc != OB_FREE)
 					continue;
-				uint64_t pend = p->addr + (uint64_t)(p->size + 4095) / 4096 * 4096;
-				uint64_t oend = o->addr + (uint64_t)(o->size + 4095) / 4096 * 4096;
+				uint64_t pend = p->addr + RUP((uint64_t)p->size, m->page);
+				uint64_t oend = o->addr + RUP((uint64_t)o->size, m->page);
 				if (pend == o->addr || oend == p->addr)
 					ok = false;
 			}
@@ -853,14 +872,18 @@ static void finish_spaces(struct model *m)
 		ros_finish(m->ros);
 	if (m->region) {
 		uint64_t used = region_end(m->region) - 0x12c00000;
-		m->region->space->rw_size = used ? used : PAGE;
+		m->region->space->rw_size = used ? used : m->page;
+	}
+	if (m->bump) {
+		uint64_t used = RUP(bump_end(m->bump) - 0x12c00000, m->page);
+		m->bump->space->rw_size = used ? used : m->page;
 	}
 	dlm_finish(m->nonmoving);
 	dlm_finish(m->zygote);
 	m->zygote->map->rw_size = m->zygote->map->size;
 	if (m->los && m->los->space) {
 		uint64_t used = los_end(m->los) - m->los->begin;
-		m->los->space->rw_size = used ? used : PAGE;
+		m->los->space->rw_size = used ? used : m->page;
 	}
 }
 

@@ -182,6 +182,11 @@ class Checker:
         self.errors = []
         self.stats = {}
         self.ptr = 8 if self.core.b64 else 4
+        # heap kind: 'cmc' is the mark-compact moving space of 14+ modules (build/synth --heap cmc)
+        summ = json.load(open(d + '/truth.json', encoding='utf-8'))
+        self.layout = summ.get('layout')
+        # 15+ on arm64 may run with 16 KiB pages (gPageSize); truth.json says so (absent: 4 KiB)
+        self.page = summ.get('page_size', PAGE)
         for t in self.truth:
             t['a'] = int(t['addr'], 16)
 
@@ -220,6 +225,8 @@ class Checker:
             if not ok:
                 self.err('maps: %s has the wrong naming style for %s' % (name, self.ver))
         want = ['main space (region space)'] if family(self.ver) == '8+' else ['main space', 'rosalloc page map']
+        if self.layout == 'cmc':
+            want = ['main space']
         for w in want:
             if not self.maps_named(w):
                 self.err('maps: no mapping named dalvik-%s' % w)
@@ -348,6 +355,28 @@ class Checker:
                 self.err('rosalloc: run 0x%x: thread-local list in a shared run' % r)
         return ['free' if s in free else 'allocated' for s in range(b['slots'])]
 
+    # ---- CMC moving space (gc/space/bump_pointer_space.h @14: a main block, then TLAB blocks
+    # whose unused tails are zero; the block sizes are native only) ----
+    def walk_bump(self):
+        found = {}
+        m = self.maps_named('main space')
+        if self.layout != 'cmc' or not m:
+            return found
+        a, e = m[0][0], m[0][1]
+        while a < e and self.core.has(a, 8):
+            c = self.core.u32(a)
+            if c == 0:
+                a += 8
+                continue
+            if not self.class_ok(c):
+                self.err('bump: bad class word 0x%x at 0x%x' % (c, a))
+                break
+            size = self.obj_size(a)
+            found[a] = ('allocated', 'bump', size)
+            self.count('bump objects')
+            a += (size + 7) & ~7
+        return found
+
     # ---- region space (gc/space/region_space.h) ----
     def walk_region(self):
         found = {}
@@ -427,7 +456,7 @@ class Checker:
             flags = 0xf8000000 if self.ver in ('5.0', '5.1') else 0xc0000000
             base, ib = fl[0][0], info[0][0]
             i, prev_free = 0, 0
-            while self.core.has(base + i * PAGE) and self.core.has(ib + 8 * i, 8):
+            while self.core.has(base + i * self.page) and self.core.has(ib + 8 * i, 8):
                 pf, sz = self.core.u32(ib + 8 * i), self.core.u32(ib + 8 * i + 4)
                 pages = sz & ~flags
                 if pages == 0:
@@ -435,7 +464,7 @@ class Checker:
                 if pf != prev_free:
                     self.err('los: block %d: prev_free %d, expected %d' % (i, pf, prev_free))
                 st = 'free' if sz & free_flag else 'allocated'
-                found[base + i * PAGE] = (st, 'los-freelist', pages * PAGE)
+                found[base + i * self.page] = (st, 'los-freelist', pages * self.page)
                 prev_free = pages if st == 'free' else 0
                 self.count('los blocks')
                 i += pages
@@ -623,7 +652,7 @@ class Checker:
         self.check_names()
         self.class_names = {}
         walked = {}
-        for name, fn in (('rosalloc', self.walk_rosalloc), ('region', self.walk_region),
+        for name, fn in (('rosalloc', self.walk_rosalloc), ('region', self.walk_region), ('bump', self.walk_bump),
                          ('los', self.walk_los), ('image', self.walk_image)):
             for a, v in fn().items():
                 walked[a] = v
