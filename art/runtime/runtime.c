@@ -393,22 +393,23 @@ static int layout_from_oat(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
-/* The families after l whose objects read as l's (comma-separated, "" if none): content
- * alone cannot choose among them, and their native layouts (ArtMethod) differ. */
-static const char *content_alike(const struct art_layout *l)
+/* Writes to list (cap > 0) the other families whose objects read as l's, comma-separated,
+ * "" if none (cut at cap): content alone cannot choose among them, and their native layouts
+ * (ArtMethod, image header) differ. */
+static void content_alike(const struct art_layout *l, char *list, size_t cap)
 {
-	static char list[128];
 	size_t n = 0;
 
 	list[0] = 0;
 	for (size_t i = 0; i < art_layout_count; i++) {
 		const struct art_layout *o = &art_layouts[i];
-		if (o == l || !art_layout_same_objects(l, o) || n >= sizeof(list) - 1)
+		if (o == l || !art_layout_same_objects(l, o))
 			continue;
-		int w = snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", o->family);
-		n = w < 0 ? sizeof(list) - 1 : n + (size_t)w < sizeof(list) ? n + (size_t)w : sizeof(list) - 1;
+		int w = snprintf(list + n, cap - n, "%s%s", n ? ", " : "", o->family);
+		if (w < 0 || (size_t)w >= cap - n)
+			break;
+		n += (size_t)w;
 	}
-	return list;
 }
 
 /* Picks java.lang.Class among the self-referencing words (of the image spaces only, or of
@@ -468,7 +469,8 @@ static int find_jlc_in(struct art_runtime *rt, bool images_only, struct err *e)
 	rt->java_lang_class = best_va;
 	if (!rt->layout) {
 		rt->layout = best_l;
-		const char *alike = content_alike(best_l);
+		char alike[128];
+		content_alike(best_l, alike, sizeof(alike));
 		rt->layout_how = rt_printf(rt, "content: java.lang.Class at 0x%llx (its own class) read with "
 					   "every layout row; only %s fits (java.lang.Object size, Class flags, "
 					   "DexCache size %u)%s%s", (unsigned long long)best_va, best_l->family,

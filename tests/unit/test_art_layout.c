@@ -32,6 +32,34 @@ int main(void)
 	T_CHECK(art_layout_by_family("nonsense") == NULL, "bogus family matched");
 	T_CHECK(art_layout_by_family(NULL) == NULL, "NULL family matched");
 
+	T_SECTION("12-15 rows (doc/android12-16.md): image and OAT versions, what differs");
+	static const struct { unsigned image, oat; const char *fam; } mod[] = {
+		{ 99, 195, "12" }, { 99, 199, "12" }, { 101, 200, "13" }, { 106, 225, "13" },
+		{ 108, 230, "14" }, { 108, 239, "14" }, { 111, 244, "15" },
+	};
+	for (size_t i = 0; i < sizeof(mod) / sizeof(mod[0]); i++) {
+		const struct art_layout *a = art_layout_by_image_version(mod[i].image);
+		const struct art_layout *b = art_layout_by_oat_version(mod[i].oat);
+		T_CHECK(a && !strcmp(a->family, mod[i].fam), "image %03u -> %s", mod[i].image, a ? a->family : "none");
+		T_CHECK(b && !strcmp(b->family, mod[i].fam), "oat %u -> %s", mod[i].oat, b ? b->family : "none");
+	}
+	T_CHECK(art_layout_by_image_version(107) == NULL && art_layout_by_image_version(109) == NULL,
+		"dev-only image versions 107 and 109 have no row");
+	/* 11-13 and 14-15 read every managed object alike; 13 -> 14 changes DexCache, ClassLoader */
+	static const struct { const char *a, *b; bool same; } alike[] = {
+		{ "11", "12", true }, { "12", "13", true }, { "14", "15", true }, { "13", "14", false },
+		{ "10", "11", false }, { "9", "10", false },
+	};
+	for (size_t i = 0; i < sizeof(alike) / sizeof(alike[0]); i++) {
+		const struct art_layout *a = art_layout_by_family(alike[i].a), *b = art_layout_by_family(alike[i].b);
+		T_CHECK(a && b && art_layout_same_objects(a, b) == alike[i].same, "%s vs %s: objects %s",
+			alike[i].a, alike[i].b, alike[i].same ? "alike" : "differ");
+	}
+	const struct art_layout *l12 = art_layout_by_family("12"), *l11 = art_layout_by_family("11");
+	T_CHECK(l12 && l11 && l12->art_method_size[1] == 32 && l11->art_method_size[1] == 40 &&
+			l12->art_method.dex_code_item_offset == ART_ABSENT,
+		"ArtMethod loses dex_code_item_offset_ in 12 (40 -> 32 bytes on 64-bit)");
+
 	T_SECTION("ART 11 facts (runtime/mirror/*.h @ android-11)");
 	const struct art_layout *l = art_layout_by_family("11");
 	T_CHECK(l != NULL, "no row 11");
