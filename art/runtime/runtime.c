@@ -202,11 +202,21 @@ static const uint8_t *find_magic(const uint8_t *p, size_t n, size_t from)
 	return NULL;
 }
 
+/* The magic is looked for window by window, each released once searched: a big mapping with no
+ * DEX in it is read once, not kept resident. */
 static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r, struct err *e)
 {
 	size_t off = 0;
-	const uint8_t *hit;
-	while (rt->dex_count < RT_MAX_DEXES && (hit = find_magic(r->data, r->data_len, off))) {
+	while (rt->dex_count < RT_MAX_DEXES && off < r->data_len) {
+		size_t win = r->data_len - off < IMG_DROP_STEP ? r->data_len - off : IMG_DROP_STEP;
+		/* a magic starting inside the window is found here, one past it in the next window */
+		size_t end = win + 7 < r->data_len - off ? off + win + 7 : r->data_len;
+		const uint8_t *hit = find_magic(r->data, end, off);
+		if (!hit) {
+			img_drop(rt->img, r->start + off, r->start + off + win);
+			off += win;
+			continue;
+		}
 		size_t at = (size_t)(hit - r->data);
 		struct cursor c;
 		struct dex d;

@@ -160,11 +160,17 @@ static enum space_kind kind_of_mapping(const char *m, const char **inner, size_t
 
 /* ---- content ---- */
 
-static bool all_zero(const uint8_t *p, size_t n)
+/* True when the n captured bytes at p (address va) are all zero; read window by window, each
+ * released once read (an inactive twin can be hundreds of MB of zeros). */
+static bool all_zero(const struct image *img, uint64_t va, const uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
+	for (size_t at = 0; at < n; at += IMG_DROP_STEP) {
+		size_t end = n - at < IMG_DROP_STEP ? n : at + IMG_DROP_STEP;
+		for (size_t i = at; i < end; i++)
+			if (p[i])
+				return false;
+		img_drop(img, va + at, va + end);
+	}
 	return true;
 }
 
@@ -332,8 +338,10 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 		if (want != (uint64_t)(pm->limit - pm->begin))
 			return -1;
 	}
+	struct img_drop drop = { 0 };
 	for (size_t i = 0; i < pm->used_pages && i < n; i++) {
 		uint64_t va = s->begin + (uint64_t)i * SP_PAGE;
+		img_drop_behind(f->img, &drop, va);   /* a run header per page: pages in order */
 		enum space_page_start k = f->pr->page_start(p[i]);
 		uint8_t h[4];
 		if (k == SPACE_PAGE_RUN) {
@@ -401,7 +409,7 @@ static void settle_main_spaces(struct finder *f)
 		const uint8_t *p = cand_data(s, &n);
 		if (s->kind != SPACE_ROSALLOC || s->companion)
 			continue;
-		if (!p || all_zero(p, n)) {
+		if (!p || all_zero(f->img, s->begin, p, n)) {
 			s->backup = true;
 			s->detail = "no objects, no page map in use (inactive twin)";
 		} else if (f->pr->dlmalloc(p, n, s->begin, f->ps)) {
@@ -629,6 +637,7 @@ int spaces_find(struct art_spaces *s, const struct image *img, unsigned pointer_
 	}
 	if (rc == 0)
 		rc = emit_los_map(&f);
+	img_drop(img, 0, UINT64_MAX);   /* what the probes read: the carving passes read in order */
 	xfree(f.c);
 	if (rc == 0 && s->count > 1) /* qsort's base must not be NULL, even for 0 elements */
 		qsort(s->v, s->count, sizeof(s->v[0]), by_begin);
