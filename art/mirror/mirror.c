@@ -484,7 +484,7 @@ const char *mirror_primitive_name(uint32_t type)
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
 }
 
-static const char *primitive_of_descriptor(uint8_t ch)
+const char *mirror_descriptor_primitive_name(char ch)
 {
 	switch (ch) {
 	case 'Z': return "boolean";
@@ -515,7 +515,7 @@ int mirror_java_name(const uint8_t *d, size_t n, struct wbuf *out, struct err *e
 		for (size_t i = 1; i < tn - 1; i++)
 			wbuf_u8(out, t[i] == '/' ? '.' : t[i]);
 	} else {
-		const char *p = primitive_of_descriptor(t[0]);
+		const char *p = mirror_descriptor_primitive_name((char)t[0]);
 		if (!p || tn != 1 || (dims && t[0] == 'V'))
 			goto bad;
 		wbuf_put(out, p, strlen(p));

@@ -158,4 +158,8 @@ const char *mirror_primitive_name(uint32_t type);
 /* Size in bytes of a field of this descriptor's type: J/D 8, I/F 4, C/S 2, Z/B 1, L/[ 4. */
 unsigned mirror_field_size(uint8_t descriptor0);
 
+/* Java name of a primitive type descriptor character ("int" for 'I', "void" for 'V'), NULL
+ * for any other character. */
+const char *mirror_descriptor_primitive_name(char ch);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
+#include "art/mirror/mirror.h"
 #include "output/validate/vd_int.h"
 
 int vd_grow(void **v, size_t *cap, size_t n, size_t sz, struct err *e)
@@ -113,22 +114,6 @@ int vd_names_add(struct vd_names *t, const char *s, size_t len, uint32_t *idx, s
 	return 0;
 }
 
-static const char *prim_name(char c)
-{
-	switch (c) {
-	case 'Z': return "boolean";
-	case 'B': return "byte";
-	case 'C': return "char";
-	case 'S': return "short";
-	case 'I': return "int";
-	case 'J': return "long";
-	case 'F': return "float";
-	case 'D': return "double";
-	case 'V': return "void";
-	default: return NULL;
-	}
-}
-
 int vd_names_add_class(struct vd_names *t, const char *s, size_t len, uint32_t *idx, struct err *e)
 {
 	struct wbuf b;
@@ -146,8 +131,8 @@ int vd_names_add_class(struct vd_names *t, const char *s, size_t len, uint32_t *
 	} else if (dims + 3 <= len && s[dims] == 'L' && s[len - 1] == ';') {
 		for (i = dims + 1; i + 1 < len; i++)
 			wbuf_u8(&b, s[i] == '/' ? '.' : (uint8_t)s[i]);
-	} else if (dims + 1 == len && prim_name(s[dims])) {
-		wbuf_put(&b, prim_name(s[dims]), strlen(prim_name(s[dims])));
+	} else if (dims + 1 == len && mirror_descriptor_primitive_name(s[dims])) {
+		wbuf_put(&b, mirror_descriptor_primitive_name(s[dims]), strlen(mirror_descriptor_primitive_name(s[dims])));
 	} else {
 		wbuf_release(&b);       /* not a descriptor: keep the name as it is */
 		return vd_names_add(t, s, len, idx, e);
