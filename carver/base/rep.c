@@ -23,8 +23,7 @@ void rep_init_item(struct rep *r, FILE *fp, bool json, bool first)
 	}
 }
 
-/* s (n bytes) as a JSON string literal. */
-static void rep_json_string(FILE *fp, const char *s, size_t n)
+void rep_json_string(FILE *fp, const char *s, size_t n)
 {
 	fputc('"', fp);
 	for (size_t i = 0; i < n; i++) {

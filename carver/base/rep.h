@@ -57,4 +57,8 @@ void rep_null(struct rep *r, const char *key);
 /* Text only: one free-form line at the current indentation (JSON writes members instead). */
 void rep_line(struct rep *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s (n bytes) as a JSON string literal on fp: quotes, backslashes and control characters
+ * escaped, other bytes as they are. */
+void rep_json_string(FILE *fp, const char *s, size_t n);
+
 #endif

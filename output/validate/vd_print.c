@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "carver/base/rep.h"
 #include "output/validate/vd_int.h"
 
 /* ---- text ------------------------------------------------------------------------------- */
@@ -201,19 +202,10 @@ int vd_report_text(const struct vd_report *r, FILE *fp, struct err *e)
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
+/* s as a JSON string (NULL as ""). */
 static void js_str(FILE *fp, const char *s)
 {
-	fputc('"', fp);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(fp, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(fp, "\\u%04x", ch);
-		else
-			fputc(ch, fp);
-	}
-	fputc('"', fp);
+	rep_json_string(fp, s ? s : "", s ? strlen(s) : 0);
 }
 
 static void js_ratio(FILE *fp, uint64_t num, uint64_t den)
