@@ -306,11 +306,7 @@ static size_t ix_find(const struct model *m, uint64_t addr)
 /* True when an object starts at addr (the index's bits). */
 static bool ix_has(const struct model *m, uint64_t addr)
 {
-	const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
-	if (!x)
-		return false;
-	uint64_t bit = (addr - x->begin) / 8;
-	return x->bits[bit / 64] >> (bit % 64) & 1;
+	return ix_find(m, addr) != MODEL_NONE;   /* the ranks are built before any reference is checked */
 }
 
 /* The 32-bit word at va when captured (a plausibility probe: no error, as mirror's
