@@ -11,6 +11,7 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "carver/base/ck.h"
@@ -24,6 +25,15 @@ struct elfw {
 	unsigned bits, machine, type;
 	bool big_endian;
 	size_t phnum;
+	struct elfw_sym *syms; /* address index for elfw_symbol_at, sorted by value */
+	size_t nsyms, syms_cap;
+	bool syms_built;
+};
+
+struct elfw_sym {
+	uint64_t value, size;
+	const char *name;
+	size_t order; /* insertion order: .symtab's entries come first */
 };
 
 bool elfw_probe(const uint8_t *data, size_t len)
@@ -121,6 +131,7 @@ void elfw_close(struct elfw *w)
 		return;
 	if (w->elf)
 		elf_end(w->elf);
+	xfree(w->syms);
 	xfree(w);
 }
 
@@ -375,4 +386,373 @@ int elfw_va_to_offset(const struct elfw *w, uint64_t va, uint64_t *off, struct e
 	}
 	return ERR_SET(e, ERR_UNMAPPED, va, "%s: address 0x%llx is in no PT_LOAD segment's file data",
 		       w->label, (unsigned long long)va);
+}
+
+int elfw_offset_to_va(const struct elfw *w, uint64_t off, uint64_t *va, struct err *e)
+{
+	for (size_t i = 0; i < w->phnum; i++) {
+		struct elfw_phdr ph;
+		int rc;
+
+		if ((rc = elfw_phdr(w, i, &ph, e)))
+			return rc;
+		if (ph.type != ELFW_PT_LOAD || off < ph.offset || off - ph.offset >= ph.filesz)
+			continue;
+		if (ck_add64(ph.vaddr, off - ph.offset, va))
+			return ERR_SET(e, ERR_CORRUPT, off, "%s: file offset 0x%llx: segment address overflows",
+				       w->label, (unsigned long long)off);
+		return 0;
+	}
+	return ERR_SET(e, ERR_UNMAPPED, off, "%s: file offset 0x%llx is in no PT_LOAD segment",
+		       w->label, (unsigned long long)off);
+}
+
+/* Symbol types and section index worth indexing (ELF gABI "Symbol Table"). */
+enum { ELFW_STT_NOTYPE = 0, ELFW_STT_OBJECT = 1, ELFW_STT_FUNC = 2, ELFW_STT_GNU_IFUNC = 10,
+       ELFW_SHN_UNDEF = 0, ELFW_SHN_LORESERVE = 0xff00, ELFW_SHN_ABS = 0xfff1, ELFW_EM_ARM = 40 };
+
+static int elfw_rd(const struct elfw *w, struct cursor *c, unsigned width, uint64_t *v, struct err *e)
+{
+	if (width == 8) {
+		if (w->big_endian)
+			return cur_u64be(c, v, e);
+		return cur_u64le(c, v, e);
+	}
+	if (width == 4) {
+		uint32_t x;
+		int rc = w->big_endian ? cur_u32be(c, &x, e) : cur_u32le(c, &x, e);
+		*v = x;
+		return rc;
+	}
+	if (width == 2) {
+		uint16_t x;
+		int rc = w->big_endian ? cur_u16be(c, &x, e) : cur_u16le(c, &x, e);
+		*v = x;
+		return rc;
+	}
+	{
+		uint8_t x;
+		int rc = cur_u8(c, &x, e);
+		*v = x;
+		return rc;
+	}
+}
+
+static int elfw_sym_push(struct elfw *w, uint64_t value, uint64_t size, const char *name, struct err *e)
+{
+	if (w->nsyms == w->syms_cap) {
+		size_t cap = w->syms_cap ? w->syms_cap * 2 : 64;
+		struct elfw_sym *n = xreallocarray(w->syms, cap, sizeof(*n));
+		if (!n)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory for the symbol index", w->label);
+		w->syms = n;
+		w->syms_cap = cap;
+	}
+	w->syms[w->nsyms] = (struct elfw_sym){ value, size, name, w->nsyms };
+	w->nsyms++;
+	return 0;
+}
+
+/* Name at offset off of the string table strtab: NULL unless NUL-terminated inside it. */
+static const char *elfw_str(const struct cursor *strtab, uint64_t off)
+{
+	const uint8_t *p, *nul;
+
+	if (off >= strtab->len)
+		return NULL;
+	p = strtab->base + off;
+	nul = memchr(p, 0, strtab->len - (size_t)off);
+	return nul ? (const char *)p : NULL;
+}
+
+/* Adds the code and data symbols of count entries of the symbol table syms (entries of the
+ * class's Elf32_Sym/Elf64_Sym layout) naming strings in strtab. */
+static int elfw_index_table(struct elfw *w, struct cursor *syms, size_t count, const struct cursor *strtab,
+			    struct err *e)
+{
+	size_t entsize = w->bits == 64 ? 24 : 16;
+
+	for (size_t i = 0; i < count && cur_remaining(syms) >= entsize; i++) {
+		uint64_t name, value, size, info, other, shndx;
+		const char *n;
+		unsigned type;
+		int rc;
+
+		if (w->bits == 64) {
+			if ((rc = elfw_rd(w, syms, 4, &name, e)) || (rc = elfw_rd(w, syms, 1, &info, e)) ||
+			    (rc = elfw_rd(w, syms, 1, &other, e)) || (rc = elfw_rd(w, syms, 2, &shndx, e)) ||
+			    (rc = elfw_rd(w, syms, 8, &value, e)) || (rc = elfw_rd(w, syms, 8, &size, e)))
+				return rc;
+		} else if ((rc = elfw_rd(w, syms, 4, &name, e)) || (rc = elfw_rd(w, syms, 4, &value, e)) ||
+			   (rc = elfw_rd(w, syms, 4, &size, e)) || (rc = elfw_rd(w, syms, 1, &info, e)) ||
+			   (rc = elfw_rd(w, syms, 1, &other, e)) || (rc = elfw_rd(w, syms, 2, &shndx, e))) {
+			return rc;
+		}
+		type = info & 0xf;
+		if (type != ELFW_STT_FUNC && type != ELFW_STT_OBJECT && type != ELFW_STT_NOTYPE &&
+		    type != ELFW_STT_GNU_IFUNC)
+			continue;
+		if (shndx == ELFW_SHN_UNDEF || (shndx >= ELFW_SHN_LORESERVE && shndx != ELFW_SHN_ABS) || value == 0)
+			continue;
+		n = elfw_str(strtab, name);
+		if (!n || !*n || (type == ELFW_STT_NOTYPE && n[0] == '$'))
+			continue; /* unnamed, or an ARM/AArch64 mapping symbol ($x, $d) */
+		if (w->machine == ELFW_EM_ARM && type == ELFW_STT_FUNC)
+			value &= ~(uint64_t)1; /* Thumb bit (ELF for the ARM Architecture, 5.5.3) */
+		if ((rc = elfw_sym_push(w, value, size, n, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* 1 when the section table named name exists and was indexed, 0 when absent. */
+static int elfw_index_section(struct elfw *w, const char *name, struct err *e)
+{
+	Elf_Scn *scn = elfw_find_scn(w, name), *str;
+	struct elfw_section sec, strsec;
+	struct cursor syms, strtab;
+	GElf_Shdr sh;
+	int rc;
+
+	if (!scn)
+		return 0;
+	if ((rc = elfw_fill_section(w, scn, &sec, name, e)) || (rc = elfw_section_bytes(w, &sec, &syms, e)))
+		return rc;
+	if (!gelf_getshdr(scn, &sh))
+		return elfw_libelf_error(e, w->label, "bad symbol table header");
+	str = elf_getscn(w->elf, sh.sh_link);
+	if (!str)
+		return ERR_SET(e, ERR_CORRUPT, sec.offset, "%s: %s links to no string table (section %u)",
+			       w->label, name, (unsigned)sh.sh_link);
+	if ((rc = elfw_fill_section(w, str, &strsec, "string table", e)) ||
+	    (rc = elfw_section_bytes(w, &strsec, &strtab, e)))
+		return rc;
+	rc = elfw_index_table(w, &syms, cur_remaining(&syms), &strtab, e);
+	return rc ? rc : 1;
+}
+
+/* Dynamic tags (ELF gABI "Dynamic Section"; DT_GNU_HASH from binutils include/elf/common.h). */
+enum { ELFW_PT_DYNAMIC = 2, ELFW_DT_NULL = 0, ELFW_DT_HASH = 4, ELFW_DT_STRTAB = 5, ELFW_DT_SYMTAB = 6,
+       ELFW_DT_STRSZ = 10, ELFW_DT_GNU_HASH = 0x6ffffef5 };
+
+struct elfw_dyn {
+	uint64_t hash, gnu_hash, strtab, symtab, strsz;
+};
+
+/* Cursor from virtual address va to the end of its segment's file bytes. */
+static int elfw_va_cursor(const struct elfw *w, uint64_t va, struct cursor *out, struct err *e)
+{
+	uint64_t off;
+	int rc = elfw_va_to_offset(w, va, &off, e);
+	if (rc)
+		return rc;
+	return elfw_extent(w, off, w->len - off, va, "dynamic table", out, e);
+}
+
+/* Symbols a GNU hash table counts: one past the highest index its chains reach
+ * (glibc elf/dl-lookup.c reads the same layout: nbuckets, symoffset, bloom_size,
+ * bloom_shift, bloom words, buckets, chains ending with bit 0 set). */
+static int elfw_gnu_hash_count(const struct elfw *w, uint64_t va, size_t *count, struct err *e)
+{
+	struct cursor c, chain;
+	uint64_t nbuckets, symoffset, bloom, shift, maxb = 0, v;
+	size_t skip;
+	int rc;
+
+	if ((rc = elfw_va_cursor(w, va, &c, e)) || (rc = elfw_rd(w, &c, 4, &nbuckets, e)) ||
+	    (rc = elfw_rd(w, &c, 4, &symoffset, e)) || (rc = elfw_rd(w, &c, 4, &bloom, e)) ||
+	    (rc = elfw_rd(w, &c, 4, &shift, e)))
+		return rc;
+	if (ck_mul((size_t)bloom, w->bits / 8, &skip) || (rc = cur_skip(&c, skip, e)))
+		return rc ? rc : ERR_SET(e, ERR_CORRUPT, va, "%s: GNU hash bloom size %llu", w->label, (unsigned long long)bloom);
+	if (nbuckets > cur_remaining(&c) / 4)
+		return ERR_SET(e, ERR_TRUNC, va, "%s: GNU hash table: %llu buckets exceed the file",
+			       w->label, (unsigned long long)nbuckets);
+	for (uint64_t i = 0; i < nbuckets; i++) {
+		if ((rc = elfw_rd(w, &c, 4, &v, e)))
+			return rc;
+		if (v > maxb)
+			maxb = v;
+	}
+	if (maxb < symoffset) {
+		*count = (size_t)symoffset;
+		return 0;
+	}
+	/* chains are indexed from symoffset; walk from the highest bucket to its chain's end */
+	chain = c;
+	if (ck_mul((size_t)(maxb - symoffset), 4, &skip) || (rc = cur_skip(&chain, skip, e)))
+		return rc ? rc : ERR_SET(e, ERR_CORRUPT, va, "%s: GNU hash chain index", w->label);
+	for (;;) {
+		if ((rc = elfw_rd(w, &chain, 4, &v, e)))
+			return rc;
+		maxb++;
+		if (v & 1)
+			break;
+	}
+	return ck_size(maxb, count) ? ERR_SET(e, ERR_CORRUPT, va, "%s: GNU hash count", w->label) : 0;
+}
+
+static int elfw_read_dynamic(const struct elfw *w, const struct elfw_phdr *ph, struct elfw_dyn *d, struct err *e)
+{
+	struct cursor c;
+	unsigned width = w->bits / 8;
+	int rc;
+
+	if ((rc = elfw_segment(w, ph, &c, e)))
+		return rc;
+	memset(d, 0, sizeof(*d));
+	while (cur_remaining(&c) >= 2u * width) {
+		uint64_t tag, val;
+		if ((rc = elfw_rd(w, &c, width, &tag, e)) || (rc = elfw_rd(w, &c, width, &val, e)))
+			return rc;
+		if (tag == ELFW_DT_NULL)
+			break;
+		if (tag == ELFW_DT_HASH) d->hash = val;
+		else if (tag == ELFW_DT_GNU_HASH) d->gnu_hash = val;
+		else if (tag == ELFW_DT_STRTAB) d->strtab = val;
+		else if (tag == ELFW_DT_SYMTAB) d->symtab = val;
+		else if (tag == ELFW_DT_STRSZ) d->strsz = val;
+	}
+	return 0;
+}
+
+/* The dynamic symbol table through PT_DYNAMIC (for files without section headers). */
+static int elfw_index_dynamic(struct elfw *w, struct err *e)
+{
+	struct elfw_dyn d;
+	struct cursor syms, strtab;
+	size_t count = 0, strsz;
+	int rc;
+
+	for (size_t i = 0; i < w->phnum; i++) {
+		struct elfw_phdr ph;
+		if ((rc = elfw_phdr(w, i, &ph, e)))
+			return rc;
+		if (ph.type != ELFW_PT_DYNAMIC)
+			continue;
+		if ((rc = elfw_read_dynamic(w, &ph, &d, e)))
+			return rc;
+		if (!d.symtab || !d.strtab || (!d.hash && !d.gnu_hash))
+			return 0; /* nothing to index */
+		if ((rc = elfw_va_cursor(w, d.strtab, &strtab, e)) || (rc = elfw_va_cursor(w, d.symtab, &syms, e)))
+			return rc;
+		if (ck_size(d.strsz, &strsz) || strsz > strtab.len)
+			return ERR_SET(e, ERR_TRUNC, d.strtab, "%s: DT_STRSZ %llu exceeds the file", w->label,
+				       (unsigned long long)d.strsz);
+		strtab.len = strsz;
+		if (d.hash) {
+			struct cursor h;
+			uint64_t nbucket, nchain;
+			if ((rc = elfw_va_cursor(w, d.hash, &h, e)) || (rc = elfw_rd(w, &h, 4, &nbucket, e)) ||
+			    (rc = elfw_rd(w, &h, 4, &nchain, e)))
+				return rc;
+			count = (size_t)nchain;
+		} else if ((rc = elfw_gnu_hash_count(w, d.gnu_hash, &count, e))) {
+			return rc;
+		}
+		return elfw_index_table(w, &syms, count, &strtab, e);
+	}
+	return 0;
+}
+
+static int elfw_sym_cmp(const void *a, const void *b)
+{
+	const struct elfw_sym *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1; /* a sized symbol first */
+	return x->order < y->order ? -1 : x->order > y->order; /* .symtab's entry first */
+}
+
+static int elfw_build_index(struct elfw *w, struct err *e)
+{
+	int rc, got;
+	size_t out = 0;
+
+	if (w->syms_built)
+		return 0;
+	/* built once: a damaged table is reported by this call, later calls find no symbol */
+	w->syms_built = true;
+	rc = 0;
+	if ((got = elfw_index_section(w, ".symtab", e)) < 0 || (rc = elfw_index_section(w, ".dynsym", e)) < 0 ||
+	    (!got && !rc && (rc = elfw_index_dynamic(w, e)) < 0)) {
+		w->nsyms = 0;
+		return got < 0 ? got : rc;
+	}
+	if (w->nsyms)
+		qsort(w->syms, w->nsyms, sizeof(*w->syms), elfw_sym_cmp);
+	/* one entry per address: the first after sorting (sized, from .symtab) */
+	for (size_t i = 0; i < w->nsyms; i++)
+		if (out == 0 || w->syms[out - 1].value != w->syms[i].value)
+			w->syms[out++] = w->syms[i];
+	w->nsyms = out;
+	return 0;
+}
+
+int elfw_symbol_count(struct elfw *w, size_t *count, struct err *e)
+{
+	int rc = elfw_build_index(w, e);
+	*count = w->nsyms;
+	return rc;
+}
+
+int elfw_symbol_at(struct elfw *w, uint64_t va, const char **name, uint64_t *sym_off, struct err *e)
+{
+	size_t lo = 0, hi;
+	const struct elfw_sym *s;
+	int rc = elfw_build_index(w, e);
+
+	if (rc)
+		return rc;
+	hi = w->nsyms;
+	while (lo < hi) { /* first symbol above va */
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->syms[mid].value <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 1;
+	s = &w->syms[lo - 1];
+	if (s->size && va - s->value >= s->size)
+		return 1;
+	*name = s->name;
+	*sym_off = va - s->value;
+	return 0;
+}
+
+static uint64_t elfw_ld(const uint8_t *p, unsigned width, bool be)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < width; i++)
+		v |= (uint64_t)p[i] << (8 * (be ? width - 1 - i : i));
+	return v;
+}
+
+bool elfw_drop_unmapped_sections(uint8_t *buf, size_t len)
+{
+	/* e_shoff, e_shentsize, e_shnum, e_shstrndx offsets per class (ELF gABI "ELF Header") */
+	bool is64, be;
+	size_t shoff_at, shent_at, width;
+	uint64_t shoff, shent, shnum, bytes;
+
+	if (len < 64 || !elfw_probe(buf, len) || (buf[4] != 1 && buf[4] != 2) || (buf[5] != 1 && buf[5] != 2))
+		return false;
+	is64 = buf[4] == 2;
+	be = buf[5] == 2;
+	width = is64 ? 8 : 4;
+	shoff_at = is64 ? 40 : 32;
+	shent_at = is64 ? 58 : 46;
+	shoff = elfw_ld(buf + shoff_at, (unsigned)width, be);
+	shent = elfw_ld(buf + shent_at, 2, be);
+	shnum = elfw_ld(buf + shent_at + 2, 2, be);
+	if (shoff == 0 && shnum == 0)
+		return false;
+	if (!ck_mul64(shent, shnum, &bytes) && shoff <= len && bytes <= len - shoff && shnum != 0)
+		return false;
+	memset(buf + shoff_at, 0, width);
+	memset(buf + shent_at + 2, 0, 4); /* e_shnum, e_shstrndx */
+	return true;
 }

@@ -87,4 +87,27 @@ int elfw_symbol(const struct elfw *w, const char *name, uint64_t *value, uint64_
  * segment's file-backed part); -ERR_UNMAPPED naming va otherwise. */
 int elfw_va_to_offset(const struct elfw *w, uint64_t va, uint64_t *off, struct err *e);
 
+/* Virtual address of file offset off through the PT_LOAD segments (off must lie in a
+ * segment's file-backed part); -ERR_UNMAPPED naming off otherwise. */
+int elfw_offset_to_va(const struct elfw *w, uint64_t off, uint64_t *va, struct err *e);
+
+/* The symbol covering virtual address va: the function or object symbol of .symtab, then
+ * .dynsym (the section tables; when the file has no section header table, the dynamic
+ * symbol table that PT_DYNAMIC's DT_SYMTAB/DT_STRTAB/DT_HASH or DT_GNU_HASH name).  The
+ * sorted index is built on the first call and kept by w (hence not const).  Returns 0 with
+ * *name (NUL-terminated, inside the borrowed bytes) and *sym_off = va - symbol value, 1 when
+ * no symbol covers va (a sized symbol ends before it, or va precedes every symbol), or
+ * -ERR_TRUNC/-ERR_CORRUPT for a damaged table (every offset is checked), -ERR_NOMEM.
+ * ARM symbols have their Thumb bit cleared. */
+int elfw_symbol_at(struct elfw *w, uint64_t va, const char **name, uint64_t *sym_off, struct err *e);
+/* Number of symbols in the index (building it); -code on error. */
+int elfw_symbol_count(struct elfw *w, size_t *count, struct err *e);
+
+/* For an ELF rebuilt by the caller from a process's mapped segments (a caller-owned copy:
+ * the section header table sits at the end of the file and is usually not mapped): when
+ * e_shoff/e_shnum point past len, clears e_shoff, e_shnum and e_shstrndx so elfw_open
+ * accepts the copy and symbols come from PT_DYNAMIC.  Returns true when it changed the
+ * copy; false (nothing done) when the table lies inside or the bytes are no ELF header. */
+bool elfw_drop_unmapped_sections(uint8_t *buf, size_t len);
+
 #endif
