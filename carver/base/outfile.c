@@ -86,6 +86,29 @@ int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
 	return 0;
 }
 
+int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err *e)
+{
+	const uint8_t *b = p;
+
+	if (at > o->written || n > o->written - at)
+		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: patch of %zu bytes at %llu is past the %llu "
+			       "bytes written", o->path, n, (unsigned long long)at, (unsigned long long)o->written);
+	if (fflush(o->fp) != 0)
+		return ERR_SET(e, ERR_IO, at, "%s: write failed: %s", o->path, strerror(errno));
+	while (n) {
+		ssize_t k = pwrite(fileno(o->fp), b, n, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return ERR_SET(e, ERR_IO, at, "%s: write failed at byte %llu: %s", o->path,
+				       (unsigned long long)at, k == 0 ? "no progress" : strerror(errno));
+		b += k;
+		at += (uint64_t)k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 int outf_close_stream(struct outf *o, struct err *e)
 {
 	int rc = 0;

@@ -23,6 +23,9 @@ struct outf {
 void outf_init(struct outf *o);
 int outf_open(struct outf *o, const char *path, struct err *e);
 int outf_write(struct outf *o, const void *p, size_t n, struct err *e);
+/* Overwrites n bytes already written at file offset `at` (at + n <= o->written), e.g. a
+ * length field that was a placeholder; the stream position stays at the end. */
+int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err *e);
 int outf_close_stream(struct outf *o, struct err *e);
 int outf_commit(struct outf *o, struct err *e);
 void outf_abort(struct outf *o);

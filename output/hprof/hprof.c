@@ -159,15 +159,22 @@ int hprof_reader_init(struct hprof_reader *r, const uint8_t *data, size_t len, c
 }
 
 /* See drop_behind in hprof.h: advisory only, failures are ignored. */
-static void hprof_drop_behind(struct hprof_reader *r, size_t upto)
+void hprof_reader_drop(struct hprof_reader *r, size_t upto)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t end;
+	static size_t page;
+	size_t end, step = r->drop_step ? r->drop_step : HPROF_DROP_STEP;
 
-	if (page <= 0 || (uintptr_t)r->c.base % (size_t)page != 0 || upto < r->dropped ||
-	    upto - r->dropped < HPROF_DROP_STEP)
+	if (!r->drop_behind || upto < r->dropped || upto - r->dropped < step)
 		return;
-	end = upto - upto % (size_t)page;
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+		page = ps > 0 ? (size_t)ps : 4096;
+	}
+	if ((uintptr_t)r->c.base % page != 0 || upto > r->c.len)
+		return;
+	end = upto - upto % page;
+	if (end <= r->dropped)
+		return;
 	madvise((void *)(uintptr_t)(r->c.base + r->dropped), end - r->dropped, MADV_DONTNEED);
 	r->dropped = end;
 }
@@ -181,8 +188,7 @@ int hprof_next(struct hprof_reader *r, struct hprof_record *rec, struct err *e)
 
 	if (cur_remaining(c) == 0)
 		return 0;
-	if (r->drop_behind)
-		hprof_drop_behind(r, c->pos);
+	hprof_reader_drop(r, c->pos);
 	rec->offset = cur_where(c);
 	if (cur_remaining(c) < HPROF_RECORD_HEADER)
 		return ERR_SET(e, ERR_TRUNC, rec->offset, "record at 0x%llx: header needs %d bytes, "

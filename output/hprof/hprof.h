@@ -117,10 +117,16 @@ struct hprof_reader {
 	 * HPROF_DROP_STEP bytes, so resident memory stays small on huge files.  Going back is
 	 * still fine (the pages fault in again from the file).  Never set it for heap memory. */
 	bool drop_behind;
+	size_t drop_step;       /* bytes between two releases; 0 = HPROF_DROP_STEP */
 	size_t dropped;         /* bytes from the start already given back */
 };
 
 #define HPROF_DROP_STEP ((size_t)16 << 20)
+
+/* With drop_behind: gives back the pages before file offset `upto` once drop_step bytes
+ * have gathered (hprof_next does it at each record; a caller walking one huge heap dump
+ * record calls it as it goes). */
+void hprof_reader_drop(struct hprof_reader *r, size_t upto);
 
 /* Probe: does data start with a "JAVA PROFILE " header?  Sets no error. */
 bool hprof_probe(const uint8_t *data, size_t len);

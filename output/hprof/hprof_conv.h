@@ -17,8 +17,10 @@
  * are kept.  The current heap resets at each heap dump record (art StartNewHeapDumpSegment);
  * objects before any HEAP_DUMP_INFO (the default heap, e.g. all of a JVM dump) are kept.
  *
- * Streaming: each heap dump record is walked twice (output length, then output), so memory
- * stays constant whatever the size of the input. */
+ * Streaming: one pass; a heap dump record's length is patched once its body is out (in the
+ * output buffer, or in the file through outf_patch), and with drop_behind the input pages
+ * behind the cursor go back to the kernel every 128 KiB, so memory stays a few hundred KiB
+ * whatever the size of the input or of one record. */
 #ifndef ARTCARVE_HPROF_CONV_H
 #define ARTCARVE_HPROF_CONV_H
 

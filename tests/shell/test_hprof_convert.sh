@@ -23,6 +23,23 @@ for f in leak_service_binder.hprof leak_service_binder_ignored.hprof; do
 	expect "$f: Android sub-records left" "$(jq '[.sub_records | keys[] | select(test("INTERNED|FINALIZING|DEBUGGER|VM_INTERNAL|JNI_MONITOR|UNREACHABLE|CLEANUP|NODATA|HEAP_DUMP_INFO"))] | length' "$TMP/out.json")" 0
 done
 
+# the real ART captures (Android 8-13 runtimes, 4 KiB-20 MB): byte-identical to hprof-conv itself
+HC=/usr/lib/android-sdk/platform-tools/hprof-conv
+if [ -x "$HC" ] || t_need hprof-conv; then
+	[ -x "$HC" ] || HC=hprof-conv
+	real=0
+	for z in "$CORPUS"/images/realart/*/heap.hprof.zst; do
+		[ -f "$z" ] || continue
+		real=$((real + 1))
+		n=$(basename "$(dirname "$z")")
+		zstd -q -dc "$z" >"$TMP/ra.hprof" || { t_fail "$n: zstd"; continue; }
+		"$HC" "$TMP/ra.hprof" "$TMP/ra-hc.hprof" >/dev/null 2>&1 || { t_fail "$n: hprof-conv failed"; continue; }
+		if "$ART" convert "$TMP/ra.hprof" "$TMP/ra-ac.hprof"; then t_same "convert realart $n = hprof-conv" "$TMP/ra-ac.hprof" "$TMP/ra-hc.hprof"
+		else t_fail "convert realart $n failed"; fi
+	done
+	[ "$real" -ge 8 ] && t_ok "$real realart captures compared" || t_fail "only $real realart captures found"
+fi
+
 # standard input passes through unchanged (hprof-conv would refuse it); conversion is idempotent
 for f in RI.hprof hprof-slurp-hprof-32.hprof badoo-golden/jdk17-jvm.hprof; do
 	n=$(basename "$f")
