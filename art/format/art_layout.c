@@ -6,7 +6,7 @@
  * runtime/image.h (ImageHeader), runtime/mirror/object.h, class.h, string.h, array.h,
  * dex_cache.h, runtime/art_field.h, runtime/art_method.h, libdexfile/dex/dex_file.h,
  * libartbase/base/length_prefixed_array.h; rows for 5.0-9 from the same files at R50..R9;
- * rows 12-15 from the release tags and commits of doc/android12-16.md (labels R12S..R15). */
+ * rows 12-16 from the release tags and commits of doc/android12-16.md (labels R12S..R16). */
 #include "art/format/art_layout.h"
 
 #include <string.h>
@@ -33,6 +33,28 @@
 		   .reference_instance_offsets = 108, .status = 112, .copied_methods_offset = 116,  \
 		   .virtual_methods_offset = 118, .num_instance_fields = ART_ABSENT, .size = 120,   \
 		   .status_shift = 28, .status_min = 0, .status_max = 15, .status_retired = 1,   \
+		   .primitive_mask = 0xffff }
+
+/* mirror::Class 16 (runtime/mirror/class.h @R16, "Merge sFields and iFields", 2025-01-16):
+ * sfields_ is gone and ifields_ became fields_ (u64), so every member after methods_ moves
+ * up 8 bytes: 8 class_loader_ ... 36 vtable_, 40 fields_ (u64), 48 methods_ (u64),
+ * 56 access_flags_, 60 class_flags_, 64 class_size_, 68 clinit_thread_id_,
+ * 72 dex_class_def_idx_, 76 dex_type_idx_, 80 num_reference_instance_fields_,
+ * 84 num_reference_static_fields_, 88 object_size_, 92 object_size_alloc_fast_path_,
+ * 96 primitive_type_, 100 reference_instance_offsets_, 104 status_,
+ * 108 copied_methods_offset_ (u16), 110 virtual_methods_offset_ (u16); end 112.
+ * ClassStatus as 9-15 (runtime/class_status.h @R16). */
+#define CLASS_16                                                                               \
+	.klass = { .class_loader = 8, .component_type = 12, .dex_cache = 16, .ext_data = 20,      \
+		   .iftable = 24, .name = 28, .super_class = 32, .vtable = 36, .ifields = 40,       \
+		   .methods = 48, .sfields = ART_ABSENT, .access_flags = 56, .class_flags = 60,     \
+		   .class_size = 64, .clinit_thread_id = 68, .dex_class_def_idx = 72,               \
+		   .dex_type_idx = 76, .num_reference_instance_fields = 80,                         \
+		   .num_reference_static_fields = 84, .object_size = 88,                            \
+		   .object_size_alloc_fast_path = 92, .primitive_type = 96,                         \
+		   .reference_instance_offsets = 100, .status = 104, .copied_methods_offset = 108,  \
+		   .virtual_methods_offset = 110, .num_instance_fields = ART_ABSENT, .size = 112,   \
+		   .status_shift = 28, .status_min = 0, .status_max = 15, .status_retired = 1,      \
 		   .primitive_mask = 0xffff }
 
 /* mirror::Object: klass_ 0, monitor_ 4 (no Brooks fields in production builds) */
@@ -209,7 +231,7 @@
 
 /* ImageHeader rows, one per header layout and family of art_layouts[] */
 enum { IH_5_0, IH_5_1, IH_6_0, IH_7_0, IH_7_1, IH_8_0, IH_8_1, IH_9, IH_10, IH_11, IH_12, IH_13, IH_14,
-       IH_15 };
+       IH_15, IH_16 };
 
 /* enum ImageMethod, runtime/image.h @R60/R70/R71 (6 entries), @R80/R81 (7), @R9+ (9) */
 static const char *const methods_60[] = {
@@ -360,6 +382,10 @@ const struct art_image_format art_image_formats[] = {
 	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
 	/* 15: 13 sections at 72, image_methods_[9] at 176, data_size 248; 260 rounded to 264 (@R15) */
 	[IH_15] = { .versions = "111", .family = "15", .header_size = 264, .off = OFF_11(176),
+	  .section_count = 13, .section_kinds = SEC_15, .image_method_count = 9,
+	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
+	/* 16 (runtime/oat/image.h @R16): data members, sections and image roots as 111; 118 */
+	[IH_16] = { .versions = "118", .family = "16", .header_size = 264, .off = OFF_11(176),
 	  .section_count = 13, .section_kinds = SEC_15, .image_method_count = 9,
 	  .image_method_names = methods_80, .roots = { 0, 1, 3 } },
 };
@@ -576,6 +602,17 @@ const struct art_layout art_layouts[] = {
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
+	{
+		/* oat 259 (android16-security-release, @R16) .. 265 (25Q4 release, @R16Q); image 118
+		 * from 2024-11-20, but fields_ merged on 2025-01-16 at oat 254 without a bump of
+		 * either version, so the OAT range starts at 255.  Object, String, Array, DexCache,
+		 * ClassLoader, ArtField, ArtMethod and DexFile as 15 (runtime/mirror/ headers, art_method.h,
+		 * art_field.h, dex_file.h @R16); Class as CLASS_16 */
+		.family = "16", .image = &art_image_formats[IH_16], .oat_version_min = 255, .oat_version_max = 265,
+		OBJECT_HEADER, CLASS_16, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
+		.fields_merged = true,
+		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
 };
 
 const size_t art_layout_count = sizeof(art_layouts) / sizeof(art_layouts[0]);
@@ -623,6 +660,7 @@ bool art_layout_same_objects(const struct art_layout *a, const struct art_layout
 {
 	return !memcmp(&a->object, &b->object, sizeof(a->object)) &&
 	       !memcmp(&a->klass, &b->klass, sizeof(a->klass)) && a->field_storage == b->field_storage &&
+	       a->fields_merged == b->fields_merged &&
 	       a->field_array_header == b->field_array_header && a->field_link == b->field_link &&
 	       !memcmp(&a->string, &b->string, sizeof(a->string)) &&
 	       !memcmp(&a->array, &b->array, sizeof(a->array)) &&

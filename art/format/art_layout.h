@@ -45,7 +45,7 @@ enum art_image_section {
  * art_image_formats[] (art_layout.c); art/format/art_image.c parses a header with it. */
 struct art_image_format {
 	const char *versions;     /* image versions of the row: "009", or "085,086" */
-	const char *family;       /* "5.0" ... "15", the art_layouts[] family */
+	const char *family;       /* "5.0" ... "16", the art_layouts[] family */
 	unsigned header_size;     /* sizeof(ImageHeader) */
 	struct {
 		unsigned image_reservation_size, component_count, image_begin, image_size,
@@ -93,7 +93,7 @@ enum art_field_link {
 };
 
 struct art_layout {
-	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10" ... "15" */
+	const char *family;         /* "5.0", "5.1", "6.0", "7.0", "7.1", "8.0", "8.1", "9", "10" ... "16" */
 	const struct art_image_format *image; /* the ImageHeader row of this family */
 	unsigned oat_version_min, oat_version_max;
 
@@ -113,6 +113,10 @@ struct art_layout {
 		unsigned primitive_mask;  /* Primitive::Type = primitive_type_ & mask (6.0+: 0xffff) */
 	} klass;
 	enum art_field_storage field_storage;
+	/* 16+: one Class.fields_ array (at klass.ifields; klass.sfields absent) holds the static
+	 * fields, then the instance fields, each in DEX order; kAccStatic in an ArtField's
+	 * access_flags_ tells them apart */
+	bool fields_merged;
 	unsigned field_array_header; /* bytes before ArtField #0 in the ifields_ array */
 	enum art_field_link field_link;
 

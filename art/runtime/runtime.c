@@ -18,7 +18,8 @@ enum {
 	RT_MAX_DEXES = 4096,
 	RT_MAX_IFIELDS = 65535,       /* u16 field counts in DEX class_data practice */
 	RT_MAX_ARRAY_DEPTH = 255,     /* JVM limit on array dimensions */
-	RT_CLASS_FLAG_CLASS = 0x10,   /* mirror::kClassFlagClass, class_flags.h @R71-R14 */
+	RT_CLASS_FLAG_CLASS = 0x10,   /* mirror::kClassFlagClass, class_flags.h @R71-R16Q */
+	RT_ACC_STATIC = 0x0008,       /* kAccStatic, libdexfile/dex/modifiers.h */
 	RT_LPA_MAX_FIELDS = 1 << 16,
 	RT_MAX_SELF = 1 << 16,        /* self-referencing words tried as java.lang.Class (hostile bound) */
 };
@@ -1190,7 +1191,13 @@ static int field_strings(struct art_runtime *rt, uint64_t class_addr, const stru
 	return field_java_type(rt, class_addr, f, why);
 }
 
-/* Fields from Class.ifields_ (LengthPrefixedArray<ArtField>): offsets as ART set them.
+/* The name of the Class member that holds the instance ArtFields. */
+static const char *rt_fields_name(const struct art_layout *l)
+{
+	return l->fields_merged ? "fields_" : "ifields_";
+}
+
+/* Fields from Class.ifields_ (16+: fields_) (LengthPrefixedArray<ArtField>): offsets as ART set them.
  * 0, 1 if not available (none, or an array that does not read: *why), <0 error. */
 static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const struct dex *d, struct err *why,
 			       struct err *e)
@@ -1211,21 +1218,30 @@ static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const
 	struct rt_field *f = arena_array(&rt->arena, count, sizeof(*f));
 	if (!f)
 		return rt_nomem(e);
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t a = k->raw.ifields + art_layout_field_offset(l, i);
+		uint32_t flags = 0;
 		if ((rc = mirror_u32(&rt->m, a + l->art_field.declaring_class, &v, why)) == 0 && v != (uint32_t)k->addr)
 			rc = ERR_SET(why, ERR_CORRUPT, a, "declaring class 0x%x", v);
+		if (rc == 0)
+			rc = mirror_u32(&rt->m, a + l->art_field.access_flags, &flags, why);
+		/* 16+: fields_ holds the static fields too (before the instance ones) */
+		if (rc == 0 && l->fields_merged && (flags & RT_ACC_STATIC))
+			continue;
 		if (rc == 0 && (rc = mirror_u32(&rt->m, a + l->art_field.field_dex_idx, &v, why)) == 0 &&
-		    (rc = field_strings(rt, k->addr, d, v, &f[i], why)) == 0 &&
-		    (rc = mirror_u32(&rt->m, a + l->art_field.offset, &f[i].offset, why)) == 0)
-			rc = mirror_u32(&rt->m, a + l->art_field.access_flags, &f[i].access_flags, why);
+		    (rc = field_strings(rt, k->addr, d, v, &f[n], why)) == 0)
+			rc = mirror_u32(&rt->m, a + l->art_field.offset, &f[n].offset, why);
 		if (rc < 0)
-			return rt_source_failed(err_prefix(why, "ifields_ entry %u of %u at 0x%llx", i, count,
-							   (unsigned long long)a), why, e);
+			return rt_source_failed(err_prefix(why, "%s entry %u of %u at 0x%llx", rt_fields_name(l), i,
+							   count, (unsigned long long)a), why, e);
+		f[n++].access_flags = flags;
 	}
+	if (n == 0)
+		return 1;
 	k->fields = f;
-	k->field_count = count;
-	k->fields_how = "ifields_";
+	k->field_count = n;
+	k->fields_how = rt_fields_name(l);
 	return 0;
 }
 

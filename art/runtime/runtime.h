@@ -61,7 +61,7 @@ struct rt_class {
 	size_t component;         /* index in classes, RT_NONE */
 	struct rt_field *fields;  /* declared instance fields in declaration (ifields_) order */
 	uint32_t field_count;
-	const char *fields_how;   /* "ifields_", "dex", "" (none known) */
+	const char *fields_how;   /* "ifields_" (16+: "fields_"), "dex", "" (none known) */
 	bool fields_checked;      /* offsets agree with object_size_ and the reference count */
 	const struct art_space *space;
 };

@@ -73,31 +73,43 @@ static int dex_statics(const struct art_runtime *rt, const struct rt_class *k, s
 	return 0;
 }
 
-/* Offsets from Class.sfields_ (LengthPrefixedArray<ArtField>); names from the DEX through
- * each ArtField's field_dex_idx_. */
+enum { STATICS_ACC_STATIC = 0x0008 }; /* kAccStatic, libdexfile/dex/modifiers.h */
+
+/* Offsets from Class.sfields_ (LengthPrefixedArray<ArtField>); 16+ from Class.fields_, whose
+ * first entries are the static fields (ClassLinker::LoadClassHelper in
+ * runtime/class_linker.cc @R16 loads them before the instance fields), each with kAccStatic.
+ * Names come from the DEX through each ArtField's field_dex_idx_. */
 static int sfields_offsets(const struct art_runtime *rt, const struct rt_class *k, struct rt_field *f,
 			   uint32_t n, struct err *e)
 {
 	const struct art_layout *l = rt->layout;
+	const char *what = l->fields_merged ? "Class.fields_" : "Class.sfields_";
+	const uint64_t arr = l->fields_merged ? k->raw.ifields : k->raw.sfields;
 	uint32_t count, v;
 	int rc;
 
 	if (l->field_storage != ART_FIELDS_LPA)
 		return ERR_SET(e, ERR_UNSUP, k->addr, "Class.sfields_ is not a LengthPrefixedArray in family %s",
 			       l->family);
-	if (!k->raw.sfields)
-		return ERR_SET(e, ERR_CORRUPT, k->addr, "Class.sfields_ is null for %u static fields", n);
-	if ((rc = mirror_u32(&rt->m, k->raw.sfields, &count, e)))
+	if (!arr)
+		return ERR_SET(e, ERR_CORRUPT, k->addr, "%s is null for %u static fields", what, n);
+	if ((rc = mirror_u32(&rt->m, arr, &count, e)))
 		return rc;
-	if (count != n)
-		return ERR_SET(e, ERR_CORRUPT, k->raw.sfields, "Class.sfields_ holds %u fields, the DEX %u", count, n);
+	if (l->fields_merged ? count < n : count != n)
+		return ERR_SET(e, ERR_CORRUPT, arr, "%s holds %u fields, the DEX %u static", what, count, n);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t at = k->raw.sfields + art_layout_field_offset(l, i);
+		uint64_t at = arr + art_layout_field_offset(l, i);
 		if ((rc = mirror_u32(&rt->m, at + l->art_field.declaring_class, &v, e)))
 			return rc;
 		if (v != (uint32_t)k->addr)
 			return ERR_SET(e, ERR_CORRUPT, at, "static ArtField %u belongs to 0x%x, not 0x%llx", i, v,
 				       (unsigned long long)k->addr);
+		if (l->fields_merged) {
+			if ((rc = mirror_u32(&rt->m, at + l->art_field.access_flags, &v, e)))
+				return rc;
+			if (!(v & STATICS_ACC_STATIC))
+				return ERR_SET(e, ERR_CORRUPT, at, "%s entry %u lacks kAccStatic (flags 0x%x)", what, i, v);
+		}
 		if ((rc = mirror_u32(&rt->m, at + l->art_field.field_dex_idx, &v, e)))
 			return rc;
 		if (v != f[i].dex_field_idx)
@@ -198,7 +210,7 @@ int statics_of_class(const struct art_runtime *rt, size_t i, struct arena *a, st
 	struct err why;
 	err_init(&why);
 	if (sfields_offsets(rt, k, f, n, &why) == 0) {
-		out->how = "sfields_";
+		out->how = rt->layout->fields_merged ? "fields_" : "sfields_";
 	} else if ((rc = dex_offsets(rt, k, f, n, e)) == 0) {
 		out->how = "dex";
 	} else {

@@ -4,8 +4,9 @@
  * embedded vtable/IMT (mirror::Class::ComputeClassSize, runtime/mirror/class-inl.h @R11):
  * reference statics first, then the primitives in LinkFields order, ending exactly at
  * class_size_.  Two sources, tried in this order:
- *   "sfields_"  Class.sfields_ (LengthPrefixedArray<ArtField>, 7.0+) when that native memory
- *               is captured: offsets as ART set them;
+ *   "sfields_"  Class.sfields_ (LengthPrefixedArray<ArtField>, 7.0+; 16+: "fields_", the
+ *               static entries first in Class.fields_) when that native memory is captured:
+ *               offsets as ART set them;
  *   "dex"       the DEX class_data static fields, laid out with ART's field-linking rules
  *               (runtime_link_fields) from a start offset S such that the last static ends at
  *               class_size_; S is 4-aligned and its parity modulo 8 decides where 8-byte
@@ -25,7 +26,7 @@
 struct rt_statics {
 	struct rt_field *v;       /* in declaration order; offset from the Class object's start */
 	uint32_t count;
-	const char *how;          /* "sfields_", "dex", "none" (no static fields), "" unknown */
+	const char *how;          /* "sfields_" (16+: "fields_"), "dex", "none" (no static fields), "" unknown */
 };
 
 /* Static fields of rt->classes[i].  Strings and the array come from a (caller's arena).

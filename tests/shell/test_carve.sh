@@ -17,8 +17,8 @@
 #     unreachable, and the objects called unreachable that a root reaches under 0.5% of the
 #     unreachable claims (trimmed cores) or 0.1% (-full cores, which hold stacks and JNI
 #     tables);
-#   - on a synthetic image of every family x bitness (build/synth, 5.0-15, 32/64-bit, and
-#     the mark-compact heap of 14 and 15, and 15 with 16 KiB pages),
+#   - on a synthetic image of every family x bitness (build/synth, 5.0-16, 32/64-bit, and
+#     the mark-compact heap of 14, 15 and 16, and 15 and 16 with 16 KiB pages),
 #     validate against truth.jsonl: 100% recall and precision of the allocated objects, the
 #     same states (allocation, content, reachability), fields and strings.
 # A summary table (capture, recall, precision, fields, unreachable recall, false unreachable,
@@ -146,7 +146,7 @@ if [ $rc -eq 2 ] && [ ! -e "$TMP/skip2" ] && grep -q "not 'nosuch'" "$TMP/skip2.
 	t_ok "--skip nosuch: usage error naming it, exit 2, no output directory"
 else t_fail "--skip nosuch: exit $rc, $(cat "$TMP/skip2.err")"; fi
 # every family x bitness the generator makes
-for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 14:cmc 15:cmc 15::16k 15:cmc:16k; do
+for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 16 14:cmc 15:cmc 15::16k 15:cmc:16k 16:cmc 16::16k 16:cmc:16k; do
 	# V[:HEAP[:PAGE]]: the family, its heap (cmc: the mark-compact one of 14+), 16k pages (15+, 64-bit)
 	v=${vh%%:*}; heap=$(echo "$vh:" | cut -d: -f2); page=$(echo "$vh::" | cut -d: -f3)
 	bl="32 64"; [ -z "$page" ] || bl=64

@@ -12,7 +12,7 @@ t_need python3 || { t_done; exit; }
 t_check "selftest: LinkFields re-derives every mirror layout" "$SYNTH" --selftest
 versions=$("$SYNTH" --list | cut -d' ' -f1)
 nv=$(echo "$versions" | wc -l)
-[ "$nv" -ge 14 ] && t_ok "$nv layout families listed (5.0-15)" || t_fail "families: $versions"
+[ "$nv" -ge 14 ] && t_ok "$nv layout families listed (5.0-16)" || t_fail "families: $versions"
 
 # and the mark-compact heap and 16 KiB pages of the families that have them (--list: "15 cc cmc 16k")
 cmcs=$("$SYNTH" --list | awk '$3 == "cmc" { print $1 ":cmc" } $4 == "16k" { print $1 "::16k"; print $1 ":cmc:16k" }')

@@ -6,7 +6,7 @@
 SYNTH=$PWD/build/synth
 t_need python3 || { t_done; exit; }
 [ -x "$SYNTH" ] || { t_fail "no $SYNTH (make all)"; t_done; exit; }
-for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 14:cmc; do
+for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 16 14:cmc 16:cmc; do
 	v=${vh%:cmc}; heap=; [ "$v" = "$vh" ] || heap=cmc
 	for b in 32 64; do
 		d=$TMP/$v-$b

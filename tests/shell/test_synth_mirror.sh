@@ -8,7 +8,7 @@ SYNTH=$PWD/build/synth
 TOOL=$PWD/build/tools/mirror_strings
 command -v python3 >/dev/null 2>&1 && [ -x "$SYNTH" ] && [ -x "$TOOL" ] ||
 	{ t_fail "build/synth, build/tools/mirror_strings or python3 missing"; t_done; exit; }
-for vb in 5.0/32 5.0/64 5.1/32 5.1/64 6.0/32 7.1/64 8.0/64 11/32 12/64 14/32 15/64; do
+for vb in 5.0/32 5.0/64 5.1/32 5.1/64 6.0/32 7.1/64 8.0/64 11/32 12/64 14/32 15/64 16/32; do
 	v=${vb%/*} b=${vb#*/}
 	d=$TMP/$v-$b
 	"$SYNTH" --version "$v" --bits "$b" --seed 1 --size tiny --out "$d" >/dev/null 2>&1 ||

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_walk_synth.sh - the space walkers against the synthetic generator's truth for every
-# layout family x bitness (5.0-15, 32/64-bit, the 14-15 mark-compact heap and 15 with 16 KiB
+# layout family x bitness (5.0-16, 32/64-bit, the 14-16 mark-compact heap and 15-16 with 16 KiB
 # pages; RosAlloc bitmap and free-list runs, page-level
 # objects, region space with TLABs, Large regions and unevacuated regions, dlmalloc zygote
 # and non-moving spaces with freed chunks, the zygote's compacted tail, the free-list and

@@ -205,22 +205,25 @@ static void dexcache_fill(struct model *m, int o, int loc, int d)
 	vm_w64(&m->vm, a + fam_off(dc, "dexFile"), m->dexfile_native[d]);
 }
 
-/* 6.0+: native ArtField arrays (LPA from 7.0) at *top; 5.x: mirror objects, via img/heap. */
-static uint64_t native_fields(struct model *m, int ki, const struct kfield *f, unsigned n, uint64_t *top)
+/* 6.0+: native ArtField arrays (LPA from 7.0) at *top; 5.x: mirror objects, via img/heap.
+ * f then g (16: the static fields, then the instance fields, in one fields_ array). */
+static uint64_t native_fields(struct model *m, int ki, const struct kfield *f, unsigned n,
+			      const struct kfield *g, unsigned ng, uint64_t *top)
 {
-	if (n == 0)
+	if (n + ng == 0)
 		return 0;
 	uint64_t a = *top;
 	uint64_t e = a;
 	if (m->fam->fields == FAM_FIELDS_LPA) {
-		vm_w32(&m->vm, a, n);
+		vm_w32(&m->vm, a, n + ng);
 		e += 4;
 	}
-	for (unsigned i = 0; i < n; i++, e += 16) {
+	for (unsigned i = 0; i < n + ng; i++, e += 16) {
+		const struct kfield *x = i < n ? &f[i] : &g[i - n];
 		vm_w32(&m->vm, e, m->k[ki].addr);
-		vm_w32(&m->vm, e + 4, f[i].is_static ? 0x0009 : 0x0001);
-		vm_w32(&m->vm, e + 8, f[i].dex_field_idx);
-		vm_w32(&m->vm, e + 12, f[i].offset);
+		vm_w32(&m->vm, e + 4, x->is_static ? 0x0009 : 0x0001);
+		vm_w32(&m->vm, e + 8, x->dex_field_idx);
+		vm_w32(&m->vm, e + 12, x->offset);
 	}
 	*top = RUP(e, 8);
 	return a;
@@ -260,9 +263,13 @@ static void class_fields(struct model *m, int ki, bool image, uint64_t *top)
 	if (m->fam->fields == FAM_FIELDS_MIRROR) {
 		k->fields_addr = mirror_fields(m, ki, k->ifields, k->n_ifields, image);
 		k->sfields_addr = mirror_fields(m, ki, k->sfields, k->n_sfields, image);
+	} else if (m->fam->fields_merged) {
+		/* Class.fields_ (class_linker.cc LoadClassHelper @R16): statics first */
+		k->fields_addr = native_fields(m, ki, k->sfields, k->n_sfields, k->ifields, k->n_ifields, top);
+		k->sfields_addr = 0;
 	} else {
-		k->fields_addr = native_fields(m, ki, k->ifields, k->n_ifields, top);
-		k->sfields_addr = native_fields(m, ki, k->sfields, k->n_sfields, top);
+		k->fields_addr = native_fields(m, ki, k->ifields, k->n_ifields, NULL, 0, top);
+		k->sfields_addr = native_fields(m, ki, k->sfields, k->n_sfields, NULL, 0, top);
 	}
 }
 

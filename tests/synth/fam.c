@@ -79,6 +79,21 @@ static const struct fam_field f_class_80[] = {
 	{"referenceInstanceOffsets", "I", 108}, {"status", "I", 112}, {"copiedMethodsOffset", "S", 116},
 	{"virtualMethodsOffset", "S", 118}, {0, 0, 0}};
 
+/* 16 (class.h @R16): sfields_ merged into fields_ (kept here under the iFields name it
+ * replaces), every later member 8 bytes lower; 112 bytes */
+static const struct fam_field f_class_16[] = {
+	{"classLoader", "Ljava/lang/ClassLoader;", 8}, {"componentType", "Ljava/lang/Class;", 12},
+	{"dexCache", "Ljava/lang/DexCache;", 16}, {"extData", "Ldalvik/system/ClassExt;", 20},
+	{"ifTable", "[Ljava/lang/Object;", 24}, {"name", "Ljava/lang/String;", 28},
+	{"superClass", "Ljava/lang/Class;", 32}, {"vtable", "Ljava/lang/Object;", 36},
+	{"iFields", "J", 40}, {"methods", "J", 48}, {"accessFlags", "I", 56},
+	{"classFlags", "I", 60}, {"classSize", "I", 64}, {"clinitThreadId", "I", 68},
+	{"dexClassDefIndex", "I", 72}, {"dexTypeIndex", "I", 76},
+	{"numReferenceInstanceFields", "I", 80}, {"numReferenceStaticFields", "I", 84},
+	{"objectSize", "I", 88}, {"objectSizeAllocFastPath", "I", 92}, {"primitiveType", "I", 96},
+	{"referenceInstanceOffsets", "I", 100}, {"status", "I", 104}, {"copiedMethodsOffset", "S", 108},
+	{"virtualMethodsOffset", "S", 110}, {0, 0, 0}};
+
 /* ---- java.lang.String ---- */
 static const struct fam_field f_string_50[] = {
 	{"value", "[C", 8}, {"count", "I", 12}, {"hashCode", "I", 16}, {"offset", "I", 20}, {0, 0, 0}};
@@ -311,6 +326,25 @@ static const struct fam fams[] = {
 	FAM_MOD("13", 33, "106", "225", 248, 11, roots_13, f_dexcache_11, 108, f_loader_70, true, false, false),
 	FAM_MOD("14", 34, "108", "239", 256, 12, roots_13, f_dexcache_14, 112, f_loader_14, false, true, false),
 	FAM_MOD("15", 35, "111", "244", 264, 13, roots_13, f_dexcache_14, 112, f_loader_14, false, true, true),
+	/* 16 (android16-security-release, image 118, oat 259: runtime/oat/image.cc, oat.h @R16):
+	 * header, sections, roots, DexCache, ClassLoader, ArtMethod as 15; Class with one fields_
+	 * array (class.h, class_linker.cc LoadClassHelper @R16) and array class flags with the
+	 * component size shift (class_flags.h, class_linker.cc @R16); the region space as 15
+	 * (region_space.h @R16), CMC and 16 KiB pages as 15 (heap.cc, globals.h @R16) */
+	{.version = "16", .api = 36, .image_version = "118", .oat_version = "259",
+	 .ros = FAM_ROS_NONE, .region = true, .ashmem = false, .str = FAM_STR_COMPRESSED,
+	 .fields = FAM_FIELDS_LPA, .hdr = FAM_HDR_E, .hdr_size = 264, .n_sections = 13, .n_methods = 9,
+	 .ros_brackets = 42, .ros_tl_brackets = 16, .los_free_flag = 0x80000000,
+	 .los_zygote_flag = 0x40000000, .zygote_name = "zygote space", .nonmoving_name = "non moving space",
+	 .los_freelist_name = "free list large object space", .main_name = "main space (region space)",
+	 .main1_name = NULL, .n_image_roots = 3, .root_dex_caches = 0, .root_class_roots = 1,
+	 .class_roots = roots_13, .n_class_roots = N(roots_13), .status_initialized = (int)(14u << 28),
+	 .class_flags = 1, .prim_type_shift = 16, .ref_offsets_lsb = true, .artmethod_size32 = 24,
+	 .artmethod_size64 = 32, .artmethod_quick32 = 20, .artmethod_quick64 = 24,
+	 .artmethod_no_code_item = true, .cmc_ok = true, .page16_ok = true, .fields_merged = true,
+	 .array_shift_flags = true, .region_size = 256 * 1024, .poison_unevac = false,
+	 .m_class = M(f_class_16, 112), .m_string = M(f_string_60, 16), .m_dexcache = M(f_dexcache_14, 112),
+	 .m_classloader = M(f_loader_14, 40), COMMON_60},
 };
 
 const struct fam *fam_find(const char *version)

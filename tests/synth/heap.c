@@ -154,6 +154,11 @@ static uint32_t ref_offsets(const struct model *m, int ki)
 			if (f->offset < 8)
 				continue;
 			uint32_t n = (f->offset - 8) / 4;
+			/* 16: bit 31 is kVisitReferencesSlowpathMask (an overflow bitmap at the end
+			 * of the Class, class.cc SetReferenceInstanceOffsets @R16); the generator's
+			 * classes stay below 31 reference slots (checked in class_write) */
+			if (m->fam->array_shift_flags && n >= 31)
+				return UINT32_MAX;
 			if (n >= 32)
 				return walk;
 			bits |= 1u << n;
@@ -202,7 +207,16 @@ void class_write(struct model *m, int ki)
 	if (k->kind == CK_PRIMITIVE)
 		pt = prim_type(k->prim) | (f->prim_type_shift ? log2_size(k->prim) << 16 : 0);
 	cw32(m, k, "primitiveType", pt);
-	cw32(m, k, "referenceInstanceOffsets", ref_offsets(m, ki));
+	uint32_t refs = ref_offsets(m, ki);
+	if (refs == UINT32_MAX) {
+		/* a 16 class past 31 reference slots would need the overflow bitmap */
+		fprintf(stderr, "synth: class %s has more than 31 reference slots (16 overflow bitmap)\n",
+			k->descriptor);
+		m->vm.bad = true;
+		m->vm.bad_va = k->addr;
+		refs = 0;
+	}
+	cw32(m, k, "referenceInstanceOffsets", refs);
 	cw32(m, k, "status", (uint32_t)f->status_initialized);
 	if (f->class_flags) {
 		uint32_t fl = 0;
@@ -214,8 +228,14 @@ void class_write(struct model *m, int ki)
 			fl = 0x10;
 		else if (ki == m->c_dexcache)
 			fl = 0x40;
-		else if (k->kind == CK_PRIM_ARRAY || k->kind == CK_PRIMITIVE || ref_offsets(m, ki) == 0)
+		else if (k->kind == CK_PRIM_ARRAY || k->kind == CK_PRIMITIVE || refs == 0)
 			fl = 0x1;
+		/* 16: arrays carry the component size shift in bits 30-31, primitive arrays also
+		 * kClassFlagPrimitiveArray (class_flags.h, ClassLinker::CreateArrayClass @R16) */
+		if (f->array_shift_flags && k->kind == CK_PRIM_ARRAY && k->component >= 0)
+			fl |= 0x1000u | log2_size(m->k[k->component].prim) << 30;
+		else if (f->array_shift_flags && k->kind == CK_OBJ_ARRAY)
+			fl |= 2u << 30;
 		cw32(m, k, "classFlags", fl);
 	}
 	/* fields: 5.x ObjectArray<ArtField> refs, 6.0 raw pointer + counts, 7.0+ LPA pointer */

@@ -39,7 +39,7 @@ static const char usage[] =
 	"             [--truth yes|no] [--heap cms|cc|cmc] [--page 4k|16k] --out DIR\n"
 	"       synth --list | --selftest\n"
 	"  V: 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; --size N = N MiB of objects\n"
-	"  --heap cmc (14, 15): the mark-compact moving space instead of the region space\n"
+	"  --heap cmc (14, 15, 16): the mark-compact moving space instead of the region space\n"
 	"  --page 16k (15, 64-bit): 16 KiB pages (page-granular spaces: LOS, dlmalloc, image)\n"
 	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/hooks.json,\n"
 	"  DIR/README; --inject-hooks N points N ArtMethods' entry points at trampolines (7.0+)\n"

@@ -39,7 +39,7 @@ struct fam_mirror {
 };
 
 struct fam {
-	const char *version;    /* "5.0" ... "15" */
+	const char *version;    /* "5.0" ... "16" */
 	int api;
 	const char *image_version, *oat_version;
 	enum fam_ros ros;
@@ -68,6 +68,9 @@ struct fam {
 	bool poison_unevac;         /* 10-13: dead objects in unevacuated regions -> 0xBADDB01D */
 	bool cmc_ok;                /* 14+ modules: the CMC heap (--heap cmc) is possible */
 	bool page16_ok;             /* 15+: gPageSize may be 16 KiB (--page 16k, 64-bit) */
+	bool fields_merged;         /* 16+: one Class.fields_ LPA, static fields first, no sFields */
+	bool array_shift_flags;     /* 16+: array classes' class_flags_ hold the component size
+				     * shift in bits 30-31, primitive arrays kClassFlagPrimitiveArray */
 	struct fam_mirror m_object, m_class, m_string, m_dexcache, m_reference, m_classloader,
 		m_artfield, m_artmethod;
 };

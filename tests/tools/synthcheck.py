@@ -107,7 +107,7 @@ def dalvik(name):
 # ---- layout facts (runtime/image.h, runtime/mirror/*.h, gc/allocator/rosalloc.h) ----
 IMAGE_VERSIONS = {'009': '5.0', '012': '5.1', '017': '6.0', '029': '7.0', '030': '7.1',
                   '043': '8.0', '046': '8.1', '056': '9', '074': '10', '085': '11',
-                  '099': '12', '106': '13', '108': '14', '111': '15'}
+                  '099': '12', '106': '13', '108': '14', '111': '15', '118': '16'}
 # java.lang.Class offsets (runtime/mirror/class.h @R50..R11)
 CLASS_OFFS = {
     '5.0': dict(component=12, dex_cache=16, ifields=24, super=44, access=60, class_size=64,
@@ -120,15 +120,23 @@ CLASS_OFFS = {
                 type_idx=96, object_size=108, prim=112, status=120),
     '8+': dict(component=12, dex_cache=16, ifields=40, super=32, access=64, class_size=72,
                type_idx=84, object_size=96, prim=104, status=112),
+    # 16 (class.h @R16): sfields_ merged into fields_ (at 40), the rest 8 bytes lower
+    '16': dict(component=12, dex_cache=16, ifields=40, super=32, access=56, class_size=64,
+               type_idx=76, object_size=88, prim=96, status=104),
 }
 # DexCache: (location_, dex_file_) (runtime/mirror/dex_cache.h)
 DEXCACHE = {'5.0': (12, 32), '5.1': (12, 32), '6.0': (12, 32), '7.x': (12, 16), '8+': (8, 16),
             '10': (8, 16), '11': (12, 16), '12': (12, 16), '13': (12, 16), '14': (12, 16),
-            '15': (12, 16)}
+            '15': (12, 16), '16': (12, 16)}
 HDR_SIZE = {'5.0': 52, '5.1': 56, '6.0': 140, '7.0': 200, '7.1': 208, '8.0': 216, '8.1': 216,
-            '9': 232, '10': 248, '11': 256, '12': 248, '13': 248, '14': 256, '15': 264}
+            '9': 232, '10': 248, '11': 256, '12': 248, '13': 248, '14': 256, '15': 264,
+            '16': 264}
 PRIM_SIZE = {1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 8, 7: 4, 8: 8}
 PRIM_CHAR = {1: 'Z', 2: 'B', 3: 'C', 4: 'S', 5: 'I', 6: 'J', 7: 'F', 8: 'D'}
+
+
+def class_offs(ver):
+    return CLASS_OFFS['16'] if ver == '16' else CLASS_OFFS[family(ver)]
 
 
 def family(ver):
@@ -237,7 +245,7 @@ class Checker:
 
     def obj_size(self, a):
         c = self.klass(a)
-        off = CLASS_OFFS[family(self.ver)]
+        off = class_offs(self.ver)
         comp = self.core.u32(c + off['component'])
         if comp:
             n = self.core.u32(a + 8)
@@ -497,7 +505,7 @@ class Checker:
             raise SystemExit('image: the first object\'s class is not java.lang.Class')
         self.jlc = c
         hdr = {'5.0': 48, '5.1': 48, '6.0': 40, '10': 56, '11': 64, '12': 64, '13': 64, '14': 64,
-               '15': 64}.get(self.ver, 56)
+               '15': 64, '16': 64}.get(self.ver, 56)
         roots = self.core.u32(s + hdr)
         idx = {'5.0': 7, '5.1': 8}.get(self.ver, 1)
         croots = self.core.u32(roots + 12 + 4 * idx)
@@ -507,7 +515,7 @@ class Checker:
 
     # ---- naming through the DEX (runtime/mirror/dex_cache.h, libdexfile/dex/dex_file.h) ----
     def dex_descriptor(self, c):
-        off = CLASS_OFFS[family(self.ver)]
+        off = class_offs(self.ver)
         dc = self.core.u32(c + off['dex_cache'])
         if not dc:
             return None
@@ -537,7 +545,7 @@ class Checker:
 
     def class_fields(self, c):
         """(name, type, offset) of the declared instance fields, from ifields_ and the DEX."""
-        off = CLASS_OFFS[family(self.ver)]
+        off = class_offs(self.ver)
         dc = self.core.u32(c + off['dex_cache'])
         if not dc:
             return []
@@ -561,6 +569,9 @@ class Checker:
                 for i in range(n):
                     if self.core.u32(e0 + 16 * i) != c:
                         self.err('class 0x%x: ArtField %d declaring class wrong' % (c, i))
+                    # 16: fields_ holds the statics (kAccStatic) before the instance fields
+                    if self.ver == '16' and self.core.u32(e0 + 16 * i + 4) & 0x8:
+                        continue
                     entries.append((self.core.u32(e0 + 16 * i + 8), self.core.u32(e0 + 16 * i + 12)))
         fid = self.core.u32(dex + 84)
         out = []
@@ -715,7 +726,7 @@ class Checker:
     # ---- ArtMethods of the image (7.0+; runtime/art_method.h, runtime/image.h section 2) ----
     # art_method.h: else 9-11: (28, 40); 12+ without dex_code_item_offset_ (@R12S..R15)
     AM_SIZE = {'7.x': (36, 56), '8.0': (32, 48), '8.1': (32, 48), '12': (24, 32), '13': (24, 32),
-               '14': (24, 32), '15': (24, 32)}
+               '14': (24, 32), '15': (24, 32), '16': (24, 32)}
 
     def check_methods(self):
         if self.ver in ('5.0', '5.1', '6.0'):
@@ -731,7 +742,7 @@ class Checker:
         stride = -(-(sz64 if P == 8 else sz32) // P) * P
         quick = stride - P if self.ver not in ('7.0', '7.1') else (48 if P == 8 else 32)
         quick = {'7.x': (32, 48), '8.0': (28, 40), '8.1': (28, 40), '12': (20, 24), '13': (20, 24),
-                 '14': (20, 24), '15': (20, 24)}.get(
+                 '14': (20, 24), '15': (20, 24), '16': (20, 24)}.get(
             family(self.ver) if family(self.ver) == '7.x' else self.ver, (24, 32))[P == 8]
         a, end, n = s + off, s + off + size, 0
         while a < end:

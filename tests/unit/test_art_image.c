@@ -363,7 +363,7 @@ static void header_parser(void)
 			{ "art\n0850", 8, -ERR_CORRUPT, "not three digits" },
 			{ "art\n04", 6, -ERR_TRUNC, "fits 2 rows: ambiguous" },   /* 043/044 (8.0), 046 (8.1) */
 			{ "art\n07", 6, -ERR_TRUNC, "fits 10 only; not guessed" },
-			{ "art\n", 4, -ERR_TRUNC, "fits 14 rows: ambiguous" },
+			{ "art\n", 4, -ERR_TRUNC, "fits 15 rows: ambiguous" },   /* every image row, 5.0-16 */
 			{ "art", 3, -ERR_TRUNC, "magic" },
 			{ "ART\n085", 8, -ERR_CORRUPT, "magic" },
 		};

@@ -1,6 +1,7 @@
 /* test_art_layout.c - the layout table: lookups and row invariants. */
 #include "art/format/art_layout.h"
 #include "tests/unit/t.h"
+#include <string.h>
 
 /* Every present Class field must lie inside the fixed part and not overlap the header. */
 static void check_class_row(const struct art_layout *l)
@@ -35,7 +36,8 @@ int main(void)
 	T_SECTION("12-15 rows (doc/android12-16.md): image and OAT versions, what differs");
 	static const struct { unsigned image, oat; const char *fam; } mod[] = {
 		{ 99, 195, "12" }, { 99, 199, "12" }, { 101, 200, "13" }, { 106, 225, "13" },
-		{ 108, 230, "14" }, { 108, 239, "14" }, { 111, 244, "15" },
+		{ 108, 230, "14" }, { 108, 239, "14" }, { 111, 244, "15" }, { 118, 259, "16" },
+		{ 118, 265, "16" },
 	};
 	for (size_t i = 0; i < sizeof(mod) / sizeof(mod[0]); i++) {
 		const struct art_layout *a = art_layout_by_image_version(mod[i].image);
@@ -59,6 +61,33 @@ int main(void)
 	T_CHECK(l12 && l11 && l12->art_method_size[1] == 32 && l11->art_method_size[1] == 40 &&
 			l12->art_method.dex_code_item_offset == ART_ABSENT,
 		"ArtMethod loses dex_code_item_offset_ in 12 (40 -> 32 bytes on 64-bit)");
+
+	T_SECTION("16 (doc/android12-16.md, R16): Class.fields_ replaces ifields_/sfields_");
+	const struct art_layout *l16 = art_layout_by_family("16"), *l15 = art_layout_by_family("15");
+	T_CHECK(l16 && l15, "rows 15 and 16");
+	if (l16 && l15) {
+		T_EQ_U(l16->klass.size, 112);
+		T_EQ_U(l16->klass.ifields, 40);
+		T_EQ_U(l16->klass.methods, 48);
+		T_CHECK(l16->klass.sfields == ART_ABSENT && l16->fields_merged && !l15->fields_merged,
+			"16: no sfields_, one fields_ array");
+		T_EQ_U(l16->klass.access_flags, 56);
+		T_EQ_U(l16->klass.class_flags, 60);
+		T_EQ_U(l16->klass.class_size, 64);
+		T_EQ_U(l16->klass.object_size, 88);
+		T_EQ_U(l16->klass.primitive_type, 96);
+		T_EQ_U(l16->klass.status, 104);
+		T_EQ_U(l16->klass.virtual_methods_offset, 110);
+		T_EQ_U(l16->image->header_size, 264);
+		T_EQ_U(l16->image->section_count, 13);
+		T_CHECK(!art_layout_same_objects(l15, l16), "15 and 16 read Class objects differently");
+		T_CHECK(!memcmp(&l15->class_loader, &l16->class_loader, sizeof(l15->class_loader)) &&
+				!memcmp(&l15->dex_cache, &l16->dex_cache, sizeof(l15->dex_cache)) &&
+				!memcmp(&l15->art_method, &l16->art_method, sizeof(l15->art_method)),
+			"16: ClassLoader, DexCache and ArtMethod as 15");
+	}
+	T_CHECK(art_layout_by_oat_version(254) == NULL && art_layout_by_oat_version(245) == NULL,
+		"main-line OAT versions 245-254 (fields_ merged at 254 without a bump) have no row");
 
 	T_SECTION("ART 11 facts (runtime/mirror/*.h @ android-11)");
 	const struct art_layout *l = art_layout_by_family("11");
