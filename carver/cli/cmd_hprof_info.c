@@ -1,7 +1,8 @@
 /* cmd_hprof_info.c - `artcarve hprof-info FILE [--json]`: header, record and sub-record
- * counts, roots by kind and Android heaps of an HPROF file.  Streams the file twice (the
- * second pass only resolves heap names), decoding every sub-record fully, so it doubles as a
- * validator; memory is constant. */
+ * counts, roots by kind and Android heaps of an HPROF file.  Streams the file once, twice
+ * when HEAP_DUMP_INFO names heaps (the second pass only resolves the names), checking every
+ * record's and sub-record's extent and decoding class dumps, roots and heap infos fully, so
+ * it doubles as a validator; memory is constant. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,12 +65,13 @@ static int info_class(const struct hprof_sub *sub, unsigned id_size, struct err 
 	return rc;
 }
 
-/* Decodes one sub-record and counts it; *heap is the current heap (HEAP_DUMP_INFO moves it). */
+/* Counts one sub-record; *heap is the current heap (HEAP_DUMP_INFO moves it).  The object
+ * dumps' extents were checked by hprof_next_sub, which is all their decoders would check
+ * again: their payload sizes come from the body length. */
 static int info_sub(struct info *in, const struct hprof_sub *sub, unsigned id_size,
 		    struct info_heap **heap, struct err *e)
 {
-	union { struct hprof_root root; struct hprof_heap_info hi; struct hprof_instance inst;
-		struct hprof_obj_array oa; struct hprof_prim_array pa; } u;
+	union { struct hprof_root root; struct hprof_heap_info hi; } u;
 	struct info_heap *h = *heap;
 	int rc = 0;
 
@@ -87,17 +89,14 @@ static int info_sub(struct info *in, const struct hprof_sub *sub, unsigned id_si
 		h->classes++;
 		break;
 	case HPROF_INSTANCE_DUMP:
-		rc = hprof_instance_parse(sub, id_size, &u.inst, e);
-		in->instance_bytes += u.inst.values.len;
+		in->instance_bytes += sub->body.len - (2 * (size_t)id_size + 8);
 		h->instances++;
 		break;
 	case HPROF_OBJ_ARRAY_DUMP:
-		rc = hprof_obj_array_parse(sub, id_size, &u.oa, e);
 		h->obj_arrays++;
 		break;
 	case HPROF_PRIM_ARRAY_DUMP: case HPROF_PRIM_ARRAY_NODATA:
-		rc = hprof_prim_array_parse(sub, id_size, &u.pa, e);
-		in->prim_elements_bytes += u.pa.data.len;
+		in->prim_elements_bytes += sub->body.len - ((size_t)id_size + 9);
 		h->prim_arrays++;
 		break;
 	default:
@@ -398,7 +397,7 @@ int cmd_hprof_info(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = info_scan(in, &r, &e);
-	if (rc == 0)
+	if (rc == 0 && in->heap_count > 1)   /* only HEAP_DUMP_INFO names heaps */
 		rc = info_resolve_heap_names(in, &r, &e);
 	if (rc == 0) {
 		if (o.json)
