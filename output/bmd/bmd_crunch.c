@@ -25,12 +25,15 @@
 /* ---- object id map -------------------------------------------------------------------------- */
 
 /* mapObjectId for millions of objects in little memory.  Object ids are addresses, 8-aligned
- * in both HotSpot and ART dumps.  Pass 1 marks the id of every dumped object in a sparse
- * bitmap (pages of 4096 granules of 8 bytes); freezing it gives each marked id a rank, and
- * the new ids live in a dense array indexed by rank: about 4.3 bytes per object instead of a
- * hash table's 10-16.  Ids that are not marked (references to objects the dump lacks,
- * unaligned ids, anything mapped before the freeze) use a general hash map; the freeze moves
- * pass-1 mappings of marked ids into the array so each id has exactly one home. */
+ * in both HotSpot and ART dumps; a decrunched dump numbers its objects 1, 2, 3...  Pass 1
+ * marks the id of every dumped object in a sparse bitmap (pages of 4096 granules); freezing
+ * it gives each marked id a rank, and the new ids live in a dense array indexed by rank:
+ * about 4.3 bytes per object instead of a hash table's 10-16.  A granule starts at 8 bytes
+ * and shrinks (the marks are redone once per halving, at most three times) when a dumped id
+ * is not a multiple of it, so unaligned ids cost what aligned ones do.  Ids that are not
+ * marked (references to objects the dump lacks, anything mapped before the freeze) use a
+ * general hash map; the freeze moves pass-1 mappings of marked ids into the array so each
+ * id has exactly one home. */
 #define OM_PAGE_BITS 12                 /* granules per page: 4096 (32 KiB of addresses) */
 #define OM_WORDS (1u << (OM_PAGE_BITS - 6))
 #define OM_NONE UINT64_MAX
@@ -39,6 +42,7 @@ struct om_page {
 	uint64_t bits[OM_WORDS];
 	uint16_t prefix[OM_WORDS];      /* marked granules before each word (after freeze) */
 	uint64_t base;                  /* rank of the page's first marked granule */
+	uint64_t no;                    /* page number: granule >> OM_PAGE_BITS */
 };
 
 struct objmap {
@@ -46,6 +50,7 @@ struct objmap {
 	struct om_page *page;
 	size_t page_count, page_cap;
 	uint32_t *ids;                  /* per rank: mapped id + 0 (0 = not yet mapped) */
+	unsigned shift;                 /* log2 of the granule: 3, less for unaligned ids */
 	uint64_t ranks;
 	bool frozen;
 	struct bmd_idmap other;
@@ -66,15 +71,46 @@ static struct om_page *om_find(struct objmap *m, uint64_t page_no)
 	return m->last;
 }
 
+static int om_mark(struct objmap *m, uint64_t id, struct err *e);
+
+/* A dumped id that is not a multiple of the granule: the marks so far are redone with the
+ * granule its lowest set bit allows (the bitmap grows, no mark is lost). */
+static int om_regranulate(struct objmap *m, unsigned shift, struct err *e)
+{
+	struct om_page *old = m->page;
+	size_t n = m->page_count;
+	unsigned old_shift = m->shift;
+	int rc = 0;
+
+	m->page = NULL;
+	m->page_count = m->page_cap = 0;
+	m->last = NULL;
+	bmd_idmap_release(&m->pages);
+	bmd_idmap_init(&m->pages);
+	m->shift = shift;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		for (unsigned w = 0; w < OM_WORDS && rc == 0; w++)
+			for (uint64_t bits = old[i].bits[w]; bits && rc == 0; bits &= bits - 1) {
+				uint64_t g = (old[i].no << OM_PAGE_BITS) + (uint64_t)w * 64 + (unsigned)__builtin_ctzll(bits);
+				rc = om_mark(m, g << old_shift, e);
+			}
+	xfree(old);
+	return rc;
+}
+
 /* Pass 1: remembers that an object with this id is dumped. */
 static int om_mark(struct objmap *m, uint64_t id, struct err *e)
 {
-	uint64_t g = id >> 3, page_no = g >> OM_PAGE_BITS;
+	uint64_t g, page_no;
 	struct om_page *p;
 	int rc;
 
-	if (id == 0 || (id & 7))
+	if (id == 0)
 		return 0;
+	if (id & ((1ULL << m->shift) - 1) && (rc = om_regranulate(m, (unsigned)__builtin_ctzll(id), e)))
+		return rc;
+	g = id >> m->shift;
+	page_no = g >> OM_PAGE_BITS;
 	p = om_find(m, page_no);
 	if (!p) {
 		if (m->page_count == m->page_cap) {
@@ -90,6 +126,7 @@ static int om_mark(struct objmap *m, uint64_t id, struct err *e)
 			return rc;
 		p = &m->page[m->page_count++];
 		memset(p, 0, sizeof(*p));
+		p->no = page_no;
 		m->last_no = page_no;
 		m->last = p;
 	}
@@ -99,11 +136,11 @@ static int om_mark(struct objmap *m, uint64_t id, struct err *e)
 
 static uint64_t om_rank(struct objmap *m, uint64_t id)
 {
-	uint64_t g = id >> 3, bit, word;
+	uint64_t g = id >> m->shift, bit, word;
 	struct om_page *p;
 	unsigned w;
 
-	if (id & 7 || !(p = om_find(m, g >> OM_PAGE_BITS)))
+	if (id & ((1ULL << m->shift) - 1) || !(p = om_find(m, g >> OM_PAGE_BITS)))
 		return OM_NONE;
 	w = (unsigned)(g >> 6) & (OM_WORDS - 1);
 	word = p->bits[w];
@@ -856,6 +893,7 @@ int bmd_crunch(const uint8_t *hprof, size_t len, const char *label, const struct
 	bmd_idmap_init(&c.strings);
 	bmd_idmap_init(&c.class_index);
 	bmd_idmap_init(&c.objects.other);
+	c.objects.shift = 3;
 	arena_init(&c.plans);
 	rc = cr_run(&c, e);
 	wbuf_release(&c.out);

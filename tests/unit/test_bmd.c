@@ -411,13 +411,15 @@ static void h_class(struct hprof_writer *w, uint64_t id, uint64_t super, const s
 }
 
 /* Every record kind the cruncher handles; Android flavour adds HEAP_DUMP_INFO, Android roots
- * and a NODATA array. */
-static void build_hprof(struct wbuf *out, unsigned id, bool android)
+ * and a NODATA array.  Object k (0..4) has id 0x2000 + k * (0x10 + skew): skew 0 keeps them
+ * 16-aligned, an odd skew makes every other one odd (as in a decrunched dump's 1, 2, 3...). */
+#define OBJ(k) (0x2000 + (uint64_t)(k) * (0x10 + skew))
+static void build_hprof_skewed(struct wbuf *out, unsigned id, bool android, uint64_t skew)
 {
 	static const uint8_t roots[] = { 0xff, 1, 2, 3, 4, 5, 6, 7, 8, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x90 };
 	const struct hprof_class_entry int_field[] = { { S_VALUE, HPROF_T_INT, 0, 0 } };
 	const struct hprof_class_entry thing_k[] = { { 1, HPROF_T_INT, 0xfffffffb, 0 } };
-	const struct hprof_class_entry thing_s[] = { { S_STATIC, HPROF_T_OBJECT, 0x2000, 0 },
+	const struct hprof_class_entry thing_s[] = { { S_STATIC, HPROF_T_OBJECT, OBJ(0), 0 },
 						     { S_COUNT, HPROF_T_SHORT, 0xfffe, 0 },
 						     { S_VALUE, HPROF_T_DOUBLE, 0x3ff0000000000000ULL, 0 } };
 	const struct hprof_class_entry thing_f[] = { { S_NEXT, HPROF_T_OBJECT, 0, 0 }, { S_COUNT, HPROF_T_INT, 0, 0 },
@@ -425,7 +427,7 @@ static void build_hprof(struct wbuf *out, unsigned id, bool android)
 						     { S_VALUE, HPROF_T_FLOAT, 0, 0 }, { S_VALUE, HPROF_T_DOUBLE, 0, 0 },
 						     { S_VALUE, HPROF_T_BYTE, 0, 0 }, { S_VALUE, HPROF_T_SHORT, 0, 0 },
 						     { S_VALUE, HPROF_T_LONG, 0, 0 } };
-	const uint64_t elems[] = { 0x2000, 0, 0x2010 };
+	const uint64_t elems[] = { OBJ(0), 0, OBJ(1) };
 	const uint8_t ints[] = { 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0, 1, 0 };
 	const uint8_t stack_trace[] = { 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0 };
 	struct hprof_writer w;
@@ -464,9 +466,9 @@ static void build_hprof(struct wbuf *out, unsigned id, bool android)
 	h_class(&w, C_OBJARR, C_OBJECT, NULL, 0, NULL, 0, NULL, 0);
 	wbuf_init(&v);
 	wbuf_u32be(&v, 0xfffffff9);                             /* Integer.value = -7 */
-	hprof_put_instance(&w, 0x2000, 0, C_INTEGER, v.data, v.len, NULL);
+	hprof_put_instance(&w, OBJ(0), 0, C_INTEGER, v.data, v.len, NULL);
 	wbuf_reset(&v);
-	wbuf_uNbe(&v, id, 0x2000);                              /* next */
+	wbuf_uNbe(&v, id, OBJ(0));                              /* next */
 	wbuf_u32be(&v, 12345);                                  /* count */
 	wbuf_u8(&v, 1);                                         /* boolean */
 	wbuf_u16be(&v, 'z');                                    /* char */
@@ -475,14 +477,14 @@ static void build_hprof(struct wbuf *out, unsigned id, bool android)
 	wbuf_u8(&v, 0x80);                                      /* byte */
 	wbuf_u16be(&v, 0x8000);                                 /* short */
 	wbuf_u64be(&v, 0xfffffffffffffffeULL);                  /* long */
-	hprof_put_instance(&w, 0x2010, 0, C_THING, v.data, v.len, NULL);
+	hprof_put_instance(&w, OBJ(1), 0, C_THING, v.data, v.len, NULL);
 	wbuf_release(&v);
-	hprof_put_obj_array(&w, 0x2020, 0, C_OBJARR, elems, 3, NULL);
-	hprof_put_prim_array(&w, 0x2030, 0, HPROF_T_INT, 3, ints, false, NULL);
+	hprof_put_obj_array(&w, OBJ(2), 0, C_OBJARR, elems, 3, NULL);
+	hprof_put_prim_array(&w, OBJ(3), 0, HPROF_T_INT, 3, ints, false, NULL);
 	if (android)
-		hprof_put_prim_array(&w, 0x2040, 0, HPROF_T_BYTE, 0, NULL, true, NULL);
+		hprof_put_prim_array(&w, OBJ(4), 0, HPROF_T_BYTE, 0, NULL, true, NULL);
 	for (unsigned i = 0; i < sizeof(roots); i++) {
-		struct hprof_root r = { roots[i], 0x2000 + 0x10 * (i % 4), 0, 1, 2 };
+		struct hprof_root r = { roots[i], OBJ(i % 4), 0, 1, 2 };
 		if (!android && roots[i] >= 0x89 && roots[i] <= 0x90)
 			continue;
 		hprof_put_root(&w, &r, NULL);
@@ -491,6 +493,12 @@ static void build_hprof(struct wbuf *out, unsigned id, bool android)
 	wbuf_init(out);
 	wbuf_put(out, w.buf.data, w.buf.len);
 	hprof_writer_release(&w);
+}
+#undef OBJ
+
+static void build_hprof(struct wbuf *out, unsigned id, bool android)
+{
+	build_hprof_skewed(out, id, android, 0);
 }
 
 static int crunch_mem(const struct wbuf *in, struct wbuf *out, struct bmd_crunch_stats *st, struct err *e)
@@ -584,6 +592,33 @@ static void test_crunch_synthetic(unsigned id, bool android)
 	wbuf_release(&h);
 }
 
+/* Ids are renumbered in order of first use, so the BMD does not depend on their values: ids
+ * of every alignment (the object id map's granule shrinks from 8 to 1 byte on the way) give
+ * the bytes 16-aligned ones give. */
+static void test_crunch_unaligned(unsigned id)
+{
+	static const uint64_t skews[] = { 8, 4, 2, 1, 3, 0x1001 };
+	struct wbuf h, b, ref;
+	struct bmd_crunch_stats st;
+	struct err e;
+
+	printf("-- crunch of unaligned ids (id %u)\n", id);
+	build_hprof(&h, id, false);
+	err_init(&e);
+	T_EQ_I(crunch_mem(&h, &ref, &st, &e), 0);
+	wbuf_release(&h);
+	for (size_t i = 0; i < sizeof(skews) / sizeof(skews[0]); i++) {
+		build_hprof_skewed(&h, id, false, skews[i]);
+		T_EQ_I(crunch_mem(&h, &b, &st, &e), 0);
+		printf("  skew %llu: %zu bytes, 16-aligned ids: %zu bytes\n", (unsigned long long)skews[i], b.len, ref.len);
+		T_CHECK(b.len == ref.len && !memcmp(b.data, ref.data, b.len), "BMD identical to the 16-aligned one");
+		T_EQ_U(st.instances, 2);
+		wbuf_release(&b);
+		wbuf_release(&h);
+	}
+	wbuf_release(&ref);
+}
+
 static int write_file(const char *dir, const char *name, const struct wbuf *b)
 {
 	char path[512];
@@ -639,6 +674,8 @@ int main(int argc, char **argv)
 		return write_seeds(argv[2]);
 	test_crunch_synthetic(4, true);
 	test_crunch_synthetic(8, false);
+	test_crunch_unaligned(4);
+	test_crunch_unaligned(8);
 	test_varints();
 	test_values();
 	test_java_strings();
