@@ -17,6 +17,14 @@ static int outf_sink_write(void *ctx, const void *p, size_t n, struct err *e)
 	return outf_write(ctx, p, n, e);
 }
 
+/* The BMD is our own read-only mapping: the pages a pass is done with can go. */
+static void decrunch_consumed(void *ctx, size_t upto)
+{
+	const struct mapfile *m = ctx;
+
+	mapfile_drop(m, m->data, upto);
+}
+
 struct decrunch_args {
 	bool mat, quiet;
 	const char *id_size;    /* "4", "8" or NULL (from the BMD) */
@@ -79,6 +87,8 @@ int cmd_decrunch(int argc, char **argv)
 	opts.dict = npos > 2 ? &dict : NULL;
 	if (mapfile_open(&in, in_path, &e) < 0)
 		goto fail;
+	opts.consumed = decrunch_consumed;
+	opts.consumed_ctx = &in;
 	if (outf_open(&out, out_path, &e) < 0)
 		goto fail;
 	if (bmd_decrunch(in.data, in.len, in_path, &opts, &sink, &st, &e) < 0) {

@@ -99,6 +99,10 @@ struct bmd_decrunch_opts {
 	unsigned id_size;               /* 0: 8 if the BMD carries the id-size marker, else 4 */
 	uint64_t max_output;            /* 0: no limit; else fail before writing more */
 	size_t segment_cap;             /* --mat heap dump segment size; 0 = 1 MiB */
+	/* optional: called now and then with an offset below which the current pass will not
+	 * read the BMD again (later passes start over at 0); lets a caller drop mapped pages */
+	void (*consumed)(void *ctx, size_t upto);
+	void *consumed_ctx;
 };
 
 struct bmd_decrunch_stats {

@@ -27,6 +27,7 @@ enum {
 #define DC_FILLER_NAME_ID 0x7fffffffu   /* DecrunchProcessor.FILLER_FIELD_NAME */
 #define DC_FLUSH_AT (1u << 20)
 #define DC_STRING_MAX (16u << 20)       /* longest placeholder / string accepted */
+#define DC_RELEASE_EVERY (4u << 20)     /* input bytes between two o->consumed calls */
 
 /* ---- output ------------------------------------------------------------------------------- */
 
@@ -236,7 +237,22 @@ struct dc {
 	struct wbuf vals, text;
 	struct bmd_dict builtin;        /* --mat: names readers need, see dc_builtin_names */
 	size_t *offs;                   /* per chain level: start of its values in vals */
+	size_t released;                /* input offset last reported through o->consumed */
 };
+
+/* Each pass reads the BMD front to back: what lies behind the reader is done with until the
+ * next pass, which maps it in again. */
+static inline void dc_consumed(struct dc *d, const struct bmd_reader *r)
+{
+	if (!d->o->consumed)
+		return;
+	if (r->c.pos < d->released)
+		d->released = 0;        /* a new pass */
+	if (r->c.pos - d->released >= DC_RELEASE_EVERY) {
+		d->o->consumed(d->o->consumed_ctx, r->c.pos);
+		d->released = r->c.pos;
+	}
+}
 
 /* ---- strings ---------------------------------------------------------------------------------- */
 
@@ -494,9 +510,11 @@ static int dc_pass(struct dc *d, uint32_t tag, dc_visit fn, struct err *e)
 	int rc;
 
 	if ((rc = bmd_reader_init(&r, d->data, d->len, d->label, e)) == 0) {
-		while ((rc = bmd_next(&r, &rec, e)) == 1)
+		while ((rc = bmd_next(&r, &rec, e)) == 1) {
 			if (rec.tag == tag && (rc = fn(d, &r, &rec, e)))
 				break;
+			dc_consumed(d, &r);
+		}
 	}
 	bmd_reader_release(&r);
 	return rc < 0 ? rc : 0;
@@ -713,6 +731,7 @@ static int dc_pass_a(struct dc *d, struct err *e)
 		first = false;
 		if ((rc = dc_record_a(d, &rec, e)) || (rc = dout_maybe_flush(&d->out, e)))
 			return rc;
+		dc_consumed(d, &d->fin);
 	}
 	return rc;
 }
