@@ -80,7 +80,10 @@ static int conv_heap_end(struct conv *cv, const struct hprof_record *rec, uint64
 {
 	uint64_t end = cv->out->written + cv->buf.len, len = end - at - CONV_HEADER;
 	uint8_t be[4];
+	int rc = wbuf_status(&cv->buf, e);   /* a failed append left buf short: no length to patch */
 
+	if (rc)
+		return rc;
 	if (len == 0) {
 		/* nothing was written after the header, so nothing was flushed since it went in */
 		if (at < cv->out->written)
