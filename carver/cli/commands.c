@@ -17,6 +17,7 @@ int cmd_disasm(int argc, char **argv);
 int cmd_hooks(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_strings(int argc, char **argv);
+int cmd_native_dump(int argc, char **argv);
 extern const struct opt_spec cmd_version_spec;
 extern const struct opt_spec cmd_crunch_spec;
 extern const struct opt_spec cmd_decrunch_spec;
@@ -31,6 +32,7 @@ extern const struct opt_spec cmd_disasm_spec;
 extern const struct opt_spec cmd_hooks_spec;
 extern const struct opt_spec cmd_validate_spec;
 extern const struct opt_spec cmd_strings_spec;
+extern const struct opt_spec cmd_native_dump_spec;
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -517,6 +519,41 @@ const struct cli_command cli_commands[] = {
 	  "or truth.jsonl (truncated, corrupt; the message names the file and offset), 2 usage, 3 a\n"
 	  "file cannot be opened, I/O or out of memory.\n",
 	  &cmd_validate_spec },
+	{ "native-dump", cmd_native_dump, "read a native heap dump (am dumpheap -n) or a malloc_debug record_allocs file",
+	  "usage: artcarve native-dump FILE [--json | --folded]\n\n"
+	  "Reads one of the text files Android's malloc_debug leaves (see doc/malloc-debug.md):\n"
+	  "  a native heap dump, \"Android Native Heap Dump\" v1.0, v1.1 or v1.2, as `am dumpheap -n`\n"
+	  "    writes it (and malloc_debug on its dump signal or at exit): the header, every record\n"
+	  "    (zygote flag, size, count, backtrace, the v1.2 bt_info symbols), the MAPS section;\n"
+	  "    records with the same backtrace form a call site; each PC is placed in the MAPS\n"
+	  "    section as LIB+0xOFFSET (OFFSET = pc - start + the mapping's file offset), with the\n"
+	  "    symbol bt_info gives; totals per call site and per library (self: frame 0 in the\n"
+	  "    library; inclusive: any frame).  v1.0's counts are trusted only when the header's\n"
+	  "    Total memory equals the sum of size x count (older malloc_debug wrote wrong ones),\n"
+	  "    else each record counts once;\n"
+	  "  a record_allocs file (lines \"TID: malloc|calloc|memalign|realloc|free|thread_done ...\"):\n"
+	  "    every line is replayed; the report gives the allocations still live at the end,\n"
+	  "    double frees, frees and reallocs of pointers never allocated, and per-call counts.\n"
+	  "The format is recognised from the first line.  A malformed line is one error naming the\n"
+	  "file, line and column.  A file that stops early (no END line in a dump, a last line\n"
+	  "without its newline) is reported as far as it was read, then the error (exit 1).\n"
+	  "Memory grows with the distinct call sites (dump) or live pointers (record_allocs), not\n"
+	  "with the file.\n\n"
+	  "options:\n"
+	  "  --json     one JSON object: file, format, version, complete, header, records,\n"
+	  "             allocations, bytes, libraries [...], call_sites_by_bytes [{bytes,\n"
+	  "             allocations, records, frames [{pc, lib, offset, symbol, ...}]}]; for\n"
+	  "             record_allocs: operations, live_bytes, event_counts, events, live [...]\n"
+	  "  --folded   folded stacks for flame graph tools, one line per call site, root first:\n"
+	  "             \"FRAME;FRAME;...;FRAME BYTES\" (record_allocs: \"thread TID;CALL BYTES\" of\n"
+	  "             the live allocations); ';' and control bytes of names print as '?'\n\n"
+	  "examples:\n"
+	  "  artcarve native-dump heap.txt\n"
+	  "  artcarve native-dump --folded heap.txt | flamegraph.pl > heap.svg\n"
+	  "  artcarve native-dump --json record_allocs.txt | jq .event_counts\n\n"
+	  "exit status: 0 ok, 1 input rejected (malformed: the message names file, line and column;\n"
+	  "truncated: reported as far as read), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_native_dump_spec },
 };
 
 const unsigned cli_command_count = sizeof(cli_commands) / sizeof(cli_commands[0]);
