@@ -90,6 +90,14 @@ $(B)/tools/img_%: $(B)/obj/tests/tools/img_%.o $(patsubst %.c,$(B)/obj/%.o,$(FOU
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+# ground-truth generators that must not share code with what they test (tests/tools/nd_*.c:
+# libc only)
+NDTOOL_SRCS := $(wildcard tests/tools/nd_*.c)
+all: $(patsubst tests/tools/%.c,$(B)/tools/%,$(NDTOOL_SRCS))
+$(B)/tools/nd_%: $(B)/obj/tests/tools/nd_%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $^
+
 # codec test tools (tests/tools/bmd_*.c: link the library)
 BMDTOOL_SRCS := $(wildcard tests/tools/bmd_*.c)
 BMDTOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tools/%,$(BMDTOOL_SRCS))

@@ -18,11 +18,13 @@
 
 struct nd_opts {
 	bool json, folded;
+	const char *symbols;
 };
 
 static const struct opt nd_opt_rows[] = {
 	OPT_ROW_FLAG("--json", NULL, struct nd_opts, json),
 	OPT_ROW_FLAG("--folded", NULL, struct nd_opts, folded),
+	OPT_ROW_STRING("--symbols", struct nd_opts, symbols, "a directory"),
 	OPT_ROW_END,
 };
 static const char *const nd_pos[] = { "FILE", NULL };
@@ -52,7 +54,7 @@ static void nd_put_frame(FILE *fp, const struct ndump_place *p)
 	}
 }
 
-static void nd_folded(const struct ndump_agg *a, FILE *fp)
+static void nd_folded(struct ndump_agg *a, FILE *fp)
 {
 	for (size_t i = 0; i < a->site_count; i++) {
 		const struct ndump_site *s = a->sites[i];
@@ -88,17 +90,18 @@ static void nd_json_frame(struct rep *r, const struct ndump_place *p)
 		rep_null(r, "symbol_offset");
 		rep_null(r, "symbol_from");
 	}
+	rep_s(r, "symbol_problem", p->problem);
 	rep_close(r);
 }
 
-static void nd_report_site(struct rep *r, const struct ndump_agg *a, const struct ndump_site *s, size_t rank)
+static void nd_report_site(struct rep *r, struct ndump_agg *a, const struct ndump_site *s, size_t rank)
 {
 	struct ndump_place p;
 
 	if (!r->json) {
 		rep_line(r, "site %zu: bytes %" PRIu64 " allocations %" PRIu64 " records %" PRIu64
 			 " zygote_child_bytes %" PRIu64 " first_line %" PRIu64, rank, ndump_site_bytes(a, s),
-			 ndump_site_allocs(a, s), s->records, s->zygote_bytes, s->first_line);
+			 ndump_site_allocs(a, s), s->records, ndump_site_zygote_bytes(a, s), s->first_line);
 		for (size_t k = 0; k < s->nframes; k++) {
 			ndump_agg_place(a, s->frames[k], &p);
 			fprintf(r->fp, "%*s#%02zu 0x%016" PRIx64 " ", 2 * r->depth + 2, "", k, p.pc);
@@ -111,7 +114,7 @@ static void nd_report_site(struct rep *r, const struct ndump_agg *a, const struc
 	rep_u(r, "bytes", ndump_site_bytes(a, s));
 	rep_u(r, "allocations", ndump_site_allocs(a, s));
 	rep_u(r, "records", s->records);
-	rep_u(r, "zygote_child_bytes", s->zygote_bytes);
+	rep_u(r, "zygote_child_bytes", ndump_site_zygote_bytes(a, s));
 	rep_u(r, "first_line", s->first_line);
 	rep_open(r, "frames", true);
 	for (size_t k = 0; k < s->nframes; k++) {
@@ -122,7 +125,7 @@ static void nd_report_site(struct rep *r, const struct ndump_agg *a, const struc
 	rep_close(r);
 }
 
-static void nd_report_libs(struct rep *r, const struct ndump_agg *a)
+static void nd_report_libs(struct rep *r, struct ndump_agg *a)
 {
 	rep_open_lines(r, "libraries", true);
 	if (!r->json)
@@ -148,7 +151,7 @@ static void nd_report_libs(struct rep *r, const struct ndump_agg *a)
 	rep_close(r);
 }
 
-static void nd_report_header(struct rep *r, const struct ndump_agg *a)
+static void nd_report_header(struct rep *r, struct ndump_agg *a)
 {
 	rep_open(r, "header", false);
 	if (a->h.has_total)
@@ -167,7 +170,7 @@ static void nd_report_header(struct rep *r, const struct ndump_agg *a)
 	rep_close(r);
 }
 
-static void nd_report_dump(struct rep *r, const char *path, const struct ndump_agg *a, const struct ndump_stats *st)
+static void nd_report_dump(struct rep *r, const char *path, struct ndump_agg *a, const struct ndump_stats *st)
 {
 	char version[8];
 
@@ -180,18 +183,20 @@ static void nd_report_dump(struct rep *r, const char *path, const struct ndump_a
 	rep_bool(r, "complete", st->ended);
 	rep_u(r, "lines", st->lines);
 	nd_report_header(r, a);
-	rep_u(r, "records", a->records);
-	rep_u(r, "allocations", a->num_trusted ? a->allocs : a->records);
-	rep_u(r, "bytes", a->num_trusted ? a->bytes : a->records_bytes);
+	rep_u(r, "records", a->total.records);
+	rep_u(r, "allocations", ndump_site_allocs(a, &a->total));
+	rep_u(r, "bytes", ndump_site_bytes(a, &a->total));
 	rep_bool(r, "num_trusted", a->num_trusted);
-	rep_bool(r, "total_matches_header", a->h.has_total && a->h.total_memory == (a->num_trusted ? a->bytes : a->records_bytes));
-	rep_u(r, "zygote_child_allocations", a->zygote_allocs);
-	rep_u(r, "zygote_child_bytes", a->zygote_bytes);
+	rep_bool(r, "total_matches_header", a->h.has_total && a->h.total_memory == ndump_site_bytes(a, &a->total));
+	rep_u(r, "zygote_child_allocations", ndump_site_zygote_allocs(a, &a->total));
+	rep_u(r, "zygote_child_bytes", ndump_site_zygote_bytes(a, &a->total));
 	rep_u(r, "max_frames", a->frames_max);
 	rep_u(r, "bt_info_records", a->bt_info_records);
 	rep_u(r, "call_sites", a->site_count);
 	rep_u(r, "maps_lines", st->map_lines);
 	rep_bool(r, "maps_unreadable", st->maps_unreadable);
+	rep_u(r, "maps_symbolised", a->symz_maps);
+	rep_u(r, "maps_overlapping", a->symz_maps_rejected);
 	nd_report_libs(r, a);
 	rep_open_lines(r, "call_sites_by_bytes", true);
 	for (size_t i = 0; i < a->site_count; i++)
@@ -214,6 +219,10 @@ static int nd_run_dump(const struct nd_opts *o, const char *path, const struct m
 
 	ndump_agg_init(&a);
 	ndump_agg_sink(&a, &sink);
+	if (o->symbols && (rc = ndump_agg_symbols(&a, o->symbols, e))) {
+		ndump_agg_release(&a);
+		return rc;
+	}
 	rc = ndump_parse(m->data, m->len, path, &sink, &st, e);
 	/* a truncated dump is reported as far as it was read, then the error */
 	if (rc == 0 || rc == -ERR_TRUNC) {
@@ -227,6 +236,10 @@ static int nd_run_dump(const struct nd_opts *o, const char *path, const struct m
 			} else {
 				rep_init(&r, stdout, o->json);
 				nd_report_dump(&r, path, &a, &st);
+			}
+			if ((rc2 = ndump_agg_status(&a, &e2))) {
+				*e = e2;
+				rc = rc2;
 			}
 		}
 	}
@@ -373,7 +386,7 @@ static int nd_run_rec(const struct nd_opts *o, const char *path, const struct ma
 
 int cmd_native_dump(int argc, char **argv)
 {
-	struct nd_opts o = { false, false };
+	struct nd_opts o = { false, false, NULL };
 	struct mapfile m;
 	size_t npos;
 	struct err e;

@@ -19,6 +19,14 @@ void ndump_agg_init(struct ndump_agg *a)
 	memset(a, 0, sizeof(*a));
 	arena_init(&a->arena);
 	maps_init(&a->maps);
+	err_init(&a->place_err);
+}
+
+int ndump_agg_symbols(struct ndump_agg *a, const char *dir, struct err *e)
+{
+	symz_free(a->symz);
+	a->symz = NULL;
+	return symz_new(&a->symz, dir, e);
 }
 
 void ndump_agg_release(struct ndump_agg *a)
@@ -27,6 +35,7 @@ void ndump_agg_release(struct ndump_agg *a)
 	xfree(a->pctab);
 	xfree(a->sites);
 	xfree(a->libs);
+	symz_free(a->symz);
 	maps_release(&a->maps);
 	arena_release(&a->arena);
 	ndump_agg_init(a);
@@ -155,29 +164,32 @@ static uint64_t ndump_sat_mul(uint64_t x, uint64_t y)
 	return ck_mul64(x, y, &r) ? UINT64_MAX : r;
 }
 
-static int ndump_agg_record(void *ctx, const struct ndump_record *r, struct err *e)
+static void ndump_count(struct ndump_site *s, const struct ndump_record *r)
 {
-	struct ndump_agg *a = ctx;
-	struct ndump_site *s = NULL;
 	uint64_t b = ndump_sat_mul(r->size, r->num);
-	int rc;
 
-	if ((rc = ndump_find_site(a, r, &s, e)))
-		return rc;
 	s->records++;
 	s->allocs = ndump_sat_add(s->allocs, r->num);
 	s->bytes = ndump_sat_add(s->bytes, b);
 	s->records_bytes = ndump_sat_add(s->records_bytes, r->size);
 	if (r->zygote_child) {
+		s->zygote_records++;
 		s->zygote_allocs = ndump_sat_add(s->zygote_allocs, r->num);
 		s->zygote_bytes = ndump_sat_add(s->zygote_bytes, b);
-		a->zygote_allocs = ndump_sat_add(a->zygote_allocs, r->num);
-		a->zygote_bytes = ndump_sat_add(a->zygote_bytes, b);
+		s->zygote_records_bytes = ndump_sat_add(s->zygote_records_bytes, r->size);
 	}
-	a->records++;
-	a->allocs = ndump_sat_add(a->allocs, r->num);
-	a->bytes = ndump_sat_add(a->bytes, b);
-	a->records_bytes = ndump_sat_add(a->records_bytes, r->size);
+}
+
+static int ndump_agg_record(void *ctx, const struct ndump_record *r, struct err *e)
+{
+	struct ndump_agg *a = ctx;
+	struct ndump_site *s = NULL;
+	int rc;
+
+	if ((rc = ndump_find_site(a, r, &s, e)))
+		return rc;
+	ndump_count(s, r);
+	ndump_count(&a->total, r);
 	if (r->nframes > a->frames_max)
 		a->frames_max = r->nframes;
 	if (r->ninfo)
@@ -237,6 +249,16 @@ uint64_t ndump_site_bytes(const struct ndump_agg *a, const struct ndump_site *s)
 	return a->num_trusted ? s->bytes : s->records_bytes;
 }
 
+uint64_t ndump_site_zygote_allocs(const struct ndump_agg *a, const struct ndump_site *s)
+{
+	return a->num_trusted ? s->zygote_allocs : s->zygote_records;
+}
+
+uint64_t ndump_site_zygote_bytes(const struct ndump_agg *a, const struct ndump_site *s)
+{
+	return a->num_trusted ? s->zygote_bytes : s->zygote_records_bytes;
+}
+
 static int ndump_cmp_u64(uint64_t x, uint64_t y) { return x < y ? -1 : x > y; }
 
 /* qsort has no context: the order is fixed by the one field both orders share */
@@ -281,7 +303,7 @@ static size_t ndump_map_index(const struct ndump_agg *a, uint64_t pc)
 	return lo > 0 && pc < a->maps.entries[lo - 1].end ? lo - 1 : SIZE_MAX;
 }
 
-void ndump_agg_place(const struct ndump_agg *a, uint64_t pc, struct ndump_place *p)
+void ndump_agg_place(struct ndump_agg *a, uint64_t pc, struct ndump_place *p)
 {
 	size_t mi = ndump_map_index(a, pc);
 	const struct ndump_pcinfo *info = ndump_pc_lookup(a, pc);
@@ -294,11 +316,56 @@ void ndump_agg_place(const struct ndump_agg *a, uint64_t pc, struct ndump_place 
 		p->lib = m->name;
 		p->lib_offset = pc - m->start + m->offset;      /* wraps only for a hostile offset */
 	}
+	if (mi != SIZE_MAX && a->symz && a->place_rc == 0) {
+		struct symz_frame f;
+		int rc = symz_lookup(a->symz, pc, &f, &a->place_err);
+		if (rc) {
+			a->place_rc = rc;
+		} else if (f.symbol) {
+			p->symbol = f.symbol;
+			p->symbol_offset = f.symbol_offset;
+			p->symbol_from = "elf";
+			return;
+		} else {
+			p->problem = f.problem;
+		}
+	}
 	if (info && info->func[0]) {
 		p->symbol = info->func;
 		p->symbol_offset = info->func_off;
 		p->symbol_from = "bt_info";
 	}
+}
+
+int ndump_agg_status(const struct ndump_agg *a, struct err *e)
+{
+	if (a->place_rc)
+		*e = a->place_err;
+	return a->place_rc;
+}
+
+/* The MAPS lines of named files go to the symboliser; one that overlaps an earlier one
+ * (impossible in /proc maps, possible in a damaged dump) is counted and left out. */
+static int ndump_feed_symz(struct ndump_agg *a, struct err *e)
+{
+	for (size_t i = 0; a->symz && i < a->maps.count; i++) {
+		const struct maps_entry *m = &a->maps.entries[i];
+		struct err me;
+		int rc;
+		if (m->name[0] != '/')
+			continue;
+		err_init(&me);
+		rc = symz_add_map(a->symz, m->name, m->start, m->end, m->offset, NULL, 0, &me);
+		if (rc == -ERR_CORRUPT) {
+			a->symz_maps_rejected++;
+		} else if (rc) {
+			*e = me;
+			return rc;
+		} else {
+			a->symz_maps++;
+		}
+	}
+	return 0;
 }
 
 static int ndump_lib_cmp(const void *pa, const void *pb)
@@ -398,11 +465,12 @@ static int ndump_libs_sum(struct ndump_agg *a, struct err *e)
 int ndump_agg_finish(struct ndump_agg *a, struct err *e)
 {
 	size_t k = 0;
+	int rc;
 
 	/* README.md "Backtrace Heap Dump Format": v1.0's NUM may be wrong (treat it as 1); the
 	 * viewer's tests (development/scripts/native_heapdump_viewer_tests.py) trust it when the
 	 * header's Total memory equals the sum of size * num */
-	a->num_trusted = a->h.minor >= 1 || (a->h.has_total && a->h.total_memory == a->bytes);
+	a->num_trusted = a->h.minor >= 1 || (a->h.has_total && a->h.total_memory == a->total.bytes);
 	if (a->site_count && !(a->sites = xcalloc(a->site_count, sizeof(*a->sites))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu call sites", a->site_count);
 	for (size_t i = 0; i < a->tab_cap; i++)
@@ -413,5 +481,7 @@ int ndump_agg_finish(struct ndump_agg *a, struct err *e)
 		qsort(a->sites, a->site_count, sizeof(*a->sites), ndump_site_cmp);
 	if (a->maps.count)
 		qsort(a->maps.entries, a->maps.count, sizeof(*a->maps.entries), ndump_map_cmp);
+	if ((rc = ndump_feed_symz(a, e)))
+		return rc;
 	return ndump_libs_sum(a, e);
 }
