@@ -187,12 +187,14 @@ samples: $(B)/synth
 
 # benchmarks, not part of check: codec throughput on a >= 100 MB JVM heap dump (bench/codec.sh);
 # generation speed of a multi-GB synthetic image (bench/synth.sh); walkers and carving on
-# multi-GB synthetic heaps and the real captures (bench/walk.sh, bench/carve.sh)
+# multi-GB synthetic heaps and the real captures (bench/walk.sh, bench/carve.sh); parse speed
+# of a 100 MB native heap dump against wc -l (bench/native_dump.sh)
 bench: all
 	@./bench/codec.sh
 	@sh ./bench/synth.sh
 	@sh ./bench/walk.sh
 	@sh ./bench/carve.sh
+	@sh ./bench/native_dump.sh
 
 clean:
 	rm -rf $(B) artcarve

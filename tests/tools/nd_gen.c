@@ -431,20 +431,68 @@ static uint64_t live_bytes, peak, ev_count[5], failed, null_frees;
 static const char *const evname[] = { "double_free", "unknown_free", "realloc_of_freed", "realloc_of_unknown",
 				      "live_pointer_reused" };
 
-static long find_live(uint64_t p)
+/* pointer -> index in lv / fr: open addressing with tombstones (key 1, never a pointer
+ * here), sized once for every pointer a run can create */
+struct ix { uint64_t key; long val; };
+static struct ix *ix_live, *ix_freed;
+static size_t ix_cap;
+
+static size_t ix_home(uint64_t k) { return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 20) & (ix_cap - 1); }
+
+static long ix_get(const struct ix *t, uint64_t k)
 {
-	for (size_t i = 0; i < nlv; i++)
-		if (lv[i].ptr == p)
-			return (long)i;
-	return -1;
+	for (size_t j = ix_home(k);; j = (j + 1) & (ix_cap - 1)) {
+		if (t[j].key == k)
+			return t[j].val;
+		if (t[j].key == 0)
+			return -1;
+	}
 }
 
-static long find_freed(uint64_t p)
+static void ix_set(struct ix *t, uint64_t k, long v)
 {
-	for (size_t i = 0; i < nfr; i++)
-		if (fr[i].ptr == p)
-			return (long)i;
-	return -1;
+	size_t j, slot = SIZE_MAX;
+
+	for (j = ix_home(k); t[j].key != 0; j = (j + 1) & (ix_cap - 1)) {
+		if (t[j].key == k) {
+			t[j].val = v;
+			return;
+		}
+		if (t[j].key == 1 && slot == SIZE_MAX)
+			slot = j;
+	}
+	if (slot == SIZE_MAX)
+		slot = j;
+	t[slot].key = k;
+	t[slot].val = v;
+}
+
+static void ix_del(struct ix *t, uint64_t k)
+{
+	for (size_t j = ix_home(k); t[j].key != 0; j = (j + 1) & (ix_cap - 1))
+		if (t[j].key == k) {
+			t[j].key = 1;
+			return;
+		}
+}
+
+static long find_live(uint64_t p) { return ix_get(ix_live, p); }
+static long find_freed(uint64_t p) { return ix_get(ix_freed, p); }
+
+static void live_remove(long i)
+{
+	ix_del(ix_live, lv[i].ptr);
+	lv[i] = lv[--nlv];
+	if ((size_t)i < nlv)
+		ix_set(ix_live, lv[i].ptr, i);
+}
+
+static void freed_remove(long i)
+{
+	ix_del(ix_freed, fr[i].ptr);
+	fr[i] = fr[--nfr];
+	if ((size_t)i < nfr)
+		ix_set(ix_freed, fr[i].ptr, i);
 }
 
 static void event(int k, uint64_t p, int op, uint64_t tid, uint64_t line, uint64_t prev)
@@ -466,13 +514,14 @@ static void t_alloc(uint64_t p, uint64_t size, int op, uint64_t tid, uint64_t li
 		live_bytes -= lv[i].size;
 		lv[i] = (struct live){ p, size, line, tid, op };
 	} else {
+		ix_set(ix_live, p, (long)nlv);
 		lv[nlv++] = (struct live){ p, size, line, tid, op };
 	}
 	live_bytes += size;
 	if (live_bytes > peak)
 		peak = live_bytes;
 	if ((f = find_freed(p)) >= 0)
-		fr[f] = fr[--nfr];
+		freed_remove(f);
 }
 
 static void t_release(uint64_t p, int op, uint64_t tid, uint64_t line, bool is_realloc)
@@ -481,11 +530,13 @@ static void t_release(uint64_t p, int op, uint64_t tid, uint64_t line, bool is_r
 
 	if (i >= 0) {
 		live_bytes -= lv[i].size;
-		lv[i] = lv[--nlv];
-		if ((f = find_freed(p)) >= 0)
+		live_remove(i);
+		if ((f = find_freed(p)) >= 0) {
 			fr[f].line = line;
-		else
+		} else {
+			ix_set(ix_freed, p, (long)nfr);
 			fr[nfr++] = (struct freed){ p, line };
+		}
 		return;
 	}
 	if ((f = find_freed(p)) >= 0)
@@ -516,7 +567,11 @@ static int gen_rec(uint64_t nops, bool timed, int bits, const char *out, const c
 
 	lv = calloc(nops + 1, sizeof(*lv));
 	fr = calloc(nops + 1, sizeof(*fr));
-	if (!o || !lv || !fr)
+	for (ix_cap = 1024; ix_cap < 4 * (nops + 1); ix_cap *= 2)
+		;
+	ix_live = calloc(ix_cap, sizeof(*ix_live));
+	ix_freed = calloc(ix_cap, sizeof(*ix_freed));
+	if (!o || !lv || !fr || !ix_live || !ix_freed)
 		die("cannot write the record_allocs file");
 	ev_out = open_out(dir, "events");
 	for (uint64_t n = 0; n < nops; n++) {
@@ -661,6 +716,8 @@ static int gen_rec(uint64_t nops, bool timed, int bits, const char *out, const c
 	fclose(t);
 	free(lv);
 	free(fr);
+	free(ix_live);
+	free(ix_freed);
 	return 0;
 }
 
