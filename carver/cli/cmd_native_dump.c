@@ -223,7 +223,7 @@ static int nd_run_dump(const struct nd_opts *o, const char *path, const struct m
 		ndump_agg_release(&a);
 		return rc;
 	}
-	rc = ndump_parse(m->data, m->len, path, &sink, &st, e);
+	rc = ndump_parse(m->data, m->len, path, m, &sink, &st, e);
 	/* a truncated dump is reported as far as it was read, then the error */
 	if (rc == 0 || rc == -ERR_TRUNC) {
 		err_init(&e2);
@@ -366,7 +366,7 @@ static int nd_run_rec(const struct nd_opts *o, const char *path, const struct ma
 	int rc, rc2;
 
 	nrec_replay_init(&rp);
-	rc = nrec_parse(m->data, m->len, path, &rp, &st, e);
+	rc = nrec_parse(m->data, m->len, path, m, &rp, &st, e);
 	if ((rc == 0 || rc == -ERR_TRUNC) && st.lines > 0) {
 		err_init(&e2);
 		if ((rc2 = nrec_replay_live(&rp, &v, &e2))) {

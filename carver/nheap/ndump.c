@@ -355,8 +355,8 @@ static int ndump_truncated(struct ndump_state *s, uint64_t line, uint64_t off, s
 		       hdr, (unsigned long long)s->st->map_lines);
 }
 
-int ndump_parse(const uint8_t *text, size_t len, const char *path, const struct ndump_sink *sink,
-		struct ndump_stats *st, struct err *e)
+int ndump_parse(const uint8_t *text, size_t len, const char *path, const struct mapfile *drop,
+		const struct ndump_sink *sink, struct ndump_stats *st, struct err *e)
 {
 	struct ndump_state local, *s = &local;
 	struct nh_lines lines;
@@ -368,7 +368,7 @@ int ndump_parse(const uint8_t *text, size_t len, const char *path, const struct 
 	s->path = path;
 	s->sink = sink;
 	s->st = st;
-	nh_lines_init(&lines, text, len);
+	nh_lines_init(&lines, text, len, drop);
 	while (rc == 0 && nh_lines_next(&lines, &l) == 1) {
 		st->lines = l.no;
 		st->bytes = l.off;

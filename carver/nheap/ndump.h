@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
+#include "carver/base/mapfile.h"
 #include "carver/image/maps.h"
 
 /* malloc_debug caps backtrace frames at 256 (Config.cpp, backtrace=MAX_FRAMES) */
@@ -74,11 +75,12 @@ struct ndump_stats {
 	bool header_done, in_maps, ended, maps_unreadable;
 };
 
-/* Parses text[0, len) named path (for messages).  Returns 0 (END seen), -ERR_TRUNC (the
+/* Parses text[0, len) named path (for messages); drop: the read-only mapping of the text
+ * (its pages are handed back as the parse moves on, see nheap_text.h), or NULL.  Returns 0 (END seen), -ERR_TRUNC (the
  * text ends early; *st says what was read), -ERR_CORRUPT, -ERR_UNSUP (another version) or
  * the first error a sink callback returns. */
-int ndump_parse(const uint8_t *text, size_t len, const char *path, const struct ndump_sink *sink,
-		struct ndump_stats *st, struct err *e);
+int ndump_parse(const uint8_t *text, size_t len, const char *path, const struct mapfile *drop,
+		const struct ndump_sink *sink, struct ndump_stats *st, struct err *e);
 
 /* True when text starts with the version line of a native heap dump (any version). */
 bool ndump_sniff(const uint8_t *text, size_t len);

@@ -55,9 +55,10 @@ static uint64_t ndump_frames_hash(const uint64_t *f, size_t n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
 
+	/* one multiply per frame, the full mix once */
 	for (size_t i = 0; i < n; i++)
-		h = ndump_mix(h ^ f[i]);
-	return h;
+		h = (h ^ f[i]) * 0x100000001b3ULL + (h >> 29);
+	return ndump_mix(h);
 }
 
 /* Doubles an open-addressed table of pointers whose key is key_of(entry). */

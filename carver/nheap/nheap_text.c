@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-void nh_lines_init(struct nh_lines *r, const uint8_t *p, size_t len)
+void nh_lines_init(struct nh_lines *r, const uint8_t *p, size_t len, const struct mapfile *drop)
 {
 	cur_init(&r->cur, p, len, 0);
 	r->no = 0;
+	r->drop = drop;
+	r->dropped = r->prev = 0;
 }
 
 int nh_lines_next(struct nh_lines *r, struct nh_line *l)
@@ -18,6 +20,11 @@ int nh_lines_next(struct nh_lines *r, struct nh_line *l)
 
 	if (left == 0)
 		return 0;
+	if (r->drop && r->prev - r->dropped >= NH_DROP_EVERY) {
+		mapfile_drop(r->drop, r->cur.base + r->dropped, r->prev - r->dropped);
+		r->dropped = r->prev;
+	}
+	r->prev = r->cur.pos;
 	nl = memchr(p, '\n', left);
 	n = nl ? (size_t)(nl - p) : left;
 	l->s = (const char *)p;
@@ -96,40 +103,34 @@ int nh_dec(struct nh_scan *sc, uint64_t *v, const char *what, struct err *e)
 	return 0;
 }
 
-static int nh_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* digit value + 1, 0 for anything else (one lookup per byte: the frame lists are most of a
+ * dump's bytes) */
+static const uint8_t nh_hexval[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 int nh_hex(struct nh_scan *sc, uint64_t *v, bool with_0x, const char *what, struct err *e)
 {
-	size_t p = sc->pos, digits = 0;
+	const unsigned char *s = (const unsigned char *)sc->l->s;
+	size_t p = sc->pos, len = sc->l->len, start, q;
 	uint64_t x = 0;
 
-	if (with_0x && sc->l->len - p >= 2 && sc->l->s[p] == '0' && (sc->l->s[p + 1] == 'x' || sc->l->s[p + 1] == 'X'))
+	if (with_0x && len - p >= 2 && s[p] == '0' && (s[p + 1] == 'x' || s[p + 1] == 'X'))
 		p += 2;
-	while (p < sc->l->len && nh_hexval(sc->l->s[p]) >= 0) {
-		/* leading zeros of the padded 1.0/1.1 frames do not count against the width */
-		if (x == 0 && sc->l->s[p] == '0') {
-			p++;
-			digits += digits == 0;
-			continue;
-		}
-		if (x >> 60)
-			return nh_bad(sc, e, ERR_CORRUPT, "%s does not fit 64 bits", what);
-		x = x << 4 | (uint64_t)nh_hexval(sc->l->s[p]);
-		digits++;
+	start = p;
+	/* leading zeros (the padded 1.0/1.1 frames) do not count against the 16 digits */
+	while (p < len && s[p] == '0')
 		p++;
+	for (q = p; q < len && nh_hexval[s[q]]; q++) {
+		if (q - p == 16)
+			return nh_bad(sc, e, ERR_CORRUPT, "%s does not fit 64 bits", what);
+		x = x << 4 | (uint64_t)(nh_hexval[s[q]] - 1);
 	}
-	if (digits == 0)
+	if (q == start)
 		return nh_bad(sc, e, ERR_CORRUPT, "expected %s (hexadecimal digits)", what);
-	sc->pos = p;
+	sc->pos = q;
 	*v = x;
 	return 0;
 }

@@ -15,10 +15,13 @@
 
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
+#include "carver/base/mapfile.h"
 
 struct nh_lines {
 	struct cursor cur;      /* over the whole text; pos is the start of the next line */
 	uint64_t no;            /* number of the last line returned */
+	const struct mapfile *drop;     /* when the text is this mapping: pages behind are */
+	size_t dropped, prev;           /* handed back (up to the line before the last one) */
 };
 
 struct nh_line {
@@ -29,7 +32,11 @@ struct nh_line {
 	bool complete;          /* ended by "\n" (false: the text ends inside this line) */
 };
 
-void nh_lines_init(struct nh_lines *r, const uint8_t *p, size_t len);
+/* drop (may be NULL): the read-only mapping p lies in; every NH_DROP_EVERY bytes the pages
+ * already read are given back to the kernel (mapfile_drop), so the resident set stays small
+ * on a big file (the bytes stay readable: they come back from the page cache if touched). */
+void nh_lines_init(struct nh_lines *r, const uint8_t *p, size_t len, const struct mapfile *drop);
+#define NH_DROP_EVERY (8u << 20)
 /* Next line into *l: 1, or 0 at the end of the text. */
 int nh_lines_next(struct nh_lines *r, struct nh_line *l);
 /* Bytes consumed so far (the offset of the next line). */

@@ -392,8 +392,8 @@ int nrec_replay_live(const struct nrec_replay *r, struct nrec_live **out, struct
 	return 0;
 }
 
-int nrec_parse(const uint8_t *text, size_t len, const char *path, struct nrec_replay *r,
-	       struct nrec_stats *st, struct err *e)
+int nrec_parse(const uint8_t *text, size_t len, const char *path, const struct mapfile *drop,
+	       struct nrec_replay *r, struct nrec_stats *st, struct err *e)
 {
 	struct nh_lines lines;
 	struct nh_line l;
@@ -402,7 +402,7 @@ int nrec_parse(const uint8_t *text, size_t len, const char *path, struct nrec_re
 
 	memset(st, 0, sizeof(*st));
 	st->complete = true;
-	nh_lines_init(&lines, text, len);
+	nh_lines_init(&lines, text, len, drop);
 	while (nh_lines_next(&lines, &l) == 1) {
 		if (!l.complete) {
 			st->complete = false;

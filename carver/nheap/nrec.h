@@ -93,9 +93,9 @@ struct nrec_stats {
 	uint64_t lines, entries, bytes;
 	bool complete;
 };
-/* Parses and replays text[0, len) named path.  0, -ERR_TRUNC (the last line is cut: *st and
+/* Parses and replays text[0, len) named path (drop: as for ndump_parse, or NULL).  0, -ERR_TRUNC (the last line is cut: *st and
  * r hold everything before it), -ERR_CORRUPT or -ERR_NOMEM. */
-int nrec_parse(const uint8_t *text, size_t len, const char *path, struct nrec_replay *r,
-	       struct nrec_stats *st, struct err *e);
+int nrec_parse(const uint8_t *text, size_t len, const char *path, const struct mapfile *drop,
+	       struct nrec_replay *r, struct nrec_stats *st, struct err *e);
 
 #endif

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ndump_agg_init(&a);
 	ndump_agg_sink(&a, &sink);
 	if (ndump_agg_symbols(&a, NULL, &e) == 0) {
-		rc = ndump_parse(data, size, "fuzz", &sink, &st, &e);
+		rc = ndump_parse(data, size, "fuzz", NULL, &sink, &st, &e);
 		if ((rc == 0 || rc == -ERR_TRUNC) && ndump_agg_finish(&a, &e) == 0) {
 			uint64_t records = 0, bytes = 0;
 			for (size_t i = 0; i < a.site_count; i++) {

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	err_init(&e);
 	nrec_replay_init(&r);
-	rc = nrec_parse(data, size, "fuzz", &r, &st, &e);
+	rc = nrec_parse(data, size, "fuzz", NULL, &r, &st, &e);
 	if ((rc == 0 || rc == -ERR_TRUNC) && nrec_replay_live(&r, &v, &e) == 0) {
 		uint64_t bytes = 0;
 		bool saturated = false;

@@ -81,7 +81,7 @@ static int parse(const char *text, struct collect *c, struct ndump_stats *st, st
 
 	memset(c, 0, sizeof(*c));
 	err_init(e);
-	return ndump_parse((const uint8_t *)text, strlen(text), "h.txt", &sink, st, e);
+	return ndump_parse((const uint8_t *)text, strlen(text), "h.txt", NULL, &sink, st, e);
 }
 
 #define V12 "Android Native Heap Dump v1.2\n\nBuild fingerprint: 'x'\n\nTotal memory: 30\nAllocation records: 2\nBacktrace size: 3\n\n"
@@ -138,7 +138,7 @@ static int agg_parse(struct ndump_agg *a, const char *text, struct err *e)
 	ndump_agg_init(a);
 	ndump_agg_sink(a, &sink);
 	err_init(e);
-	if ((rc = ndump_parse((const uint8_t *)text, strlen(text), "h.txt", &sink, &st, e)))
+	if ((rc = ndump_parse((const uint8_t *)text, strlen(text), "h.txt", NULL, &sink, &st, e)))
 		return rc;
 	return ndump_agg_finish(a, e);
 }
