@@ -322,8 +322,8 @@ static void nr_report(struct rep *r, const char *path, const struct nrec_replay 
 	rep_u(r, "failed_allocations", rp->failed_allocs);
 	rep_u(r, "null_frees", rp->null_frees);
 	rep_u(r, "live_allocations", rp->live_count);
-	rep_u(r, "live_bytes", rp->live_bytes);
-	rep_u(r, "peak_live_bytes", rp->peak_live_bytes);
+	rep_u(r, "live_bytes", nrec_bytes(rp->live_bytes_hi, rp->live_bytes));
+	rep_u(r, "peak_live_bytes", nrec_bytes(rp->peak_live_bytes_hi, rp->peak_live_bytes));
 	nr_report_events(r, rp);
 	nr_report_live(r, v, rp->live_count);
 	if (r->json) {

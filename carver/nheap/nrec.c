@@ -177,7 +177,7 @@ static int nrec_grow(struct nrec_slot **t, size_t *cap, size_t count, struct err
 	struct nrec_slot *nt;
 	size_t ncap;
 
-	if (*cap && count + 1 <= *cap / 4 * 3)
+	if (*cap && count + 1 <= *cap / 2)     /* short probe runs: pointers cluster */
 		return 0;
 	if (ck_mul(*cap ? *cap : 512, 2, &ncap) || !(nt = xcalloc(ncap, sizeof(*nt))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "record_allocs replay: out of memory for %zu entries", count + 1);
@@ -265,6 +265,23 @@ static int nrec_event(struct nrec_replay *r, enum nrec_event_kind k, const struc
 	return 0;
 }
 
+static void nrec_sub(struct nrec_replay *r, uint64_t n)
+{
+	r->live_bytes_hi -= r->live_bytes < n;
+	r->live_bytes -= n;
+}
+
+static void nrec_add(struct nrec_replay *r, uint64_t n)
+{
+	r->live_bytes += n;
+	r->live_bytes_hi += r->live_bytes < n;
+	if (r->live_bytes_hi > r->peak_live_bytes_hi ||
+	    (r->live_bytes_hi == r->peak_live_bytes_hi && r->live_bytes > r->peak_live_bytes)) {
+		r->peak_live_bytes_hi = r->live_bytes_hi;
+		r->peak_live_bytes = r->live_bytes;
+	}
+}
+
 static int nrec_alloc(struct nrec_replay *r, const struct nrec_entry *en, uint64_t ptr, struct err *e)
 {
 	struct nrec_slot *s = nrec_find(r->live, r->live_cap, ptr), *f;
@@ -277,7 +294,7 @@ static int nrec_alloc(struct nrec_replay *r, const struct nrec_entry *en, uint64
 	if (s) {
 		if ((rc = nrec_event(r, NREC_LIVE_REUSED, en, ptr, s->line, e)))
 			return rc;
-		r->live_bytes -= s->size;
+		nrec_sub(r, s->size);
 	} else if ((rc = nrec_put(&r->live, &r->live_cap, &r->live_count, ptr, &s, e))) {
 		return rc;
 	}
@@ -285,9 +302,7 @@ static int nrec_alloc(struct nrec_replay *r, const struct nrec_entry *en, uint64
 	s->line = en->line;
 	s->tid = en->tid;
 	s->op = en->op;
-	r->live_bytes = r->live_bytes > UINT64_MAX - en->size ? UINT64_MAX : r->live_bytes + en->size;
-	if (r->live_bytes > r->peak_live_bytes)
-		r->peak_live_bytes = r->live_bytes;
+	nrec_add(r, en->size);
 	if ((f = nrec_find(r->freed, r->freed_cap, ptr)))
 		nrec_del(r->freed, r->freed_cap, &r->freed_count, f);
 	return 0;
@@ -301,7 +316,7 @@ static int nrec_release(struct nrec_replay *r, const struct nrec_entry *en, uint
 	int rc;
 
 	if (s) {
-		r->live_bytes -= s->size;
+		nrec_sub(r, s->size);
 		nrec_del(r->live, r->live_cap, &r->live_count, s);
 		if ((rc = nrec_put(&r->freed, &r->freed_cap, &r->freed_count, ptr, &f, e)))
 			return rc;

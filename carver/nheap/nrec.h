@@ -74,11 +74,16 @@ struct nrec_replay {
 	size_t live_cap, live_count, freed_cap, freed_count, tid_cap, tid_count;
 	uint64_t ops[NREC_OPS];
 	uint64_t entries, null_frees, failed_allocs, timed;
-	uint64_t live_bytes, peak_live_bytes;
+	/* sums of live sizes, exact: 64-bit words plus carries (a hostile file can ask for
+	 * sizes whose sum passes 2^64); nrec_bytes() reads them, saturated */
+	uint64_t live_bytes, live_bytes_hi, peak_live_bytes, peak_live_bytes_hi;
 	uint64_t event_total[NREC_EVENT_KINDS];
 	struct nrec_event *events;      /* the first NREC_KEEP_EVENTS, in file order */
 	size_t event_count, event_cap;
 };
+
+/* A (hi, lo) byte sum as one number, UINT64_MAX when it does not fit. */
+static inline uint64_t nrec_bytes(uint64_t hi, uint64_t lo) { return hi ? UINT64_MAX : lo; }
 
 void nrec_replay_init(struct nrec_replay *r);
 void nrec_replay_release(struct nrec_replay *r);
