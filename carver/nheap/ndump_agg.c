@@ -262,17 +262,14 @@ uint64_t ndump_site_zygote_bytes(const struct ndump_agg *a, const struct ndump_s
 
 static int ndump_cmp_u64(uint64_t x, uint64_t y) { return x < y ? -1 : x > y; }
 
-/* qsort has no context: the order is fixed by the one field both orders share */
-static bool ndump_sort_trusted;
-
+/* By the sort keys ndump_agg_finish set (bytes, allocations as the dump means them), then
+ * the frames: a total order, so the output does not depend on the hash table. */
 static int ndump_site_cmp(const void *pa, const void *pb)
 {
 	const struct ndump_site *x = *(struct ndump_site *const *)pa, *y = *(struct ndump_site *const *)pb;
-	uint64_t bx = ndump_sort_trusted ? x->bytes : x->records_bytes, by = ndump_sort_trusted ? y->bytes : y->records_bytes;
-	uint64_t ax = ndump_sort_trusted ? x->allocs : x->records, ay = ndump_sort_trusted ? y->allocs : y->records;
 	int c;
 
-	if ((c = ndump_cmp_u64(by, bx)) || (c = ndump_cmp_u64(ay, ax)))
+	if ((c = ndump_cmp_u64(y->sort_bytes, x->sort_bytes)) || (c = ndump_cmp_u64(y->sort_allocs, x->sort_allocs)))
 		return c;
 	for (size_t i = 0; i < x->nframes && i < y->nframes; i++)
 		if ((c = ndump_cmp_u64(x->frames[i], y->frames[i])))
@@ -379,21 +376,25 @@ static int ndump_lib_cmp(const void *pa, const void *pb)
 	return strcmp(x->name, y->name);
 }
 
-static const struct maps_entry *ndump_name_base;
+struct ndump_named {
+	const char *name;
+	size_t map;             /* index in a->maps.entries */
+};
 
 static int ndump_name_cmp(const void *pa, const void *pb)
 {
-	size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
-	int c = strcmp(ndump_name_base[x].name, ndump_name_base[y].name);
+	const struct ndump_named *x = pa, *y = pb;
+	int c = strcmp(x->name, y->name);
 
-	return c ? c : ndump_cmp_u64(x, y);
+	return c ? c : ndump_cmp_u64(x->map, y->map);
 }
 
 /* One library per distinct MAPS name plus "[unknown]" (index 0); map_lib[i] is the library
  * of MAPS entry i. */
 static int ndump_libs_index(struct ndump_agg *a, size_t *map_lib, struct err *e)
 {
-	size_t n = a->maps.count, *order = n ? xcalloc(n, sizeof(*order)) : NULL;
+	size_t n = a->maps.count;
+	struct ndump_named *order = n ? xcalloc(n, sizeof(*order)) : NULL;
 
 	if (n && !order)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu MAPS names", n);
@@ -404,15 +405,13 @@ static int ndump_libs_index(struct ndump_agg *a, size_t *map_lib, struct err *e)
 	a->libs[0].name = "[unknown]";
 	a->lib_count = 1;
 	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	ndump_name_base = a->maps.entries;
+		order[i] = (struct ndump_named){ a->maps.entries[i].name, i };
 	if (n)
 		qsort(order, n, sizeof(*order), ndump_name_cmp);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = a->maps.entries[order[i]].name;
-		if (i == 0 || strcmp(name, a->libs[a->lib_count - 1].name) != 0)
-			a->libs[a->lib_count++].name = name;
-		map_lib[order[i]] = a->lib_count - 1;
+		if (i == 0 || strcmp(order[i].name, a->libs[a->lib_count - 1].name) != 0)
+			a->libs[a->lib_count++].name = order[i].name;
+		map_lib[order[i].map] = a->lib_count - 1;
 	}
 	xfree(order);
 	return 0;
@@ -475,9 +474,11 @@ int ndump_agg_finish(struct ndump_agg *a, struct err *e)
 	if (a->site_count && !(a->sites = xcalloc(a->site_count, sizeof(*a->sites))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu call sites", a->site_count);
 	for (size_t i = 0; i < a->tab_cap; i++)
-		if (a->tab[i])
+		if (a->tab[i]) {
+			a->tab[i]->sort_bytes = ndump_site_bytes(a, a->tab[i]);
+			a->tab[i]->sort_allocs = ndump_site_allocs(a, a->tab[i]);
 			a->sites[k++] = a->tab[i];
-	ndump_sort_trusted = a->num_trusted;
+		}
 	if (a->site_count)
 		qsort(a->sites, a->site_count, sizeof(*a->sites), ndump_site_cmp);
 	if (a->maps.count)

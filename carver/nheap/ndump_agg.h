@@ -28,6 +28,7 @@ struct ndump_site {
 	uint64_t zygote_allocs, zygote_bytes;   /* of the "z 1" records, by NUM */
 	uint64_t zygote_records, zygote_records_bytes;
 	uint64_t first_line;
+	uint64_t sort_bytes, sort_allocs;       /* the order of a->sites (ndump_agg_finish) */
 };
 
 struct ndump_lib {
