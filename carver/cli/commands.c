@@ -18,6 +18,7 @@ int cmd_hooks(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_strings(int argc, char **argv);
 int cmd_native_dump(int argc, char **argv);
+int cmd_native(int argc, char **argv);
 extern const struct opt_spec cmd_version_spec;
 extern const struct opt_spec cmd_crunch_spec;
 extern const struct opt_spec cmd_decrunch_spec;
@@ -33,6 +34,7 @@ extern const struct opt_spec cmd_hooks_spec;
 extern const struct opt_spec cmd_validate_spec;
 extern const struct opt_spec cmd_strings_spec;
 extern const struct opt_spec cmd_native_dump_spec;
+extern const struct opt_spec cmd_native_spec;
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -363,6 +365,33 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 ok (also when nothing matches), 1 input rejected, 2 usage (a bad regular\n"
 	  "expression or state), 3 I/O or out of memory.\n",
 	  &cmd_strings_spec },
+	{ "native", cmd_native, "malloc_debug allocations in a memory image's native heap, with guard damage and backtraces",
+	  "usage: artcarve native [--maps FILE] [--symbols DIR] [--options STR] [--bits 32|64] [--json] IMAGE\n\n"
+	  "Finds the allocations Android's malloc_debug made in the native heap mappings of a memory\n"
+	  "image ([anon:libc_malloc], [anon:scudo:*], jemalloc and dlmalloc arenas, [heap]; every\n"
+	  "writable anonymous region when the image names none): its Header (tag 0x1ee7d00d live,\n"
+	  "0x1cc7dccd freed; orig_pointer, size, usable_size), 32- and 64-bit.  For each: address,\n"
+	  "requested and usable size, state (live, freed, tag-corrupted), every front guard (0xaa)\n"
+	  "and rear guard (0xbb) byte that differs as malloc_debug logs it (allocation[offset] =\n"
+	  "found (expected ...)), bytes still holding the alloc fill 0xeb and the free fill 0xef,\n"
+	  "any other byte of a freed block as a use-after-free write, the backtrace the header\n"
+	  "carries (Android 7.x/8.x) named as lib+offset (symbol+offset), and the first bytes.\n"
+	  "The option set (guard sizes, backtrace frames, fill, free_track) is inferred from the\n"
+	  "headers found, or given with --options.  Layouts: doc/malloc-debug.md.\n\n"
+	  "options:\n"
+	  "  --maps FILE     a /proc/PID/maps listing naming the image's regions\n"
+	  "  --symbols DIR   a copy of the device's /system tree: DIR + the mapped path is read for\n"
+	  "                  .symtab/.dynsym (preferred to the ELF bytes the image holds)\n"
+	  "  --options STR   the libc.debug.malloc.options the process ran with, e.g.\n"
+	  "                  \"guard=64 backtrace fill free_track\" (names and defaults of bionic)\n"
+	  "  --bits 32|64    the process's word size when the image does not say\n"
+	  "  --json          one JSON object (allocations under \"list\")\n\n"
+	  "examples:\n"
+	  "  artcarve native core --maps maps\n"
+	  "  artcarve native --symbols device/system --options \"guard=32 backtrace=16\" --json core\n\n"
+	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
+	  "3 I/O or out-of-memory error.\n",
+	  &cmd_native_spec },
 	{ "art-file", cmd_art_file, "decode DEX, VDEX, OAT/ODEX and ART image files (header and contents summary)",
 	  "usage: artcarve art-file FILE... [--json] [--extract-dex DIR] [--no-vdex]\n\n"
 	  "Identifies each FILE by its magic and prints its decoded header and a summary:\n"
