@@ -13,6 +13,7 @@
 #include "carver/base/xalloc.h"
 #include "carver/cli/cli.h"
 #include "output/bmd/bmd_codec.h"
+#include "output/db/case_db_native.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
 #include "output/report/report.h"
@@ -127,7 +128,8 @@ static int write_strings(struct carve *c, const struct carve_opts *o, struct out
 
 static int write_report(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
-	struct report_input in = { &c->m, &c->r, &c->sink, &c->units, c->evidence };
+	struct report_input in = { &c->m, &c->r, &c->sink, &c->units, c->evidence,
+				   c->native_done ? &c->native : NULL, c->symz };
 	(void)o;
 	return report_write(&in, out, e);
 }
@@ -138,6 +140,8 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 	struct case_db_run run = { ARTCARVE_VERSION, o->argc, o->argv, c->started, now() - c->t0 };
 	int rc = outf_close_stream(out, e);
 	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e)))
+		err_prefix(e, "writing %s", out->path);
+	if (rc == 0 && c->native_done && (rc = case_db_add_native(out->tmp, &c->native, c->symz, e)))
 		err_prefix(e, "writing %s", out->path);
 	return rc;
 }
@@ -329,6 +333,22 @@ int carve_referrers(struct carve *c, struct err *e)
 	return rc;
 }
 
+/* --native: the malloc_debug allocations of the native heap, and the symboliser for their
+ * backtraces (the ELF files the image maps, else o->symbols + their path). */
+static int carve_native(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	struct mdebug_scan_opts so = { o->native_options, c->img.pointer_bits };
+	int rc;
+
+	phase(o, "scanning the native heap for malloc_debug allocations", 0);
+	if ((rc = mdebug_scan(&c->img, &so, &c->native, e)) || (rc = symz_new(&c->symz, o->symbols, e)) ||
+	    (rc = symz_add_image(c->symz, &c->img, e)))
+		return rc;
+	c->native_done = true;
+	img_drop(&c->img, 0, UINT64_MAX);
+	return 0;
+}
+
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	double t0 = now();
@@ -338,6 +358,8 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = carve_model(c, o, e)))
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
+	if (o->native && (rc = carve_native(c, o, e)))
+		return rc;
 	if ((rc = write_outputs(c, o, e)))
 		return rc;
 	c->seconds = now() - t0;
@@ -350,6 +372,8 @@ void carve_release(struct carve *c)
 {
 	referrers_release(&c->refs);
 	reach_release(&c->r);
+	mdebug_result_free(&c->native);
+	symz_free(c->symz);
 	report_units_release(&c->units);
 	if (c->model_open)
 		model_release(&c->m);

@@ -12,12 +12,14 @@
 #include "carver/base/outfile.h"
 #include "carver/base/progress.h"
 #include "carver/image/image.h"
+#include "carver/image/symbolize.h"
 #include "output/db/case_db.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
+#include "rosalloc/native/mdebug.h"
 #include "rosalloc/walk/walk.h"
 
 /* The files carve writes into DIR, in the order they are written (a later writer may read an
@@ -33,6 +35,9 @@ struct carve_opts {
 	struct hprof_carve_opts hprof;
 	struct progress *progress;  /* NULL: silent (stderr no terminal, --quiet) */
 	unsigned skip;              /* 1u << CARVE_OUT_x for every output not written */
+	bool native;                /* --native: scan the native heap for malloc_debug allocations */
+	const char *symbols;        /* --symbols DIR for the native backtraces, may be NULL */
+	const struct mdebug_options *native_options;   /* NULL: inferred */
 	int argc;                   /* the command line, as recorded in case.db */
 	char **argv;
 };
@@ -57,7 +62,9 @@ struct carve {
 	double t0;                  /* monotonic clock at the start */
 	uint64_t anon_kb;           /* anonymous resident memory at the end (Linux RssAnon; 0 if
 				     * unknown): what carve allocated, without the mapped image */
-	bool img_open, rt_open, model_open, refs_built;
+	struct mdebug_result native;   /* --native: the malloc_debug scan (native_done) */
+	struct symz *symz;          /* and the symboliser naming its frames */
+	bool img_open, rt_open, model_open, refs_built, native_done;
 };
 
 /* Runs the whole pipeline; c holds the results (release it even on error).  Returns 0 or

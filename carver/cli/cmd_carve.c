@@ -17,8 +17,8 @@
 enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
-	bool json, android, quiet;
-	const char *maps, *out, *include, *art_version, *skip;
+	bool json, android, quiet, native;
+	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options;
 };
 
 static const struct opt carve_opts[] = {
@@ -30,6 +30,9 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_STRING("--include", struct carve_cli, include, "free, partial or residue (comma-separated)"),
 	OPT_ROW_STRING("--art-version", struct carve_cli, art_version, "a layout family"),
 	OPT_ROW_STRING("--skip", struct carve_cli, skip, "outputs not to write (comma-separated: hprof, ...)"),
+	OPT_ROW_FLAG("--native", NULL, struct carve_cli, native),
+	OPT_ROW_STRING("--symbols", struct carve_cli, symbols, "a directory"),
+	OPT_ROW_STRING("--native-options", struct carve_cli, native_options, "malloc_debug options"),
 	OPT_ROW_END,
 };
 static const char *const carve_pos[] = { "IMAGE", NULL };
@@ -282,6 +285,27 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_close(r);
 }
 
+/* --native: the malloc_debug scan in one object (the lists are in case.db and report.html) */
+static void rep_native(struct rep *r, const struct carve *c)
+{
+	const struct mdebug_result *n = &c->native;
+	char opts[160];
+	uint64_t damaged = 0;
+
+	for (size_t i = 0; i < n->count; i++)
+		damaged += n->allocs[i].front_damaged || n->allocs[i].rear_damaged || n->allocs[i].uaf_bytes;
+	mdebug_options_text(&n->options, opts, sizeof(opts));
+	rep_open(r, "native", false);
+	rep_s(r, "options", opts);
+	rep_s(r, "options_from", n->options_given ? "--native-options" : "inferred");
+	rep_u(r, "allocations", n->count);
+	rep_u(r, "live", n->live);
+	rep_u(r, "freed", n->freed);
+	rep_u(r, "tag_corrupted", n->corrupt);
+	rep_u(r, "damaged", damaged);
+	rep_close(r);
+}
+
 static void report(struct rep *r, const struct carve *c, const struct model_stats *t, struct wbuf *b)
 {
 	const struct model *m = &c->m;
@@ -319,6 +343,8 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 		rep_classes(r, "top_classes", m, t->order, counts, t->per_class_dropped);
 	xfree(counts);
 	rep_roots(r, c);
+	if (c->native_done)
+		rep_native(r, c);
 	rep_tail(r, c);
 	if (r->json) {
 		rep_close(r);
@@ -330,6 +356,7 @@ int cmd_carve(int argc, char **argv)
 {
 	struct carve_cli cl = { 0 };
 	struct carve_opts o;
+	struct mdebug_options nopts;
 	struct carve c;
 	struct progress prog;
 	struct model_stats t;
@@ -353,6 +380,16 @@ int cmd_carve(int argc, char **argv)
 			return cli_usage_error(argv[0], "--skip takes the names of outputs (%s), not '%.*s'",
 					       carve_skip_names(), (int)n, bad);
 	}
+	if ((cl.symbols || cl.native_options) && !cl.native)
+		return cli_usage_error(argv[0], "--symbols and --native-options go with --native");
+	if (cl.native_options) {
+		err_init(&e);
+		if (mdebug_parse_options(cl.native_options, &nopts, &e))
+			return cli_usage_error(argv[0], "--native-options: %s", e.msg);
+		o.native_options = &nopts;
+	}
+	o.native = cl.native;
+	o.symbols = cl.symbols;
 	o.argc = argc;
 	o.argv = argv;
 	o.image = argv[1];

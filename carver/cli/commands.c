@@ -254,7 +254,8 @@ const struct cli_command cli_commands[] = {
 	  &cmd_walk_spec },
 	{ "carve", cmd_carve, "carve every object of the ART heap into an HPROF heap dump, with its states",
 	  "usage: artcarve carve IMAGE [--maps FILE] -o DIR [--android] [--include LIST] [--json]\n"
-	  "                      [--art-version V] [--skip LIST] [-q]\n\n"
+	  "                      [--art-version V] [--skip LIST] [--native [--symbols DIR]\n"
+	  "                      [--native-options STR]] [-q]\n\n"
 	  "Builds the ART runtime model of a process memory image (see `classes`), walks every\n"
 	  "object space with its allocator's metadata (see `walk`) and checks every candidate: its\n"
 	  "class word must name a Class whose class is java.lang.Class, its size (and array or\n"
@@ -319,9 +320,16 @@ const struct cli_command cli_commands[] = {
 	  "  --art-version V    use layout family V (e.g. 11) instead of detecting it\n"
 	  "  --skip LIST        outputs not to write, by name (comma-separated): hprof, bmd,\n"
 	  "                     db, jsonl, strings, report\n"
+	  "  --native           also scan the native heap for malloc_debug allocations (see\n"
+	  "                     `native`): tables native_scan, native_allocations, native_damage,\n"
+	  "                     native_frames and view native_named in case.db, a section in\n"
+	  "                     report.html, a \"native\" object in the summary\n"
+	  "  --symbols DIR      with --native: ELF files for the backtraces (DIR + mapped path)\n"
+	  "  --native-options STR  with --native: the malloc_debug options instead of inferring\n"
 	  "  -q, --quiet        no progress on stderr, even on a terminal\n\n"
 	  "examples:\n"
 	  "  artcarve carve core --maps maps.txt -o out\n"
+	  "  artcarve carve core --maps maps.txt -o out --native --symbols device/system\n"
 	  "  artcarve carve --json core -o out | jq .dropped\n\n"
 	  "exit status: 0 ok (damaged content is reported, not fatal), 1 input rejected (not an ART\n"
 	  "process image, damaged container), 2 usage, 3 I/O or out of memory.\n",

@@ -8,6 +8,7 @@
 #include "carver/base/xalloc.h"
 #include "output/report/report_html.h"
 #include "output/report/report_map.h"
+#include "output/report/report_native.h"
 #include "rosalloc/model/model_stats.h"
 
 /* Fixed limits of the code, not of the input: the super-class chain a field is looked up in. */
@@ -543,6 +544,8 @@ int report_write(const struct report_input *in, struct outf *out, struct err *e)
 		page_free(&p);
 		rc = page_classes(&p, e);
 	}
+	if (rc == 0 && in->native)
+		rc = report_native_section(&p.h, in->native, in->symz, e);
 	if (rc == 0) {
 		page_anomalies(&p);
 		page_roots(&p);

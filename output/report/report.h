@@ -7,7 +7,8 @@
  * occupancy; the heap map (report_map.h); the dropped objects (allocated, unreachable) with
  * their strings first, then the String fields of the other dropped objects; free (partial /
  * residue) objects; top classes; anomalies by reason with addresses; root sources present
- * and missing, and the GC evidence used.  Lists stop at REPORT_LIST_MAX rows and say how
+ * and missing, and the GC evidence used; with carve --native, the malloc_debug allocations of
+ * the native heap (report_native.h).  Lists stop at REPORT_LIST_MAX rows and say how
  * many were left out.
  *
  * Every string from the image (names, string values, mapping names, messages quoting them)
@@ -19,9 +20,11 @@
 #include "carver/base/anomaly.h"
 #include "carver/base/err.h"
 #include "carver/base/outfile.h"
+#include "carver/image/symbolize.h"
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
+#include "rosalloc/native/mdebug.h"
 #include "rosalloc/walk/walk.h"
 
 enum { REPORT_LIST_MAX = 1000, REPORT_TOP_CLASSES = 50, REPORT_STRING_MAX = 4096 };
@@ -32,6 +35,8 @@ struct report_input {
 	const struct anomaly_sink *sink;          /* the carving's anomalies (m->rt's own are read too) */
 	const struct report_units *units;         /* allocation units of the walk; NULL: map by pages */
 	const struct walk_ev_report *evidence;    /* WALK_EV_COUNT entries; NULL: not shown */
+	const struct mdebug_result *native;       /* carve --native's scan; NULL: no native section */
+	struct symz *symz;                        /* names the scan's frames (with native) */
 };
 
 /* Writes the page into out.  Returns 0, -ERR_IO (an input file does not read for its

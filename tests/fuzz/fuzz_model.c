@@ -64,7 +64,7 @@ static void exports(const struct model *m, const struct reach *r, const struct a
 		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);
 		referrers_release(&refs);
 	}
-	struct report_input ri = { m, r, anomalies, NULL, NULL };
+	struct report_input ri = { m, r, anomalies, NULL, NULL, NULL, NULL };
 	(void)report_write(&ri, &out, e);
 }
 

@@ -1,13 +1,37 @@
 #!/usr/bin/env python3
-"""native_cmp.py TRUTH.tsv REPORT.json [--options-given] [--no-symbols]
+"""native_cmp.py TRUTH.tsv REPORT.json|CASE.db [--no-symbols]
 
 Compares `artcarve native --json` with the truth img_mdgen wrote: every allocation (state,
 size, usable size, header, zygote flag, fill counts, first bytes), every damaged byte
 (kind, offset from the pointer, found, expected), every backtrace frame (pc, library, file
-offset, symbol, symbol offset) and the option set inferred.  Prints what it compares and one
+offset, symbol, symbol offset) and the option set inferred.  A case.db (`carve --native`) is
+read through its native_* tables into the same shape.  Prints what it compares and one
 summary line; exits 1 on any difference."""
 import json
+import sqlite3
 import sys
+
+
+def load_db(path):
+    """The native tables of case.db as the JSON report of `artcarve native` would hold them."""
+    db = sqlite3.connect(path)
+    (opts,) = db.execute("SELECT options FROM native_scan").fetchone()
+    rows = []
+    for r in db.execute("SELECT pointer, header, state, size, usable_size, zygote, fill_alloc_bytes,"
+                        " fill_free_bytes, first_bytes FROM native_allocations ORDER BY pointer"):
+        a = {"pointer": "0x%x" % r[0], "header": "0x%x" % r[1], "state": r[2], "size": r[3], "usable_size": r[4],
+             "zygote": bool(r[5]), "fill_alloc_bytes": r[6], "fill_free_bytes": r[7],
+             "first_bytes_hex": bytes(r[8] or b"").hex()}
+        a["damage"] = [{"kind": k, "offset": o, "found": "0x%02x" % f, "expected": "0x%02x" % x}
+                       for k, o, f, x in db.execute("SELECT kind, offset, found, expected FROM native_damage"
+                                                     " WHERE pointer = ?", (r[0],))]
+        a["backtrace"] = [{"pc": "0x%x" % pc, "lib": lib, "lib_offset": None if lo is None else "0x%x" % lo,
+                           "symbol": sym, "symbol_offset": None if so is None else "0x%x" % so}
+                          for pc, lib, lo, sym, so in db.execute("SELECT pc, lib, lib_offset, symbol, symbol_offset"
+                                                                  " FROM native_frames WHERE pointer = ? ORDER BY idx",
+                                                                  (r[0],))]
+        rows.append(a)
+    return {"options": opts, "list": rows}
 
 
 def load_truth(path):
@@ -34,7 +58,7 @@ def main():
     truth, report = sys.argv[1], sys.argv[2]
     no_symbols = "--no-symbols" in sys.argv
     mix, want = load_truth(truth)
-    rep = json.load(open(report))
+    rep = load_db(report) if report.endswith(".db") else json.load(open(report))
     got = {int(a["pointer"], 16): a for a in rep["list"]}
     bad = []
     dmg_want = dmg_found = fr_want = fr_named = 0
@@ -63,13 +87,13 @@ def main():
             bad.append("0x%x: %d frames, truth %d" % (p, len(gf), len(w["frames"])))
         for i, (f, t) in enumerate(zip(gf, w["frames"])):
             pc, lib, off, sym, soff = t
-            if int(f["pc"], 16) != pc or f["lib"] != lib or int(f.get("lib_offset", "0x0"), 16) != off:
+            if int(f["pc"], 16) != pc or f["lib"] != lib or int(f.get("lib_offset") or "0x0", 16) != off:
                 bad.append("0x%x frame %d: got %s %s+%s, truth 0x%x %s+0x%x" % (p, i, f["pc"], f["lib"],
                            f.get("lib_offset"), pc, lib, off))
             elif no_symbols:
                 if f["symbol"] is not None:
                     bad.append("0x%x frame %d named %s without symbols" % (p, i, f["symbol"]))
-            elif f["symbol"] != sym or int(f.get("symbol_offset", "0x0"), 16) != soff:
+            elif f["symbol"] != sym or int(f.get("symbol_offset") or "0x0", 16) != soff:
                 bad.append("0x%x frame %d: got %s+%s, truth %s+0x%x" % (p, i, f["symbol"], f.get("symbol_offset"),
                            sym, soff))
             else:

@@ -1,0 +1,14 @@
+/* report_native.h - report.html's "Native heap (malloc_debug)" section (`carve --native`):
+ * the scan's option set and figures, then the damaged allocations first (every damaged byte
+ * as malloc_debug logs it), then the others, each with state, sizes, first bytes and its
+ * first frames named through the symboliser.  At most REPORT_LIST_MAX allocations. */
+#ifndef ARTCARVE_REPORT_NATIVE_H
+#define ARTCARVE_REPORT_NATIVE_H
+
+#include "carver/image/symbolize.h"
+#include "output/report/report_html.h"
+#include "rosalloc/native/mdebug.h"
+
+int report_native_section(struct report_html *h, const struct mdebug_result *res, struct symz *sz, struct err *e);
+
+#endif
