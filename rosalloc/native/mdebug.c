@@ -100,6 +100,15 @@ static size_t md_run(const struct md_buf *b, uint64_t pos, uint8_t v, size_t max
 	return n;
 }
 
+/* Bytes equal to v among the n bytes from offset pos (inside b). */
+static size_t md_count(const struct md_buf *b, uint64_t pos, uint8_t v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && pos + i < b->len; i++)
+		k += b->p[pos + i] == v;
+	return k;
+}
+
 /* Bytes equal to v that end the span [P, P + span) (the fill the app left after what it
  * wrote reaches the end of usable_size exactly; at a wrong P it does not end there). */
 static size_t md_run_back(const struct md_buf *b, uint64_t P, uint64_t span, uint8_t v)
@@ -434,9 +443,9 @@ static bool md_corrupt_header(const struct md_buf *b, size_t pos, const struct m
 		return false;
 	if (!md_plausible(h, b->va + pos) || (l->rg && h->usable != h->size))
 		return false;
-	if (l->fg && md_run(b, P - l->fg, MDEBUG_FRONT_GUARD_VALUE, l->fg) < (l->fg + 1) / 2 + 1)
+	if (l->fg && md_count(b, P - l->fg, MDEBUG_FRONT_GUARD_VALUE, l->fg) < l->fg / 2 + 1)
 		return false;
-	if (l->rg && md_run(b, P + h->size, MDEBUG_REAR_GUARD_VALUE, l->rg) < (l->rg + 1) / 2 + 1)
+	if (l->rg && md_count(b, P + h->size, MDEBUG_REAR_GUARD_VALUE, l->rg) < l->rg / 2 + 1)
 		return false;
 	return true;
 }
