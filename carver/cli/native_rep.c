@@ -134,7 +134,8 @@ int native_report(struct rep *r, const struct image *img, const struct mdebug_re
 	for (size_t i = 0; i < res->count; i++)
 		damaged += res->allocs[i].front_damaged || res->allocs[i].rear_damaged || res->allocs[i].uaf_bytes;
 	mdebug_options_text(&res->options, opts, sizeof(opts));
-	rep_open_lines(r, NULL, false);
+	if (r->json)   /* text: the keys at the left margin, as carve's summary */
+		rep_open_lines(r, NULL, false);
 	rep_s(r, "image", img->path);
 	rep_u(r, "bits", res->bits);
 	rep_s(r, "options", opts);
@@ -153,8 +154,9 @@ int native_report(struct rep *r, const struct image *img, const struct mdebug_re
 			return rc;
 	rep_close(r);
 	rep_u(r, "frames_named", named);
-	rep_close(r);
-	if (r->json)
+	if (r->json) {
+		rep_close(r);
 		fputc('\n', r->fp);
+	}
 	return 0;
 }
