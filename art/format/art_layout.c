@@ -589,10 +589,20 @@ const struct art_layout art_layouts[] = {
 		ART_METHOD_12_TO_15, DEX_CACHE_11_TO_13, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
-		/* oat 230 (udc-dev) .. 239 (14 branch).  The ClassLoader row is the one with name_
-		 * (class_loader.h @R14U, oat 239); 108 builds before that change (oat 230) have the
-		 * 7.0-13 ClassLoader (doc/android12-16.md) */
-		.family = "14", .image = &art_image_formats[IH_14], .oat_version_min = 226, .oat_version_max = 239,
+		/* image 108 with oat 226 .. 230: 14 as first released (udc-dev @R14, GrapheneOS tag
+		 * 2023100800: oat 230), the 7.0-13 ClassLoader (class_loader.h @R14).  name_ was
+		 * added on 2023-06-08 still at oat 230 (main-line only) and oat 231 followed on
+		 * 2023-07-03, so 231+ is the row below (doc/android12-16.md) */
+		.family = "14-oat230", .image = &art_image_formats[IH_14], .oat_version_min = 226,
+		.oat_version_max = 230,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+	},
+	{
+		/* image 108 with oat 231 .. 239 (14 QPR2 and the 2024 module, branch 14 @R14U): the
+		 * ClassLoader with name_ (class_loader.h @R14U); the row of image 108 when no OAT
+		 * version is known */
+		.family = "14", .image = &art_image_formats[IH_14], .oat_version_min = 231, .oat_version_max = 239,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
@@ -630,12 +640,32 @@ const struct art_version_table art_layout_oat_versions =
 				sizeof(art_layouts) / sizeof(art_layouts[0]), oat_version_min, oat_version_max,
 				offsetof(struct art_layout, family));
 
+/* Of the rows of one image version, the one of the newest module (highest OAT range) */
 const struct art_layout *art_layout_for_image(const struct art_image_format *f)
 {
+	const struct art_layout *best = NULL;
 	for (size_t i = 0; f && i < art_layout_count; i++)
-		if (art_layouts[i].image == f)
+		if (art_layouts[i].image == f && (!best || art_layouts[i].oat_version_max > best->oat_version_max))
+			best = &art_layouts[i];
+	return best;
+}
+
+const struct art_layout *art_layout_by_versions(unsigned image_version, unsigned oat_version)
+{
+	const struct art_image_format *f = art_image_format_by_version(image_version);
+	for (size_t i = 0; f && oat_version && i < art_layout_count; i++)
+		if (art_layouts[i].image == f && oat_version >= art_layouts[i].oat_version_min &&
+		    oat_version <= art_layouts[i].oat_version_max)
 			return &art_layouts[i];
-	return NULL;
+	return art_layout_for_image(f);
+}
+
+bool art_layout_image_shared(const struct art_layout *l)
+{
+	for (size_t i = 0; l && i < art_layout_count; i++)
+		if (&art_layouts[i] != l && art_layouts[i].image == l->image)
+			return true;
+	return false;
 }
 
 const struct art_layout *art_layout_by_image_version(unsigned image_version)
@@ -658,6 +688,12 @@ size_t art_layout_field_offset(const struct art_layout *l, size_t i)
  * zero (C11 6.7.9p10) */
 bool art_layout_same_objects(const struct art_layout *a, const struct art_layout *b)
 {
+	return art_layout_same_but_class_loader(a, b) &&
+	       !memcmp(&a->class_loader, &b->class_loader, sizeof(a->class_loader));
+}
+
+bool art_layout_same_but_class_loader(const struct art_layout *a, const struct art_layout *b)
+{
 	return !memcmp(&a->object, &b->object, sizeof(a->object)) &&
 	       !memcmp(&a->klass, &b->klass, sizeof(a->klass)) && a->field_storage == b->field_storage &&
 	       a->fields_merged == b->fields_merged &&
@@ -665,7 +701,6 @@ bool art_layout_same_objects(const struct art_layout *a, const struct art_layout
 	       !memcmp(&a->string, &b->string, sizeof(a->string)) &&
 	       !memcmp(&a->array, &b->array, sizeof(a->array)) &&
 	       !memcmp(&a->dex_cache, &b->dex_cache, sizeof(a->dex_cache)) &&
-	       !memcmp(&a->class_loader, &b->class_loader, sizeof(a->class_loader)) &&
 	       a->art_field_size == b->art_field_size &&
 	       !memcmp(&a->art_field, &b->art_field, sizeof(a->art_field));
 }

@@ -160,14 +160,25 @@ extern const struct art_version_table art_layout_oat_versions;
 
 /* NULL when no row matches (or, a table error, two do). */
 const struct art_layout *art_layout_by_family(const char *family);
+/* Several rows can share one image version (108: oat 226-230 and 231-239 differ in
+ * ClassLoader): art_layout_for_image and art_layout_by_image_version give the one of the
+ * newest module (highest OAT range), art_layout_by_versions the one whose OAT range holds
+ * oat_version (0: unknown), else that default. */
 const struct art_layout *art_layout_for_image(const struct art_image_format *f);
 const struct art_layout *art_layout_by_image_version(unsigned image_version);
+const struct art_layout *art_layout_by_versions(unsigned image_version, unsigned oat_version);
+/* True when another row has l's image version (the OAT version then chooses). */
+bool art_layout_image_shared(const struct art_layout *l);
 const struct art_layout *art_layout_by_oat_version(unsigned oat_version);
 /* True when a and b decode every managed object alike (Object, Class, String, Array, DexCache,
  * ClassLoader, ArtField and the field rules): rows that differ only in native layouts
  * (ArtMethod, ImageHeader, DexFile), such as 11, 12 and 13, which the heap alone cannot tell
  * apart. */
 bool art_layout_same_objects(const struct art_layout *a, const struct art_layout *b);
+/* As art_layout_same_objects, ClassLoader aside: the heap is decoded alike (a ClassLoader
+ * object is read through its class's fields, as every instance), only the row's
+ * ClassLoader offsets differ (14-oat230 and 14). */
+bool art_layout_same_but_class_loader(const struct art_layout *a, const struct art_layout *b);
 /* Index into art_method_size/entry_point_quick/data for a pointer size (4 -> 0, 8 -> 1). */
 static inline unsigned art_ptr_index(unsigned pointer_size) { return pointer_size == 8 ? 1 : 0; }
 /* Offset of an ArtField/ArtMethod array element: header + i * stride. */

@@ -373,6 +373,7 @@ static int layout_from_option(struct art_runtime *rt, const char *family, struct
 	if (!rt->layout)
 		return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "unknown ART version '%s' (known layout families: %s)",
 			       family, runtime_families());
+	rt->layout_by_version = true;
 	rt->layout_how = rt_printf(rt, "--art-version %s", family);
 	return rt->layout_how ? 0 : rt_nomem(e);
 }
@@ -384,6 +385,20 @@ static int layout_from_images(struct art_runtime *rt, struct err *e)
 		if (!l)
 			continue;
 		rt->layout = l;
+		/* rows sharing the image version (108) are told apart by the OAT version of a
+		 * mapped OAT file (boot.oat) whose range one of them holds */
+		for (size_t j = 0; art_layout_image_shared(l) && j < rt->file_count; j++) {
+			const struct art_layout *o = art_layout_by_versions(rt->images[i].version, rt->files[j].version);
+			if (!rt->files[j].version || o->oat_version_min > rt->files[j].version ||
+			    o->oat_version_max < rt->files[j].version)
+				continue;
+			rt->layout = o;
+			rt->layout_by_version = true;
+			rt->layout_how = rt_printf(rt, "image header version %03u at 0x%llx, OAT header version %03u in %s",
+						   rt->images[i].version, (unsigned long long)rt->images[i].begin,
+						   rt->files[j].version, rt->files[j].name);
+			return rt->layout_how ? 0 : rt_nomem(e);
+		}
 		rt->layout_how = rt_printf(rt, "image header version %03u at 0x%llx", rt->images[i].version,
 					   (unsigned long long)rt->images[i].begin);
 		return rt->layout_how ? 0 : rt_nomem(e);
@@ -398,6 +413,7 @@ static int layout_from_oat(struct art_runtime *rt, struct err *e)
 		if (!l)
 			continue;
 		rt->layout = l;
+		rt->layout_by_version = true;
 		rt->layout_how = rt_printf(rt, "OAT header version %03u in %s", rt->files[i].version, rt->files[i].name);
 		return rt->layout_how ? 0 : rt_nomem(e);
 	}
@@ -451,9 +467,11 @@ static int find_jlc_in(struct art_runtime *rt, bool images_only, struct err *e)
 				cbest = sc;
 				cl = l;
 				ctie = NULL;
-			} else if (sc >= 0 && sc == cbest && !art_layout_same_objects(cl, l)) {
+			} else if (sc >= 0 && sc == cbest && !art_layout_same_but_class_loader(cl, l)) {
 				/* rows that read every object alike are no ambiguity for the heap
-				 * (the first is kept; layout_how says so) */
+				 * (the first is kept; layout_how says so); rows differing only in
+				 * ClassLoader are settled by java.lang.ClassLoader's fields later
+				 * (settle_class_loader_row) */
 				ctie = l;
 			}
 		}
@@ -1355,6 +1373,39 @@ static int decode_fields(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
+/* Rows that differ only in ClassLoader (14-oat230, 14) read the heap alike; when no version
+ * chose among them (the content did, or image 108 without an OAT header),
+ * java.lang.ClassLoader's own fields do: the row whose parent_ offset is that of its field
+ * "parent" (class_loader.h @R14, @R14U).  Nothing is changed when the class or its fields
+ * are not known. */
+static int settle_class_loader_row(struct art_runtime *rt, struct err *e)
+{
+	const struct rt_class *k = NULL;
+	uint32_t parent = RT_OFFSET_UNKNOWN;
+
+	if (rt->layout_by_version)
+		return 0;
+	for (size_t i = 0; i < rt->class_count && !k; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.ClassLoader"))
+			k = &rt->classes[i];
+	for (uint32_t i = 0; k && i < k->field_count; i++)
+		if (k->fields[i].name && !strcmp(k->fields[i].name, "parent"))
+			parent = k->fields[i].offset;
+	if (parent == RT_OFFSET_UNKNOWN || rt->layout->class_loader.parent == parent)
+		return 0;
+	for (size_t i = 0; i < art_layout_count; i++) {
+		const struct art_layout *l = &art_layouts[i];
+		if (l->class_loader.parent != parent || !art_layout_same_but_class_loader(l, rt->layout))
+			continue;
+		rt->layout_how = rt_printf(rt, "%s; ClassLoader as row %s: java.lang.ClassLoader.parent at +%u (%s)",
+					   rt->layout_how, l->family, parent, k->fields_how);
+		rt->layout = l;
+		rt->m.l = l;
+		return rt->layout_how ? 0 : rt_nomem(e);
+	}
+	return 0;
+}
+
 int runtime_open(struct art_runtime *rt, const struct image *img, const struct runtime_opts *o, struct err *e)
 {
 	int rc;
@@ -1401,6 +1452,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rc = name_classes(rt, e);
 	if (rc == 0)
 		rc = decode_fields(rt, e);
+	if (rc == 0)
+		rc = settle_class_loader_row(rt, e);
 	if (rc == 0)
 		rc = anomaly_status(&rt->anomalies, e);
 	if (rc)

@@ -27,8 +27,9 @@ struct los_flags {
 
 static const struct los_flags los_rows[] = {
 	{ "5.0 5.1", 0x08000000u, 0 },
-	/* 15, 16: same flags (runtime/gc/space/large_object_space.cc @R15, @R16) */
-	{ "6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 16", 0x80000000u, 0x40000000u },
+	/* 14-oat230 (image 108 as 14), 15, 16: same flags (runtime/gc/space/large_object_space.cc @R14,
+	 * @R15, @R16) */
+	{ "6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14-oat230 14 15 16", 0x80000000u, 0x40000000u },
 };
 
 static const struct los_flags *los_row(const char *family)

@@ -146,7 +146,7 @@ if [ $rc -eq 2 ] && [ ! -e "$TMP/skip2" ] && grep -q "not 'nosuch'" "$TMP/skip2.
 	t_ok "--skip nosuch: usage error naming it, exit 2, no output directory"
 else t_fail "--skip nosuch: exit $rc, $(cat "$TMP/skip2.err")"; fi
 # every family x bitness the generator makes
-for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15 16 14:cmc 15:cmc 15::16k 15:cmc:16k 16:cmc 16::16k 16:cmc:16k; do
+for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14-oat230 14 15 16 14-oat230:cmc 14:cmc 15:cmc 15::16k 15:cmc:16k 16:cmc 16::16k 16:cmc:16k; do
 	# V[:HEAP[:PAGE]]: the family, its heap (cmc: the mark-compact one of 14+), 16k pages (15+, 64-bit)
 	v=${vh%%:*}; heap=$(echo "$vh:" | cut -d: -f2); page=$(echo "$vh::" | cut -d: -f3)
 	bl="32 64"; [ -z "$page" ] || bl=64

@@ -35,7 +35,7 @@ for vh in $versions $cmcs; do
 		cls=$(od -An -tu1 -j4 -N1 "$d/core" | tr -d ' ')
 		[ "$cls" = "$((b / 32))" ] && t_ok "$vh/$b: ELF class $cls" || t_fail "$vh/$b: ELF class $cls"
 		# naming style: ashmem for 5.0-9, [anon:dalvik-...] for 10+
-		case $v in 1[0-9]) pat='\[anon:dalvik-main space';; *) pat='/dev/ashmem/dalvik-main space.* (deleted)';; esac
+		case $v in 1[0-9]|1[0-9]-*) pat='\[anon:dalvik-main space';; *) pat='/dev/ashmem/dalvik-main space.* (deleted)';; esac
 		grep -q "$pat" "$d/maps" && t_ok "$vh/$b: maps naming style" || t_fail "$vh/$b: maps naming style"
 		if "$ART" info --json --maps "$d/maps" "$d/core" >"$TMP/info.json" 2>"$TMP/info.err"; then
 			if $CHECK --info "$d" "$TMP/info.json" >"$TMP/info.out" 2>&1; then

@@ -430,6 +430,35 @@ int bootimg_build(struct model *m)
 
 static void w32(struct model *m, uint32_t off, uint32_t v) { vm_w32(&m->vm, m->image_begin + off, v); }
 
+/* 12+ (the ART module, whose layouts follow the image and OAT versions): boot.oat mapped
+ * where the image header says, [oat_begin, +3 pages): an ELF file whose oatdata (the
+ * OatHeader, runtime/oat.h @R12S..R16: magic "oat\n", version "NNN\0") starts one page in.
+ * Only the two headers are written; the rest stays zero. */
+static void oat_map(struct model *m, uint64_t oat_begin)
+{
+	char path[200];
+	image_path(m, path, sizeof(path));
+	size_t n = strlen(path);
+	if (n < 4 || strcmp(path + n - 4, ".art")) {
+		m->vm.bad = true;
+		return;
+	}
+	memcpy(path + n - 4, ".oat", 4);
+	struct vmap *o = vm_add(&m->vm, path, oat_begin, 3 * m->page, 3 * m->page, "r--p", SP_NATIVE);
+	if (!o) {
+		m->vm.bad = true;
+		m->vm.bad_va = oat_begin;
+		return;
+	}
+	o->file = true;
+	memcpy(o->bytes, "\177ELF", 4);
+	o->bytes[4] = m->bits == 64 ? 2 : 1;          /* EI_CLASS */
+	o->bytes[5] = 1;                               /* EI_DATA little-endian */
+	o->bytes[6] = 1;                               /* EI_VERSION */
+	memcpy(o->bytes + m->page, "oat\n", 4);
+	memcpy(o->bytes + m->page + 4, m->fam->oat_version, 3);
+}
+
 /* Writes the header once the image contents are final. */
 void bootimg_finish(struct model *m)
 {
@@ -504,4 +533,6 @@ void bootimg_finish(struct model *m)
 	}
 	m->image->rw_size = RUP(image_size, m->page);
 	m->image->size = RUP(image_size, m->page);
+	if (f->api >= 31)
+		oat_map(m, oat_begin);
 }

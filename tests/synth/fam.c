@@ -324,6 +324,9 @@ static const struct fam fams[] = {
 	 .m_string = M(f_string_60, 16), .m_dexcache = M(dc, dcsz), .m_classloader = M(loader, 40), COMMON_60}
 	FAM_MOD("12", 31, "099", "195", 248, 11, roots_12, f_dexcache_11, 108, f_loader_70, true, false, false),
 	FAM_MOD("13", 33, "106", "225", 248, 11, roots_13, f_dexcache_11, 108, f_loader_70, true, false, false),
+	/* 14 as first released (UP1A, image 108 with oat 230: GrapheneOS tag 2023100800): the
+	 * 7.0-13 ClassLoader; name_ came on 2023-06-08 (class_loader.h), oat 231 on 2023-07-03 */
+	FAM_MOD("14-oat230", 34, "108", "230", 256, 12, roots_13, f_dexcache_14, 112, f_loader_70, false, true, false),
 	FAM_MOD("14", 34, "108", "239", 256, 12, roots_13, f_dexcache_14, 112, f_loader_14, false, true, false),
 	FAM_MOD("15", 35, "111", "244", 264, 13, roots_13, f_dexcache_14, 112, f_loader_14, false, true, true),
 	/* 16 (android16-security-release, image 118, oat 259: runtime/oat/image.cc, oat.h @R16):

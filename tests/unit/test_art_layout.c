@@ -36,7 +36,7 @@ int main(void)
 	T_SECTION("12-15 rows (doc/android12-16.md): image and OAT versions, what differs");
 	static const struct { unsigned image, oat; const char *fam; } mod[] = {
 		{ 99, 195, "12" }, { 99, 199, "12" }, { 101, 200, "13" }, { 106, 225, "13" },
-		{ 108, 230, "14" }, { 108, 239, "14" }, { 111, 244, "15" }, { 118, 259, "16" },
+		{ 108, 239, "14" }, { 111, 244, "15" }, { 118, 259, "16" },
 		{ 118, 265, "16" },
 	};
 	for (size_t i = 0; i < sizeof(mod) / sizeof(mod[0]); i++) {
@@ -44,6 +44,26 @@ int main(void)
 		const struct art_layout *b = art_layout_by_oat_version(mod[i].oat);
 		T_CHECK(a && !strcmp(a->family, mod[i].fam), "image %03u -> %s", mod[i].image, a ? a->family : "none");
 		T_CHECK(b && !strcmp(b->family, mod[i].fam), "oat %u -> %s", mod[i].oat, b ? b->family : "none");
+	}
+	/* image 108 holds two rows: oat 226-230 (14 as released, no ClassLoader.name_) and
+	 * 231-239; the image version alone gives the newer */
+	{
+		const struct art_layout *a = art_layout_by_versions(108, 230), *b = art_layout_by_versions(108, 231),
+					*c = art_layout_by_versions(108, 0), *o = art_layout_by_oat_version(230);
+		T_CHECK(a && !strcmp(a->family, "14-oat230") && o == a, "image 108 + oat 230 -> %s, oat 230 -> %s",
+			a ? a->family : "none", o ? o->family : "none");
+		T_CHECK(b && !strcmp(b->family, "14") && c == b && art_layout_by_image_version(108) == b,
+			"image 108 + oat 231 / unknown -> %s", b ? b->family : "none");
+		T_CHECK(a && b && art_layout_image_shared(a) && art_layout_image_shared(b) &&
+				!art_layout_image_shared(art_layout_by_family("15")),
+			"108 shared by two rows, 111 by one");
+		T_CHECK(a && b && a->class_loader.parent == 12 && a->class_loader.packages == 8 &&
+				b->class_loader.parent == 16 && b->class_loader.packages == 12,
+			"ClassLoader: parent_ at 12 (oat 230) and 16 (name_ first, oat 231+)");
+		T_CHECK(a && b && !art_layout_same_objects(a, b) && art_layout_same_but_class_loader(a, b),
+			"14-oat230 and 14 differ in ClassLoader only");
+		T_CHECK(art_layout_by_versions(108, 244) == b && art_layout_by_versions(999, 230) == NULL,
+			"an OAT version outside the image's rows gives its default; an unknown image none");
 	}
 	T_CHECK(art_layout_by_image_version(107) == NULL && art_layout_by_image_version(109) == NULL,
 		"dev-only image versions 107 and 109 have no row");
