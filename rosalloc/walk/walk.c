@@ -19,6 +19,7 @@ static const char *const place_names[WALK_PLACE_COUNT] = {
 	[WALK_LOS] = "los",
 	[WALK_IMAGE] = "image",
 	[WALK_BUMP] = "bump",
+	[WALK_CMC_FROM_SPACE] = "cmc_from_space",
 };
 
 static const char *const unit_names[WALK_UNIT_KIND_COUNT] = {
@@ -145,6 +146,7 @@ static walk_fn walker_of(enum space_kind k)
 	case SPACE_LOS_FREELIST: return walk_los_freelist;
 	case SPACE_IMAGE: return walk_image;
 	case SPACE_BUMP_POINTER: return walk_bump;
+	case SPACE_CMC_MAP: return walk_cmc_from_space;
 	default: return NULL;
 	}
 }

@@ -47,6 +47,7 @@ enum walk_place {
 	WALK_LOS,             /* where = allocation start, index = 0 */
 	WALK_IMAGE,           /* where = image begin, index = object number in the objects section */
 	WALK_BUMP,            /* where = space begin (zygote / bump-pointer space), index = 0 */
+	WALK_CMC_FROM_SPACE,  /* the mark-compact from-space (cmc.c), where = its begin, index = 0 */
 	WALK_PLACE_COUNT
 };
 
@@ -144,7 +145,7 @@ struct walk_ctx {
 
 /* Every object space of ctx->rt in address order: RosAlloc (both twins), region, dlmalloc
  * (non-moving, zygote with its bump part), large-object spaces (each allocation of the map
- * LOS, the free-list LOS), image spaces, bump-pointer spaces.  Inactive twins are walked too
+ * LOS, the free-list LOS), image spaces, bump-pointer spaces, the mark-compact from-space.  Inactive twins are walked too
  * (a twin that holds nothing yields nothing). */
 int walk_all(const struct walk_ctx *ctx, struct err *e);
 /* One space, by its kind.  Helper mappings (bitmaps, page maps) yield nothing. */
@@ -158,6 +159,9 @@ int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct e
 int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 int walk_bump(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
+/* The collector maps of mark-compact (SPACE_CMC_MAP): only "Concurrent mark-compact
+ * from-space" yields candidates, free ones, what a compaction dropped (cmc.c). */
+int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 
 /* RosAlloc bracket idx of a layout family's row ("5.0", "5.1"/"6.0", "7.0" and later): slot
  * size, run pages, slots per run, header bytes (= first slot offset).  -1 when the family

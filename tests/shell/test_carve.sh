@@ -167,6 +167,19 @@ for vh in 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14-oat230 14 15 16 14-oat230
 		else
 			t_fail "synth $vh/$b: states differ: $(jq -c .states "$d/validate.json" | cut -c1-400)"
 		fi
+		# CMC below 4 GiB: the from-space holds the heap before the last compaction; what it
+		# dropped is carved as residue (--include residue), copies of survivors are not
+		if [ "$heap" = cmc ] && [ "$b" = 32 ]; then
+			if "$ART" carve "$d/core" --maps "$d/maps" --include residue -q -o "$d/res" >/dev/null 2>"$d/err" &&
+				"$ART" validate --json "$d/res/heap.hprof" "$d/truth.jsonl" >"$d/res.json" 2>>"$d/err" &&
+				jq -e '.states.content.residue as $r | $r.truth > 0 and $r.matched == $r.truth and
+					$r.same == $r.matched and $r.result == $r.result_right and .invented == 0' \
+					"$d/res.json" >/dev/null; then
+				t_ok "synth $vh/$b: from-space residue: $(jq -r '.states.content.residue | "truth \(.truth), carved \(.result), right \(.result_right)"' "$d/res.json")"
+			else
+				t_fail "synth $vh/$b: from-space residue: $(jq -c '.states.content.residue, .invented' "$d/res.json" 2>/dev/null) $(head -n 2 "$d/err")"
+			fi
+		fi
 		rm -rf "$d"
 	done
 done

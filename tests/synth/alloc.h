@@ -51,6 +51,7 @@ struct bump {
 	uint64_t begin, cap, end;       /* end: the space's bump pointer */
 	uint64_t pos, tlab_end;         /* the current TLAB */
 	unsigned tlabs;
+	uint64_t main_end;              /* end of the main block (where the first TLAB began) */
 };
 
 struct los {
@@ -78,6 +79,9 @@ uint32_t region_count_used(const struct region *r);
 struct bump *bump_new(struct model *m, uint64_t begin, uint64_t cap);
 uint64_t bump_alloc(struct bump *b, uint32_t size, int mode, uint8_t *where);
 uint64_t bump_end(const struct bump *b);
+/* Writes the from-space map `from` (as big as the moving space) as the last compaction left
+ * it; 0, or -1 when a write fails. */
+int bump_from_space(struct bump *b, struct vmap *from);
 
 struct los *los_new(struct model *m, bool freelist, uint64_t begin, uint64_t size, uint64_t info_va);
 uint64_t los_alloc(struct los *l, uint32_t size, uint8_t *where);

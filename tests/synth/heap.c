@@ -7,7 +7,8 @@
 #include "tests/synth/alloc.h"
 
 const char *const ow_names[] = {"none", "run", "thread-local-run", "pages", "region", "tlab",
-	"large-region", "unevacuated-region", "chunk", "bump", "los-map", "los-freelist", "image"};
+	"large-region", "unevacuated-region", "chunk", "bump", "los-map", "los-freelist", "image",
+	"cmc-from-space"};
 
 int model_new_obj(struct model *m, uint32_t addr, uint32_t size, int cls, enum sp_kind sp, uint8_t where)
 {

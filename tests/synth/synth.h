@@ -93,7 +93,8 @@ unsigned ros_bracket_for(const struct fam *f, uint32_t size);
 /* ---- address space (vm.c) ---- */
 
 enum sp_kind { SP_NONE, SP_IMAGE, SP_MAIN, SP_REGION, SP_NONMOVING, SP_ZYGOTE, SP_LOS, SP_NATIVE,
-	SP_BUMP /* CMC moving space (BumpPointerSpace) */ };
+	SP_BUMP /* CMC moving space (BumpPointerSpace) */,
+	SP_CMC_FROM /* "Concurrent mark-compact from-space": the moving space before a compaction */ };
 extern const char *const sp_names[];
 
 struct vmap {
@@ -224,7 +225,7 @@ struct obj {
 };
 
 enum { OW_NONE, OW_RUN, OW_TL_RUN, OW_PAGES, OW_REGION, OW_TLAB, OW_LARGE_REGION,
-	OW_UNEVAC, OW_CHUNK, OW_BUMP, OW_LOS_MAP, OW_LOS_FREELIST, OW_IMAGE };
+	OW_UNEVAC, OW_CHUNK, OW_BUMP, OW_LOS_MAP, OW_LOS_FREELIST, OW_IMAGE, OW_CMC_FROM };
 extern const char *const ow_names[];
 
 /* ---- allocators ---- */
@@ -253,6 +254,8 @@ struct model {
 	struct ros *ros;
 	struct region *region;
 	struct bump *bump;      /* --heap cmc: the mark-compact moving space instead of region */
+	uint64_t cmc_from;      /* --heap cmc: "Concurrent mark-compact from-space" (its address:
+				 * vm_add may move the map records) */
 	bool cmc;
 	struct dlm *nonmoving, *zygote;
 	struct los *los;

@@ -6,7 +6,7 @@
 #include "tests/synth/synth.h"
 
 const char *const sp_names[] = {"none", "image", "main", "region", "non-moving", "zygote", "los",
-	"native", "bump"};
+	"native", "bump", "cmc-from-space"};
 
 int vm_init(struct vm *v, int bits)
 {

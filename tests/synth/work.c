@@ -220,8 +220,9 @@ static int plan(struct model *m, uint64_t heap)
 		if (!m->bump)
 			return -1;
 		/* the collector's own maps (collector/mark_compact.cc @R14U): the from-space is as
-		 * big as the moving space and is madvised to zero after each compaction; the
-		 * compaction buffers and the chunk-info vector hold native data, zero here */
+		 * big as the moving space and is madvised to zero after each compaction (here the
+		 * capture comes just before that: bump_from_space); the compaction buffers and the
+		 * chunk-info vector hold native data, zero here */
 		static const char *const cmc_maps[] = { "Concurrent mark-compact from-space",
 			"Concurrent mark-compact compaction buffers", "Concurrent mark-compact chunk-info vector" };
 		uint64_t at = native + 0x4000000;
@@ -230,8 +231,12 @@ static int plan(struct model *m, uint64_t heap)
 			if (at + size > (b64 ? 0x8000000000ull : 0xfff00000ull))
 				return -1;
 			vm_dalvik_name(f, cmc_maps[i], name, sizeof(name));
-			if (!vm_add(&m->vm, name, at, size, m->page, "rw-p", SP_NONE))
+			/* the from-space's bytes are all held here; bump_from_space trims what the core
+			 * captures to what it wrote */
+			if (!vm_add(&m->vm, name, at, size, i ? m->page : size, "rw-p", i ? SP_NONE : SP_CMC_FROM))
 				return -1;
+			if (i == 0)
+				m->cmc_from = at;
 			at += RUP(size + m->page, 0x100000);
 		}
 	} else if (f->region) {
@@ -906,6 +911,8 @@ int work_build(struct model *m)
 		return -1;
 	/* freed objects stay unreachable; restore their truth state after the second pass */
 	finish_spaces(m);
+	if (m->bump && bump_from_space(m->bump, vm_find(&m->vm, m->cmc_from)))
+		return -1;
 	bootimg_finish(m);
 	(void)native_alloc;
 	return m->vm.bad ? -1 : 0;

@@ -708,6 +708,13 @@ class Checker:
                     self.err('0x%x: free in the truth, allocated by the walk' % a)
                 if t['content'] == 'partial':
                     self.check_partial(t)
+                if t['space'] == 'cmc-from-space':
+                    # residue of a dead object in the mark-compact from-space: its class word
+                    # and size as the truth gives them (collector/mark_compact.cc @R14U)
+                    if self.klass(a) != int(t['class_addr'], 16) or self.obj_size(a) != t['size']:
+                        self.err('0x%x: from-space residue does not read as %s of %d bytes' %
+                                 (a, t['class'], t['size']))
+                    self.count('from-space residue checked')
                 self.count('free objects')
         self.check_methods()
         # class metadata: names and field layouts from ifields_ + DEX vs truth.json
