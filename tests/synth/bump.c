@@ -80,7 +80,9 @@ uint64_t bump_alloc(struct bump *b, uint32_t size, int mode, uint8_t *where)
 uint64_t bump_end(const struct bump *b) { return b->end; }
 
 /* One dead object at a in the from-space: a primitive array or a String of a boot class
- * (classes that no compaction moves), random contents; -1 when it does not fit before end. */
+ * (classes that no compaction moves), at least 4 random bytes of contents, so that no dead
+ * object equals a survivor (cmc.c cannot tell those apart and does not report them); -1
+ * when it does not fit before end. */
 static int dead_object(struct model *m, uint64_t a, uint64_t end)
 {
 	static const char prims[] = "BCIJ";
@@ -90,13 +92,13 @@ static int dead_object(struct model *m, uint64_t a, uint64_t end)
 
 	if (pick == 4) {        /* a compressed (8.0+) ASCII String */
 		cls = m->c_string;
-		n = 1 + rng_below(&m->rng, 40);
+		n = 4 + rng_below(&m->rng, 40);
 		size = 16 + n;
 	} else {
 		char e = prims[pick];
 		unsigned es = klass_type_size((char[]){e, 0});
 		cls = m->c_prim_array[strchr("ZBCDFIJS", e) - "ZBCDFIJS"];
-		n = 1 + rng_below(&m->rng, e == 'B' ? 200 : 48);
+		n = (e == 'B' ? 4 : e == 'C' ? 2 : 1) + rng_below(&m->rng, e == 'B' ? 200 : 48);
 		size = array_data_off(e) + es * n;
 	}
 	if (cls < 0 || RUP(size, 8) > end - a)
