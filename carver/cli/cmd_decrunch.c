@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "carver/cli/cli.h"
 #include "carver/base/mapfile.h"
@@ -25,8 +26,12 @@ static void decrunch_consumed(void *ctx, size_t upto)
 	mapfile_drop(m, m->data, upto);
 }
 
+/* Where a Debian JDK keeps its modules (default-jdk-headless) */
+#define DECRUNCH_JDK_DEFAULT "/usr/lib/jvm/default-java/jmods"
+
 struct decrunch_args {
-	bool mat, quiet;
+	bool mat, quiet, no_jdk;
+	const char *jdk;        /* --jdk PATH */
 	const char *id_size;    /* "4", "8" or NULL (from the BMD) */
 	uint64_t max_output;    /* 0 = no limit */
 };
@@ -35,6 +40,8 @@ static const char *const decrunch_id_sizes[] = { "4", "8", NULL };
 static const struct opt decrunch_opts[] = {
 	OPT_ROW_FLAG("--mat", NULL, struct decrunch_args, mat),
 	OPT_ROW_FLAG("--quiet", "-q", struct decrunch_args, quiet),
+	OPT_ROW_STRING("--jdk", struct decrunch_args, jdk, "a JDK home, its jmods directory or a .jmod file"),
+	OPT_ROW_FLAG("--no-jdk", NULL, struct decrunch_args, no_jdk),
 	OPT_ROW_SIZE("--max-output", struct decrunch_args, max_output, "a size such as 512M or 4G", 1, UINT64_MAX),
 	OPT_ROW_CHOICE("--id-size", struct decrunch_args, id_size, "4 or 8", decrunch_id_sizes),
 	OPT_ROW_END,
@@ -59,10 +66,10 @@ static void decrunch_summary(const char *in, const struct bmd_decrunch_stats *st
 
 int cmd_decrunch(int argc, char **argv)
 {
-	struct decrunch_args a = { false, false, NULL, 0 };
+	struct decrunch_args a = { false, false, false, NULL, NULL, 0 };
 	struct bmd_decrunch_opts opts = { 0 };
 	struct bmd_decrunch_stats st;
-	struct bmd_dict dict;
+	struct bmd_dict dict, jdk;
 	struct mapfile in = { 0 };
 	struct outf out;
 	struct bmd_sink sink = { outf_sink_write, &out };
@@ -81,10 +88,23 @@ int cmd_decrunch(int argc, char **argv)
 	err_init(&e);
 	outf_init(&out);
 	bmd_dict_init(&dict);
+	bmd_dict_init(&jdk);
 	for (size_t i = 3; i <= npos; i++)   /* the string sources after IN and OUT */
 		if (bmd_dict_load_file(&dict, argv[i], &e) < 0)
 			goto fail;
 	opts.dict = npos > 2 ? &dict : NULL;
+	if (a.jdk && a.no_jdk) {
+		ERR_SET(&e, ERR_USAGE, ERR_NO_VA, "--jdk and --no-jdk exclude each other");
+		goto fail;
+	}
+	/* --mat reads the installed JDK's names unless told otherwise; --jdk works in both modes */
+	if (!a.jdk && a.mat && !a.no_jdk && access(DECRUNCH_JDK_DEFAULT, R_OK) == 0)
+		a.jdk = DECRUNCH_JDK_DEFAULT;
+	if (a.jdk) {
+		if (bmd_dict_load_jdk(&jdk, a.jdk, &e) < 0)
+			goto fail;
+		opts.jdk = &jdk;
+	}
 	if (mapfile_open(&in, in_path, &e) < 0)
 		goto fail;
 	opts.consumed = decrunch_consumed;
@@ -101,10 +121,12 @@ int cmd_decrunch(int argc, char **argv)
 		decrunch_summary(in_path, &st, opts.dict);
 	mapfile_close(&in);
 	bmd_dict_release(&dict);
+	bmd_dict_release(&jdk);
 	return CLI_OK;
 fail:
 	outf_abort(&out);
 	mapfile_close(&in);
 	bmd_dict_release(&dict);
+	bmd_dict_release(&jdk);
 	return cli_report(argv[0], &e);
 }

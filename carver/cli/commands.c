@@ -62,8 +62,8 @@ const struct cli_command cli_commands[] = {
 	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n",
 	  &cmd_crunch_spec },
 	{ "decrunch", cmd_decrunch, "convert a BMD file back to HPROF (Badoo-compatible)",
-	  "usage: artcarve decrunch [--mat] [--id-size 4|8] [--max-output SIZE] [-q] IN.bmd OUT.hprof\n"
-	  "                         [APK|JAR|DEX ...]\n\n"
+	  "usage: artcarve decrunch [--mat] [--jdk PATH | --no-jdk] [--id-size 4|8] [--max-output SIZE]\n"
+	  "                         [-q] IN.bmd OUT.hprof [APK|JAR|DEX|JMOD ...]\n\n"
 	  "Converts a BMD (Badoo Memory Dump) file to HPROF exactly as Badoo's BmdDecruncher does:\n"
 	  "strings and classes in BMD order, then one HEAP_DUMP with class dumps, instances, object\n"
 	  "arrays, zero-filled primitive arrays and ROOT_UNKNOWN roots.  Hashed strings are recovered\n"
@@ -71,11 +71,20 @@ const struct cli_command cli_commands[] = {
 	  "'+' to the original length:\n"
 	  "  .jar  names of the *.class entries (with '/' kept, as Badoo does)\n"
 	  "  .apk  class names (a.b.C) and field names of every top-level classes*.dex\n"
-	  "  .dex  class names (a.b.C) and field names\n\n"
+	  "  .dex  class names (a.b.C) and field names\n"
+	  "  .jmod a JDK module: class names as HotSpot writes them (java/lang/System) and the\n"
+	  "        names of their fields (not in Badoo)\n\n"
 	  "options:\n"
 	  "  --mat          write a file Eclipse MAT loads: JAVA PROFILE 1.0.2, heap dump segments\n"
 	  "                 and one HEAP_DUMP_END, strings before use, a LOAD_CLASS and CLASS_DUMP for\n"
-	  "                 every referenced class, no LEGACY records (their ids were never mapped)\n"
+	  "                 every referenced class, no LEGACY records (their ids were never mapped);\n"
+	  "                 reads the installed JDK's names (/usr/lib/jvm/default-java/jmods, when\n"
+	  "                 present) so a JVM dump gets back java/lang/System, props, ... that heap\n"
+	  "                 readers look up (VisualVM computes instance sizes through them)\n"
+	  "  --jdk PATH     the JDK class library whose names to recover: a JDK home, its jmods\n"
+	  "                 directory or one .jmod (any mode; a name must match the hash and the\n"
+	  "                 original length)\n"
+	  "  --no-jdk       --mat without the installed JDK's names\n"
 	  "  --id-size N    identifier size of the output (default: 8 if the BMD was crunched from\n"
 	  "                 an 8-byte-id HPROF by artcarve, else 4)\n"
 	  "  --max-output SIZE  refuse (exit 1) a BMD whose HPROF would exceed SIZE bytes (K, M, G\n"
@@ -83,7 +92,8 @@ const struct cli_command cli_commands[] = {
 	  "  -q, --quiet    no summary line on stderr\n\n"
 	  "examples:\n"
 	  "  artcarve decrunch dump.bmd dump.hprof\n"
-	  "  artcarve decrunch --mat dump.bmd dump-mat.hprof app.apk\n\n"
+	  "  artcarve decrunch --mat dump.bmd dump-mat.hprof app.apk\n"
+	  "  artcarve decrunch --mat --jdk /usr/lib/jvm/java-17-openjdk-amd64 jvm.bmd jvm-mat.hprof\n\n"
 	  "exit status: 0 ok, 1 input rejected (the message names the offset), 2 usage error,\n"
 	  "3 I/O or out-of-memory error.  No output file is left behind on failure.\n",
 	  &cmd_decrunch_spec },

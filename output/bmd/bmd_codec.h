@@ -90,11 +90,17 @@ void bmd_dict_release(struct bmd_dict *d);
 int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t hash, struct err *e);
 /* 1 and the string for hash, 0 if none. */
 int bmd_dict_find(const struct bmd_dict *d, int32_t hash, const uint8_t **s, size_t *len);
+/* The most recent string with this hash and exactly len bytes: 1, or 0 if none. */
+int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const uint8_t **s);
 
 /* ---- decrunch ------------------------------------------------------------------------------------- */
 
 struct bmd_decrunch_opts {
 	const struct bmd_dict *dict;    /* may be NULL */
+	/* may be NULL: names of a JDK's class library (bmd_dict_load_jdk), used after dict for a
+	 * hashed string whose hash and original length both match (a JVM dump's own classes and
+	 * fields: java/lang/System, props, ... that heap readers look up by name) */
+	const struct bmd_dict *jdk;
 	bool mat;                       /* MAT-loadable 1.0.2 output instead of Badoo's */
 	unsigned id_size;               /* 0: 8 if the BMD carries the id-size marker, else 4 */
 	uint64_t max_output;            /* 0: no limit; else fail before writing more */

@@ -199,6 +199,20 @@ int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t ha
 	return bmd_idmap_put(&d->heads, (uint32_t)hash, (uint32_t)d->count++, e);
 }
 
+int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const uint8_t **s)
+{
+	uint32_t i;
+
+	if (!d || !bmd_idmap_get(&d->heads, (uint32_t)hash, &i))
+		return 0;
+	for (; i != UINT32_MAX; i = d->entries[i].next)
+		if (d->entries[i].len == len) {
+			*s = d->text.data + d->entries[i].off;
+			return 1;
+		}
+	return 0;
+}
+
 int bmd_dict_find(const struct bmd_dict *d, int32_t hash, const uint8_t **s, size_t *len)
 {
 	uint32_t i;
@@ -302,8 +316,9 @@ static int dc_hashed(struct dc *d, const struct bmd_record *rec, struct err *e)
 	size_t n;
 
 	d->st->hashed_strings++;
-	/* built-in names must match the original length too, to keep false hits rare */
+	/* JDK and built-in names must match the original length too, to keep false hits rare */
 	if (bmd_dict_find(d->o->dict, rec->hash, &s, &n) ||
+	    (bmd_dict_find_len(d->o->jdk, rec->hash, rec->length, &s) && (n = rec->length, true)) ||
 	    (d->o->mat && bmd_dict_find(&d->builtin, rec->hash, &s, &n) && n == rec->length)) {
 		d->st->recovered++;
 		put_string(&d->out, rec->id, s, n);

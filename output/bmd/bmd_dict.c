@@ -1,7 +1,10 @@
 /* bmd_dict.c - dictionary sources for decrunch (see bmd_dict.h). */
 #include "output/bmd/bmd_dict.h"
 
+#include <dirent.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "art/format/dex.h"
 #include "carver/base/mapfile.h"
@@ -183,6 +186,283 @@ int bmd_dict_add_apk(struct bmd_dict *d, const uint8_t *data, size_t len, const 
 	return rc < 0 ? rc : 0;
 }
 
+/* ---- JDK class files and modules ---------------------------------------------------------------- */
+
+/* Constant pool tags (JVMS 17 section 4.4, Table 4.4-B) and the bytes after each tag; Utf8
+ * is u2 length + bytes.  Long and Double take two pool slots (4.4.5). */
+enum { CP_UTF8 = 1, CP_LONG = 5, CP_DOUBLE = 6, CP_CLASS = 7 };
+
+static size_t cp_body_size(uint8_t tag)
+{
+	switch (tag) {
+	case 7: case 8: case 16: case 19: case 20: return 2;   /* Class String MethodType Module Package */
+	case 15: return 3;                                      /* MethodHandle */
+	case 3: case 4: case 9: case 10: case 11: case 12: case 17: case 18: return 4;
+	case CP_LONG: case CP_DOUBLE: return 8;
+	default: return 0;
+	}
+}
+
+/* at[idx] = offset of pool entry idx's tag byte, its bytes checked by class_pool (0 for the
+ * unusable slot after a Long or Double and for slot 0: offset 0 is the magic). */
+static int class_entry(const struct cursor *c, const uint32_t *at, uint16_t count, uint16_t idx, uint8_t tag,
+		       const uint8_t **body, struct err *e)
+{
+	if (idx == 0 || idx >= count || !at[idx] || c->base[at[idx]] != tag)
+		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "class file: constant %u is not a %s entry", idx,
+			       tag == CP_UTF8 ? "Utf8" : "Class");
+	*body = c->base + at[idx] + 1;
+	return 0;
+}
+
+static int class_utf8(const struct cursor *c, const uint32_t *at, uint16_t count, uint16_t idx,
+		      const uint8_t **s, size_t *n, struct err *e)
+{
+	const uint8_t *b = NULL;
+	int rc = class_entry(c, at, count, idx, CP_UTF8, &b, e);
+
+	if (rc)
+		return rc;
+	*n = ld_u16be(b);
+	*s = b + 2;
+	return 0;
+}
+
+/* Walks the constant pool, remembering where each entry is. */
+static int class_pool(struct cursor *c, uint32_t *at, uint16_t count, struct err *e)
+{
+	for (uint16_t i = 1; i < count; i++) {
+		size_t start = c->pos;
+		uint8_t tag;
+		uint16_t n;
+		int rc;
+		if ((rc = cur_u8(c, &tag, e)))
+			return rc;
+		if (start > UINT32_MAX)
+			return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "class file larger than 4 GiB");
+		at[i] = (uint32_t)start;
+		if (tag == CP_UTF8) {
+			if ((rc = cur_u16be(c, &n, e)) || (rc = cur_skip(c, n, e)))
+				return rc;
+			continue;
+		}
+		if (!cp_body_size(tag))
+			return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "class file: constant %u has unknown tag %u", i, tag);
+		if ((rc = cur_skip(c, cp_body_size(tag), e)))
+			return rc;
+		if (tag == CP_LONG || tag == CP_DOUBLE)
+			i++;
+	}
+	return 0;
+}
+
+static int class_attributes(struct cursor *c, uint16_t count, struct err *e)
+{
+	for (uint16_t a = 0; a < count; a++) {
+		uint16_t name;
+		uint32_t len;
+		int rc;
+		if ((rc = cur_u16be(c, &name, e)) || (rc = cur_u32be(c, &len, e)) || (rc = cur_skip(c, len, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* field_info / method_info (JVMS 4.5, 4.6): access, name, descriptor, attributes. */
+static int class_member(struct cursor *c, uint16_t *name, struct err *e)
+{
+	uint16_t flags, desc, n_attr;
+	int rc;
+
+	if ((rc = cur_u16be(c, &flags, e)) || (rc = cur_u16be(c, name, e)) || (rc = cur_u16be(c, &desc, e)) ||
+	    (rc = cur_u16be(c, &n_attr, e)))
+		return rc;
+	return class_attributes(c, n_attr, e);
+}
+
+/* this_class's name ("java/lang/System") and every declared field's name (JVMS 4.1, 4.5). */
+static int class_names(struct bmd_dict *d, struct cursor *c, const uint32_t *utf8_at, uint16_t count,
+		       struct wbuf *tmp, struct err *e)
+{
+	uint16_t access, this_class, super, n_if, n_fields;
+	const uint8_t *s, *cls = NULL;
+	size_t n;
+	int rc;
+
+	if ((rc = cur_u16be(c, &access, e)) || (rc = cur_u16be(c, &this_class, e)) ||
+	    (rc = cur_u16be(c, &super, e)) || (rc = cur_u16be(c, &n_if, e)) || (rc = cur_skip(c, 2 * (size_t)n_if, e)))
+		return rc;
+	if ((rc = class_entry(c, utf8_at, count, this_class, CP_CLASS, &cls, e)) ||
+	    (rc = class_utf8(c, utf8_at, count, ld_u16be(cls), &s, &n, e)) || (rc = dict_add_mutf8(d, tmp, s, n, e)))
+		return rc;
+	if ((rc = cur_u16be(c, &n_fields, e)))
+		return rc;
+	for (uint16_t f = 0; f < n_fields; f++) {
+		uint16_t name;
+		if ((rc = class_member(c, &name, e)) || (rc = class_utf8(c, utf8_at, count, name, &s, &n, e)) ||
+		    (rc = dict_add_mutf8(d, tmp, s, n, e)))
+			return rc;
+	}
+	/* the rest is read for its bounds only: methods, then the class's attributes */
+	if ((rc = cur_u16be(c, &n_fields, e)))
+		return rc;
+	for (uint16_t m = 0; m < n_fields; m++) {
+		uint16_t name;
+		if ((rc = class_member(c, &name, e)))
+			return rc;
+	}
+	if ((rc = cur_u16be(c, &n_fields, e)) || (rc = class_attributes(c, n_fields, e)))
+		return rc;
+	if (cur_remaining(c))
+		return ERR_SET(e, ERR_CORRUPT, ERR_NO_VA, "class file: %zu bytes after the last attribute",
+			       cur_remaining(c));
+	return 0;
+}
+
+int bmd_dict_add_class(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e)
+{
+	struct cursor c;
+	uint32_t magic, *utf8_at;
+	uint16_t minor, major, count;
+	struct wbuf tmp;
+	int rc;
+
+	cur_init(&c, data, len, 0);
+	if ((rc = cur_u32be(&c, &magic, e)) || (rc = cur_u16be(&c, &minor, e)) || (rc = cur_u16be(&c, &major, e)) ||
+	    (rc = cur_u16be(&c, &count, e)))
+		return ERR_PREFIX(e, rc, "%s", label ? label : "class file");
+	if (magic != 0xcafebabe)
+		return ERR_SET(e, ERR_CORRUPT, 0, "%s: not a class file (magic 0x%08x)", label ? label : "class file", magic);
+	utf8_at = xcalloc(count ? count : 1, sizeof(*utf8_at));
+	if (!utf8_at)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %u constants", count);
+	wbuf_init(&tmp);
+	rc = class_pool(&c, utf8_at, count, e);
+	if (rc == 0)
+		rc = class_names(d, &c, utf8_at, count, &tmp, e);
+	wbuf_release(&tmp);
+	xfree(utf8_at);
+	return rc ? ERR_PREFIX(e, rc, "%s", label ? label : "class file") : 0;
+}
+
+#define JMOD_MAGIC "JM\x01\x00"          /* jdk.internal.jmod.JmodFile: 'J' 'M' major 1 minor 0 */
+#define CLASS_MAX (64u << 20)            /* largest class file extracted from a module */
+
+static bool is_module_class(const struct zipw_entry *en)
+{
+	return en->name_len > 14 && !memcmp(en->name, "classes/", 8) && ends_with(en->name, en->name_len, ".class") &&
+	       !ends_with(en->name, en->name_len, "module-info.class");
+}
+
+/* The entries of a module in archive order; with m, the mapped pages behind the entry being
+ * read go back to the kernel every megabyte (a module is tens of MB). */
+static int dict_add_jmod_map(struct bmd_dict *d, const uint8_t *data, size_t len, const struct mapfile *m,
+			     const char *label, struct err *e)
+{
+	struct zipw z;
+	struct zipw_iter it;
+	struct zipw_entry en;
+	uint64_t dropped = 0;
+	int rc;
+
+	if (len < 4 || memcmp(data, JMOD_MAGIC, 4))
+		return ERR_SET(e, ERR_CORRUPT, 0, "%s: not a jmod file (no JM 1.0 header)", label ? label : "jmod");
+	/* the ZIP's offsets count from the end of the 4-byte header (it is written after it) */
+	if ((rc = zipw_open(&z, data + 4, len - 4, label, e)))
+		return rc;
+	zipw_iter_init(&z, &it);
+	while ((rc = zipw_next(&it, &en, e)) == 1) {
+		uint8_t *cls;
+		size_t n;
+		if (!is_module_class(&en))
+			continue;
+		if ((rc = zipw_extract(&z, &en, CLASS_MAX, &cls, &n, e)))
+			return ERR_PREFIX(e, rc, "%.*s", (int)en.name_len, en.name);
+		rc = bmd_dict_add_class(d, cls, n, NULL, e);
+		xfree(cls);
+		if (rc)
+			return ERR_PREFIX(e, rc, "%.*s", (int)en.name_len, en.name);
+		if (m && en.local_offset > dropped + (1u << 20) && en.local_offset < len) {
+			mapfile_drop(m, data, 4 + (size_t)en.local_offset);
+			dropped = en.local_offset;
+		}
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int bmd_dict_add_jmod(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e)
+{
+	return dict_add_jmod_map(d, data, len, NULL, label, e);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.jmod files of dir, sorted (the dictionary's "later wins" makes order matter). */
+static int jdk_list(const char *dir, char ***names, size_t *count, struct err *e)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	*names = NULL;
+	*count = 0;
+	if (!dp)
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot read the directory", dir);
+	while ((de = readdir(dp))) {
+		size_t n = strlen(de->d_name);
+		char *copy;
+		if (n < 6 || strcmp(de->d_name + n - 5, ".jmod"))
+			continue;
+		if (*count == cap) {
+			char **grown = xreallocarray(*names, cap ? cap * 2 : 64, sizeof(**names));
+			if (!grown)
+				break;
+			*names = grown;
+			cap = cap ? cap * 2 : 64;
+		}
+		if (!(copy = xmalloc(strlen(dir) + n + 2)))
+			break;
+		snprintf(copy, strlen(dir) + n + 2, "%s/%s", dir, de->d_name);
+		(*names)[(*count)++] = copy;
+	}
+	closedir(dp);
+	if (de)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory listing modules", dir);
+	if (*count)
+		qsort(*names, *count, sizeof(**names), name_cmp);
+	return 0;
+}
+
+int bmd_dict_load_jdk(struct bmd_dict *d, const char *path, struct err *e)
+{
+	char sub[4096];
+	struct stat st;
+	char **names;
+	size_t count;
+	int rc;
+
+	if (stat(path, &st) != 0)
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: no such JDK module file or directory", path);
+	if (!S_ISDIR(st.st_mode))
+		return bmd_dict_load_file(d, path, e);
+	/* a JDK home holds its modules in jmods/ */
+	if (snprintf(sub, sizeof(sub), "%s/jmods", path) < (int)sizeof(sub) && stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+		path = sub;
+	if ((rc = jdk_list(path, &names, &count, e)))
+		return rc;
+	if (count == 0)
+		rc = ERR_SET(e, ERR_USAGE, ERR_NO_VA, "%s: no .jmod files (expected a JDK's jmods directory)", path);
+	for (size_t i = 0; i < count && rc == 0; i++)
+		rc = bmd_dict_load_file(d, names[i], e);
+	for (size_t i = 0; i < count; i++)
+		xfree(names[i]);
+	xfree(names);
+	return rc;
+}
+
 static bool path_ends_with(const char *path, const char *suffix)
 {
 	return ends_with((const uint8_t *)path, strlen(path), suffix);
@@ -200,11 +480,14 @@ int bmd_dict_load_file(struct bmd_dict *d, const char *path, struct err *e)
 		add = bmd_dict_add_apk;
 	else if (path_ends_with(path, ".dex"))
 		add = bmd_dict_add_dex;
+	else if (path_ends_with(path, ".jmod"))
+		add = NULL;
 	else
-		return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "%s: string source must be a .jar, .apk or .dex file", path);
+		return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "%s: string source must be a .jar, .apk, .dex or .jmod file",
+			       path);
 	if ((rc = mapfile_open(&m, path, e)))
 		return rc;
-	rc = add(d, m.data, m.len, path, e);
+	rc = add ? add(d, m.data, m.len, path, e) : dict_add_jmod_map(d, m.data, m.len, &m, path, e);
 	mapfile_close(&m);
 	return rc ? ERR_PREFIX(e, rc, "%s", path) : 0;
 }

@@ -3,7 +3,9 @@
 # heap library (Debian package visualvm, org-graalvm-visualvm-lib-jfluid-heap.jar), driven by
 # a small Java program compiled here.  `decrunch --mat` output of the corpus BMDs (4- and
 # 8-byte ids) must load with the class, object and root counts of the original HPROF, every
-# instance's fields must decode, and int[] must resolve by name.
+# instance's fields must decode, and int[] must resolve by name.  For a JVM dump, the names
+# decrunch --mat recovers from the installed JDK's jmods must let VisualVM compute every
+# instance's size as it does on the original (its ObjectSizeSettings reads java/lang/System.props).
 . "$(dirname "$0")/lib.sh"
 G=$CORPUS/hprof/badoo-golden
 JAR=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
@@ -31,7 +33,24 @@ public class Load {
     }
 }
 EOF2
-if ! javac -cp "$JAR" -d "$TMP" "$TMP/Load.java" 2>"$TMP/err"; then
+cat >"$TMP/Sizes.java" <<'EOF2'
+import org.graalvm.visualvm.lib.jfluid.heap.*;
+import java.io.File;
+
+public class Sizes {
+    public static void main(String[] a) throws Exception {
+        Heap h = HeapFactory.createHeap(new File(a[0]));
+        long n = 0, bytes = 0;
+        for (JavaClass c : h.getAllClasses())
+            for (Instance i : c.getInstances()) {
+                bytes += i.getSize();
+                n++;
+            }
+        System.out.println("sizes of " + n + " instances: " + bytes + " bytes");
+    }
+}
+EOF2
+if ! javac -cp "$JAR" -d "$TMP" "$TMP/Load.java" "$TMP/Sizes.java" 2>"$TMP/err"; then
 	t_fail "javac Load.java: $(head -n 3 "$TMP/err")"; t_done; exit
 fi
 # VisualVM writes an index cache beside the file it loads: the corpus (read-only, and input that
@@ -57,7 +76,27 @@ if "$ART" crunch -q "$G/jdk17-jvm.hprof" "$TMP/j8.bmd" && "$ART" decrunch -q --m
 	want=$(load "$G/jdk17-jvm.hprof"); got=$(load "$TMP/j8.hprof")
 	[ -n "$got" ] && [ "$got" = "$want" ] && t_ok "VisualVM loads the id-8 round trip like the original ($got)" ||
 		t_fail "VisualVM on the id-8 round trip: '$got', original '$want' $(head -n 2 "$TMP/err")"
+	# instance sizes: the original, then the round trip with the JDK's names (the default
+	# jmods and the JDK home given explicitly read the same) and without them
+	ln -sf "$G/jdk17-jvm.hprof" "$TMP/orig-sizes.hprof"
+	want=$(java -cp "$JAR:$TMP" Sizes "$TMP/orig-sizes.hprof" 2>"$TMP/err" | tail -n 1)
+	got=$(java -cp "$JAR:$TMP" Sizes "$TMP/j8.hprof" 2>"$TMP/err" | tail -n 1)
+	[ -n "$got" ] && [ "$got" = "$want" ] && t_ok "VisualVM computes the id-8 round trip's instance sizes like the original's ($got)" ||
+		t_fail "VisualVM sizes of the id-8 round trip: '$got', original '$want' $(grep -m 2 -i 'exception' "$TMP/err")"
+	if "$ART" decrunch -q --mat --jdk /usr/lib/jvm/default-java "$TMP/j8.bmd" "$TMP/j8-home.hprof"; then
+		t_same "decrunch --mat --jdk JDK_HOME = the default jmods" "$TMP/j8-home.hprof" "$TMP/j8.hprof"
+	else t_fail "decrunch --mat --jdk /usr/lib/jvm/default-java"; fi
+	with=$("$ART" decrunch --mat "$TMP/j8.bmd" "$TMP/j8-b.hprof" 2>&1 | sed -n 's/.* \([0-9]*\) recovered.*/\1/p')
+	without=$("$ART" decrunch --mat --no-jdk "$TMP/j8.bmd" "$TMP/j8-n.hprof" 2>&1 | sed -n 's/.* \([0-9]*\) recovered.*/\1/p')
+	[ -n "$with" ] && [ -n "$without" ] && [ "$with" -gt $((without + 5000)) ] &&
+		t_ok "the JDK's names recover $with hashed strings, $without without them" ||
+		t_fail "recovered with the JDK '$with', without '$without'"
 else
 	t_fail "crunch/decrunch of jdk17-jvm.hprof"
 fi
+"$ART" decrunch -q --mat --jdk "$TMP/no-such-jdk" "$G/dialer.bmd" "$TMP/x.hprof" 2>"$TMP/err"; rc=$?
+[ $rc = 3 ] && [ ! -e "$TMP/x.hprof" ] && grep -q "no-such-jdk" "$TMP/err" && t_ok "a missing --jdk path: exit 3, no output ($(cat "$TMP/err"))" ||
+	t_fail "missing --jdk path: exit $rc, $(cat "$TMP/err")"
+"$ART" decrunch -q --mat --jdk /usr/lib/jvm/default-java --no-jdk "$G/dialer.bmd" "$TMP/x.hprof" 2>/dev/null
+[ $? = 2 ] && t_ok "--jdk with --no-jdk: usage error" || t_fail "--jdk with --no-jdk accepted"
 t_done

@@ -16,7 +16,9 @@ SAMPLES=${SWEEP_BOUNDARY_RECORDS:-6}
 . "$(dirname "$0")/sweep_lib.sh"
 
 tool_decrunch() { "$1" decrunch -q --max-output 64M "$2" "$3/out.hprof"; }
-tool_decrunch_mat() { "$1" decrunch -q --mat --max-output 64M "$2" "$3/out.hprof"; }
+# --no-jdk: the sweep is about the BMD; the JDK modules (read by test_codec_loaders.sh) would
+# only add their loading time to every run
+tool_decrunch_mat() { "$1" decrunch -q --mat --no-jdk --max-output 64M "$2" "$3/out.hprof"; }
 
 lengths() { # lengths FILE: truncation points, largest first
 	size=$(wc -c <"$1")

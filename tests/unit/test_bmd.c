@@ -7,6 +7,7 @@
 #include "carver/base/outfile.h"
 #include "output/bmd/bmd.h"
 #include "output/bmd/bmd_codec.h"
+#include "output/bmd/bmd_dict.h"
 #include "output/hprof/hprof.h"
 #include "t.h"
 
@@ -391,6 +392,123 @@ static void test_dict(void)
 	bmd_dict_release(&d);
 }
 
+/* ---- JDK class files and modules (hand-built, JVMS 17 chapter 4) ---------------------------- */
+
+/* A class file: pool 1 Utf8 "p/Foo", 2 Class #1, 3 Utf8 "bar", 4 Utf8 "I", 5 Long (two
+ * slots), 7 Utf8 "baz"; this_class 2, one interface (#2), fields bar and baz (bar with a
+ * 2-byte attribute named #4). */
+static size_t build_class(uint8_t *out)
+{
+	static const uint8_t cls[] = {
+		0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 61, 0, 8,
+		1, 0, 5, 'p', '/', 'F', 'o', 'o',
+		7, 0, 1,
+		1, 0, 3, 'b', 'a', 'r',
+		1, 0, 1, 'I',
+		5, 0, 0, 0, 0, 0, 0, 0, 42,
+		1, 0, 3, 'b', 'a', 'z',
+		0, 0x21, 0, 2, 0, 0, 0, 1, 0, 2,
+		0, 2,
+		0, 2, 0, 3, 0, 4, 0, 1, 0, 4, 0, 0, 0, 2, 0xaa, 0xbb,
+		0, 8, 0, 7, 0, 4, 0, 0,
+		0, 0, 0, 0,
+	};
+	memcpy(out, cls, sizeof(cls));
+	return sizeof(cls);
+}
+
+static uint32_t crc32_ieee(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
+	}
+	return ~c;
+}
+
+/* "JM" 1 0, then a one-entry stored ZIP (APPNOTE 4.3.7, 4.3.12, 4.3.16) whose offsets count
+ * from the end of that header. */
+static void build_jmod(struct wbuf *b, const char *name, const uint8_t *body, size_t n)
+{
+	size_t nl = strlen(name), cd, cd_end;
+	uint32_t crc = crc32_ieee(body, n);
+
+	wbuf_init(b);
+	wbuf_put(b, "JM\x01\x00", 4);
+	wbuf_u32le(b, 0x04034b50); wbuf_u16le(b, 20); wbuf_u16le(b, 0); wbuf_u16le(b, 0);
+	wbuf_u32le(b, 0); wbuf_u32le(b, crc); wbuf_u32le(b, (uint32_t)n); wbuf_u32le(b, (uint32_t)n);
+	wbuf_u16le(b, (uint16_t)nl); wbuf_u16le(b, 0); wbuf_put(b, name, nl); wbuf_put(b, body, n);
+	cd = b->len - 4;
+	wbuf_u32le(b, 0x02014b50); wbuf_u16le(b, 20); wbuf_u16le(b, 20); wbuf_u16le(b, 0); wbuf_u16le(b, 0);
+	wbuf_u32le(b, 0); wbuf_u32le(b, crc); wbuf_u32le(b, (uint32_t)n); wbuf_u32le(b, (uint32_t)n);
+	wbuf_u16le(b, (uint16_t)nl); wbuf_u16le(b, 0); wbuf_u16le(b, 0); wbuf_u16le(b, 0); wbuf_u16le(b, 0);
+	wbuf_u32le(b, 0); wbuf_u32le(b, 0); wbuf_put(b, name, nl);
+	cd_end = b->len - 4;
+	wbuf_u32le(b, 0x06054b50); wbuf_u16le(b, 0); wbuf_u16le(b, 0); wbuf_u16le(b, 1); wbuf_u16le(b, 1);
+	wbuf_u32le(b, (uint32_t)(cd_end - cd)); wbuf_u32le(b, (uint32_t)cd); wbuf_u16le(b, 0);
+}
+
+static bool dict_has(const struct bmd_dict *d, const char *s)
+{
+	const uint8_t *got;
+	int32_t h = 0;
+	for (const char *p = s; *p; p++)
+		h = (int32_t)((uint32_t)h * 31 + (uint8_t)*p);
+	return bmd_dict_find_len(d, h, strlen(s), &got) && !memcmp(got, s, strlen(s));
+}
+
+static void test_jdk_names(void)
+{
+	uint8_t cls[128], bad[128];
+	size_t n = build_class(cls), ok = 0, refused = 0;
+	struct bmd_dict d;
+	struct wbuf jm;
+	struct err e;
+
+	T_SECTION("JDK names: class files and jmods");
+	bmd_dict_init(&d);
+	err_init(&e);
+	T_EQ_I(bmd_dict_add_class(&d, cls, n, "Foo.class", &e), 0);
+	printf("  class file: %zu names\n", d.count);
+	T_EQ_U(d.count, 3);
+	T_CHECK(dict_has(&d, "p/Foo") && dict_has(&d, "bar") && dict_has(&d, "baz"), "this_class and both field names");
+	T_CHECK(!dict_has(&d, "I"), "descriptors are not names");
+	bmd_dict_release(&d);
+	/* every truncation is refused; every one-byte corruption is refused or read in bounds */
+	for (size_t k = 0; k < n; k++) {
+		bmd_dict_init(&d);
+		refused += bmd_dict_add_class(&d, cls, k, "cut", &e) < 0;
+		bmd_dict_release(&d);
+		for (unsigned bit = 0; bit < 8; bit += 3) {
+			memcpy(bad, cls, n);
+			bad[k] ^= (uint8_t)(1u << bit);
+			bmd_dict_init(&d);
+			ok += bmd_dict_add_class(&d, bad, n, "bad", &e) == 0;
+			bmd_dict_release(&d);
+		}
+	}
+	printf("  %zu of %zu truncations refused; %zu corrupted copies still read\n", refused, n, ok);
+	T_EQ_U(refused, n);
+	/* a module: the class inside classes/, module-info and other entries ignored */
+	build_jmod(&jm, "classes/p/Foo.class", cls, n);
+	bmd_dict_init(&d);
+	if (bmd_dict_add_jmod(&d, jm.data, jm.len, "t.jmod", &e))
+		printf("  %s\n", e.msg);
+	T_CHECK(dict_has(&d, "p/Foo") && dict_has(&d, "baz"), "jmod class names read");
+	bmd_dict_release(&d);
+	wbuf_release(&jm);
+	build_jmod(&jm, "classes/module-info.class", cls, n);
+	bmd_dict_init(&d);
+	T_EQ_I(bmd_dict_add_jmod(&d, jm.data, jm.len, "t.jmod", &e), 0);
+	T_EQ_U(d.count, 0);
+	T_CHECK(bmd_dict_add_jmod(&d, jm.data + 4, jm.len - 4, "zip.jmod", &e) < 0, "a bare ZIP is not a jmod");
+	printf("  %s\n", e.msg);
+	bmd_dict_release(&d);
+	wbuf_release(&jm);
+}
+
 /* ---- a small synthetic HPROF, written with the HPROF writer -------------------------------- */
 
 enum { S_OBJECT = 100, S_INTEGER, S_THING, S_VALUE, S_NEXT, S_COUNT, S_INTARR, S_BAD, S_OBJARR, S_STATIC };
@@ -683,5 +801,6 @@ int main(int argc, char **argv)
 	test_reader();
 	test_decrunch_small();
 	test_dict();
+	test_jdk_names();
 	T_DONE();
 }
