@@ -16,7 +16,9 @@
 #   heap4a.hprof   heap4u.hprof with every object id * 8 (build/tools/hprof_ids): aligned
 #   android.hprof  the records of the realart captures (ART's own HPROF output) after one
 #                  1.0.3 header, repeated until the file reaches 80 MB
-# Times are wall-clock medians (date +%s%N around /usr/bin/time, which gives the peak RSS).
+# Times are wall-clock medians (date +%s%N around /usr/bin/time, which gives the peak RSS and
+# the CPU time, user + system, shown beside: on a loaded machine the wall time also depends on
+# the CPU share a program gets, and zstd reads and writes on a second thread).
 #   bench/codec.sh [NODES]     (default 640000 nodes: a 137 MB dump, 104 MB with 4-byte ids)
 # Environment: ART (default build/artcarve), BENCH_DIR (default build/bench), RUNS (default 5),
 # ARTCARVE_SHARED (default ../shared), HPROF_CONV.  Exit 0 when every target holds, else 1.
@@ -70,17 +72,17 @@ echo "runs:         $RUNS interleaved per pair, medians; machine load $(cut -d' 
 echo
 
 # ---- measuring -------------------------------------------------------------------------------
-# run KEY CMD...: one timed run appended to $DIR/runs.txt as "KEY seconds rssKB"
+# run KEY CMD...: one timed run appended to $DIR/runs.txt as "KEY microseconds rssKB cpu-s"
 run() {
 	key=$1; shift
 	t0=$(date +%s%N)
-	if ! "$TIME" -f "%M" -o "$DIR/rss.txt" "$@" >/dev/null 2>"$DIR/err.txt"; then
+	if ! "$TIME" -f "%M %U %S" -o "$DIR/rss.txt" "$@" >/dev/null 2>"$DIR/err.txt"; then
 		echo "bench: $key failed: $(tail -n 1 "$DIR/err.txt")"; exit 1
 	fi
 	t1=$(date +%s%N)
-	echo "$key $(( (t1 - t0) / 1000 )) $(tail -n 1 "$DIR/rss.txt")" >>"$DIR/runs.txt"
+	echo "$key $(( (t1 - t0) / 1000 )) $(tail -n 1 "$DIR/rss.txt" | awk '{ print $1, $2 + $3 }')" >>"$DIR/runs.txt"
 }
-# median KEY FIELD (2 = microseconds, 3 = KB)
+# median KEY FIELD (2 = microseconds, 3 = KB, 4 = CPU seconds)
 median() {
 	awk -v k="$1" -v f="$2" '$1 == k { print $f }' "$DIR/runs.txt" | sort -n |
 		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; else print 0 }'
@@ -97,17 +99,17 @@ row() {
 	ok=$(awk -v r="$r" -v l="$5" -v k="$4" 'BEGIN { print (k == "speed" ? r >= l : r <= l) ? "yes" : "NO" }')
 	[ "$ok" = yes ] || fails=$((fails + 1))
 	case $4 in speed) want=">= $5x faster" ;; slower) want="<= $5x the time" ;; *) want="<= $5x the RSS" ;; esac
-	printf "%-44s %8.3f s %7.1f MB | %-14s %8.3f s %7.1f MB | %6s  %-16s %s\n" "$1" \
-		"$(awk -v t="$ta" 'BEGIN { print t / 1e6 }')" "$(awk -v r="$ra" 'BEGIN { print r / 1024 }')" "$6" \
-		"$(awk -v t="$tp" 'BEGIN { print t / 1e6 }')" "$(awk -v r="$rp" 'BEGIN { print r / 1024 }')" "$r" "$want" "$ok" >>"$DIR/table.txt"
+	printf "%-42s %7.3f s %6.2f %6.1f MB | %-14s %7.3f s %6.2f %6.1f MB | %5s  %-16s %s\n" "$1" \
+		"$(awk -v t="$ta" 'BEGIN { print t / 1e6 }')" "$(median "$2" 4)" "$(awk -v r="$ra" 'BEGIN { print r / 1024 }')" "$6" \
+		"$(awk -v t="$tp" 'BEGIN { print t / 1e6 }')" "$(median "$3" 4)" "$(awk -v r="$rp" 'BEGIN { print r / 1024 }')" "$r" "$want" "$ok" >>"$DIR/table.txt"
 }
 # limit LABEL KEY LIMIT_KB: peak RSS below a fixed bound
 limit() {
 	ra=$(median "$2" 3); ta=$(median "$2" 2)
 	ok=$(awk -v r="$ra" -v l="$3" 'BEGIN { print r < l ? "yes" : "NO" }')
 	[ "$ok" = yes ] || fails=$((fails + 1))
-	printf "%-44s %8.3f s %7.1f MB | %-14s %8s   %7s    | %6s  %-16s %s\n" "$1" "$(awk -v t="$ta" 'BEGIN { print t / 1e6 }')" \
-		"$(awk -v r="$ra" 'BEGIN { print r / 1024 }')" "-" "-" "-" "-" "RSS < $(($3 / 1024)) MB" "$ok" >>"$DIR/table.txt"
+	printf "%-42s %7.3f s %6.2f %6.1f MB | %-14s %7s   %6s %6s    | %5s  %-16s %s\n" "$1" "$(awk -v t="$ta" 'BEGIN { print t / 1e6 }')" \
+		"$(median "$2" 4)" "$(awk -v r="$ra" 'BEGIN { print r / 1024 }')" "-" "-" "-" "-" "-" "RSS < $(($3 / 1024)) MB" "$ok" >>"$DIR/table.txt"
 }
 same() {
 	if cmp -s "$1" "$2"; then echo "identical: $3"; else echo "DIFFERENT: $3"; fails=$((fails + 1)); fi
@@ -172,8 +174,9 @@ limit "decrunch --mat (with the JDK's names)" decrunch-mat 32768
 rm -f "$DIR/heap.dec.hprof" "$DIR/heap.mat.hprof" "$DIR"/*.zst
 
 echo
-printf "%-44s %-21s | %-35s | %6s  %-16s %s\n" "work" "artcarve (median)" "peer (median)" "ratio" "target" "met"
+printf "%-42s %-26s | %-41s | %5s  %-16s %s\n" "work" "artcarve: wall, CPU s, RSS" "peer: wall, CPU s, RSS" "ratio" "target" "met"
 cat "$DIR/table.txt"
-echo "ratio: peer time / artcarve time for '>= faster', artcarve / peer for '<= the time' and RSS"
+echo "medians of $RUNS interleaved runs; ratio: peer wall time / artcarve wall time for '>= faster',"
+echo "artcarve / peer for '<= the time' and for RSS"
 echo "$n realart captures compared; $fails target(s) missed"
 [ "$fails" -eq 0 ]

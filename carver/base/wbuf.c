@@ -80,7 +80,7 @@ void wbuf_u16le(struct wbuf *b, uint16_t v) { wbuf_uNle(b, 2, v); }
 void wbuf_u32le(struct wbuf *b, uint32_t v) { wbuf_uNle(b, 4, v); }
 void wbuf_u64le(struct wbuf *b, uint64_t v) { wbuf_uNle(b, 8, v); }
 
-void wbuf_varint64(struct wbuf *b, uint64_t v)
+void wbuf_varint64_slow(struct wbuf *b, uint64_t v)
 {
 	uint8_t t[10];
 	size_t n = 0;

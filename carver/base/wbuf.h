@@ -27,7 +27,25 @@ void wbuf_uNbe(struct wbuf *b, unsigned width, uint64_t v);
 void wbuf_u16le(struct wbuf *b, uint16_t v);
 void wbuf_u32le(struct wbuf *b, uint32_t v);
 void wbuf_u64le(struct wbuf *b, uint64_t v);
-void wbuf_varint64(struct wbuf *b, uint64_t v);
+void wbuf_varint64_slow(struct wbuf *b, uint64_t v);
+/* Base-128 varint, least significant group first; inline while the buffer has room for the
+ * longest (10 bytes), which is nearly always (the BMD writers put millions of them). */
+static inline void wbuf_varint64(struct wbuf *b, uint64_t v)
+{
+	uint8_t *p;
+
+	if (b->failed || b->cap - b->len < 10) {
+		wbuf_varint64_slow(b, v);
+		return;
+	}
+	p = b->data + b->len;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	b->len = (size_t)(p - b->data);
+}
 void wbuf_zeros(struct wbuf *b, size_t n);
 /* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */
 void wbuf_utf8(struct wbuf *b, uint32_t cp);

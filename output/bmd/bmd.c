@@ -59,17 +59,6 @@ const char *bmd_tag_name(unsigned tag)
 
 /* ---- encoders -------------------------------------------------------------------------------- */
 
-void bmd_put_uint32(struct wbuf *b, uint32_t v)
-{
-	wbuf_varint64(b, v);
-}
-
-void bmd_put_int32(struct wbuf *b, int32_t v)
-{
-	/* protobuf writeInt32: negative values are sign-extended to 64 bits */
-	wbuf_varint64(b, (uint64_t)(int64_t)v);
-}
-
 void bmd_put_int64(struct wbuf *b, int64_t v)
 {
 	wbuf_varint64(b, (uint64_t)v);

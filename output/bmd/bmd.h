@@ -73,10 +73,10 @@ const char *bmd_tag_name(unsigned tag);
 
 /* ---- encoders (append to a wbuf; failures are sticky in the wbuf) ---------------------- */
 
-/* Java writeInt32: >= 0 as an unsigned varint, < 0 sign-extended (10 bytes). */
-void bmd_put_int32(struct wbuf *b, int32_t v);
+/* Java writeInt32: >= 0 as an unsigned varint, < 0 sign-extended (10 bytes, protobuf). */
+static inline void bmd_put_int32(struct wbuf *b, int32_t v) { wbuf_varint64(b, (uint64_t)(int64_t)v); }
 /* writeRawVarint32: the 32-bit pattern as an unsigned varint (lengths). */
-void bmd_put_uint32(struct wbuf *b, uint32_t v);
+static inline void bmd_put_uint32(struct wbuf *b, uint32_t v) { wbuf_varint64(b, v); }
 /* writeInt64: two's complement as an unsigned varint (negative -> 10 bytes). */
 void bmd_put_int64(struct wbuf *b, int64_t v);
 /* A value of BMD type `type`; `bits` holds the raw value: object/int = 32-bit pattern,

@@ -10,6 +10,7 @@
  * read in place and released behind the cursor through opts->consumed. */
 #include "output/bmd/bmd_codec.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,7 +21,7 @@
 #include "output/hprof/hprof.h"
 
 #define CR_FLUSH_AT (1u << 20)
-#define CR_RELEASE_EVERY (4u << 20)
+#define CR_RELEASE_EVERY (2u << 20)
 
 /* ---- object id map -------------------------------------------------------------------------- */
 
@@ -47,6 +48,9 @@ struct om_page {
 
 struct objmap {
 	struct bmd_idmap pages;         /* page number -> index in page[] */
+	uint32_t *dir;                  /* after freeze, when the pages span a modest range: index
+					 * + 1 by page number - dir_lo (0 = no page), no hashing */
+	uint64_t dir_lo, dir_n;
 	struct om_page *page;
 	size_t page_count, page_cap;
 	uint32_t *ids;                  /* per rank: mapped id + 0 (0 = not yet mapped) */
@@ -64,8 +68,13 @@ static struct om_page *om_find(struct objmap *m, uint64_t page_no)
 
 	if (m->last && m->last_no == page_no)
 		return m->last;
-	if (!bmd_idmap_get(&m->pages, page_no, &idx))
+	if (m->dir) {
+		if (page_no - m->dir_lo >= m->dir_n || !m->dir[page_no - m->dir_lo])
+			return NULL;
+		idx = m->dir[page_no - m->dir_lo] - 1;
+	} else if (!bmd_idmap_get(&m->pages, page_no, &idx)) {
 		return NULL;
+	}
 	m->last_no = page_no;
 	m->last = &m->page[idx];
 	return m->last;
@@ -134,6 +143,15 @@ static int om_mark(struct objmap *m, uint64_t id, struct err *e)
 	return 0;
 }
 
+/* Bits set in x (SWAR: __builtin_popcountll is a libgcc call without -mpopcnt). */
+static inline unsigned om_popcount(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+}
+
 static uint64_t om_rank(struct objmap *m, uint64_t id)
 {
 	uint64_t g = id >> m->shift, bit, word;
@@ -147,7 +165,31 @@ static uint64_t om_rank(struct objmap *m, uint64_t id)
 	bit = 1ULL << (g & 63);
 	if (!(word & bit))
 		return OM_NONE;
-	return p->base + p->prefix[w] + (uint64_t)__builtin_popcountll(word & (bit - 1));
+	return p->base + p->prefix[w] + om_popcount(word & (bit - 1));
+}
+
+/* Pass 2 looks a page up for every reference: when the pages lie within a range of at most
+ * OM_DIR_MAX page numbers (any 4-byte-id dump; a compact 64-bit heap), an array replaces the
+ * hash map.  Without memory for it the hash map stays. */
+#define OM_DIR_MAX ((uint64_t)1 << 20)   /* 4 MiB of array */
+
+static void om_direct(struct objmap *m)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < m->page_count; i++) {
+		lo = m->page[i].no < lo ? m->page[i].no : lo;
+		hi = m->page[i].no > hi ? m->page[i].no : hi;
+	}
+	if (m->page_count == 0 || m->page_count >= UINT32_MAX || hi - lo >= OM_DIR_MAX)
+		return;
+	m->dir = xcalloc((size_t)(hi - lo + 1), sizeof(*m->dir));
+	if (!m->dir)
+		return;
+	m->dir_lo = lo;
+	m->dir_n = hi - lo + 1;
+	for (size_t i = 0; i < m->page_count; i++)
+		m->dir[m->page[i].no - lo] = (uint32_t)i + 1;
 }
 
 /* After pass 1: ranks, the id array, and pass-1 mappings of marked ids moved into it. */
@@ -162,10 +204,11 @@ static int om_freeze(struct objmap *m, struct err *e)
 		p->base = m->ranks;
 		for (unsigned w = 0; w < OM_WORDS; w++) {
 			p->prefix[w] = (uint16_t)n;
-			n += (unsigned)__builtin_popcountll(p->bits[w]);
+			n += om_popcount(p->bits[w]);
 		}
 		m->ranks += n;
 	}
+	om_direct(m);
 	m->ids = xcalloc(m->ranks ? (size_t)m->ranks : 1, sizeof(*m->ids));
 	if (!m->ids)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %llu object ids", (unsigned long long)m->ranks);
@@ -213,6 +256,7 @@ static int objmap_map(struct objmap *m, uint64_t id, uint32_t *next, uint32_t *o
 
 static void objmap_release(struct objmap *m)
 {
+	xfree(m->dir);
 	bmd_idmap_release(&m->pages);
 	bmd_idmap_release(&m->other);
 	xfree(m->page);
@@ -908,16 +952,63 @@ int bmd_crunch(const uint8_t *hprof, size_t len, const char *label, const struct
 	return rc;
 }
 
-/* Drops mapped input pages a pass has finished with: they stay in the page cache, but not in
- * this process's resident set (the second pass maps them in again). */
-static void cr_release_mapped(void *ctx, size_t upto)
-{
-	const struct mapfile *m = ctx;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+/* bmd_crunch_file's input: pages a pass has finished with go back to the kernel, and a
+ * helper thread maps the next CR_AHEAD bytes in (MADV_POPULATE_READ, Linux 5.14) while the
+ * cruncher works, as zstd's I/O thread reads ahead of its compressor: the page faults leave
+ * the cruncher's thread.  Both are advice; a kernel that refuses them changes nothing. */
+#define CR_AHEAD ((size_t)4 << 20)
 
-	upto -= upto % page;
-	if (m->data && upto && upto <= m->len)
-		madvise((void *)(uintptr_t)m->data, upto, MADV_DONTNEED);
+struct cr_input {
+	const struct mapfile *m;
+	size_t page;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t want, done;      /* populate [done, want) */
+	size_t dropped;         /* released below this offset in the current pass */
+	bool stop, threaded;
+};
+
+static void *cr_ahead_main(void *arg)
+{
+	struct cr_input *in = arg;
+
+	pthread_mutex_lock(&in->mu);
+	while (!in->stop) {
+		size_t from = in->done, to = in->want;
+		if (from >= to) {
+			pthread_cond_wait(&in->cv, &in->mu);
+			continue;
+		}
+		in->done = to;
+		pthread_mutex_unlock(&in->mu);
+		madvise((void *)(uintptr_t)(in->m->data + from), to - from, MADV_POPULATE_READ);
+		pthread_mutex_lock(&in->mu);
+	}
+	pthread_mutex_unlock(&in->mu);
+	return NULL;
+}
+
+static void cr_input_consumed(void *ctx, size_t upto)
+{
+	struct cr_input *in = ctx;
+	size_t from, len = in->m->len;
+
+	upto -= upto % in->page;
+	if (!in->m->data || upto > len)
+		return;
+	pthread_mutex_lock(&in->mu);
+	if (upto < in->dropped)         /* the second pass starts over */
+		in->dropped = 0;
+	from = in->dropped;
+	in->dropped = upto;
+	if (in->done < upto)
+		in->done = upto;
+	in->want = len - upto > CR_AHEAD ? upto + CR_AHEAD : len;
+	in->want -= in->want % in->page;
+	pthread_cond_signal(&in->cv);
+	pthread_mutex_unlock(&in->mu);
+	if (upto > from)
+		madvise((void *)(uintptr_t)(in->m->data + from), upto - from, MADV_DONTNEED);
 }
 
 int bmd_crunch_file(const char *path, const struct bmd_crunch_opts *o, const struct bmd_sink *out,
@@ -925,15 +1016,33 @@ int bmd_crunch_file(const char *path, const struct bmd_crunch_opts *o, const str
 {
 	static const struct bmd_crunch_opts defaults;
 	struct bmd_crunch_opts fo = o ? *o : defaults;
-	struct mapfile in = { 0 };
+	struct mapfile m = { 0 };
+	struct cr_input in;
+	pthread_t ahead;
+	long page = sysconf(_SC_PAGESIZE);
 	int rc;
 
-	if ((rc = mapfile_open(&in, path, e)))
+	if ((rc = mapfile_open(&m, path, e)))
 		return rc;
-	fo.consumed = cr_release_mapped;
+	memset(&in, 0, sizeof(in));
+	in.m = &m;
+	in.page = page > 0 ? (size_t)page : 4096;
+	pthread_mutex_init(&in.mu, NULL);
+	pthread_cond_init(&in.cv, NULL);
+	in.threaded = m.len > CR_AHEAD && pthread_create(&ahead, NULL, cr_ahead_main, &in) == 0;
+	fo.consumed = cr_input_consumed;
 	fo.consumed_ctx = &in;
-	if ((rc = bmd_crunch(in.data, in.len, path, &fo, out, st, e)))
+	if ((rc = bmd_crunch(m.data, m.len, path, &fo, out, st, e)))
 		err_prefix(e, "%s", path);
-	mapfile_close(&in);
+	if (in.threaded) {
+		pthread_mutex_lock(&in.mu);
+		in.stop = true;
+		pthread_cond_signal(&in.cv);
+		pthread_mutex_unlock(&in.mu);
+		pthread_join(ahead, NULL);
+	}
+	pthread_cond_destroy(&in.cv);
+	pthread_mutex_destroy(&in.mu);
+	mapfile_close(&m);
 	return rc;
 }
