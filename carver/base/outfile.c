@@ -1,13 +1,22 @@
 /* outfile.c - see outfile.h. */
+#define _GNU_SOURCE   /* O_DIRECT */
 #include "carver/base/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "carver/base/xalloc.h"
+
+enum {
+	OUTF_DIRECT_MIN = 256 << 10,   /* blocks this big skip the stdio buffer */
+	OUTF_STAGE = 8 << 20,          /* outf_open_big's staging buffer */
+	OUTF_ALIGN = 4096,             /* O_DIRECT: buffer, length and offset aligned to this */
+};
 
 void outf_init(struct outf *o) { memset(o, 0, sizeof(*o)); }
 
@@ -55,14 +64,33 @@ int outf_open(struct outf *o, const char *path, struct err *e)
 	return 0;
 }
 
-/* A big block goes straight to the file after the stream's buffer is flushed: copying it
- * through the buffer first would only add a copy (writers hand over whole records). */
-static int outf_write_direct(struct outf *o, const uint8_t *p, size_t n)
+/* Turns O_DIRECT on or off on the stream's descriptor; false when the file system refuses. */
+static bool outf_set_direct(struct outf *o, bool on)
 {
-	if (fflush(o->fp) != 0)
-		return -1;
+	int fd = fileno(o->fp), fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) == 0;
+}
+
+int outf_open_big(struct outf *o, const char *path, struct err *e)
+{
+	void *stage = NULL;
+	int rc = outf_open(o, path, e);
+
+	/* no staging memory or no O_DIRECT here: an ordinary stream, which is no error */
+	if (rc || posix_memalign(&stage, OUTF_ALIGN, OUTF_STAGE) != 0)
+		return rc;
+	if (!outf_set_direct(o, true)) {
+		free(stage);
+		return 0;
+	}
+	o->stage = stage;
+	return 0;
+}
+
+static int outf_write_fd(int fd, const uint8_t *p, size_t n)
+{
 	while (n) {
-		ssize_t k = write(fileno(o->fp), p, n);
+		ssize_t k = write(fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -76,10 +104,75 @@ static int outf_write_direct(struct outf *o, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* A big block goes straight to the file after the stream's buffer is flushed: copying it
+ * through the buffer first would only add a copy (writers hand over whole records). */
+static int outf_write_direct(struct outf *o, const uint8_t *p, size_t n)
+{
+	return fflush(o->fp) != 0 ? -1 : outf_write_fd(fileno(o->fp), p, n);
+}
+
+static bool outf_is_direct(const struct outf *o)
+{
+	int fl = fcntl(fileno(o->fp), F_GETFL);
+	return fl >= 0 && (fl & O_DIRECT);
+}
+
+/* Writes the first n staged bytes (n aligned while O_DIRECT is on).  A file system that
+ * took the flag but refuses a write (or a short write left the offset unaligned) gets the
+ * rest through the page cache. */
+static int outf_stage_out(struct outf *o, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = write(fileno(o->fp), o->stage + done, n - done);
+		if (k < 0 && (errno == EINTR || (errno == EINVAL && outf_is_direct(o) && outf_set_direct(o, false))))
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	memmove(o->stage, o->stage + n, o->staged - n);
+	o->staged -= n;
+	return 0;
+}
+
+static int outf_write_staged(struct outf *o, const uint8_t *p, size_t n)
+{
+	while (n) {
+		size_t k = OUTF_STAGE - o->staged < n ? OUTF_STAGE - o->staged : n;
+		memcpy(o->stage + o->staged, p, k);
+		o->staged += k;
+		p += k;
+		n -= k;
+		if (o->staged == OUTF_STAGE && outf_stage_out(o, OUTF_STAGE))
+			return -1;
+	}
+	return 0;
+}
+
+/* The staged bytes left: the aligned part directly, the tail (O_DIRECT off) through the cache. */
+static int outf_stage_finish(struct outf *o)
+{
+	int rc = 0;
+	if (o->staged >= OUTF_ALIGN)
+		rc = outf_stage_out(o, o->staged / OUTF_ALIGN * OUTF_ALIGN);
+	if (rc == 0 && o->staged && !outf_set_direct(o, false))
+		rc = -1;
+	if (rc == 0 && o->staged)
+		rc = outf_stage_out(o, o->staged);
+	free(o->stage);
+	o->stage = NULL;
+	return rc;
+}
+
 int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
 {
-	enum { DIRECT_MIN = 256 << 10 };
-	if (n && (n >= DIRECT_MIN ? outf_write_direct(o, p, n) : fwrite(p, 1, n, o->fp) != n ? -1 : 0))
+	if (n && (o->stage ? outf_write_staged(o, p, n)
+		  : n >= OUTF_DIRECT_MIN ? outf_write_direct(o, p, n)
+		  : fwrite(p, 1, n, o->fp) != n ? -1 : 0))
 		return ERR_SET(e, ERR_IO, o->written, "%s: write failed at byte %llu: %s", o->path,
 			       (unsigned long long)o->written, strerror(errno));
 	o->written += n;
@@ -113,7 +206,9 @@ int outf_close_stream(struct outf *o, struct err *e)
 {
 	int rc = 0;
 
-	if (o->fp && fclose(o->fp) != 0)
+	if (o->stage && outf_stage_finish(o))
+		rc = ERR_SET(e, ERR_IO, o->written, "%s: write failed: %s", o->path, strerror(errno));
+	if (o->fp && fclose(o->fp) != 0 && rc == 0)
 		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: cannot finish output: %s", o->path, strerror(errno));
 	o->fp = NULL;
 	return rc;
@@ -136,6 +231,7 @@ int outf_commit(struct outf *o, struct err *e)
 
 void outf_abort(struct outf *o)
 {
+	free(o->stage);
 	if (o->fp)
 		fclose(o->fp);
 	if (o->tmp)

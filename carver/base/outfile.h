@@ -4,7 +4,13 @@
  * over the destination only by outf_commit, so a failed run leaves no partial output.
  * outf_abort (also safe after commit, and on a never-opened outf) removes the temporary.
  * A writer that needs a path rather than a stream (a database library opening the file
- * itself) calls outf_close_stream and writes to o->tmp; commit and abort work as before. */
+ * itself) calls outf_close_stream and writes to o->tmp; commit and abort work as before.
+ *
+ * outf_open_big is for an output of up to gigabytes that the run does not read back soon (a
+ * carved heap.hprof): where the file system allows it the file is written with O_DIRECT from
+ * an aligned staging buffer, so the kernel neither copies it into the page cache nor keeps
+ * it there (on a 2 GiB heap that copy cost more CPU than carving a third of it).  Elsewhere
+ * it is an ordinary stream. */
 #ifndef ARTCARVE_OUTFILE_H
 #define ARTCARVE_OUTFILE_H
 
@@ -18,10 +24,13 @@ struct outf {
 	char *path;     /* destination */
 	char *tmp;      /* temporary name, NULL once committed or aborted */
 	uint64_t written;
+	uint8_t *stage; /* outf_open_big with O_DIRECT: aligned staging buffer, else NULL */
+	size_t staged;  /* bytes waiting in stage */
 };
 
 void outf_init(struct outf *o);
 int outf_open(struct outf *o, const char *path, struct err *e);
+int outf_open_big(struct outf *o, const char *path, struct err *e);
 int outf_write(struct outf *o, const void *p, size_t n, struct err *e);
 /* Overwrites n bytes already written at file offset `at` (at + n <= o->written), e.g. a
  * length field that was a placeholder; the stream position stays at the end. */

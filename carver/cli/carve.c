@@ -264,7 +264,12 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 		phase(o, line, objects);
 		if (!(dest = out_path(o->out_dir, carve_outputs[i].file, e)))
 			return -e->code;
-		rc = outf_open(&c->out[i], dest, e);
+		/* heap.hprof is about the size of the heap: past the page cache, unless heap.bmd is
+		 * made from it right after (then it is read back from the cache) */
+		if (i == CARVE_OUT_HPROF && !wanted(o, CARVE_OUT_BMD))
+			rc = outf_open_big(&c->out[i], dest, e);
+		else
+			rc = outf_open(&c->out[i], dest, e);
 		xfree(dest);
 		if (rc == 0)
 			rc = carve_outputs[i].write(c, o, &c->out[i], e);
