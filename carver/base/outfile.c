@@ -14,7 +14,7 @@
 
 enum {
 	OUTF_DIRECT_MIN = 256 << 10,   /* blocks this big skip the stdio buffer */
-	OUTF_STAGE = 8 << 20,          /* outf_open_big's staging buffer */
+	OUTF_STAGE = 1 << 20,          /* outf_open_big's staging buffer */
 	OUTF_ALIGN = 4096,             /* O_DIRECT: buffer, length and offset aligned to this */
 };
 

@@ -300,6 +300,12 @@ int hprof_put_class_dump(struct hprof_writer *w, const struct hprof_class_dump *
 /* values: the raw big-endian field bytes. */
 int hprof_put_instance(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
 		       const void *values, size_t len, struct err *e);
+/* An INSTANCE_DUMP whose len value bytes the caller writes at the pointer returned, straight
+ * into the record (no payload copy); HPROF_ROOM_SLACK more bytes past them may be written
+ * (whole-word stores) and are overwritten later.  NULL with e filled. */
+enum { HPROF_ROOM_SLACK = 8 };
+uint8_t *hprof_put_instance_room(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
+				 size_t len, struct err *e);
 /* elements: count ids (native integers, encoded to id_size bytes). */
 int hprof_put_obj_array(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
 			const uint64_t *elements, uint32_t count, struct err *e);

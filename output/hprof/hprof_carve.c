@@ -90,6 +90,8 @@ struct hc_plan {
 	uint32_t end;                /* the end of the last field in the object */
 	uint32_t *off;
 	uint8_t *size;
+	uint8_t *shift;              /* 64 - 8 * size: see payload_words */
+	uint64_t word_end;           /* the end of the last 8-byte load payload_words makes */
 	uint32_t count_at;           /* String: the field holding count_ (written as the length), else n */
 	uint32_t value_at;           /* String: fields before its value id, else n */
 };
@@ -105,13 +107,16 @@ struct hc {
 	uint32_t *serial;            /* per class: LOAD_CLASS serial */
 	bool *own_ok;                /* per class: own instance field offsets known */
 	struct hc_plan *plan;        /* per class: its instances' payload, computed when first used */
-	struct wbuf obj, payload;    /* scratch: object bytes, record payload */
+	struct wbuf obj;             /* scratch: an object's bytes when they span regions */
 	const uint8_t *bytes;        /* the current object's bytes (read_object) */
+	uint64_t avail;              /* bytes readable from there (the object's and the region's after it) */
 	uint64_t *elems;             /* scratch: object array elements */
 	size_t elems_cap;
 	uint32_t value_id;           /* string id of "value" */
 	uint32_t mark_name[HPROF_MARK_COUNT];
 	uint32_t next_mark_id;       /* next free id below the marks' top */
+	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array */
+	uint32_t marked_n[HPROF_MARK_COUNT];
 	int heap;                    /* current Android heap id, -1 none */
 	uint64_t segments_seen;
 	struct hprof_carve_stats *st;
@@ -174,6 +179,7 @@ static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e
 	const struct img_region *r = img_find(h->m->rt->img, addr);
 	if (r && r->data && addr - r->start <= r->data_len && size <= r->data_len - (addr - r->start)) {
 		h->bytes = r->data + (addr - r->start);
+		h->avail = r->data_len - (addr - r->start);
 		return 0;
 	}
 	wbuf_reset(&h->obj);
@@ -183,6 +189,7 @@ static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e
 	if (rc == 0) {
 		h->obj.len = size;
 		h->bytes = h->obj.data;
+		h->avail = size;
 	}
 	return rc;
 }
@@ -390,7 +397,8 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 		n += h->own_ok[c] ? rt->classes[c].field_count : 0;
 	p->off = arena_array(&h->names, n ? n : 1, sizeof(*p->off));
 	p->size = arena_array(&h->names, n ? n : 1, sizeof(*p->size));
-	if (!p->off || !p->size)
+	p->shift = arena_array(&h->names, n ? n : 1, sizeof(*p->shift));
+	if (!p->off || !p->size || !p->shift)
 		return hc_nomem(e);
 	p->count_at = p->value_at = UINT32_MAX;
 	depth = 0;
@@ -402,7 +410,10 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 			    t == HPROF_T_INT)
 				p->count_at = p->n;
 			p->off[p->n] = k->fields[f].offset;
-			p->size[p->n++] = (uint8_t)hprof_type_size(t, HC_ID);
+			p->size[p->n] = (uint8_t)hprof_type_size(t, HC_ID);
+			p->shift[p->n++] = (uint8_t)(64 - 8 * hprof_type_size(t, HC_ID));
+			if ((uint64_t)k->fields[f].offset + 8 > p->word_end)
+				p->word_end = (uint64_t)k->fields[f].offset + 8;
 			if ((uint64_t)k->fields[f].offset + hprof_type_size(t, HC_ID) > p->end)
 				p->end = (uint32_t)((uint64_t)k->fields[f].offset + hprof_type_size(t, HC_ID));
 			p->bytes += hprof_type_size(t, HC_ID);
@@ -425,23 +436,24 @@ static uint8_t *put_u32be(uint8_t *d, uint32_t v)
 	return d + 4;
 }
 
-/* The instance payload: fields of the class, then of its super classes. */
-static int instance_payload(struct hc *h, const struct model_obj *o, struct err *e)
+/* The field values by whole words: each read as 8 bytes, byte-swapped and shifted so that
+ * its own bytes come first in big-endian order, stored as 8 bytes of which the next value
+ * overwrites the rest.  No branch per field (field sizes vary too much to predict).  The
+ * caller checks that every 8-byte load stays in the captured bytes. */
+static void payload_words(const struct hc_plan *p, const uint8_t *s, uint8_t *d)
 {
-	const struct hc_plan *p;
-	int rc = plan_of(h, o->cls, &p, e);
+	for (uint32_t i = 0; i < p->n; i++) {
+		uint64_t q;
+		memcpy(&q, s + p->off[i], 8);
+		q = __builtin_bswap64(q) >> p->shift[i];
+		memcpy(d, &q, 8);
+		d += p->size[i];
+	}
+}
 
-	if (rc)
-		return rc;
-	if (p->end > o->size)   /* checked once per object: then every field lies inside it */
-		for (uint32_t i = 0; i < p->n; i++)
-			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
-				return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: a field at +%u past its size %u",
-					       o->addr, p->off[i], o->size);
-	wbuf_reset(&h->payload);
-	if (wbuf_reserve(&h->payload, p->bytes))
-		return hc_nomem(e);
-	uint8_t *d = h->payload.data;
+/* The field values one by one, with String's length and value id. */
+static void payload_fields(struct hc *h, const struct model_obj *o, const struct hc_plan *p, uint8_t *d)
+{
 	for (uint32_t i = 0; i <= p->n; i++) {
 		if (i == p->value_at)
 			d = put_u32be(d, (uint32_t)string_value_id(h, o));
@@ -452,7 +464,28 @@ static int instance_payload(struct hc *h, const struct model_obj *o, struct err 
 		else
 			d += hprof_be_from_le(d, h->bytes + p->off[i], p->size[i]);
 	}
-	h->payload.len = p->bytes;
+}
+
+/* The INSTANCE_DUMP: fields of the class, then of its super classes, composed in the record. */
+static int instance(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	const struct hc_plan *p;
+	uint8_t *d;
+	int rc = plan_of(h, o->cls, &p, e);
+
+	if (rc)
+		return rc;
+	if (p->end > o->size)   /* checked once per object: then every field lies inside it */
+		for (uint32_t i = 0; i < p->n; i++)
+			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
+				return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: a field at +%u past its size %u",
+					       o->addr, p->off[i], o->size);
+	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, p->bytes, e)))
+		return -e->code;
+	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)
+		payload_words(p, h->bytes, d);
+	else
+		payload_fields(h, o, p, d);
 	return 0;
 }
 
@@ -514,9 +547,7 @@ static int object(struct hc *h, const struct model_obj *o, struct err *e)
 	default:
 		break;
 	}
-	if ((rc = instance_payload(h, o, e)) ||
-	    (rc = hprof_put_instance(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->payload.data,
-				     h->payload.len, e)))
+	if ((rc = instance(h, o, e)))
 		return rc;
 	h->st->instances++;
 	if (o->kind != MODEL_STRING)
@@ -555,46 +586,54 @@ static int mark_classes(struct hc *h, struct err *e)
 	return 0;
 }
 
-static int mark_array(struct hc *h, int k, uint32_t n, struct err *e)
+/* Writes the ids waiting for mark k as one array (and its root). */
+static int mark_array(struct hc *h, int k, struct err *e)
 {
 	uint32_t id = h->next_mark_id;
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
 	int rc;
 	h->next_mark_id -= HC_MARK_ID_STEP;
-	if ((rc = hprof_put_obj_array(&h->w, id, 0, mark_class_id(k), h->elems, n, e)) ||
+	if ((rc = hprof_put_obj_array(&h->w, id, 0, mark_class_id(k), h->marked[k], h->marked_n[k], e)) ||
 	    (rc = hprof_put_root(&h->w, &root, e)))
 		return rc;
+	h->marked_n[k] = 0;
 	h->st->mark_arrays++;
 	return 0;
 }
 
-static int marks(struct hc *h, struct err *e)
+static int marks_begin(struct hc *h, struct err *e)
 {
-	int rc = mark_classes(h, e);
-	if (rc == 0 && h->elems_cap < HC_MARK_CHUNK) {
-		uint64_t *v = xreallocarray(h->elems, HC_MARK_CHUNK, sizeof(*v));
-		if (!v)
+	for (int k = 0; k < HPROF_MARK_COUNT; k++)
+		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
 			return hc_nomem(e);
-		h->elems = v;
-		h->elems_cap = HC_MARK_CHUNK;
-	}
 	h->next_mark_id = mark_class_id(HPROF_MARK_COUNT);
-	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++) {
-		uint32_t n = 0;
-		for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
-			const struct model_obj *o = &h->m->objs[i];
-			if (!object_written(h, o) || !has_mark(o, k))
-				continue;
-			h->elems[n++] = o->addr;
-			h->st->marked[k]++;
-			if (n == HC_MARK_CHUNK) {
-				rc = mark_array(h, k, n, e);
-				n = 0;
-			}
-		}
-		if (rc == 0 && n)
-			rc = mark_array(h, k, n, e);
+	return mark_classes(h, e);
+}
+
+/* Lists o under each mark of its states, in the same pass that writes it (a mark array may
+ * come before or after the objects it names); a full list is written at once. */
+static int mark_object(struct hc *h, const struct model_obj *o, struct err *e)
+{
+	if (o->alloc == MODEL_ALLOCATED && o->content == MODEL_INTACT && o->reach == MODEL_REACHABLE)
+		return 0;   /* the default states: no mark */
+	for (int k = 0; k < HPROF_MARK_COUNT; k++) {
+		if (!has_mark(o, k))
+			continue;
+		h->marked[k][h->marked_n[k]++] = o->addr;
+		h->st->marked[k]++;
+		int rc = h->marked_n[k] == HC_MARK_CHUNK ? mark_array(h, k, e) : 0;
+		if (rc)
+			return rc;
 	}
+	return 0;
+}
+
+static int marks_end(struct hc *h, struct err *e)
+{
+	int rc = 0;
+	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++)
+		if (h->marked_n[k])
+			rc = mark_array(h, k, e);
 	return rc;
 }
 
@@ -603,15 +642,17 @@ static int heap_dump(struct hc *h, struct err *e)
 	struct img_drop drop = { 0 };
 	int rc = roots(h, e);
 	uint64_t done = 0;
+	if (rc == 0)
+		rc = marks_begin(h, e);
 	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
 		const struct model_obj *o = &h->m->objs[i];
 		img_drop_behind(h->m->rt->img, &drop, o->addr);
 		progress_to(h->m->progress, done += o->size);
-		if (object_written(h, o))
-			rc = object(h, o, e);
+		if (object_written(h, o) && (rc = object(h, o, e)) == 0)
+			rc = mark_object(h, o, e);
 	}
 	if (rc == 0)
-		rc = marks(h, e);
+		rc = marks_end(h, e);
 	if (rc == 0)
 		rc = hprof_write_heap_dump_end(&h->w, e);
 	return rc;
@@ -673,7 +714,6 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	h.heap = -1;
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
-	wbuf_init(&h.payload);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);
 	if (rc == 0)
 		rc = write_all(&h, e);
@@ -682,13 +722,14 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	st->bytes = h.w.flushed;
 	hprof_writer_release(&h.w);
 	wbuf_release(&h.obj);
-	wbuf_release(&h.payload);
 	xfree(h.str.v);
 	xfree(h.name_id);
 	xfree(h.serial);
 	xfree(h.own_ok);
 	xfree(h.plan);
 	xfree(h.elems);
+	for (int k = 0; k < HPROF_MARK_COUNT; k++)
+		xfree(h.marked[k]);
 	arena_release(&h.names);
 	return rc;
 }

@@ -330,25 +330,41 @@ static uint8_t *sub_room(struct hprof_writer *w, size_t len, struct err *e)
 	return w->buf.data + w->buf.len;
 }
 
-int hprof_put_instance(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
-		       const void *values, size_t len, struct err *e)
+uint8_t *hprof_put_instance_room(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
+				 size_t len, struct err *e)
 {
 	unsigned n = w->id_size;
 	size_t total = 1 + 2 * (size_t)n + 8 + len;
 	uint8_t *d;
 
-	if (len > UINT32_MAX)
-		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "instance payload of %zu bytes exceeds u4", len);
+	if (len > UINT32_MAX) {
+		ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "instance payload of %zu bytes exceeds u4", len);
+		return NULL;
+	}
 	if (!(d = sub_room(w, total, e)))
-		return -e->code;
+		return NULL;
+	if (wbuf_reserve(&w->buf, total + HPROF_ROOM_SLACK)) {
+		wbuf_status(&w->buf, e);
+		return NULL;
+	}
+	d = w->buf.data + w->buf.len;
 	*d++ = HPROF_INSTANCE_DUMP;
 	d = put_be(d, n, id);
 	d = put_be(d, 4, trace_serial);
 	d = put_be(d, n, class_id);
 	d = put_be(d, 4, len);
+	w->buf.len += total;
+	return d;
+}
+
+int hprof_put_instance(struct hprof_writer *w, uint64_t id, uint32_t trace_serial, uint64_t class_id,
+		       const void *values, size_t len, struct err *e)
+{
+	uint8_t *d = hprof_put_instance_room(w, id, trace_serial, class_id, len, e);
+	if (!d)
+		return -e->code;
 	if (len)
 		memcpy(d, values, len);
-	w->buf.len += total;
 	return 0;
 }
 

@@ -59,6 +59,16 @@ static bool chain_class_ok(const struct art_runtime *rt, const struct rt_class *
 	return true;
 }
 
+/* Appends a reference's offset and moves the end of the references past it. */
+static void ref_offset(uint32_t *offs, uint32_t *n, uint32_t *end, uint32_t off)
+{
+	offs[(*n)++] = off;
+	if (off > UINT32_MAX - 4)
+		*end = UINT32_MAX;   /* never inside an object: the checked path reads it */
+	else if (off + 4 > *end)
+		*end = off + 4;
+}
+
 /* Reference field offsets of an instance of class i (own and super fields). */
 static int instance_refs(struct model *m, size_t i, struct err *e)
 {
@@ -86,7 +96,7 @@ static int instance_refs(struct model *m, size_t i, struct err *e)
 		const struct rt_class *k = &rt->classes[c];
 		for (uint32_t f = 0; f < k->field_count; f++)
 			if (is_ref_type(k->fields[f].type))
-				mc->refs[mc->ref_count++] = k->fields[f].offset;
+				ref_offset(mc->refs, &mc->ref_count, &mc->refs_end, k->fields[f].offset);
 	}
 	return 0;
 }
@@ -115,7 +125,7 @@ static int class_statics(struct model *m, size_t i, struct err *e)
 		return model_nomem(e);
 	for (uint32_t f = 0; f < mc->statics.count; f++)
 		if (is_ref_type(mc->statics.v[f].type))
-			mc->static_refs[mc->static_ref_count++] = mc->statics.v[f].offset;
+			ref_offset(mc->static_refs, &mc->static_ref_count, &mc->static_refs_end, mc->statics.v[f].offset);
 	return 0;
 }
 
@@ -220,6 +230,16 @@ static int rd32(const struct model *m, uint64_t va, uint32_t *v, struct err *e)
 
 /* ---- the object-start index ---- */
 
+/* Bits set in x, inline: without -mpopcnt (the x86-64 baseline) __builtin_popcountll is a
+ * call into libgcc, and ix_find runs once per reference of every object. */
+static inline uint32_t pop64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 static void ix_release(struct model *m)
 {
 	for (size_t i = 0; i < m->ix_count; i++) {
@@ -271,7 +291,7 @@ static void ix_rank(struct model *m)
 		uint32_t n = 0;
 		for (size_t w = 0; w < x->words; w++) {
 			x->rank[w] = n;
-			n += (uint32_t)__builtin_popcountll(x->bits[w]);
+			n += pop64(x->bits[w]);
 		}
 	}
 }
@@ -300,7 +320,7 @@ static size_t ix_find(const struct model *m, uint64_t addr)
 	uint64_t bit = (addr - x->begin) / 8, word = x->bits[bit / 64], below = word & ((1ull << (bit % 64)) - 1);
 	if (!(word >> (bit % 64) & 1))
 		return MODEL_NONE;
-	return x->first + x->rank[bit / 64] + (size_t)__builtin_popcountll(below);
+	return x->first + x->rank[bit / 64] + pop64(below);
 }
 
 /* True when an object starts at addr (the index's bits). */
@@ -510,18 +530,51 @@ struct ref_scan {
 	uint32_t off, value;    /* the first reference that is no plausible object start */
 };
 
+/* Room for n more kept references; -1 when out of memory (they are counted in 32 bits). */
+static int reserve_refs(struct model *m, size_t n)
+{
+	size_t cap = m->ref_cap ? m->ref_cap : 4096;
+	while (cap - m->ref_count < n)
+		if (ck_mul(cap, 2, &cap))
+			return -1;
+	if (cap == m->ref_cap)
+		return 0;
+	uint32_t *v = cap <= UINT32_MAX ? xreallocarray(m->refs, cap, sizeof(*v)) : NULL;
+	if (!v)
+		return -1;
+	m->refs = v;
+	m->ref_cap = cap;
+	return 0;
+}
+
 static int keep_ref(struct model *m, uint32_t value)
 {
-	if (m->ref_count == m->ref_cap) {
-		size_t cap = m->ref_cap ? m->ref_cap * 2 : 4096;
-		uint32_t *v = cap <= UINT32_MAX ? xreallocarray(m->refs, cap, sizeof(*v)) : NULL;
-		if (!v)
-			return -1;
-		m->refs = v;
-		m->ref_cap = cap;
-	}
+	if (reserve_refs(m, 1))
+		return -1;
 	m->refs[m->ref_count++] = value;
 	return 0;
+}
+
+/* Keeps the non-null words at offs[0, n) of the bytes at p (room reserved). */
+static void keep_words_at(struct model *m, const uint8_t *p, const uint32_t *offs, uint32_t n)
+{
+	uint32_t *d = m->refs + m->ref_count;
+	for (uint32_t k = 0; k < n; k++) {
+		*d = ld_u32le(p + offs[k]);
+		d += *d != 0;   /* no branch on data the predictor cannot guess */
+	}
+	m->ref_count = (size_t)(d - m->refs);
+}
+
+/* Keeps the non-null words of the n words at p (room reserved). */
+static void keep_words(struct model *m, const uint8_t *p, uint32_t n)
+{
+	uint32_t *d = m->refs + m->ref_count;
+	for (uint32_t k = 0; k < n; k++) {
+		*d = ld_u32le(p + 4ull * k);
+		d += *d != 0;
+	}
+	m->ref_count = (size_t)(d - m->refs);
 }
 
 static int scan_ref(void *arg, uint32_t off, uint32_t value)
@@ -578,18 +631,51 @@ static int empty_place(struct model *m, const struct walk_candidate *c, struct e
 	return 0;
 }
 
+/* The references of o straight from its bytes, in model_each_ref's order, when one region
+ * holds the object and every offset lies inside it: 1 done, 0 not so (model_each_ref reads
+ * them then), -1 out of memory.  This is the walk's hot path: no callback per reference. */
+static int gather_in_view(struct model *m, const struct model_obj *o)
+{
+	const struct model_class *mc = &m->classes[o->cls], *own = NULL;
+	struct cursor view;
+
+	object_view(m, o, &view);
+	if (!view.base)
+		return 0;
+	if (o->kind == MODEL_OBJ_ARRAY) {
+		uint32_t data = data_offset(m, mc), n = o->size >= data ? (o->size - data) / 4 : 0;
+		if (reserve_refs(m, n))
+			return -1;
+		keep_words(m, view.base + data, n);
+		return 1;
+	}
+	if (mc->refs_end > o->size)
+		return 0;
+	if (o->kind == MODEL_CLASS) {
+		const struct rt_class *k = runtime_class_at(m->rt, o->addr);
+		if (!k || (own = &m->classes[k - m->rt->classes])->static_refs_end > o->size)
+			return 0;
+	}
+	if (reserve_refs(m, (size_t)mc->ref_count + (own ? own->static_ref_count : 0)))
+		return -1;
+	keep_words_at(m, view.base, mc->refs, mc->ref_count);
+	if (own)
+		keep_words_at(m, view.base, own->static_refs, own->static_ref_count);
+	return 1;
+}
+
 /* Appends the non-null references of object i (allocated objects only: a free object's are
  * stale) to refs and closes its slice: ref_at[i + 1]. */
 static int gather_refs(struct model *m, size_t i, struct err *e)
 {
 	const struct model_obj *o = &m->objs[i];
 	struct ref_scan b = { m, false, false, 0, 0 };
-	int rc = 0;
+	int rc = 0, fast = 0;
 
 	m->ref_at[i] = (uint32_t)m->ref_count;
-	if (o->alloc == MODEL_ALLOCATED)
+	if (o->alloc == MODEL_ALLOCATED && (fast = gather_in_view(m, o)) == 0)
 		rc = model_each_ref(m, o, scan_ref, &b, e);
-	if (b.nomem || m->ref_count > UINT32_MAX)
+	if (fast < 0 || b.nomem || m->ref_count > UINT32_MAX)
 		return model_nomem(e);
 	m->ref_at[i + 1] = (uint32_t)m->ref_count;
 	return rc < 0 ? rc : 0;
@@ -612,6 +698,7 @@ static int push(struct model *m, const struct model_obj *o, struct err *e)
 		m->cap = cap;
 	}
 	m->objs[m->count] = *o;
+	m->object_bytes += o->size;
 	return gather_refs(m, m->count++, e);
 }
 
@@ -807,8 +894,10 @@ static int drop_marked(struct model *m, bool resolved, struct err *e)
 		uint32_t a = m->ref_at[i], n = m->ref_at[i + 1] - a;
 		if (renumber)
 			renumber[i] = m->objs[i].flags & MODEL_F_DROPPED ? MODEL_REF_NONE : (uint32_t)out;
-		if (m->objs[i].flags & MODEL_F_DROPPED)
+		if (m->objs[i].flags & MODEL_F_DROPPED) {
+			m->object_bytes -= m->objs[i].size;
 			continue;
+		}
 		if (n)   /* refs is NULL while no reference was kept */
 			memmove(&m->refs[rout], &m->refs[a], (size_t)n * sizeof(*m->refs));
 		m->objs[out] = m->objs[i];
@@ -953,10 +1042,7 @@ uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs)
 
 uint64_t model_object_bytes(const struct model *m)
 {
-	uint64_t n = 0;
-	for (size_t i = 0; i < m->count; i++)
-		n += m->objs[i].size;
-	return n;
+	return m->object_bytes;   /* kept by push and drop_marked: no pass over the objects */
 }
 
 size_t model_find(const struct model *m, uint64_t addr)

@@ -92,10 +92,12 @@ struct model_class {
 	bool fields_ok;         /* instance field offsets known for the class and its supers */
 	uint32_t *refs;         /* reference field offsets of an instance (supers included) */
 	uint32_t ref_count;
+	uint32_t refs_end;      /* end of the last of them */
 	struct rt_statics statics;
 	bool statics_ok;        /* statics derived (or none) */
 	uint32_t *static_refs;  /* offsets of reference statics in the Class object */
 	uint32_t static_ref_count;
+	uint32_t static_refs_end; /* end of the last of them */
 	uint64_t objects;       /* objects of this class in the model */
 };
 
@@ -123,6 +125,7 @@ struct model {
 	size_t jlc, jls;                  /* class indexes of java.lang.Class / String, MODEL_NONE */
 	struct model_obj *objs;
 	size_t count, cap;
+	uint64_t object_bytes;            /* sum of the objects' sizes (model_object_bytes) */
 	uint32_t *free_places;            /* starts of empty free places (sorted by model_finish) */
 	size_t free_count, free_cap;
 	uint64_t candidates, rejected, retired, empty, untyped, duplicates;
