@@ -219,14 +219,6 @@ void model_release(struct model *m)
 
 /* ---- reading objects ---- */
 
-static int rd32(const struct model *m, uint64_t va, uint32_t *v, struct err *e)
-{
-	uint8_t b[4];
-	int rc = img_read(m->rt->img, va, b, 4, e);
-	if (rc == 0)
-		*v = ld_u32le(b);
-	return rc;
-}
 
 /* ---- the object-start index ---- */
 
@@ -338,6 +330,19 @@ static bool peek32(const struct model *m, uint64_t va, uint32_t *v)
 		return false;
 	*v = ld_u32le(r->data + (va - r->start));
 	return true;
+}
+
+/* The 32-bit word at va; -ERR_UNMAPPED naming it when not captured (the common case is
+ * peek32's one region lookup, no copy). */
+static int rd32(const struct model *m, uint64_t va, uint32_t *v, struct err *e)
+{
+	uint8_t b[4];
+	if (peek32(m, va, v))
+		return 0;
+	int rc = img_read(m->rt->img, va, b, 4, e);   /* across two regions, or the error */
+	if (rc == 0)
+		*v = ld_u32le(b);
+	return rc;
 }
 
 /* The object space holding va, NULL if none. */

@@ -373,17 +373,18 @@ struct walk_ctx_r {
 	struct reach *r;
 	uint32_t *stack;
 	size_t sp;
+	uint64_t *seen;         /* a bit per object: a few MB that stay in cache, where the objects'
+	                         * own reach fields are spread over the whole table */
 	size_t dex_cache;       /* class index of java.lang.DexCache, RT_NONE */
 };
 
 static void visit(struct walk_ctx_r *w, size_t j)
 {
-	struct model_obj *o = &w->m->objs[j];
-	if (o->reach == MODEL_REACHABLE)
+	uint64_t bit = 1ull << (j % 64);
+	if (w->seen[j / 64] & bit)
 		return;
-	o->reach = MODEL_REACHABLE;
-	if (o->alloc == MODEL_ALLOCATED)
-		w->stack[w->sp++] = (uint32_t)j;   /* each object pushed once: sp <= count */
+	w->seen[j / 64] |= bit;
+	w->stack[w->sp++] = (uint32_t)j;   /* each object pushed once: sp <= count */
 }
 
 static int follow(void *arg, uint32_t off, uint32_t value)
@@ -420,8 +421,8 @@ static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 
 static int walk(struct model *m, struct reach *r, struct err *e)
 {
-	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0, RT_NONE };
-	int rc = 0;
+	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0,
+				xcalloc(m->count / 64 + 1, sizeof(uint64_t)), RT_NONE };
 
 	for (size_t i = 0; i < m->rt->class_count; i++)
 		if (m->rt->classes[i].name && !strcmp(m->rt->classes[i].name, "java.lang.DexCache"))
@@ -430,10 +431,11 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 						     ? "no DexCache native array captured (LinearAlloc / native heap)"
 						     : "5.x/6.0: DexCache arrays are heap objects, followed as fields";
 
-	if (!w.stack)
+	if (!w.stack || !w.seen) {
+		xfree(w.stack);
+		xfree(w.seen);
 		return reach_nomem(e);
-	for (size_t i = 0; i < m->count; i++)
-		m->objs[i].reach = MODEL_UNREACHABLE;
+	}
 	for (size_t i = 0; i < r->count; i++) {
 		size_t j = model_find(m, r->roots[i].obj);
 		if (j != MODEL_NONE)
@@ -444,6 +446,8 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		size_t j = w.stack[--w.sp];
 		const struct model_obj *o = &m->objs[j];
 		progress_to(m->progress, done += o->size);
+		if (o->alloc != MODEL_ALLOCATED)
+			continue;   /* a free object is reached, but its words are stale: not followed */
 		const uint32_t *refs;
 		uint32_t n = model_refs(m, j, &refs);
 		r->edges += n;
@@ -453,15 +457,17 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
 	}
-	xfree(w.stack);
-	for (size_t i = 0; rc == 0 && i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; i < m->count; i++) {
+		struct model_obj *o = &m->objs[i];
+		o->reach = w.seen[i / 64] >> (i % 64) & 1 ? MODEL_REACHABLE : MODEL_UNREACHABLE;
 		if (o->reach == MODEL_REACHABLE)
 			r->reachable[o->alloc]++;
 		else
 			r->unreachable[o->alloc]++;
 	}
-	return rc;
+	xfree(w.stack);
+	xfree(w.seen);
+	return 0;
 }
 
 int reach_run(struct model *m, struct reach *r, struct err *e)
