@@ -117,14 +117,14 @@ static bool outf_is_direct(const struct outf *o)
 	return fl >= 0 && (fl & O_DIRECT);
 }
 
-/* Writes the first n staged bytes (n aligned while O_DIRECT is on).  A file system that
- * took the flag but refuses a write (or a short write left the offset unaligned) gets the
- * rest through the page cache. */
-static int outf_stage_out(struct outf *o, size_t n)
+/* Writes p[0, n) at the end of the file (n and p aligned while O_DIRECT is on).  A file
+ * system that took the flag but refuses a write (or a short write left the offset unaligned)
+ * gets the rest through the page cache. */
+static int outf_write_out(struct outf *o, const uint8_t *p, size_t n)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t k = write(fileno(o->fp), o->stage + done, n - done);
+		ssize_t k = write(fileno(o->fp), p + done, n - done);
 		if (k < 0 && (errno == EINTR || (errno == EINVAL && outf_is_direct(o) && outf_set_direct(o, false))))
 			continue;
 		if (k <= 0) {
@@ -134,13 +134,25 @@ static int outf_stage_out(struct outf *o, size_t n)
 		}
 		done += (size_t)k;
 	}
+	return 0;
+}
+
+/* Writes the first n staged bytes and moves the rest to the front. */
+static int outf_stage_out(struct outf *o, size_t n)
+{
+	if (outf_write_out(o, o->stage, n))
+		return -1;
 	memmove(o->stage, o->stage + n, o->staged - n);
 	o->staged -= n;
 	return 0;
 }
 
+size_t outf_block(const struct outf *o) { return o && o->stage ? OUTF_ALIGN : 0; }
+
 static int outf_write_staged(struct outf *o, const uint8_t *p, size_t n)
 {
+	if (o->staged == 0 && (uintptr_t)p % OUTF_ALIGN == 0 && n % OUTF_ALIGN == 0)
+		return outf_write_out(o, p, n);   /* whole aligned blocks: no copy */
 	while (n) {
 		size_t k = OUTF_STAGE - o->staged < n ? OUTF_STAGE - o->staged : n;
 		memcpy(o->stage + o->staged, p, k);
@@ -186,6 +198,16 @@ int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err 
 	if (at > o->written || n > o->written - at)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: patch of %zu bytes at %llu is past the %llu "
 			       "bytes written", o->path, n, (unsigned long long)at, (unsigned long long)o->written);
+	uint64_t staged_at = o->written - o->staged;   /* file offset of the staging buffer's bytes */
+	if (o->stage && at + n > staged_at) {           /* the part still staged is patched there */
+		size_t keep = at < staged_at ? (size_t)(staged_at - at) : 0;
+		memcpy(o->stage + (at + keep - staged_at), b + keep, n - keep);
+		if ((n = keep) == 0)
+			return 0;
+	}
+	if (o->stage && outf_is_direct(o) && !outf_set_direct(o, false))   /* pwrite of a few bytes */
+		return ERR_SET(e, ERR_IO, at, "%s: cannot patch byte %llu: %s", o->path, (unsigned long long)at,
+			       strerror(errno));
 	if (fflush(o->fp) != 0)
 		return ERR_SET(e, ERR_IO, at, "%s: write failed: %s", o->path, strerror(errno));
 	while (n) {

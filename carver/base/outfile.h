@@ -32,6 +32,9 @@ void outf_init(struct outf *o);
 int outf_open(struct outf *o, const char *path, struct err *e);
 int outf_open_big(struct outf *o, const char *path, struct err *e);
 int outf_write(struct outf *o, const void *p, size_t n, struct err *e);
+/* 4096 when writes go past the page cache (outf_open_big): a writer that hands over whole
+ * blocks from a buffer aligned to it is written without a copy; 0 otherwise. */
+size_t outf_block(const struct outf *o);
 /* Overwrites n bytes already written at file offset `at` (at + n <= o->written), e.g. a
  * length field that was a placeholder; the stream position stays at the end. */
 int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err *e);

@@ -10,10 +10,27 @@
 
 void wbuf_init(struct wbuf *b) { memset(b, 0, sizeof(*b)); }
 
+void wbuf_init_aligned(struct wbuf *b, size_t align)
+{
+	wbuf_init(b);
+	b->align = align;
+}
+
+/* A bigger block keeping the alignment (realloc would not): the bytes are copied over. */
+static uint8_t *wbuf_grow_aligned(struct wbuf *b, size_t cap)
+{
+	uint8_t *p = xmalloc_aligned(b->align, cap);
+	if (p && b->len)
+		memcpy(p, b->data, b->len);
+	if (p)
+		xfree(b->data);
+	return p;
+}
+
 void wbuf_release(struct wbuf *b)
 {
 	xfree(b->data);
-	wbuf_init(b);
+	wbuf_init_aligned(b, b->align);
 }
 
 int wbuf_reserve(struct wbuf *b, size_t extra)
@@ -36,7 +53,7 @@ int wbuf_reserve(struct wbuf *b, size_t extra)
 			break;
 		}
 	}
-	p = xrealloc(b->data, cap);
+	p = b->align ? wbuf_grow_aligned(b, cap) : xrealloc(b->data, cap);
 	if (!p) {
 		b->failed = 1;
 		return -1;

@@ -12,9 +12,12 @@ struct wbuf {
 	uint8_t *data;
 	size_t len, cap;
 	int failed;     /* sticky: an allocation failed; later appends are no-ops */
+	size_t align;   /* 0, or data's alignment (wbuf_init_aligned) */
 };
 
 void wbuf_init(struct wbuf *b);
+/* data stays aligned to align bytes (a power of two) as it grows: for O_DIRECT writes. */
+void wbuf_init_aligned(struct wbuf *b, size_t align);
 void wbuf_release(struct wbuf *b);
 static inline void wbuf_reset(struct wbuf *b) { b->len = 0; }
 int wbuf_reserve(struct wbuf *b, size_t extra);

@@ -49,4 +49,12 @@ void *xreallocarray(void *p, size_t count, size_t size)
 	return xrealloc(p, total);
 }
 
+void *xmalloc_aligned(size_t align, size_t n)
+{
+	void *p = NULL;
+	if (xalloc_should_fail() || posix_memalign(&p, align, n ? n : 1) != 0)
+		return NULL;
+	return p;
+}
+
 void xfree(void *p) { free(p); }

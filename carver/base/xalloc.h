@@ -9,6 +9,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);      /* overflow-checked */
 void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t count, size_t size); /* overflow-checked */
+/* align: a power of two, a multiple of sizeof(void *); freed with xfree. */
+void *xmalloc_aligned(size_t align, size_t n);
 void xfree(void *p);
 /* Test hooks.  xalloc_fail_after: make the n-th allocation from now fail (0 disables);
  * only that one fails.  xalloc_fail_pending: allocations left before it fails, 0 once it has

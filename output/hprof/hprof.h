@@ -318,8 +318,11 @@ int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_
 			    uint32_t count, const void *le_data, struct err *e);
 /* Copies a decoded sub-record unchanged (tag + body). */
 int hprof_put_sub_raw(struct hprof_writer *w, const struct hprof_sub *sub, struct err *e);
-/* Sends every complete record in buf to out (no-op without out or with a record open). */
+/* Sends every complete record in buf to out (no-op without out or with a record open); to an
+ * outf past the page cache (outf_block) only whole blocks, the rest waits for more. */
 int hprof_writer_flush(struct hprof_writer *w, struct err *e);
+/* The last flush: everything in buf goes to out. */
+int hprof_writer_finish(struct hprof_writer *w, struct err *e);
 
 /* One little-endian value of 1, 2, 4 or 8 bytes at s, big-endian at d, with one load, byte
  * swap and store (the hosts are little-endian: rosalloc/walk/walk.c).  Returns size. */

@@ -718,7 +718,7 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	if (rc == 0)
 		rc = write_all(&h, e);
 	if (rc == 0)
-		rc = hprof_writer_flush(&h.w, e);
+		rc = hprof_writer_finish(&h.w, e);
 	st->bytes = h.w.flushed;
 	hprof_writer_release(&h.w);
 	wbuf_release(&h.obj);

@@ -16,7 +16,7 @@ int hprof_writer_init(struct hprof_writer *w, struct outf *out, unsigned id_size
 		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "identifier size %u is not supported (expected 4 or 8)",
 			       id_size);
 	w->out = out;
-	wbuf_init(&w->buf);
+	wbuf_init_aligned(&w->buf, outf_block(out));
 	w->id_size = id_size;
 	w->record_at = HPROF_NO_RECORD;
 	w->segment_tag = HPROF_HEAP_DUMP_SEGMENT;
@@ -33,16 +33,33 @@ void hprof_writer_set_segments(struct hprof_writer *w, uint8_t segment_tag, size
 										    : segment_cap;
 }
 
-int hprof_writer_flush(struct hprof_writer *w, struct err *e)
+/* Hands the buffer's first n bytes to the outf and moves the rest to the front. */
+static int writer_out(struct hprof_writer *w, size_t n, struct err *e)
 {
 	int rc = wbuf_status(&w->buf, e);
 
-	if (rc || !w->out || w->record_at != HPROF_NO_RECORD || w->buf.len == 0)
+	if (rc || !w->out || w->record_at != HPROF_NO_RECORD || n == 0)
 		return rc;
-	rc = outf_write(w->out, w->buf.data, w->buf.len, e);
-	w->flushed += w->buf.len;
-	wbuf_reset(&w->buf);
+	rc = outf_write(w->out, w->buf.data, n, e);
+	w->flushed += n;
+	memmove(w->buf.data, w->buf.data + n, w->buf.len - n);
+	w->buf.len -= n;
 	return rc;
+}
+
+int hprof_writer_flush(struct hprof_writer *w, struct err *e)
+{
+	enum { DIRECT_BATCH = 8 << 20 };   /* each direct write is a device request: few, big ones */
+	size_t block = outf_block(w->out);
+	if (!block)
+		return writer_out(w, w->buf.len, e);
+	/* past the page cache only whole aligned blocks go without a copy: the rest waits */
+	return w->buf.len < DIRECT_BATCH ? wbuf_status(&w->buf, e) : writer_out(w, w->buf.len / block * block, e);
+}
+
+int hprof_writer_finish(struct hprof_writer *w, struct err *e)
+{
+	return writer_out(w, w->buf.len, e);
 }
 
 int hprof_write_header(struct hprof_writer *w, const char *version, uint64_t timestamp, struct err *e)

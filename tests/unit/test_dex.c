@@ -206,7 +206,7 @@ static void test_corrupt_fields(bool compact)
 			struct err e;
 			uint32_t v = k == 2 ? (uint32_t)b.len + 1 : vals[k];
 			memcpy(copy, b.data, b.len);
-			dg_put32(&(struct wbuf){ copy, b.len, b.len, 0 }, off, v);
+			dg_put32(&(struct wbuf){ .data = copy, .len = b.len, .cap = b.len }, off, v);
 			{
 				struct cursor c;
 				cur_init(&c, copy, b.len, 0);

@@ -133,6 +133,13 @@ static void test_outfile_big_in(const char *base)
 	for (size_t i = 0, at = 0; want && i < sizeof(sizes) / sizeof(sizes[0]); at += sizes[i++])
 		T_EQ_I(outf_write(&o, want + at, sizes[i], &e), 0);
 	T_EQ_U(o.written, total);
+	/* patches: on disk, still staged, and across the two */
+	uint64_t staged_at = o.written - o.staged, at[3] = { 10, total - 100, staged_at > 3 ? staged_at - 3 : 0 };
+	for (int i = 0; want && i < 3; i++) {
+		const uint8_t patch[6] = { 0xde, 0xad, 0xbe, 0xef, 0x01, (uint8_t)i };
+		T_EQ_I(outf_patch(&o, at[i], patch, sizeof(patch), &e), 0);
+		memcpy(want + at[i], patch, sizeof(patch));
+	}
 	T_EQ_I(outf_commit(&o, &e), 0);
 	FILE *f = fopen(path, "rb");
 	size_t n = f && got ? fread(got, 1, total + 1, f) : 0;

@@ -330,6 +330,57 @@ static void test_streaming(void)
 	rmdir(dir);
 }
 
+/* A heap dump of n instances with 1 MiB segments, the instance ids counting from 0x10000. */
+static int write_big_dump(struct hprof_writer *w, uint32_t n, struct err *e)
+{
+	uint8_t vals[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+	int rc = hprof_write_header(w, "1.0.2", 99, e);
+	for (uint32_t i = 0; rc == 0 && i < n; i++)
+		rc = hprof_put_instance(w, 0x10000 + 8ull * i, 0, 0x1000, vals, sizeof(vals), e);
+	if (rc == 0)
+		rc = hprof_write_heap_dump_end(w, e);
+	return rc;
+}
+
+/* Past the page cache (outf_open_big) the writer hands over whole aligned blocks and keeps
+ * the rest until hprof_writer_finish: the file equals the in-memory output. */
+static void test_streaming_big(void)
+{
+	char dir[] = "/tmp/artcarve-hpw-big.XXXXXX", path[256];
+	struct hprof_writer mem, file;
+	struct outf o;
+	struct mapfile mf;
+	struct err e;
+	const uint32_t n = 500000;   /* about 14.5 MB: several direct batches and a tail */
+
+	T_SECTION("streaming past the page cache equals the in-memory output");
+	err_init(&e);
+	T_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/big.hprof", dir);
+	hprof_writer_init(&mem, NULL, 4, &e);
+	T_EQ_I(write_big_dump(&mem, n, &e), 0);
+	outf_init(&o);
+	T_EQ_I(outf_open_big(&o, path, &e), 0);
+	hprof_writer_init(&file, &o, 4, &e);
+	printf("   writer buffer aligned to %zu (outf block %zu)\n", file.buf.align, outf_block(&o));
+	T_EQ_U(file.buf.align, outf_block(&o));
+	T_EQ_I(write_big_dump(&file, n, &e), 0);
+	T_CHECK(outf_block(&o) == 0 || file.flushed % outf_block(&o) == 0, "only whole blocks before the finish: %llu",
+		(unsigned long long)file.flushed);
+	T_EQ_I(hprof_writer_finish(&file, &e), 0);
+	T_EQ_U(file.buf.len, 0);
+	T_EQ_I(outf_commit(&o, &e), 0);
+	T_EQ_I(mapfile_open(&mf, path, &e), 0);
+	printf("   %zu bytes in memory, %zu in %s\n", mem.buf.len, mf.len, path);
+	T_CHECK(mf.len == mem.buf.len && !memcmp(mf.data, mem.buf.data, mf.len), "file %zu bytes equals memory %zu",
+		mf.len, mem.buf.len);
+	mapfile_close(&mf);
+	hprof_writer_release(&file);
+	hprof_writer_release(&mem);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void expect_err(const char *what, int rc, int want, const struct err *e, const char *msg)
 {
 	printf("   %s: rc %d \"%s\"\n", what, rc, rc ? e->msg : "");
@@ -412,6 +463,7 @@ int main(void)
 	test_sub_records(8);
 	test_segments();
 	test_streaming();
+	test_streaming_big();
 	test_misuse();
 	test_nomem();
 	T_DONE();
