@@ -235,8 +235,7 @@ static inline uint32_t pop64(uint64_t x)
 static void ix_release(struct model *m)
 {
 	for (size_t i = 0; i < m->ix_count; i++) {
-		xfree(m->ix[i].bits);
-		xfree(m->ix[i].rank);
+		xfree(m->ix[i].w);
 	}
 	xfree(m->ix);
 	m->ix = NULL;
@@ -263,13 +262,11 @@ static int ix_build(struct model *m, struct err *e)
 		x->end = (uint64_t)m->objs[j - 1].addr + 8;
 		x->words = (size_t)((x->end - x->begin + 511) / 512);
 		x->first = i;
-		x->bits = xcalloc(x->words, sizeof(*x->bits));
-		x->rank = xcalloc(x->words, sizeof(*x->rank));
-		if (!x->bits || !x->rank)
+		if (!(x->w = xcalloc(x->words, sizeof(*x->w))))
 			return model_nomem(e);
 		for (size_t k = i; k < j; k++) {
 			uint64_t bit = (m->objs[k].addr - x->begin) / 8;
-			x->bits[bit / 64] |= 1ull << (bit % 64);
+			x->w[bit / 64].bits |= 1ull << (bit % 64);
 		}
 	}
 	return 0;
@@ -282,8 +279,8 @@ static void ix_rank(struct model *m)
 		struct model_ix *x = &m->ix[r];
 		uint32_t n = 0;
 		for (size_t w = 0; w < x->words; w++) {
-			x->rank[w] = n;
-			n += pop64(x->bits[w]);
+			x->w[w].rank = n;
+			n += pop64(x->w[w].bits);
 		}
 	}
 }
@@ -309,10 +306,11 @@ static size_t ix_find(const struct model *m, uint64_t addr)
 	const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
 	if (!x)
 		return MODEL_NONE;
-	uint64_t bit = (addr - x->begin) / 8, word = x->bits[bit / 64], below = word & ((1ull << (bit % 64)) - 1);
+	const struct model_ix_word *w = &x->w[(addr - x->begin) / 512];
+	uint64_t bit = (addr - x->begin) / 8, word = w->bits, below = word & ((1ull << (bit % 64)) - 1);
 	if (!(word >> (bit % 64) & 1))
 		return MODEL_NONE;
-	return x->first + x->rank[bit / 64] + pop64(below);
+	return x->first + w->rank + pop64(below);
 }
 
 /* True when an object starts at addr (the index's bits). */
@@ -772,10 +770,11 @@ static bool size_object(struct model *m, const struct cand_ctx *x, struct model_
 	return true;
 }
 
-static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass, struct err *e)
+/* k: the class klass names (model_add looked it up). */
+static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass, const struct rt_class *k,
+		       struct err *e)
 {
 	const struct walk_candidate *c = x->c;
-	const struct rt_class *k = runtime_class_at(m->rt, klass);
 	struct model_obj o;
 	int rc = 0;
 
@@ -836,11 +835,12 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 	}
 	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass))
 		return empty_place(m, c, e);   /* a zeroed slot, or the class word holds the allocator's link */
-	if (klass == 0 || (klass & 7) || !runtime_class_at(m->rt, klass)) {
+	const struct rt_class *k = klass && !(klass & 7) ? runtime_class_at(m->rt, klass) : NULL;
+	if (!k) {
 		reject(m, &x, ANOM_OBJ_CLASS, ERR_CORRUPT, "class word names no Class:", klass);
 		return 0;
 	}
-	return add_checked(m, &x, klass, e);
+	return add_checked(m, &x, klass, k, e);
 }
 
 /* ---- the table ---- */

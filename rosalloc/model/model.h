@@ -111,10 +111,14 @@ struct model_space_count {
 /* The object-start index of one run of objects of one space (model_finish): a bit per 8
  * bytes from begin, and the objects before each 64-bit word, so model_find is a bit test and
  * a popcount, not a search over every object. */
+struct model_ix_word {
+	uint64_t bits;          /* a bit per 8 bytes: an object starts there */
+	uint64_t rank;          /* objects of the run before this word (together: one cache line) */
+};
+
 struct model_ix {
 	uint64_t begin, end;
-	uint64_t *bits;
-	uint32_t *rank;
+	struct model_ix_word *w;
 	size_t words, first;
 };
 
