@@ -44,7 +44,7 @@ bench() {
 			cmb / (cat > 0 ? cat : 0.01), cmb / (gz > 0 ? gz : 0.01)
 		mbps = hmb / (c > 0 ? c : 0.001); per = objs ? anon * 1024 / objs : 0
 		printf "  targets (>= 300 MB of heap per CPU second; <= 64 bytes per object): %s, %s\n",
-			mbps >= 300 ? "speed met" : "speed MISSED", per <= 64 ? "memory met" : "memory MISSED"
+			(mbps >= 300 ? "speed met" : "speed MISSED"), (per <= 64 ? "memory met" : "memory MISSED")
 	}'
 	rm -rf "$tmp/out"
 }
