@@ -453,10 +453,12 @@ static int put_objects(struct cdb *c, struct err *e)
 {
 	const struct model *m = c->m;
 	struct sqlw_stmt *s = c->st[ST_OBJECT];
+	uint64_t done = 0;
 	c->e = e;
 	for (size_t i = 0; i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
 		int rc;
+		progress_to(m->progress, done += o->size);   /* the long part of case.db: its percent */
 		sqlw_bind_int(s, 1, o->addr);
 		sqlw_bind_int(s, 2, o->cls);
 		sqlw_bind_int(s, 3, o->size);

@@ -521,12 +521,14 @@ int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_
 {
 	struct oj j;
 	struct img_drop drop = { 0 };
+	uint64_t done = 0;
 	int rc = oj_init(&j, m, e);
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < m->count && rc == 0; i++) {
 		const struct model_obj *o = &m->objs[i];
 		img_drop_behind(m->rt->img, &drop, o->addr);   /* in address order: bounded memory */
+		progress_to(m->progress, done += o->size);
 		if ((rc = put_object(&j, o, e)) == 0 && (rc = outf_write(out, j.line.data, j.line.len, e)) == 0) {
 			st->objects++;
 			st->strings += o->kind == MODEL_STRING;
