@@ -87,11 +87,23 @@ int outf_open_big(struct outf *o, const char *path, struct err *e)
 	return 0;
 }
 
-static int outf_write_fd(int fd, const uint8_t *p, size_t n)
+static bool outf_is_direct(const struct outf *o)
 {
+	int fl = fcntl(fileno(o->fp), F_GETFL);
+	return fl >= 0 && (fl & O_DIRECT);
+}
+
+/* Writes p[0, n) at the end of the file, past the stream's buffer.  With o->stage (the only
+ * case where O_DIRECT may be on: n and p aligned then), a file system that took the flag but
+ * refuses a write (or a short write left the offset unaligned) gets the rest through the page
+ * cache. */
+static int outf_write_all(struct outf *o, const uint8_t *p, size_t n)
+{
+	int fd = fileno(o->fp);
 	while (n) {
 		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
+		if (k < 0 && (errno == EINTR || (errno == EINVAL && o->stage && outf_is_direct(o) &&
+						 outf_set_direct(o, false))))
 			continue;
 		if (k <= 0) {
 			if (k == 0)
@@ -108,39 +120,13 @@ static int outf_write_fd(int fd, const uint8_t *p, size_t n)
  * through the buffer first would only add a copy (writers hand over whole records). */
 static int outf_write_direct(struct outf *o, const uint8_t *p, size_t n)
 {
-	return fflush(o->fp) != 0 ? -1 : outf_write_fd(fileno(o->fp), p, n);
-}
-
-static bool outf_is_direct(const struct outf *o)
-{
-	int fl = fcntl(fileno(o->fp), F_GETFL);
-	return fl >= 0 && (fl & O_DIRECT);
-}
-
-/* Writes p[0, n) at the end of the file (n and p aligned while O_DIRECT is on).  A file
- * system that took the flag but refuses a write (or a short write left the offset unaligned)
- * gets the rest through the page cache. */
-static int outf_write_out(struct outf *o, const uint8_t *p, size_t n)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = write(fileno(o->fp), p + done, n - done);
-		if (k < 0 && (errno == EINTR || (errno == EINVAL && outf_is_direct(o) && outf_set_direct(o, false))))
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = EIO;
-			return -1;
-		}
-		done += (size_t)k;
-	}
-	return 0;
+	return fflush(o->fp) != 0 ? -1 : outf_write_all(o, p, n);
 }
 
 /* Writes the first n staged bytes and moves the rest to the front. */
 static int outf_stage_out(struct outf *o, size_t n)
 {
-	if (outf_write_out(o, o->stage, n))
+	if (outf_write_all(o, o->stage, n))
 		return -1;
 	memmove(o->stage, o->stage + n, o->staged - n);
 	o->staged -= n;
@@ -152,7 +138,7 @@ size_t outf_block(const struct outf *o) { return o && o->stage ? OUTF_ALIGN : 0;
 static int outf_write_staged(struct outf *o, const uint8_t *p, size_t n)
 {
 	if (o->staged == 0 && (uintptr_t)p % OUTF_ALIGN == 0 && n % OUTF_ALIGN == 0)
-		return outf_write_out(o, p, n);   /* whole aligned blocks: no copy */
+		return outf_write_all(o, p, n);   /* whole aligned blocks: no copy */
 	while (n) {
 		size_t k = OUTF_STAGE - o->staged < n ? OUTF_STAGE - o->staged : n;
 		memcpy(o->stage + o->staged, p, k);

@@ -93,6 +93,26 @@ static void test_outfile(void)
 	T_CHECK(stat(path, &st) == 0 && st.st_size == 5, "committed file has 5 bytes");
 	unlink(path);
 
+	/* an ordinary stream: a block of 256 KiB or more skips the stdio buffer, so it must
+	 * land after the small write still buffered before it */
+	static uint8_t block[300u << 10], got[sizeof(block) + 9];
+	for (size_t i = 0; i < sizeof(block); i++)
+		block[i] = (uint8_t)(i * 2654435761u >> 11);
+	T_EQ_I(outf_open(&o, path, &e), 0);
+	T_EQ_I(outf_write(&o, "head", 4, &e), 0);
+	T_EQ_I(outf_write(&o, block, sizeof(block), &e), 0);
+	T_EQ_I(outf_write(&o, "tail", 4, &e), 0);
+	T_EQ_I(outf_commit(&o, &e), 0);
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(got, 1, sizeof(got), f) : 0;
+	if (f)
+		fclose(f);
+	T_EQ_U(n, sizeof(block) + 8);
+	T_CHECK(n == sizeof(block) + 8 && !memcmp(got, "head", 4) && !memcmp(got + 4, block, sizeof(block)) &&
+		!memcmp(got + 4 + sizeof(block), "tail", 4), "head, %zu-byte block, tail read back in order",
+		sizeof(block));
+	unlink(path);
+
 	T_EQ_I(outf_open(&o, path, &e), 0);
 	T_EQ_I(outf_write(&o, "partial", 7, &e), 0);
 	outf_abort(&o);
