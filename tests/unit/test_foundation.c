@@ -74,6 +74,69 @@ static void test_wbuf_roundtrip(void)
 	wbuf_release(&b);
 }
 
+/* Writes `text` through an outf committed at path; the commit's status. */
+static int outf_put(const char *path, const char *text, struct err *e)
+{
+	struct outf o;
+	int rc = outf_open(&o, path, e);
+
+	if (rc == 0 && (rc = outf_write(&o, text, strlen(text), e)) != 0)
+		outf_abort(&o);
+	return rc ? rc : outf_commit(&o, e);
+}
+
+/* Reads up to cap - 1 bytes of path into buf as a string; its length, or -1. */
+static long outf_slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+
+	if (!f)
+		return -1;
+	fclose(f);
+	buf[n] = 0;
+	return (long)n;
+}
+
+/* A commit over what is already at the destination: a regular file (swapped out and removed),
+ * a symbolic link (the link is replaced, its target untouched, as rename does) and a
+ * directory (refused, left as it was); no temporary is left behind in any case. */
+static void test_outfile_replace(const char *dir)
+{
+	char path[256], other[256], sub[300], buf[64], listing[600];
+	struct stat st;
+	struct err e;
+
+	T_SECTION("commit over a file, a symbolic link, a directory");
+	err_init(&e);
+	snprintf(path, sizeof(path), "%s/out.bin", dir);
+	T_EQ_I(outf_put(path, "first version, longer", &e), 0);
+	T_EQ_I(outf_put(path, "second", &e), 0);
+	T_EQ_I(outf_slurp(path, buf, sizeof(buf)), 6);
+	T_EQ_S(buf, "second");
+
+	snprintf(other, sizeof(other), "%s/target.bin", dir);
+	T_EQ_I(outf_put(other, "target", &e), 0);
+	unlink(path);
+	T_CHECK(symlink("target.bin", path) == 0, "symlink");
+	T_EQ_I(outf_put(path, "through", &e), 0);
+	T_CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "the link itself was replaced by a file");
+	T_EQ_I(outf_slurp(other, buf, sizeof(buf)), 6);
+	T_EQ_S(buf, "target");
+	unlink(path);
+	unlink(other);
+
+	T_CHECK(mkdir(path, 0755) == 0, "mkdir");
+	snprintf(sub, sizeof(sub), "%s/kept", path);
+	T_EQ_I(outf_put(sub, "kept", &e), 0);
+	T_CHECK(outf_put(path, "not a directory", &e) == -ERR_IO, "commit over a directory refused: %s", e.msg);
+	T_EQ_I(outf_slurp(sub, buf, sizeof(buf)), 4);
+	unlink(sub);
+	T_CHECK(rmdir(path) == 0, "the directory is still one");
+	snprintf(listing, sizeof(listing), "test -z \"$(ls -A %s)\"", dir);
+	T_CHECK(system(listing) == 0, "no temporary left in %s", dir);
+}
+
 static void test_outfile(void)
 {
 	char dir[] = "/tmp/artcarve-outf.XXXXXX";
@@ -122,6 +185,7 @@ static void test_outfile(void)
 	snprintf(path, sizeof(path), "%s/no/such/dir/out.bin", dir);
 	T_EQ_I(outf_open(&o, path, &e), -ERR_IO);
 	T_CHECK(strstr(e.msg, "no/such/dir") != NULL, "error names the path: %s", e.msg);
+	test_outfile_replace(dir);
 	rmdir(dir);
 }
 
