@@ -69,7 +69,8 @@ int cmd_decrunch(int argc, char **argv)
 	struct decrunch_args a = { false, false, false, NULL, NULL, 0 };
 	struct bmd_decrunch_opts opts = { 0 };
 	struct bmd_decrunch_stats st;
-	struct bmd_dict dict, jdk;
+	struct bmd_dict dict;
+	struct bmd_jdk jdk;
 	struct mapfile in = { 0 };
 	struct outf out;
 	struct bmd_sink sink = { outf_sink_write, &out };
@@ -88,7 +89,7 @@ int cmd_decrunch(int argc, char **argv)
 	err_init(&e);
 	outf_init(&out);
 	bmd_dict_init(&dict);
-	bmd_dict_init(&jdk);
+	bmd_jdk_init(&jdk);
 	for (size_t i = 3; i <= npos; i++)   /* the string sources after IN and OUT */
 		if (bmd_dict_load_file(&dict, argv[i], &e) < 0)
 			goto fail;
@@ -101,7 +102,7 @@ int cmd_decrunch(int argc, char **argv)
 	if (!a.jdk && a.mat && !a.no_jdk && access(DECRUNCH_JDK_DEFAULT, R_OK) == 0)
 		a.jdk = DECRUNCH_JDK_DEFAULT;
 	if (a.jdk) {
-		if (bmd_dict_load_jdk(&jdk, a.jdk, &e) < 0)
+		if (bmd_jdk_open(&jdk, a.jdk, &e) < 0)
 			goto fail;
 		opts.jdk = &jdk;
 	}
@@ -121,12 +122,12 @@ int cmd_decrunch(int argc, char **argv)
 		decrunch_summary(in_path, &st, opts.dict);
 	mapfile_close(&in);
 	bmd_dict_release(&dict);
-	bmd_dict_release(&jdk);
+	bmd_jdk_release(&jdk);
 	return CLI_OK;
 fail:
 	outf_abort(&out);
 	mapfile_close(&in);
 	bmd_dict_release(&dict);
-	bmd_dict_release(&jdk);
+	bmd_jdk_release(&jdk);
 	return cli_report(argv[0], &e);
 }

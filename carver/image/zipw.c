@@ -125,6 +125,21 @@ int zipw_next(struct zipw_iter *it, struct zipw_entry *out, struct err *e)
 	return 1;
 }
 
+int zipw_entry_at(const struct zipw *z, uint64_t offset, struct zipw_entry *out, struct err *e)
+{
+	struct zipw_iter it;
+	int rc;
+
+	if (offset < z->cd_offset || offset - z->cd_offset >= z->cd_size)
+		return ERR_SET(e, ERR_CORRUPT, offset, "0x%llx is outside the central directory [0x%llx, +%llu)",
+			       (unsigned long long)offset, (unsigned long long)z->cd_offset,
+			       (unsigned long long)z->cd_size);
+	cur_init(&it.cd, z->file.base + offset, (size_t)(z->cd_offset + z->cd_size - offset), offset);
+	it.left = 1;
+	rc = zipw_next(&it, out, e);
+	return rc == 1 ? 0 : rc;   /* never 0: one entry is left */
+}
+
 /* Locates the entry's data through its local header (whose own name/extra lengths count). */
 static int zipw_data(const struct zipw *z, const struct zipw_entry *en, struct cursor *data, struct err *e)
 {

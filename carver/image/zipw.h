@@ -41,6 +41,10 @@ int zipw_open(struct zipw *z, const uint8_t *data, size_t len, const char *label
 void zipw_iter_init(const struct zipw *z, struct zipw_iter *it);
 /* 1 and *out filled, 0 after the last entry, <0 on a damaged directory. */
 int zipw_next(struct zipw_iter *it, struct zipw_entry *out, struct err *e);
+/* The central directory entry at file offset `offset` (an entry's .offset from zipw_next), read
+ * again: lets a caller keep 8 bytes per entry instead of the entry.  The offset must lie in the
+ * central directory and start a whole entry inside it. */
+int zipw_entry_at(const struct zipw *z, uint64_t offset, struct zipw_entry *out, struct err *e);
 /* The entry's uncompressed bytes in a new xmalloc'd buffer (*out, caller frees with xfree),
  * checked against its CRC-32.  Entries larger than max bytes are refused (-ERR_UNSUP). */
 int zipw_extract(const struct zipw *z, const struct zipw_entry *en, size_t max, uint8_t **out, size_t *len,

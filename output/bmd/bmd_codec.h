@@ -95,12 +95,17 @@ int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const 
 
 /* ---- decrunch ------------------------------------------------------------------------------------- */
 
+struct bmd_jdk;
+
 struct bmd_decrunch_opts {
 	const struct bmd_dict *dict;    /* may be NULL */
-	/* may be NULL: names of a JDK's class library (bmd_dict_load_jdk), used after dict for a
-	 * hashed string whose hash and original length both match (a JVM dump's own classes and
-	 * fields: java/lang/System, props, ... that heap readers look up by name) */
-	const struct bmd_dict *jdk;
+	/* may be NULL: a JDK's class library (bmd_jdk_open, output/bmd/bmd_dict.h) whose class and
+	 * field names are used after dict for a hashed string whose hash and original length both
+	 * match (a JVM dump's own classes and fields: java/lang/System, props, ... that heap
+	 * readers look up by name).  Only the classes the BMD's hashed strings may name are read,
+	 * once the first pass has seen every string; that pass holds its string output back until
+	 * then, so the output is the same wherever the strings lie in the BMD. */
+	const struct bmd_jdk *jdk;
 	bool mat;                       /* MAT-loadable 1.0.2 output instead of Badoo's */
 	unsigned id_size;               /* 0: 8 if the BMD carries the id-size marker, else 4 */
 	uint64_t max_output;            /* 0: no limit; else fail before writing more */

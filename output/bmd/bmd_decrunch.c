@@ -9,6 +9,7 @@
  * (mapped) BMD, and a sizing pass computes the HEAP_DUMP length first, so memory stays
  * proportional to the class definitions. */
 #include "output/bmd/bmd_codec.h"
+#include "output/bmd/bmd_dict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,13 @@ struct dc {
 	size_t synth_count;
 	struct wbuf vals, text;
 	struct bmd_dict builtin;        /* --mat: names readers need, see dc_builtin_names */
+	/* with o->jdk: the JDK names of the classes the hashed strings may name (bmd_jdk_key of
+	 * each in jdk_wanted), read after pass A; until then pass A holds its output back as the
+	 * offsets of the records that make it */
+	struct bmd_dict jdk;
+	struct bmd_idmap jdk_wanted;
+	uint64_t *held;
+	size_t held_count, held_cap;
 	size_t *offs;                   /* per chain level: start of its values in vals */
 	size_t released;                /* input offset last reported through o->consumed */
 };
@@ -318,7 +326,7 @@ static int dc_hashed(struct dc *d, const struct bmd_record *rec, struct err *e)
 	d->st->hashed_strings++;
 	/* JDK and built-in names must match the original length too, to keep false hits rare */
 	if (bmd_dict_find(d->o->dict, rec->hash, &s, &n) ||
-	    (bmd_dict_find_len(d->o->jdk, rec->hash, rec->length, &s) && (n = rec->length, true)) ||
+	    (bmd_dict_find_len(&d->jdk, rec->hash, rec->length, &s) && (n = rec->length, true)) ||
 	    (d->o->mat && bmd_dict_find(&d->builtin, rec->hash, &s, &n) && n == rec->length)) {
 		d->st->recovered++;
 		put_string(&d->out, rec->id, s, n);
@@ -694,6 +702,82 @@ static int dc_add_heap(struct dc *d, const struct bmd_record *rec, uint64_t byte
 	return 0;
 }
 
+/* What pass A writes for a record: strings as they come and, in Badoo's layout, LOAD_CLASS
+ * and LEGACY records. */
+static int dc_emit_a(struct dc *d, const struct bmd_record *rec, struct err *e)
+{
+	switch (rec->tag) {
+	case BMD_STRING:
+		return dc_string(d, rec, e);
+	case BMD_HASHED_STRING:
+		return dc_hashed(d, rec, e);
+	case BMD_CLASS_DEFINITION:
+		if (!d->o->mat)
+			put_load_class(&d->out, 0, rec->def->id, rec->def->name_id);
+		return 0;
+	case BMD_LEGACY_RECORD:
+		if (d->o->mat)
+			return 0;       /* their ids were never renumbered: they would dangle */
+		put_record_header(&d->out.buf, (uint8_t)rec->hprof_tag, (uint32_t)rec->len);
+		wbuf_put(&d->out.buf, rec->bytes, rec->len);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* With a JDK: the record's output waits for its names (dc_release_held).  The classes wanted
+ * from the JDK are those a string may name: by hash and length for a hashed one, and a string
+ * in clear too (crunch keeps java.lang.* dotted names, as older JVMs and Android write them,
+ * whose fields are hashed). */
+static int dc_hold(struct dc *d, const struct bmd_record *rec, struct err *e)
+{
+	int32_t hash;
+	int rc;
+
+	if (rec->tag == BMD_HASHED_STRING &&
+	    (rc = bmd_idmap_put(&d->jdk_wanted, bmd_jdk_key(rec->hash, rec->length), 0, e)))
+		return rc;
+	if (rec->tag == BMD_STRING && rec->len <= DC_STRING_MAX) {
+		wbuf_reset(&d->text);
+		bmd_java_utf8(rec->bytes, rec->len, &d->text, &hash);
+		if ((rc = wbuf_status(&d->text, e)) ||
+		    (rc = bmd_idmap_put(&d->jdk_wanted, bmd_jdk_key(hash, (uint32_t)d->text.len), 0, e)))
+			return rc;
+	}
+	if (d->o->mat && (rec->tag == BMD_CLASS_DEFINITION || rec->tag == BMD_LEGACY_RECORD))
+		return 0;       /* nothing of theirs is written here (dc_emit_a) */
+	if (d->held_count == d->held_cap) {
+		size_t cap = d->held_cap ? d->held_cap * 2 : 4096;
+		uint64_t *h = xreallocarray(d->held, cap, sizeof(*h));
+		if (!h)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string records", cap);
+		d->held = h;
+		d->held_cap = cap;
+	}
+	d->held[d->held_count++] = rec->offset;
+	return 0;
+}
+
+/* After pass A: the JDK's names for what the hashed strings want, then the held records'
+ * output in their order, read again from the BMD. */
+static int dc_release_held(struct dc *d, struct err *e)
+{
+	struct bmd_reader r;
+	struct bmd_record rec;
+	int rc;
+
+	if ((rc = bmd_jdk_names(d->o->jdk, &d->jdk_wanted, &d->jdk, e)))
+		return rc;
+	if ((rc = bmd_reader_init(&r, d->data, d->len, d->label, e)) == 0)
+		for (size_t i = 0; i < d->held_count && rc == 0; i++)
+			if ((rc = cur_seek(&r.c, (size_t)d->held[i], e)) == 0 && (rc = bmd_next(&r, &rec, e)) == 1 &&
+			    (rc = dc_emit_a(d, &rec, e)) == 0)
+				rc = dout_maybe_flush(&d->out, e);
+	bmd_reader_release(&r);
+	return rc;
+}
+
 static int dc_record_a(struct dc *d, const struct bmd_record *rec, struct err *e)
 {
 	unsigned id = d->out.id;
@@ -701,16 +785,20 @@ static int dc_record_a(struct dc *d, const struct bmd_record *rec, struct err *e
 
 	switch (rec->tag) {
 	case BMD_STRING:
-		if ((rc = dc_string(d, rec, e)))
-			return rc;
-		return dc_define_string(d, rec->id, e);
 	case BMD_HASHED_STRING:
-		if ((rc = dc_hashed(d, rec, e)))
+	case BMD_CLASS_DEFINITION:
+	case BMD_LEGACY_RECORD:
+		if ((rc = d->o->jdk ? dc_hold(d, rec, e) : dc_emit_a(d, rec, e)))
 			return rc;
+		break;
+	default:
+		break;
+	}
+	switch (rec->tag) {
+	case BMD_STRING:
+	case BMD_HASHED_STRING:
 		return dc_define_string(d, rec->id, e);
 	case BMD_CLASS_DEFINITION:
-		if (!d->o->mat)
-			put_load_class(&d->out, 0, rec->def->id, rec->def->name_id);
 		return dc_note_class(d, rec->def, e);
 	case BMD_OBJECT_ARRAY:
 		if ((rc = dc_add_heap(d, rec, 1 + 2 * (uint64_t)id + 8 + (uint64_t)rec->count * id, e)))
@@ -722,10 +810,6 @@ static int dc_record_a(struct dc *d, const struct bmd_record *rec, struct err *e
 		return dc_add_heap(d, rec, (uint64_t)rec->count * (1 + id), e);
 	case BMD_LEGACY_RECORD:
 		d->st->legacy++;
-		if (d->o->mat)
-			return 0;       /* their ids were never renumbered: they would dangle */
-		put_record_header(&d->out.buf, (uint8_t)rec->hprof_tag, (uint32_t)rec->len);
-		wbuf_put(&d->out.buf, rec->bytes, rec->len);
 		return 0;
 	default:
 		return 0;
@@ -990,6 +1074,9 @@ static void dc_release(struct dc *d)
 	bmd_idmap_release(&d->strings_defined);
 	bmd_idmap_release(&d->array_classes);
 	bmd_dict_release(&d->builtin);
+	bmd_dict_release(&d->jdk);
+	bmd_idmap_release(&d->jdk_wanted);
+	xfree(d->held);
 	xfree(d->class_keys);
 	xfree(d->offs);
 	xfree(d->synth);
@@ -1013,7 +1100,7 @@ static int dc_run(struct dc *d, struct err *e)
 	if (d->o->mat && (rc = dc_builtin_init(d, e)))
 		return rc;
 	dc_header(d);
-	if ((rc = dc_pass_a(d, e)) < 0)
+	if ((rc = dc_pass_a(d, e)) < 0 || (d->o->jdk && (rc = dc_release_held(d, e))))
 		return rc;
 	put_string(&d->out, DC_FILLER_NAME_ID, "field_removed", 13);
 	d->st->classes = d->class_count;
@@ -1057,6 +1144,8 @@ int bmd_decrunch(const uint8_t *bmd, size_t len, const char *label, const struct
 	bmd_idmap_init(&d.strings_defined);
 	bmd_idmap_init(&d.array_classes);
 	bmd_dict_init(&d.builtin);
+	bmd_dict_init(&d.jdk);
+	bmd_idmap_init(&d.jdk_wanted);
 	d.offs = xcalloc(BMD_CHAIN_MAX + 1, sizeof(*d.offs));
 	if (!d.offs)
 		rc = ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");

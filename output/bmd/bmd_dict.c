@@ -436,31 +436,171 @@ static int jdk_list(const char *dir, char ***names, size_t *count, struct err *e
 	return 0;
 }
 
-int bmd_dict_load_jdk(struct bmd_dict *d, const char *path, struct err *e)
+void bmd_jdk_init(struct bmd_jdk *j)
+{
+	memset(j, 0, sizeof(*j));
+}
+
+void bmd_jdk_release(struct bmd_jdk *j)
+{
+	for (size_t i = 0; i < j->mod_count; i++)
+		mapfile_close(&j->mods[i].map);
+	xfree(j->mods);
+	xfree(j->classes);
+	bmd_jdk_init(j);
+}
+
+/* Indexes the class entries of the module just mapped at j->mods[module] from its central
+ * directory: "classes/a/B.class" under the hash and length of "a/B" as Java re-encodes it. */
+static int jdk_index(struct bmd_jdk *j, uint32_t module, struct wbuf *name, struct wbuf *enc, struct err *e)
+{
+	struct bmd_jdk_module *m = &j->mods[module];
+	struct zipw_iter it;
+	struct zipw_entry en;
+	int rc;
+
+	if (m->map.len < 4 || memcmp(m->map.data, JMOD_MAGIC, 4))
+		return ERR_SET(e, ERR_CORRUPT, 0, "not a jmod file (no JM 1.0 header)");
+	if ((rc = zipw_open(&m->zip, m->map.data + 4, m->map.len - 4, m->map.path, e)))
+		return rc;
+	zipw_iter_init(&m->zip, &it);
+	while ((rc = zipw_next(&it, &en, e)) == 1) {
+		int32_t hash, dotted;
+		if (!is_module_class(&en))
+			continue;
+		/* "classes/" and ".class" off; '/' is one byte in UTF-8, so the dotted name is the
+		 * same bytes with '.' for '/' (and re-encodes to the same length) */
+		wbuf_reset(name);
+		wbuf_put(name, en.name + 8, en.name_len - 14);
+		wbuf_reset(enc);
+		bmd_java_utf8(name->data, name->len, enc, &hash);
+		for (size_t k = 0; k < name->len; k++)
+			if (name->data[k] == '/')
+				name->data[k] = '.';
+		bmd_java_utf8(name->data, name->len, enc, &dotted);
+		if ((rc = wbuf_status(name, e)) || (rc = wbuf_status(enc, e)))
+			return rc;
+		if (j->count == j->cap) {
+			size_t cap = j->cap ? j->cap * 2 : 4096;
+			struct bmd_jdk_class *n = xreallocarray(j->classes, cap, sizeof(*n));
+			if (!n)
+				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu JDK classes", cap);
+			j->classes = n;
+			j->cap = cap;
+		}
+		j->classes[j->count++] = (struct bmd_jdk_class){ hash, dotted, (uint32_t)(enc->len / 2), module, en.offset };
+	}
+	/* the directory is read again only for the few entries bmd_jdk_names inflates */
+	mapfile_drop(&m->map, m->zip.file.base + m->zip.cd_offset, (size_t)m->zip.cd_size);
+	return rc < 0 ? rc : 0;
+}
+
+int bmd_jdk_open(struct bmd_jdk *j, const char *path, struct err *e)
 {
 	char sub[4096];
 	struct stat st;
-	char **names;
-	size_t count;
-	int rc;
+	struct wbuf name, enc;
+	char **names = NULL;
+	size_t count = 0;
+	int rc = 0;
 
+	bmd_jdk_init(j);
 	if (stat(path, &st) != 0)
 		return ERR_SET(e, ERR_IO, ERR_NO_VA, "%s: no such JDK module file or directory", path);
-	if (!S_ISDIR(st.st_mode))
-		return bmd_dict_load_file(d, path, e);
-	/* a JDK home holds its modules in jmods/ */
-	if (snprintf(sub, sizeof(sub), "%s/jmods", path) < (int)sizeof(sub) && stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-		path = sub;
-	if ((rc = jdk_list(path, &names, &count, e)))
-		return rc;
-	if (count == 0)
-		rc = ERR_SET(e, ERR_USAGE, ERR_NO_VA, "%s: no .jmod files (expected a JDK's jmods directory)", path);
-	for (size_t i = 0; i < count && rc == 0; i++)
-		rc = bmd_dict_load_file(d, names[i], e);
+	if (!S_ISDIR(st.st_mode)) {
+		if (!ends_with((const uint8_t *)path, strlen(path), ".jmod"))
+			return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "%s: expected a JDK home, its jmods directory or a .jmod file",
+				       path);
+		names = xmalloc(sizeof(*names));
+		if (!names || !(names[0] = xmalloc(strlen(path) + 1))) {
+			xfree(names);
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", path);
+		}
+		strcpy(names[0], path);
+		count = 1;
+	} else {
+		/* a JDK home holds its modules in jmods/ */
+		if (snprintf(sub, sizeof(sub), "%s/jmods", path) < (int)sizeof(sub) && stat(sub, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			path = sub;
+		if ((rc = jdk_list(path, &names, &count, e)))
+			return rc;
+		if (count == 0)
+			rc = ERR_SET(e, ERR_USAGE, ERR_NO_VA, "%s: no .jmod files (expected a JDK's jmods directory)", path);
+	}
+	if (rc == 0 && !(j->mods = xcalloc(count, sizeof(*j->mods))))
+		rc = ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory for %zu modules", path, count);
+	wbuf_init(&name);
+	wbuf_init(&enc);
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		if ((rc = mapfile_open(&j->mods[i].map, names[i], e)))
+			break;
+		j->mod_count++;
+		if ((rc = jdk_index(j, (uint32_t)i, &name, &enc, e)))
+			rc = ERR_PREFIX(e, rc, "%s", names[i]);
+	}
+	wbuf_release(&name);
+	wbuf_release(&enc);
 	for (size_t i = 0; i < count; i++)
 		xfree(names[i]);
 	xfree(names);
+	if (rc)
+		bmd_jdk_release(j);
 	return rc;
+}
+
+/* One indexed class, inflated: its names into d; *at is where its local header lies. */
+static int jdk_class_names(const struct bmd_jdk_module *m, uint64_t cd_offset, struct bmd_dict *d, uint64_t *at,
+			   struct err *e)
+{
+	struct zipw_entry en;
+	uint8_t *cls;
+	size_t n;
+	int rc;
+
+	if ((rc = zipw_entry_at(&m->zip, cd_offset, &en, e)))
+		return rc;
+	*at = en.local_offset;
+	if ((rc = zipw_extract(&m->zip, &en, CLASS_MAX, &cls, &n, e)))
+		return ERR_PREFIX(e, rc, "%.*s", (int)en.name_len, en.name);
+	rc = bmd_dict_add_class(d, cls, n, NULL, e);
+	xfree(cls);
+	return rc ? ERR_PREFIX(e, rc, "%.*s", (int)en.name_len, en.name) : 0;
+}
+
+static void jdk_drop(const struct bmd_jdk *j, uint32_t module)
+{
+	const struct mapfile *m = &j->mods[module].map;
+	mapfile_drop(m, m->data, m->len);
+}
+
+int bmd_jdk_names(const struct bmd_jdk *j, const struct bmd_idmap *wanted, struct bmd_dict *d, struct err *e)
+{
+	uint64_t at, dropped = 0;
+	uint32_t v;
+	int rc;
+
+	for (size_t i = 0; i < j->count; i++) {
+		const struct bmd_jdk_class *c = &j->classes[i];
+		const struct bmd_jdk_module *m = &j->mods[c->module];
+		if (i > 0 && c->module != j->classes[i - 1].module) {
+			jdk_drop(j, j->classes[i - 1].module);
+			dropped = 0;
+		}
+		if (!bmd_idmap_get(wanted, bmd_jdk_key(c->hash, c->len), &v) &&
+		    !bmd_idmap_get(wanted, bmd_jdk_key(c->dotted_hash, c->len), &v))
+			continue;
+		if ((rc = jdk_class_names(m, c->cd_offset, d, &at, e)))
+			return ERR_PREFIX(e, rc, "%s", m->map.path);
+		/* entries lie in directory order: the pages behind this one go every megabyte */
+		if (at > dropped + (1u << 20) && at < m->map.len) {
+			mapfile_drop(&m->map, m->map.data, 4 + (size_t)at);
+			dropped = at;
+		}
+	}
+	if (j->count)
+		jdk_drop(j, j->classes[j->count - 1].module);
+	return 0;
 }
 
 static bool path_ends_with(const char *path, const char *suffix)

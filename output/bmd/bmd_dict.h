@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
+#include "carver/base/mapfile.h"
+#include "carver/image/zipw.h"
 #include "output/bmd/bmd_codec.h"
 
 /* Dispatches on the file name's extension; maps the file read-only. */
@@ -29,8 +31,36 @@ int bmd_dict_add_dex(struct bmd_dict *d, const uint8_t *data, size_t len, const 
 int bmd_dict_add_jmod(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e);
 /* One class file: its this_class name and its fields' names. */
 int bmd_dict_add_class(struct bmd_dict *d, const uint8_t *data, size_t len, const char *label, struct err *e);
-/* Every *.jmod of path, in name order: path is a jmods directory, a JDK home (path/jmods) or
- * one .jmod file. */
-int bmd_dict_load_jdk(struct bmd_dict *d, const char *path, struct err *e);
+/* A JDK's class library as decrunch reads it: every *.jmod of a jmods directory, in name order
+ * (the dictionary's "later wins" makes order matter), of which only the ZIP central directories
+ * are read up front.  Each class file entry is indexed by the Java hash and length of its name
+ * (the entry name without "classes/" and ".class", which is its this_class), so that
+ * bmd_jdk_names inflates only the classes a dump's strings can name: on a JDK 17 dump 3,023
+ * of the 26,499 classes, a seventh of the CPU time of reading them all. */
+struct bmd_jdk_class {
+	int32_t hash, dotted_hash;      /* of "a/b/C" and of "a.b.C" (older JVMs dump dotted names) */
+	uint32_t len, module;
+	uint64_t cd_offset;
+};
+struct bmd_jdk_module { struct mapfile map; struct zipw zip; };
+struct bmd_jdk {
+	struct bmd_jdk_module *mods;    /* mapped, in name order */
+	size_t mod_count;
+	struct bmd_jdk_class *classes;  /* module by module, in central directory order */
+	size_t count, cap;
+};
+
+void bmd_jdk_init(struct bmd_jdk *j);
+/* path is a jmods directory, a JDK home (path/jmods) or one .jmod file; a damaged central
+ * directory is an error naming the module. */
+int bmd_jdk_open(struct bmd_jdk *j, const char *path, struct err *e);
+/* The key of a (hash, length) pair in bmd_jdk_names' wanted map. */
+static inline uint64_t bmd_jdk_key(int32_t hash, uint32_t len) { return (uint64_t)len << 32 | (uint32_t)hash; }
+/* Adds to d what bmd_dict_add_jmod would add from each module in turn, for the classes whose
+ * name's hash and length, slashed or dotted, are a key of wanted (the value is ignored):
+ * this_class, then its fields' names.  The modules' pages go back to the kernel as they are
+ * done with. */
+int bmd_jdk_names(const struct bmd_jdk *j, const struct bmd_idmap *wanted, struct bmd_dict *d, struct err *e);
+void bmd_jdk_release(struct bmd_jdk *j);
 
 #endif

@@ -107,6 +107,41 @@ else
 	t_fail "decrunch --mat with JAR: $(cat "$TMP/err")"
 fi
 
+# --jdk with a module of the program's classes, built by jmod as the JDK's modules are: the
+# classes the dump's strings name are inflated, so their names and their fields' names come back
+t_need jmod && {
+mkdir -p "$TMP/mod"
+echo 'module dictest { requires java.management; requires jdk.management; }' >"$TMP/module-info.java"
+if javac -d "$TMP/mod" "$TMP/module-info.java" "$TMP/src/dictest/"*.java 2>"$TMP/err" &&
+	jmod create --class-path "$TMP/mod" "$TMP/dictest.jmod" 2>"$TMP/err"; then
+	if "$ART" decrunch --jdk "$TMP/dictest.jmod" "$TMP/heap.bmd" "$TMP/jdk.hprof" 2>"$TMP/err"; then
+		miss=""
+		for n in $names stamp widget nodes; do has_name "$TMP/jdk.hprof" "$n" || miss="$miss $n"; done
+		[ -z "$miss" ] && t_ok "--jdk module: class and field names recovered ($(sed -n 's/.*(\(.*\)),.*/\1/p' "$TMP/err" | head -n 1))" ||
+			t_fail "--jdk module: not recovered:$miss"
+	else
+		t_fail "decrunch --jdk module: $(cat "$TMP/err")"
+	fi
+	# a BMD naming none of its classes decrunches to Badoo's bytes: pass A holds its strings,
+	# LOAD_CLASS and LEGACY records while the module is read and writes them in BMD order
+	# (hprof-slurp's strings are interleaved with class definitions)
+	for n in dialer hprof-slurp-hprof-32; do
+		G=$SHARED/corpus/hprof/badoo-golden
+		"$ART" decrunch -q --jdk "$TMP/dictest.jmod" "$G/$n.bmd" "$TMP/$n.hprof" 2>"$TMP/err" &&
+			cmp -s "$TMP/$n.hprof" "$G/$n.decrunched.hprof" && t_ok "--jdk module, $n.bmd: Badoo's output byte for byte" ||
+			t_fail "--jdk module, $n.bmd: differs from Badoo's output $(cat "$TMP/err")"
+	done
+	"$ART" decrunch -q --jdk "$TMP/heap.hprof" "$TMP/heap.bmd" "$TMP/x.hprof" 2>"$TMP/err"
+	rc=$?; [ $rc = 2 ] && t_ok "--jdk FILE not a .jmod: exit 2 ($(cat "$TMP/err"))" || t_fail "--jdk FILE.hprof: exit $rc"
+	head -c 2000 "$TMP/dictest.jmod" >"$TMP/cut.jmod"
+	"$ART" decrunch -q --jdk "$TMP/cut.jmod" "$TMP/heap.bmd" "$TMP/x.hprof" 2>"$TMP/err"
+	rc=$?; [ $rc = 1 ] && grep -q cut.jmod "$TMP/err" && t_ok "truncated jmod rejected: $(cat "$TMP/err")" ||
+		t_fail "truncated jmod: exit $rc $(cat "$TMP/err")"
+else
+	t_fail "jmod create: $(head -n 3 "$TMP/err")"
+fi
+}
+
 # string sources other than .jar/.apk/.dex are a usage error; a broken JAR is rejected
 "$ART" decrunch -q "$TMP/heap.bmd" "$TMP/x.hprof" "$TMP/heap.hprof" 2>"$TMP/err"
 rc=$?; [ $rc = 2 ] && t_ok "unknown string source: exit 2" || t_fail "unknown string source: exit $rc"

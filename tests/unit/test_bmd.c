@@ -3,6 +3,7 @@
  * JDK 17 (new String(bytes, UTF-8).getBytes(), String.hashCode(), HashMap<Integer> keySet()
  * iteration) on the same inputs. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "carver/base/outfile.h"
 #include "output/bmd/bmd.h"
@@ -509,6 +510,97 @@ static void test_jdk_names(void)
 	wbuf_release(&jm);
 }
 
+static uint64_t jdk_key_of(const char *s)
+{
+	int32_t h = 0;
+	for (const char *p = s; *p; p++)
+		h = (int32_t)((uint32_t)h * 31 + (uint8_t)*p);
+	return bmd_jdk_key(h, (uint32_t)strlen(s));
+}
+
+/* bmd_jdk: a jmods directory indexed from its directories, a class inflated only when wanted
+ * under its slashed or dotted name; a file that is no jmod, a damaged one, an empty directory. */
+static void test_jdk_index(void)
+{
+	char dir[] = "/tmp/artcarve-jdk.XXXXXX", path[300];
+	uint8_t cls[128];
+	size_t n = build_class(cls);
+	struct bmd_idmap wanted;
+	struct bmd_jdk j;
+	struct bmd_dict d;
+	struct wbuf jm;
+	struct err e;
+	FILE *f;
+
+	T_SECTION("JDK index: classes inflated only when a string names them");
+	err_init(&e);
+	T_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	T_EQ_I(bmd_jdk_open(&j, dir, &e), -ERR_USAGE);
+	printf("  %s\n", e.msg);
+	build_jmod(&jm, "classes/p/Foo.class", cls, n);
+	snprintf(path, sizeof(path), "%s/a.jmod", dir);
+	f = fopen(path, "wb");
+	T_CHECK(f && fwrite(jm.data, 1, jm.len, f) == jm.len && fclose(f) == 0, "write %s", path);
+	T_EQ_I(bmd_jdk_open(&j, dir, &e), 0);
+	T_EQ_U(j.mod_count, 1);
+	T_EQ_U(j.count, 1);
+	const char *const names[] = { "p/Foo", "p.Foo", "p/Fo", "bar" };
+	const size_t want_count[] = { 3, 3, 0, 0 };
+	for (int i = 0; i < 4; i++) {
+		bmd_idmap_init(&wanted);
+		bmd_dict_init(&d);
+		T_EQ_I(bmd_idmap_put(&wanted, jdk_key_of(names[i]), 0, &e), 0);
+		T_EQ_I(bmd_jdk_names(&j, &wanted, &d, &e), 0);
+		printf("  wanted \"%s\": %zu names\n", names[i], d.count);
+		T_EQ_U(d.count, want_count[i]);
+		if (want_count[i])
+			T_CHECK(dict_has(&d, "p/Foo") && dict_has(&d, "bar") && dict_has(&d, "baz"), "p/Foo's names");
+		bmd_dict_release(&d);
+		bmd_idmap_release(&wanted);
+	}
+	bmd_jdk_release(&j);
+	T_EQ_I(bmd_jdk_open(&j, path, &e), 0);   /* one .jmod file */
+	T_EQ_U(j.count, 1);
+	bmd_jdk_release(&j);
+	/* a damaged class is an error naming the module and the entry once it is wanted */
+	jm.data[4 + 30 + 19 + 3] ^= 0xff;        /* local header, name, then the magic's last byte */
+	f = fopen(path, "wb");
+	T_CHECK(f && fwrite(jm.data, 1, jm.len, f) == jm.len && fclose(f) == 0, "rewrite %s", path);
+	T_EQ_I(bmd_jdk_open(&j, dir, &e), 0);
+	bmd_idmap_init(&wanted);
+	bmd_dict_init(&d);
+	T_EQ_I(bmd_idmap_put(&wanted, jdk_key_of("p/Foo"), 0, &e), 0);
+	T_CHECK(bmd_jdk_names(&j, &wanted, &d, &e) < 0 && strstr(e.msg, "a.jmod") && strstr(e.msg, "classes/p/Foo.class"),
+		"damaged class refused: %s", e.msg);
+	bmd_dict_release(&d);
+	bmd_idmap_release(&wanted);
+	bmd_jdk_release(&j);
+	/* every truncation of the module is refused when it is opened (the directory is at its end) */
+	size_t refused = 0;
+	for (size_t k = 0; k < jm.len; k++) {
+		f = fopen(path, "wb");
+		if (f) {
+			fwrite(jm.data, 1, k, f);
+			fclose(f);
+		}
+		refused += bmd_jdk_open(&j, dir, &e) < 0;
+		bmd_jdk_release(&j);
+	}
+	printf("  %zu of %zu truncations refused\n", refused, jm.len);
+	T_EQ_U(refused, jm.len);
+	snprintf(path, sizeof(path), "%s/x.jar", dir);
+	T_EQ_I(bmd_jdk_open(&j, path, &e), -ERR_IO);          /* no such file */
+	f = fopen(path, "wb");
+	T_CHECK(f && fwrite(jm.data, 1, jm.len, f) == jm.len && fclose(f) == 0, "write %s", path);
+	T_EQ_I(bmd_jdk_open(&j, path, &e), -ERR_USAGE);       /* a file that is not a .jmod */
+	printf("  %s\n", e.msg);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/a.jmod", dir);
+	unlink(path);
+	rmdir(dir);
+	wbuf_release(&jm);
+}
+
 /* ---- a small synthetic HPROF, written with the HPROF writer -------------------------------- */
 
 enum { S_OBJECT = 100, S_INTEGER, S_THING, S_VALUE, S_NEXT, S_COUNT, S_INTARR, S_BAD, S_OBJARR, S_STATIC };
@@ -802,5 +894,6 @@ int main(int argc, char **argv)
 	test_decrunch_small();
 	test_dict();
 	test_jdk_names();
+	test_jdk_index();
 	T_DONE();
 }

@@ -120,6 +120,17 @@ static void test_entries(void)
 	T_EQ_I(zipw_extract(&zw, &e[2], 1 << 20, &out, &len, &er), -ERR_CORRUPT);
 	T_CHECK(strstr(er.msg, "CRC") != NULL, "crc message: %s", er.msg);
 	T_EQ_I(zipw_extract(&zw, &e[3], 1 << 20, &out, &len, &er), -ERR_UNSUP);
+	/* an entry read again from its directory offset; offsets outside the directory refused */
+	{
+		struct zipw_entry again;
+		T_EQ_I(zipw_entry_at(&zw, e[1].offset, &again, &er), 0);
+		T_CHECK(again.name_len == 9 && !memcmp(again.name, "notes.txt", 9) && again.crc32 == e[1].crc32 &&
+			again.local_offset == e[1].local_offset, "entry 1 read again at 0x%llx", (unsigned long long)e[1].offset);
+		T_EQ_I(zipw_entry_at(&zw, zw.cd_offset - 1, &again, &er), -ERR_CORRUPT);
+		T_EQ_I(zipw_entry_at(&zw, zw.cd_offset + zw.cd_size, &again, &er), -ERR_CORRUPT);
+		printf("  %s\n", er.msg);
+		T_CHECK(zipw_entry_at(&zw, e[3].offset + 1, &again, &er) < 0, "an offset inside an entry: %s", er.msg);
+	}
 	/* every truncation fails cleanly or still finds an end record (never reads out of bounds) */
 	for (size_t n = 0; n < z.len; n++) {
 		struct zipw t;
