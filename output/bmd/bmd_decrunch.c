@@ -251,8 +251,8 @@ struct dc {
 	size_t synth_count;
 	struct wbuf vals, text;
 	struct bmd_dict builtin;        /* --mat: names readers need, see dc_builtin_names */
-	/* with o->jdk: the JDK names of the classes the hashed strings may name (bmd_jdk_key of
-	 * each in jdk_wanted), read after pass A; until then pass A holds its output back as the
+	/* with o->jdk: the JDK names of the classes the strings may name (bmd_jdk_key of each
+	 * in jdk_wanted), read after pass A; until then pass A holds its output back as the
 	 * offsets of the records that make it */
 	struct bmd_dict jdk;
 	struct bmd_idmap jdk_wanted;
@@ -759,8 +759,8 @@ static int dc_hold(struct dc *d, const struct bmd_record *rec, struct err *e)
 	return 0;
 }
 
-/* After pass A: the JDK's names for what the hashed strings want, then the held records'
- * output in their order, read again from the BMD. */
+/* After pass A: the JDK's names for what the strings want, then the held records' output in
+ * their order, read again from the BMD. */
 static int dc_release_held(struct dc *d, struct err *e)
 {
 	struct bmd_reader r;
