@@ -482,44 +482,64 @@ static void object_view(const struct model *m, const struct model_obj *o, struct
 		cur_init(view, r->data + off, o->size, o->addr);
 }
 
-static int each_in(const struct model *m, const struct model_obj *o, const struct cursor *view,
-		   const uint32_t *offs, uint32_t n, model_ref_fn fn, void *arg, struct err *e)
+/* The reference offsets of an object, in the one order both readers (model_each_ref and
+ * gather_in_view) keep them: an array's elements (`words` words from `data`), else the
+ * instance reference fields of its class, then, for a Class object, its own reference statics. */
+struct ref_offsets {
+	uint32_t data, words;                 /* array elements; words 0 for any other object */
+	struct {
+		const uint32_t *off;
+		uint32_t n, end;              /* end: past the last word (0 when n is 0) */
+	} list[2];                            /* instance fields; a Class's statics */
+};
+
+/* Fills r for o: false when o is a Class object the runtime model does not know (its statics
+ * are then unknown). */
+static inline bool ref_offsets_of(const struct model *m, const struct model_obj *o, struct ref_offsets *r)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t v;
-		int rc = obj_u32(m, o, view, offs[i], &v, e);
-		if (rc || (rc = fn(arg, offs[i], v)))
-			return rc;
+	const struct model_class *mc = &m->classes[o->cls];
+	memset(r, 0, sizeof(*r));
+	if (o->kind == MODEL_OBJ_ARRAY) {
+		r->data = data_offset(m, mc);
+		r->words = o->size >= r->data ? (o->size - r->data) / 4 : 0;
+		return true;
 	}
-	return 0;
+	r->list[0].off = mc->refs;
+	r->list[0].n = mc->ref_count;
+	r->list[0].end = mc->refs_end;
+	if (o->kind != MODEL_CLASS)
+		return true;
+	const struct rt_class *k = runtime_class_at(m->rt, o->addr);
+	if (!k)
+		return false;
+	const struct model_class *own = &m->classes[k - m->rt->classes];
+	r->list[1].off = own->static_refs;
+	r->list[1].n = own->static_ref_count;
+	r->list[1].end = own->static_refs_end;
+	return true;
 }
 
 int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_fn fn, void *arg, struct err *e)
 {
-	const struct model_class *mc = &m->classes[o->cls];
+	struct ref_offsets r;
 	struct cursor view;
 	int rc;
 
+	if (!ref_offsets_of(m, o, &r))
+		return ERR_SET(e, ERR_INTERNAL, o->addr, "Class object at 0x%x is not in the runtime model", o->addr);
 	/* one zero-copy view of the whole object; an object across two regions is read word by word */
 	object_view(m, o, &view);
-	if (o->kind == MODEL_OBJ_ARRAY) {
-		uint32_t data = data_offset(m, mc), n = (o->size - data) / 4;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t v, off = data + 4 * i;
+	for (uint32_t i = 0; i < r.words; i++) {
+		uint32_t v, off = r.data + 4 * i;
+		if ((rc = obj_u32(m, o, &view, off, &v, e)) || (rc = fn(arg, off, v)))
+			return rc;
+	}
+	for (int l = 0; l < 2; l++)
+		for (uint32_t i = 0; i < r.list[l].n; i++) {
+			uint32_t v, off = r.list[l].off[i];
 			if ((rc = obj_u32(m, o, &view, off, &v, e)) || (rc = fn(arg, off, v)))
 				return rc;
 		}
-		return 0;
-	}
-	if ((rc = each_in(m, o, &view, mc->refs, mc->ref_count, fn, arg, e)))
-		return rc;
-	if (o->kind == MODEL_CLASS) {
-		const struct rt_class *k = runtime_class_at(m->rt, o->addr);
-		if (!k)
-			return ERR_SET(e, ERR_INTERNAL, o->addr, "Class object at 0x%x is not in the runtime model", o->addr);
-		const struct model_class *own = &m->classes[k - m->rt->classes];
-		return each_in(m, o, &view, own->static_refs, own->static_ref_count, fn, arg, e);
-	}
 	return 0;
 }
 
@@ -634,36 +654,25 @@ static int empty_place(struct model *m, const struct walk_candidate *c, struct e
 	return 0;
 }
 
-/* The references of o straight from its bytes, in model_each_ref's order, when one region
- * holds the object and every offset lies inside it: 1 done, 0 not so (model_each_ref reads
- * them then), -1 out of memory.  This is the walk's hot path: no callback per reference. */
+/* The references of o straight from its bytes, in model_each_ref's order (ref_offsets_of),
+ * when one region holds the object and every offset lies inside it: 1 done, 0 not so
+ * (model_each_ref reads them then), -1 out of memory.  This is the walk's hot path: no
+ * callback per reference. */
 static int gather_in_view(struct model *m, const struct model_obj *o)
 {
-	const struct model_class *mc = &m->classes[o->cls], *own = NULL;
+	struct ref_offsets r;
 	struct cursor view;
 
+	if (!ref_offsets_of(m, o, &r) || r.list[0].end > o->size || r.list[1].end > o->size)
+		return 0;
 	object_view(m, o, &view);
 	if (!view.base)
 		return 0;
-	if (o->kind == MODEL_OBJ_ARRAY) {
-		uint32_t data = data_offset(m, mc), n = o->size >= data ? (o->size - data) / 4 : 0;
-		if (reserve_refs(m, n))
-			return -1;
-		keep_words(m, view.base + data, n);
-		return 1;
-	}
-	if (mc->refs_end > o->size)
-		return 0;
-	if (o->kind == MODEL_CLASS) {
-		const struct rt_class *k = runtime_class_at(m->rt, o->addr);
-		if (!k || (own = &m->classes[k - m->rt->classes])->static_refs_end > o->size)
-			return 0;
-	}
-	if (reserve_refs(m, (size_t)mc->ref_count + (own ? own->static_ref_count : 0)))
+	if (reserve_refs(m, (size_t)r.words + r.list[0].n + r.list[1].n))
 		return -1;
-	keep_words_at(m, view.base, mc->refs, mc->ref_count);
-	if (own)
-		keep_words_at(m, view.base, own->static_refs, own->static_ref_count);
+	keep_words(m, view.base + r.data, r.words);
+	keep_words_at(m, view.base, r.list[0].off, r.list[0].n);
+	keep_words_at(m, view.base, r.list[1].off, r.list[1].n);
 	return 1;
 }
 
