@@ -8,6 +8,7 @@
 #include "art/code/disasm.h"
 #include "art/format/oat.h"
 #include "art/code/oat_code.h"
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/image/elfw.h"
 #include "carver/base/xalloc.h"
@@ -406,15 +407,7 @@ static int oat_index_collect_class_offsets(struct oat_index_ctx *x, uint32_t *co
 /* Upper bound of an OatClass's method offsets: the next OatClass in memory, else oatdata's end. */
 static uint32_t oat_index_next_class(const struct oat_index_ctx *x, uint32_t off)
 {
-	size_t lo = 0, hi = x->class_offsets_count;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->class_offsets[mid] <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bs_upper(x->class_offsets, x->class_offsets_count, bs_key_u32, off);
 	return lo < x->class_offsets_count ? x->class_offsets[lo] : (uint32_t)x->ix->space.data.len;
 }
 
@@ -663,9 +656,11 @@ void oat_code_index_release(struct oat_code_index *ix)
 	ix->count = 0;
 }
 
+static uint64_t pos_code(const void *v, size_t i) { return ((const struct oat_code_pos *)v)[i].code_start; }
+
 const char *oat_code_index_name_at(const struct oat_code_index *ix, uint32_t off, uint32_t *delta)
 {
-	size_t lo = 0, hi = ix->count;
+	size_t lo;
 
 	for (size_t i = 0; i < ix->header.trampoline_count; i++) {
 		const struct oat_code_trampoline *t = &ix->header.trampolines[i];
@@ -674,13 +669,7 @@ const char *oat_code_index_name_at(const struct oat_code_index *ix, uint32_t off
 			return t->name;
 		}
 	}
-	while (lo < hi) {   /* last entry starting at or before off */
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->by_code[mid].code_start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = bs_upper(ix->by_code, ix->count, pos_code, off);   /* last entry starting at or before off */
 	if (lo == 0)
 		return NULL;
 	{
@@ -804,18 +793,12 @@ const struct oat_code_entry *oat_code_index_entry_at(const struct oat_code_index
 {
 	uint32_t delta;
 	const char *name = oat_code_index_name_at(ix, off, &delta);
-	size_t lo = 0, hi = ix->count;
+	size_t i;
 
 	if (!name || delta)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->by_code[mid].code_start < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->count && ix->by_code[lo].code_start == off ? &ix->entries[ix->by_code[lo].entry] : NULL;
+	i = bs_find(ix->by_code, ix->count, pos_code, off);
+	return i != SIZE_MAX ? &ix->entries[ix->by_code[i].entry] : NULL;
 }
 
 int oat_code_map(struct image *view, const struct oat_code_space *s, uint64_t oatdata, const char *label,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "art/format/dex.h"
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 
@@ -46,18 +47,11 @@ static int push_u32(uint32_t **arr, size_t *n, size_t *cap, uint32_t v, struct e
 /* Records a distinct unresolved class pointer (kept sorted; few distinct values). */
 static int note_unresolved(struct mirror_walk *w, uint32_t k, struct err *e)
 {
-	size_t lo = 0, hi = w->unresolved_count;
+	size_t lo = bs_lower(w->unresolved, w->unresolved_count, bs_key_u32, k);
 	int rc;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (w->unresolved[mid] == k)
-			return 0;
-		if (w->unresolved[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (lo < w->unresolved_count && w->unresolved[lo] == k)
+		return 0;
 	if ((rc = push_u32(&w->unresolved, &w->unresolved_count, &w->unresolved_cap, k, e)))
 		return rc;
 	memmove(w->unresolved + lo + 1, w->unresolved + lo, (w->unresolved_count - 1 - lo) * sizeof(uint32_t));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "art/format/art_image.h"
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/cursor.h"
 #include "carver/base/wbuf.h"
@@ -614,25 +615,18 @@ static int hash_classes(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
+static uint64_t class_addr(const void *v, size_t i) { return ((const struct rt_class *)v)[i].addr; }
+
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr)
 {
-	size_t lo = 0, hi = rt->class_count;
 	if (rt->class_hash) {
 		for (size_t h = class_slot(addr, rt->class_hash_mask); rt->class_hash[h]; h = (h + 1) & rt->class_hash_mask)
 			if (rt->classes[rt->class_hash[h] - 1].addr == addr)
 				return &rt->classes[rt->class_hash[h] - 1];
 		return NULL;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (rt->classes[mid].addr == addr)
-			return &rt->classes[mid];
-		if (rt->classes[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	size_t i = bs_find(rt->classes, rt->class_count, class_addr, addr);
+	return i == SIZE_MAX ? NULL : &rt->classes[i];
 }
 
 static size_t class_index(const struct art_runtime *rt, uint64_t addr)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 
@@ -697,22 +698,17 @@ int elfw_symbol_count(struct elfw *w, size_t *count, struct err *e)
 	return rc;
 }
 
+static uint64_t elfw_sym_value(const void *v, size_t i) { return ((const struct elfw_sym *)v)[i].value; }
+
 int elfw_symbol_at(struct elfw *w, uint64_t va, const char **name, uint64_t *sym_off, struct err *e)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 	const struct elfw_sym *s;
 	int rc = elfw_build_index(w, e);
 
 	if (rc)
 		return rc;
-	hi = w->nsyms;
-	while (lo < hi) { /* first symbol above va */
-		size_t mid = lo + (hi - lo) / 2;
-		if (w->syms[mid].value <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = bs_upper(w->syms, w->nsyms, elfw_sym_value, va);   /* first symbol above va */
 	if (lo == 0)
 		return 1;
 	s = &w->syms[lo - 1];

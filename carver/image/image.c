@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/image/image_int.h"
 #include "carver/base/mapfile.h"
@@ -240,18 +241,12 @@ int img_from_file(struct image *img, const char *path, uint64_t va, struct curso
 
 /* ---- lookups ---- */
 
+static uint64_t region_end(const void *v, size_t i) { return ((const struct img_region *)v)[i].end; }
+
 /* Index of the first region whose end is above va (region_count if none). */
 static size_t img_lower(const struct image *img, uint64_t va)
 {
-	size_t lo = 0, hi = img->region_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->regions[mid].end <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bs_upper(img->regions, img->region_count, region_end, va);
 }
 
 void img_drop(const struct image *img, uint64_t lo, uint64_t hi)
@@ -436,18 +431,12 @@ static int img_sorted_lines(const struct maps *m, struct maps_entry **out, size_
 	return 0;
 }
 
+static uint64_t line_end(const void *v, size_t i) { return ((const struct maps_entry *)v)[i].end; }
+
 /* First line whose end is above va. */
 static size_t img_line_lower(const struct maps_entry *v, size_t n, uint64_t va)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].end <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bs_upper(v, n, line_end, va);
 }
 
 static uint32_t img_resolve_prot(uint32_t prot, const struct maps_entry *l)
@@ -499,15 +488,8 @@ static int img_add_uncaptured(struct image *img, const struct maps_entry *l, con
 			      size_t nc, struct err *e)
 {
 	uint64_t pos = l->start;
-	size_t lo = 0, hi = nc;
+	size_t lo = bs_upper(caps, nc, region_end, pos);   /* the first capture ending past pos */
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (caps[mid].end <= pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (pos < l->end) {
 		const struct img_region *c = lo < nc ? &caps[lo] : NULL;
 		if (c && c->start <= pos) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
@@ -121,18 +122,12 @@ static int symz_get_file(struct symz *s, const char *path, struct symz_file **ou
 	return 0;
 }
 
+static uint64_t symz_map_start(const void *v, size_t i) { return ((const struct symz_map *)v)[i].start; }
+
 /* Index of the first mapping whose start is above va. */
 static size_t symz_upper(const struct symz *s, uint64_t va)
 {
-	size_t lo = 0, hi = s->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->maps[mid].start <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bs_upper(s->maps, s->nmaps, symz_map_start, va);
 }
 
 static int symz_insert_map(struct symz *s, const struct symz_map *m, struct err *e)

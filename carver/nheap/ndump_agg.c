@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 
@@ -285,19 +286,13 @@ static int ndump_map_cmp(const void *pa, const void *pb)
 	return c ? c : ndump_cmp_u64(x->end, y->end);
 }
 
+static uint64_t ndump_line_start(const void *v, size_t i) { return ((const struct maps_entry *)v)[i].start; }
+
 /* Index of the MAPS entry holding pc (entries sorted by start), SIZE_MAX if none: the last
  * one starting at or below pc (/proc maps entries do not overlap). */
 static size_t ndump_map_index(const struct ndump_agg *a, uint64_t pc)
 {
-	size_t lo = 0, hi = a->maps.count;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->maps.entries[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bs_upper(a->maps.entries, a->maps.count, ndump_line_start, pc);
 	return lo > 0 && pc < a->maps.entries[lo - 1].end ? lo - 1 : SIZE_MAX;
 }
 

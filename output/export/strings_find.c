@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "carver/base/anomaly.h"
+#include "carver/base/bsearch.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 #include "rosalloc/walk/walk.h"
@@ -132,16 +133,10 @@ static int find_places(struct sf *s, struct err *e)
 	struct walk_ctx ctx = { .rt = rt, .sink = &again, .emit = keep_place, .arg = s };
 	for (size_t i = 0; i < rt->spaces.count && rc == 0; i++) {
 		const struct art_space *sp = &rt->spaces.v[i];
-		size_t lo = 0, hi = s->m->free_count;
 		if (!spaces_holds_objects(sp->kind))
 			continue;
-		while (lo < hi) {   /* the first free place at or past the space's begin */
-			size_t mid = lo + (hi - lo) / 2;
-			if (s->m->free_places[mid] < sp->begin)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* the first free place at or past the space's begin */
+		size_t lo = bs_lower(s->m->free_places, s->m->free_count, bs_key_u32, sp->begin);
 		if (lo < s->m->free_count && s->m->free_places[lo] < sp->end)
 			rc = walk_space(&ctx, sp, e);
 	}

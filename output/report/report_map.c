@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/xalloc.h"
 
 /* Geometry in SVG user units: cells of MAP_CELL, MAP_COLS to a row, a heading per space. */
@@ -170,31 +171,21 @@ static uint64_t map_group_height(const struct map_space *ms)
 	return MAP_HEAD + (uint64_t)((ms->cells + MAP_COLS - 1) / MAP_COLS) * MAP_PITCH + MAP_TAIL;
 }
 
+static uint64_t map_obj_end(const void *v, size_t i)
+{
+	const struct model_obj *o = &((const struct model_obj *)v)[i];
+	return (uint64_t)o->addr + o->size;
+}
+
 /* Index of the first object ending after a (objects are sorted and do not overlap). */
 static size_t map_first_obj(const struct model *m, uint64_t a)
 {
-	size_t lo = 0, hi = m->count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if ((uint64_t)m->objs[mid].addr + m->objs[mid].size <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bs_upper(m->objs, m->count, map_obj_end, a);
 }
 
 static size_t map_lower(const uint64_t *v, size_t n, uint64_t a)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bs_lower(v, n, bs_key_u64, a);
 }
 
 static enum map_cat map_cat_of(const struct model_obj *o)
@@ -204,18 +195,13 @@ static enum map_cat map_cat_of(const struct model_obj *o)
 	return o->reach == MODEL_UNREACHABLE ? MAP_DROPPED : o->reach == MODEL_REACHABLE ? MAP_LIVE : MAP_UNKNOWN;
 }
 
+static uint64_t map_region_end(const void *v, size_t i) { return ((const struct img_region *)v)[i].end; }
+
 /* Captured bytes of [a, b) (regions are sorted by start and do not overlap). */
 static uint64_t map_captured(const struct image *img, uint64_t a, uint64_t b)
 {
-	size_t lo = 0, hi = img->region_count;
+	size_t lo = bs_upper(img->regions, img->region_count, map_region_end, a);   /* first ending past a */
 	uint64_t n = 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->regions[mid].end <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i < img->region_count && img->regions[i].start < b; i++) {
 		const struct img_region *r = &img->regions[i];
 		uint64_t s = r->start > a ? r->start : a, t = r->start + r->data_len < b ? r->start + r->data_len : b;

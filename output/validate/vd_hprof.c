@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "output/hprof/hprof_mark.h"
 #include "output/validate/vd_int.h"
@@ -85,22 +86,19 @@ static int hp_record_at(struct vd_side *s, uint64_t off, struct hprof_record *re
 	return 0;
 }
 
+static uint64_t hp_str_id(const void *v, size_t i) { return ((const struct vd_hstr *)v)[i].id; }
+static uint64_t hp_lc_id(const void *v, size_t i) { return ((const struct vd_hlc *)v)[i].class_id; }
+static uint64_t hp_class_id(const void *v, size_t i) { return ((const struct vd_hclass *)v)[i].id; }
+
 /* Text of the STRING record with this id: 1 and (*p, *n), 0 when there is none. */
 static int hp_string(struct vd_side *s, uint64_t id, const uint8_t **p, size_t *n, struct err *e)
 {
-	size_t lo = 0, hi = s->nstrs;
+	size_t lo = bs_find(s->strs, s->nstrs, hp_str_id, id);
 	struct hprof_record rec;
 	struct hprof_string str;
 	int rc;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->strs[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == s->nstrs || s->strs[lo].id != id)
+	if (lo == SIZE_MAX)
 		return 0;
 	if ((rc = hp_record_at(s, s->strs[lo].off, &rec, e)) || (rc = hprof_string_parse(&rec, s->id_size, &str, e)))
 		return rc;
@@ -111,30 +109,14 @@ static int hp_string(struct vd_side *s, uint64_t id, const uint8_t **p, size_t *
 
 static const struct vd_hlc *hp_load_class(const struct vd_side *s, uint64_t class_id)
 {
-	size_t lo = 0, hi = s->nlcs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->lcs[mid].class_id < class_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nlcs && s->lcs[lo].class_id == class_id ? &s->lcs[lo] : NULL;
+	size_t i = bs_find(s->lcs, s->nlcs, hp_lc_id, class_id);
+	return i == SIZE_MAX ? NULL : &s->lcs[i];
 }
 
 static struct vd_hclass *hp_class(const struct vd_side *s, uint64_t id)
 {
-	size_t lo = 0, hi = s->nclasses;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->classes[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nclasses && s->classes[lo].id == id ? &s->classes[lo] : NULL;
+	size_t i = bs_find(s->classes, s->nclasses, hp_class_id, id);
+	return i == SIZE_MAX ? NULL : &s->classes[i];
 }
 
 /* Interned Java-form name of the class with this id: from its LOAD_CLASS, else made up. */

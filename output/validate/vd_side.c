@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 #include "art/mirror/mirror.h"
@@ -195,18 +196,11 @@ void vd_side_touch(struct vd_side *s)
 	madvise((void *)(uintptr_t)s->in.data, s->in.len, MADV_DONTNEED);
 }
 
+static uint64_t vd_obj_id(const void *v, size_t i) { return ((const struct vd_obj *)v)[i].id; }
+
 size_t vd_side_find(const struct vd_side *s, uint64_t id)
 {
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->obj[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->n && s->obj[lo].id == id ? lo : SIZE_MAX;
+	return bs_find(s->obj, s->n, vd_obj_id, id);
 }
 
 int vd_side_heap(struct vd_side *s, uint64_t key, const char *name, size_t len, uint8_t *idx, struct err *e)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
@@ -285,16 +286,11 @@ static void ix_rank(struct model *m)
 	}
 }
 
+static uint64_t ix_begin(const void *v, size_t i) { return ((const struct model_ix *)v)[i].begin; }
+
 static const struct model_ix *ix_at(const struct model *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->ix_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ix[mid].begin <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bs_upper(m->ix, m->ix_count, ix_begin, addr);
 	if (lo == 0 || addr >= m->ix[lo - 1].end)
 		return NULL;
 	return &m->ix[lo - 1];
@@ -343,17 +339,12 @@ static int rd32(const struct model *m, uint64_t va, uint32_t *v, struct err *e)
 	return rc;
 }
 
+static uint64_t ospace_begin(const void *v, size_t i) { return ((const struct art_space *const *)v)[i]->begin; }
+
 /* The object space holding va, NULL if none. */
 static const struct art_space *ospace_at(const struct model *m, uint64_t va)
 {
-	size_t lo = 0, hi = m->ospace_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ospace[mid]->begin <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = bs_upper(m->ospace, m->ospace_count, ospace_begin, va);
 	/* spaces may nest (a LOS allocation inside nothing else, image inside nothing): scan back */
 	for (size_t i = lo; i-- > 0;)
 		if (va >= m->ospace[i]->begin && va < m->ospace[i]->end)
@@ -370,17 +361,7 @@ static bool captured(const struct model *m, uint64_t va)
 
 static bool free_place(const struct model *m, uint32_t addr)
 {
-	size_t lo = 0, hi = m->free_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->free_places[mid] == addr)
-			return true;
-		if (m->free_places[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return bs_find(m->free_places, m->free_count, bs_key_u32, addr) != SIZE_MAX;
 }
 
 bool model_is_free_place(const struct model *m, uint64_t addr)
@@ -1059,23 +1040,16 @@ uint64_t model_object_bytes(const struct model *m)
 	return m->object_bytes;   /* kept by push and drop_marked: no pass over the objects */
 }
 
+static uint64_t obj_addr(const void *v, size_t i) { return ((const struct model_obj *)v)[i].addr; }
+
 size_t model_find(const struct model *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->count;
 	if (addr >> MODEL_LOW4G_SHIFT)
 		return MODEL_NONE;
 	if (m->finished)
 		return ix_find(m, addr);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->objs[mid].addr == addr)
-			return mid;
-		if (m->objs[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return MODEL_NONE;
+	size_t i = bs_find(m->objs, m->count, obj_addr, addr);
+	return i == SIZE_MAX ? MODEL_NONE : i;
 }
 
 const struct art_space *model_space(const struct model *m, const struct model_obj *o)

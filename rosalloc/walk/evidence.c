@@ -20,6 +20,7 @@
 
 #include <stdlib.h>
 
+#include "carver/base/bsearch.h"
 #include "carver/base/xalloc.h"
 #include "rosalloc/walk/walk_int.h"
 
@@ -413,17 +414,7 @@ int walk_evidence_on_stack(struct walk_evidence *ev, uint64_t addr)
 	a->consulted++;
 	if (addr > UINT32_MAX)
 		return 0;
-	size_t lo = 0, hi = ev->nstack;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ev->stack[mid] == addr)
-			return 1;
-		if (ev->stack[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return bs_find(ev->stack, ev->nstack, bs_key_u32, addr) != SIZE_MAX;
 }
 
 void walk_evidence_report(const struct walk_evidence *ev, struct walk_ev_report out[WALK_EV_COUNT])
