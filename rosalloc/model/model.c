@@ -309,12 +309,6 @@ static size_t ix_find(const struct model *m, uint64_t addr)
 	return x->first + w->rank + pop64(below);
 }
 
-/* True when an object starts at addr (the index's bits). */
-static bool ix_has(const struct model *m, uint64_t addr)
-{
-	return ix_find(m, addr) != MODEL_NONE;   /* the ranks are built before any reference is checked */
-}
-
 /* The 32-bit word at va when captured (a plausibility probe: no error, as mirror's
  * "is this a Class?" checks). */
 static bool peek32(const struct model *m, uint64_t va, uint32_t *v)
@@ -369,16 +363,17 @@ bool model_is_free_place(const struct model *m, uint64_t addr)
 	return !(addr >> MODEL_LOW4G_SHIFT) && free_place(m, (uint32_t)addr);
 }
 
-/* A reference value is null or a plausible object start (see model.h). */
-static bool ref_plausible(const struct model *m, uint32_t ref)
+/* A reference value is null or a plausible object start (see model.h); obj is ix_find(m, ref),
+ * which the caller has already looked up. */
+static bool ref_plausible(const struct model *m, uint32_t ref, size_t obj)
 {
 	uint32_t k;
 
-	if (ref == 0)
+	if (ref == 0 || obj != MODEL_NONE)
 		return true;
 	if (ref & 7)
 		return false;
-	if (ix_has(m, ref) || free_place(m, ref))
+	if (free_place(m, ref))
 		return true;
 	if (!ospace_at(m, ref))
 		return !captured(m, ref);
@@ -587,7 +582,7 @@ static int scan_ref(void *arg, uint32_t off, uint32_t value)
 	if (value == 0)
 		return 0;
 	if (b->check) {   /* looking for the implausible one only */
-		if (ref_plausible(b->m, value))
+		if (ref_plausible(b->m, value, ix_find(b->m, value)))   /* ranks are built before any check */
 			return 0;
 		b->off = off;
 		b->value = value;
@@ -963,7 +958,7 @@ static int check_refs(struct model *m, struct err *e)
 		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
 			uint32_t v = m->refs[k];
 			size_t j = ix_find(m, v);
-			if (j == MODEL_NONE && check && !ref_plausible(m, v)) {
+			if (j == MODEL_NONE && check && !ref_plausible(m, v, j)) {
 				bad_ref_anomaly(m, o, v);
 				dropped++;
 				break;
