@@ -249,28 +249,29 @@ static bool wanted(const struct carve_opts *o, unsigned i)
 }
 
 /* Every wanted output into its temporary file, in table order, then all committed together:
- * a failure anywhere leaves none of them in DIR. */
+ * a failure anywhere leaves none of them in DIR (and c->path only for those committed). */
 static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	char line[64];
 	uint64_t objects = model_object_bytes(&c->m);
+	unsigned committed = 0;
 	int rc = make_dir(o->out_dir, e);
 
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
-		char *dest;
 		if (!wanted(o, i))
 			continue;
 		snprintf(line, sizeof(line), "writing %s", carve_outputs[i].file);
 		phase(o, line, objects);
-		if (!(dest = out_path(o->out_dir, carve_outputs[i].file, e)))
-			return -e->code;
+		if (!(c->path[i] = out_path(o->out_dir, carve_outputs[i].file, e))) {
+			rc = -e->code;
+			break;
+		}
 		/* heap.hprof is about the size of the heap: past the page cache, unless heap.bmd is
 		 * made from it right after (then it is read back from the cache) */
 		if (i == CARVE_OUT_HPROF && !wanted(o, CARVE_OUT_BMD))
-			rc = outf_open_big(&c->out[i], dest, e);
+			rc = outf_open_big(&c->out[i], c->path[i], e);
 		else
-			rc = outf_open(&c->out[i], dest, e);
-		xfree(dest);
+			rc = outf_open(&c->out[i], c->path[i], e);
 		if (rc == 0)
 			rc = carve_outputs[i].write(c, o, &c->out[i], e);
 		if (rc == 0)
@@ -283,14 +284,18 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 		struct stat st;
 		if (!wanted(o, i))
 			continue;
-		if (!(c->path[i] = out_path(o->out_dir, carve_outputs[i].file, e)))
-			return -e->code;
 		c->bytes[i] = stat(c->out[i].tmp, &st) == 0 ? (uint64_t)st.st_size : 0;
-		rc = outf_commit(&c->out[i], e);
+		if ((rc = outf_commit(&c->out[i], e)) == 0)
+			committed |= 1u << i;
 	}
-	for (unsigned i = 0; rc != 0 && i < CARVE_OUT_COUNT; i++)
-		if (c->path[i] && !c->out[i].tmp)   /* committed before the failure */
+	for (unsigned i = 0; rc != 0 && i < CARVE_OUT_COUNT; i++) {
+		if (committed & 1u << i)   /* committed before the failure */
 			unlink(c->path[i]);
+		else {
+			xfree(c->path[i]);
+			c->path[i] = NULL;
+		}
+	}
 	return rc;
 }
 
