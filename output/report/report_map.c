@@ -38,6 +38,7 @@ struct map_ctx {
 	const struct image *img;
 	uint64_t *anom;           /* addresses of the kept anomalies, sorted */
 	size_t anom_count;
+	uint64_t *done;           /* object bytes tallied so far (m->progress's count) */
 };
 
 /* The map LOS holding va: its index in rt->spaces, SIZE_MAX if none (los: the indexes of
@@ -211,7 +212,8 @@ static uint64_t map_captured(const struct image *img, uint64_t a, uint64_t b)
 	return n;
 }
 
-/* The figures of a cell over [c->begin, c->end). */
+/* The figures of a cell over [c->begin, c->end).  Every object is tallied once where it starts
+ * (the report's one pass over all objects): its bytes are the report's progress. */
 static void map_tally(const struct map_ctx *x, struct map_cell *c)
 {
 	const struct model *m = x->m;
@@ -223,8 +225,10 @@ static void map_tally(const struct map_ctx *x, struct map_cell *c)
 		enum map_cat cat = map_cat_of(o);
 		if (hi > lo)
 			c->bytes[cat] += hi - lo;
-		if (o->addr >= c->begin)
+		if (o->addr >= c->begin) {
 			c->objects[cat]++;
+			progress_to(m->progress, *x->done += o->size);
+		}
 	}
 	kept = map_lower(x->anom, x->anom_count, c->end) - map_lower(x->anom, x->anom_count, c->begin);
 	c->anomalies = kept > c->anomalies ? kept : c->anomalies;   /* a unit's damage is also in a sink */
@@ -376,7 +380,8 @@ int report_map_write(struct report_html *h, const struct model *m, const struct 
 		     const struct anomaly_sink *const sinks[], size_t sink_count, struct err *e)
 {
 	const struct art_runtime *rt = m->rt;
-	struct map_ctx x = { h, m, rt->img, NULL, 0 };
+	uint64_t done = 0;
+	struct map_ctx x = { h, m, rt->img, NULL, 0, &done };
 	struct map_space *ms = xcalloc(rt->spaces.count ? rt->spaces.count : 1, sizeof(*ms));
 	struct map_groups g;
 	size_t n = 0, drawn = 0, max_cells;

@@ -174,6 +174,44 @@ static size_t count(const char *s, const char *needle)
 /* A RosAlloc space (captured, one run with a live and a dropped object and an anomaly, then
  * free pages), a dlmalloc space not captured (drawn by pages) and a region space of 5000
  * units (drawn 3 to a cell). */
+static double fake_now;
+static double fake_clock(void) { return fake_now += 1.0; }   /* a second per read: every tick draws */
+
+/* The map is report.html's pass over every object: carve's progress line gets its percent
+ * from it, here with a clock that makes every tick draw (no dependence on real time). */
+static void test_map_progress(const struct model *base, const struct report_units *u, const struct anomaly_sink *sink)
+{
+	struct model_obj objs[8];
+	struct model m = *base;
+	struct progress prog;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	T_SECTION("heap map: report.html's progress");
+	if (!fp) {
+		T_CHECK(0, "open_memstream");
+		return;
+	}
+	for (uint32_t i = 0; i < 8; i++)   /* 8 KiB each: 64 KiB, the progress's smallest step */
+		objs[i] = (struct model_obj){ .addr = 0x12c00000 + i * 0x2000, .size = 0x2000, .alloc = MODEL_ALLOCATED,
+					      .reach = MODEL_REACHABLE };
+	m.objs = objs;
+	m.count = 8;
+	progress_init(&prog, fp, "carve");
+	prog.clock = fake_clock;
+	prog.begin = fake_now = 100.0;
+	progress_phase(&prog, "writing report.html", 8 * 0x2000);
+	m.progress = &prog;
+	free(map_text(&m, u, sink));
+	progress_end(&prog);
+	fclose(fp);
+	printf("progress: %s\n", out ? out : "");
+	T_EQ_U(prog.done, 8 * 0x2000);
+	T_CHECK(out && strstr(out, "carve: writing report.html  100%"), "a line with the percent: %s", out ? out : "");
+	free(out);
+}
+
 static void test_map(void)
 {
 	static uint8_t heap[0x10000];
@@ -254,6 +292,7 @@ static void test_map(void)
 	}
 	free(text);
 	free(again);
+	test_map_progress(&m, &u, &sink);
 	report_units_release(&u);
 	anomaly_release(&sink);
 	img_close(&img);
