@@ -5,6 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "art/runtime/runtime.h"
+#include "carver/image/image.h"
+#include "rosalloc/probe/probe.h"
+
 int cli_report(const char *cmd, const struct err *e)
 {
 	fprintf(stderr, "artcarve %s: %s\n", cmd, e->msg[0] ? e->msg : err_code_name(e->code));
@@ -52,3 +56,20 @@ const struct cli_command *cli_find(const char *name)
 }
 
 bool cli_progress_enabled(void) { return isatty(STDERR_FILENO) == 1; }
+
+int cli_open_runtime(const char *cmd, const char *path, const char *maps, const char *art_version,
+		     struct image *img, struct art_runtime *rt)
+{
+	struct img_open_opts io = { maps };
+	struct runtime_opts ro = { .art_version = art_version, .probes = &probe_spaces };
+	struct err e;
+
+	err_init(&e);
+	if (img_open(img, path, &io, &e))
+		return cli_report(cmd, &e);
+	if (runtime_open(rt, img, &ro, &e)) {
+		img_close(img);
+		return cli_report(cmd, &e);
+	}
+	return 0;
+}

@@ -43,4 +43,13 @@ const struct cli_command *cli_find(const char *name);
 /* True when stderr is a terminal (progress is shown only then). */
 bool cli_progress_enabled(void);
 
+struct image;
+struct art_runtime;
+/* Opens the image at path (with the maps listing at maps, if not NULL) and its runtime model
+ * (art_version: a layout family, or NULL to detect it), the spaces found by content too.
+ * Returns 0 with both open (runtime_close, then img_close), or the exit status after
+ * reporting the error as cmd, with nothing left open. */
+int cli_open_runtime(const char *cmd, const char *path, const char *maps, const char *art_version,
+		     struct image *img, struct art_runtime *rt);
+
 #endif

@@ -9,7 +9,6 @@
 #include "carver/cli/cli_anomalies.h"
 #include "carver/image/image.h"
 #include "carver/base/rep.h"
-#include "rosalloc/probe/probe.h"
 
 struct classes_opts {
 	const char *maps, *art_version;
@@ -122,8 +121,6 @@ const struct opt_spec cmd_classes_spec = { classes_opts, classes_pos, 1, 1 };
 int cmd_classes(int argc, char **argv)
 {
 	struct classes_opts o = { 0 };
-	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	size_t npos;
@@ -133,14 +130,8 @@ int cmd_classes(int argc, char **argv)
 	if (rc != CLI_GO_ON)
 		return rc;
 	err_init(&e);
-	io.maps_path = o.maps;
-	ro.art_version = o.art_version;
-	if (img_open(&img, argv[1], &io, &e))
-		return cli_report(argv[0], &e);
-	if (runtime_open(&rt, &img, &ro, &e)) {
-		img_close(&img);
-		return cli_report(argv[0], &e);
-	}
+	if ((rc = cli_open_runtime(argv[0], argv[1], o.maps, o.art_version, &img, &rt)))
+		return rc;
 	if (o.json)
 		print_json(&rt, stdout);
 	else

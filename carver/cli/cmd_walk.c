@@ -13,7 +13,6 @@
 #include "carver/base/rep.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
-#include "rosalloc/probe/probe.h"
 #include "rosalloc/walk/walk.h"
 
 struct walk_opts {
@@ -311,8 +310,6 @@ static int run_walk(const struct walk_opts *o, struct art_runtime *rt, struct er
 int cmd_walk(int argc, char **argv)
 {
 	struct walk_opts o = { 0 };
-	struct img_open_opts io = { NULL };
-	struct runtime_opts ro = { .probes = &probe_spaces };
 	struct image img;
 	struct art_runtime rt;
 	size_t npos;
@@ -322,14 +319,8 @@ int cmd_walk(int argc, char **argv)
 	if (rc != CLI_GO_ON)
 		return rc;
 	err_init(&e);
-	io.maps_path = o.maps;
-	ro.art_version = o.art_version;
-	if (img_open(&img, argv[1], &io, &e))
-		return cli_report(argv[0], &e);
-	if (runtime_open(&rt, &img, &ro, &e)) {
-		img_close(&img);
-		return cli_report(argv[0], &e);
-	}
+	if ((rc = cli_open_runtime(argv[0], argv[1], o.maps, o.art_version, &img, &rt)))
+		return rc;
 	rc = run_walk(&o, &rt, &e);
 	runtime_close(&rt);
 	img_close(&img);
