@@ -45,18 +45,27 @@
 
 /* ---- record access by offset ------------------------------------------------------------- */
 
-/* The heap sub-record whose tag is at file offset off (already validated by the scan). */
-static int hp_sub_at(struct vd_side *s, uint64_t off, struct hprof_sub *sub, struct err *e)
+/* A cursor from file offset off (a record the scan validated) to the end of the input. */
+static int hp_cursor_at(struct vd_side *s, uint64_t off, struct cursor *c, struct err *e)
 {
-	struct cursor c;
 	size_t o;
-	int rc;
 
 	vd_side_touch(s);
 	if (ck_size(off, &o) || o >= s->in.len)
 		return ERR_SET(e, ERR_INTERNAL, off, "%s: record offset %llu out of range", s->in.label,
 			       (unsigned long long)off);
-	cur_init(&c, s->in.data + o, s->in.len - o, off);
+	cur_init(c, s->in.data + o, s->in.len - o, off);
+	return 0;
+}
+
+/* The heap sub-record whose tag is at file offset off (already validated by the scan). */
+static int hp_sub_at(struct vd_side *s, uint64_t off, struct hprof_sub *sub, struct err *e)
+{
+	struct cursor c;
+	int rc = hp_cursor_at(s, off, &c, e);
+
+	if (rc)
+		return rc;
 	rc = hprof_next_sub(&c, s->id_size, sub, e);
 	if (rc == 1)
 		return 0;
@@ -70,14 +79,10 @@ static int hp_record_at(struct vd_side *s, uint64_t off, struct hprof_record *re
 	struct cursor c;
 	uint32_t len;
 	uint8_t tag;
-	size_t o;
-	int rc;
+	int rc = hp_cursor_at(s, off, &c, e);
 
-	vd_side_touch(s);
-	if (ck_size(off, &o) || o >= s->in.len)
-		return ERR_SET(e, ERR_INTERNAL, off, "%s: record offset %llu out of range", s->in.label,
-			       (unsigned long long)off);
-	cur_init(&c, s->in.data + o, s->in.len - o, off);
+	if (rc)
+		return rc;
 	if ((rc = cur_u8(&c, &tag, e)) || (rc = cur_u32be(&c, &rec->time, e)) || (rc = cur_u32be(&c, &len, e)) ||
 	    (rc = cur_take(&c, len, &rec->body, e)))
 		return rc;
