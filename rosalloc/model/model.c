@@ -646,9 +646,12 @@ static int gather_in_view(struct model *m, const struct model_obj *o)
 		return 0;
 	if (reserve_refs(m, (size_t)r.words + r.list[0].n + r.list[1].n))
 		return -1;
-	keep_words(m, view.base + r.data, r.words);
-	keep_words_at(m, view.base, r.list[0].off, r.list[0].n);
-	keep_words_at(m, view.base, r.list[1].off, r.list[1].n);
+	if (r.words)   /* no call for a part the object does not have (most have one) */
+		keep_words(m, view.base + r.data, r.words);
+	if (r.list[0].n)
+		keep_words_at(m, view.base, r.list[0].off, r.list[0].n);
+	if (r.list[1].n)
+		keep_words_at(m, view.base, r.list[1].off, r.list[1].n);
 	return 1;
 }
 
