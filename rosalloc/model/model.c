@@ -462,11 +462,11 @@ static void object_view(const struct model *m, const struct model_obj *o, struct
  * gather_in_view) keep them: an array's elements (`words` words from `data`), else the
  * instance reference fields of its class, then, for a Class object, its own reference statics. */
 struct ref_offsets {
-	uint32_t data, words;                 /* array elements; words 0 for any other object */
-	struct {
-		const uint32_t *off;
-		uint32_t n, end;              /* end: past the last word (0 when n is 0) */
-	} list[2];                            /* instance fields; a Class's statics */
+	uint32_t data, words;        /* array elements: `words` words from data (0 for other objects) */
+	const uint32_t *off[2];      /* instance fields; a Class's own statics */
+	uint32_t n[2];
+	uint32_t end;                /* past the last word of either list (0 when both are empty) */
+	uint32_t count;              /* words + n[0] + n[1] */
 };
 
 /* Fills r for o: false when o is a Class object the runtime model does not know (its statics
@@ -474,24 +474,28 @@ struct ref_offsets {
 static inline bool ref_offsets_of(const struct model *m, const struct model_obj *o, struct ref_offsets *r)
 {
 	const struct model_class *mc = &m->classes[o->cls];
-	memset(r, 0, sizeof(*r));
+	r->n[1] = 0;
 	if (o->kind == MODEL_OBJ_ARRAY) {
 		r->data = data_offset(m, mc);
-		r->words = o->size >= r->data ? (o->size - r->data) / 4 : 0;
+		r->words = r->count = o->size >= r->data ? (o->size - r->data) / 4 : 0;
+		r->off[0] = NULL;
+		r->n[0] = r->end = 0;
 		return true;
 	}
-	r->list[0].off = mc->refs;
-	r->list[0].n = mc->ref_count;
-	r->list[0].end = mc->refs_end;
+	r->words = 0;
+	r->off[0] = mc->refs;
+	r->n[0] = r->count = mc->ref_count;
+	r->end = mc->refs_end;
 	if (o->kind != MODEL_CLASS)
 		return true;
 	const struct rt_class *k = runtime_class_at(m->rt, o->addr);
 	if (!k)
 		return false;
 	const struct model_class *own = &m->classes[k - m->rt->classes];
-	r->list[1].off = own->static_refs;
-	r->list[1].n = own->static_ref_count;
-	r->list[1].end = own->static_refs_end;
+	r->off[1] = own->static_refs;
+	r->n[1] = own->static_ref_count;
+	r->end = own->static_refs_end > r->end ? own->static_refs_end : r->end;
+	r->count += own->static_ref_count;
 	return true;
 }
 
@@ -511,8 +515,8 @@ int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_f
 			return rc;
 	}
 	for (int l = 0; l < 2; l++)
-		for (uint32_t i = 0; i < r.list[l].n; i++) {
-			uint32_t v, off = r.list[l].off[i];
+		for (uint32_t i = 0; i < r.n[l]; i++) {
+			uint32_t v, off = r.off[l][i];
 			if ((rc = obj_u32(m, o, &view, off, &v, e)) || (rc = fn(arg, off, v)))
 				return rc;
 		}
@@ -639,19 +643,19 @@ static int gather_in_view(struct model *m, const struct model_obj *o)
 	struct ref_offsets r;
 	struct cursor view;
 
-	if (!ref_offsets_of(m, o, &r) || r.list[0].end > o->size || r.list[1].end > o->size)
+	object_view(m, o, &view);   /* first: nothing of r is then held across the call */
+	if (!view.base || !ref_offsets_of(m, o, &r) || r.end > o->size)
 		return 0;
-	object_view(m, o, &view);
-	if (!view.base)
-		return 0;
-	if (reserve_refs(m, (size_t)r.words + r.list[0].n + r.list[1].n))
+	if (reserve_refs(m, r.count))
 		return -1;
-	if (r.words)   /* no call for a part the object does not have (most have one) */
+	if (r.words) {   /* an array: its words alone */
 		keep_words(m, view.base + r.data, r.words);
-	if (r.list[0].n)
-		keep_words_at(m, view.base, r.list[0].off, r.list[0].n);
-	if (r.list[1].n)
-		keep_words_at(m, view.base, r.list[1].off, r.list[1].n);
+		return 1;
+	}
+	if (r.n[0])   /* no call for a part the object does not have */
+		keep_words_at(m, view.base, r.off[0], r.n[0]);
+	if (r.n[1])
+		keep_words_at(m, view.base, r.off[1], r.n[1]);
 	return 1;
 }
 
