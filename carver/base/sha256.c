@@ -127,6 +127,12 @@ void sha256_hex(const uint8_t d[SHA256_DIGEST], char out[SHA256_HEX])
 
 int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e)
 {
+	return sha256_file_progress(path, out, size, NULL, 0, e);
+}
+
+int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
+			 uint64_t base, struct err *e)
+{
 	static const size_t block = 1u << 16;
 	uint8_t buf[1u << 16];
 	struct sha256 s;
@@ -147,6 +153,7 @@ int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, st
 		if (n == 0)
 			break;
 		sha256_update(&s, buf, (size_t)n);
+		progress_to(p, base + s.bytes);
 	}
 	close(fd);
 	*size = s.bytes;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
+#include "carver/base/progress.h"
 
 #define SHA256_DIGEST 32u
 #define SHA256_HEX (2u * SHA256_DIGEST + 1u)   /* hex text with its NUL */
@@ -30,5 +31,9 @@ void sha256_hex(const uint8_t d[SHA256_DIGEST], char out[SHA256_HEX]);
 /* Digest and size of the file at path, read in blocks.  Returns 0 or -ERR_IO (the message
  * names the file). */
 int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
+/* sha256_file that moves p (may be NULL) to base + the bytes read after each block: base is
+ * what the phase had done before this file. */
+int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
+			 uint64_t base, struct err *e);
 
 #endif

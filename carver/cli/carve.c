@@ -257,6 +257,12 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	unsigned committed = 0;
 	int rc = make_dir(o->out_dir, e);
 
+	/* case.db and report.html list the input files with their SHA-256: read them once, here,
+	 * where the line can say how far the read got (a core is as big as the process) */
+	if (rc == 0 && (wanted(o, CARVE_OUT_DB) || wanted(o, CARVE_OUT_REPORT))) {
+		phase(o, "hashing the input files", img_inputs_bytes(&c->img));
+		rc = img_inputs_hash(&c->img, o->progress, e);
+	}
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
 		if (!wanted(o, i))
 			continue;

@@ -92,6 +92,29 @@ int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGES
 	return 0;
 }
 
+uint64_t img_inputs_bytes(const struct image *img)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < img->file_count_; i++)
+		n += img->files_[i].len;
+	return n;
+}
+
+int img_inputs_hash(const struct image *img, struct progress *p, struct err *e)
+{
+	uint64_t done = 0;
+	for (size_t i = 0; i < img->file_count_; i++) {
+		struct mapfile *f = &img->files_[i];
+		int rc = f->hashed ? 0 : sha256_file_progress(f->path, f->sha256, &f->disk_size, p, done, e);
+		if (rc)
+			return rc;
+		f->hashed = true;
+		done += f->len;
+		progress_to(p, done);
+	}
+	return 0;
+}
+
 int img_map_file(struct image *img, const char *path, const uint8_t **data, size_t *len, struct err *e)
 {
 	int rc;

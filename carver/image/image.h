@@ -116,6 +116,11 @@ const char *img_input_path(const struct image *img, size_t i);
 /* SHA-256 and size on disk of input file i (read in blocks the first time, then remembered:
  * case.db and report.html both list them).  -ERR_IO when it does not read. */
 int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
+/* Bytes of the mapped input files (the maps listing aside): img_inputs_hash's work. */
+uint64_t img_inputs_bytes(const struct image *img);
+/* Hashes every mapped input file not hashed yet, so img_input_sha256 answers from memory,
+ * moving p (may be NULL) through img_inputs_bytes.  -ERR_IO when one does not read. */
+int img_inputs_hash(const struct image *img, struct progress *p, struct err *e);
 
 /* True when some region has an address in [start, end). */
 bool img_overlaps(const struct image *img, uint64_t start, uint64_t end);

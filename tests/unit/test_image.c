@@ -750,6 +750,19 @@ static void test_drop(void)
 	T_EQ_U(n2, N);
 	T_EQ_I(img_input_sha256(&img, 1, d1, &n1, &e), -ERR_INTERNAL);
 	img_close(&img);
+
+	/* img_inputs_hash: every mapped input read once, then remembered (the file is gone when
+	 * img_input_sha256 asks); its progress is test_sha256's */
+	img_init_empty(&img, "hash");
+	T_EQ_I(img_add_file(&img, path, 0x10000000, IMG_PROT_R, "f", &whole, &e), 0);
+	T_EQ_U(img_inputs_bytes(&img), N);
+	T_EQ_I(img_inputs_hash(&img, NULL, &e), 0);
+	unlink(path);
+	T_EQ_I(img_input_sha256(&img, 0, d1, &n1, &e), 0);
+	T_CHECK(!memcmp(d1, want, SHA256_DIGEST), "img_inputs_hash then img_input_sha256 = sha256_file, from memory");
+	T_EQ_U(n1, N);
+	T_EQ_I(img_inputs_hash(&img, NULL, &e), 0);   /* nothing left to read */
+	img_close(&img);
 }
 
 int main(void)

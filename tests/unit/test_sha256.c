@@ -1,6 +1,7 @@
 /* test_sha256.c - SHA-256 against the FIPS 180-4 example vectors (NIST "Examples with
  * intermediate values", SHA256.pdf, and the one-million-'a' vector of FIPS 180-2 appendix B.3),
  * fed whole and split at every boundary, and sha256_file against the same digests. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -57,6 +58,9 @@ static void test_vectors(void)
 }
 
 /* One million 'a' (FIPS 180-2 B.3): fed in 1000 pieces of 1000, then through a file. */
+static double fake_now;
+static double tick_clock(void) { return fake_now += 1.0; }   /* a second per read: every tick draws */
+
 static void test_million(void)
 {
 	static const char want[] = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
@@ -91,6 +95,31 @@ static void test_million(void)
 	sha256_hex(d, got);
 	T_EQ_S(got, want);
 	T_EQ_U(size, 1000000);
+
+	/* with progress: moved after every 64 KiB block read, from base on (a clock that makes
+	 * every tick draw, so nothing depends on real time) */
+	struct progress p;
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *fp = open_memstream(&out, &out_len);
+	T_CHECK(fp != NULL, "open_memstream");
+	progress_init(&p, fp, "test");
+	p.clock = tick_clock;
+	p.begin = fake_now = 10.0;
+	progress_phase(&p, "hashing", 5 + 1000000);
+	T_EQ_I(sha256_file_progress(path, d, &size, &p, 5, &e), 0);
+	sha256_hex(d, got);
+	T_EQ_S(got, want);
+	progress_end(&p);
+	if (fp)
+		fclose(fp);
+	size_t lines = 0;
+	for (size_t i = 0; out && i < out_len; i++)
+		lines += out[i] == '%';
+	printf("progress: %zu lines with a percent, last count %llu\n", lines, (unsigned long long)p.done);
+	T_CHECK(lines >= 10, "a percent line per block or so: %zu", lines);
+	T_CHECK(p.done > 5 + 900000 && p.done <= 5 + 1000000, "counted from base: %llu", (unsigned long long)p.done);
+	free(out);
 	unlink(path);
 	T_EQ_I(sha256_file(path, d, &size, &e), -ERR_IO);
 	printf("missing file: %s\n", e.msg);
