@@ -160,11 +160,12 @@ static void rep_dropped(struct rep *r, const struct carve *c, const struct model
 		if (!string_text(m, &m->objs[j], b))
 			break;
 		if (!r->json) {
-			rep_line(r, "0x%08x \"%.*s\"", m->objs[j].addr, (int)b->len, (const char *)b->data);
+			rep_line(r, "0x%08llx \"%.*s\"", (unsigned long long)model_va(m, &m->objs[j]), (int)b->len,
+				 (const char *)b->data);
 			continue;
 		}
 		rep_open(r, NULL, false);
-		rep_hex(r, "address", m->objs[j].addr);
+		rep_hex(r, "address", model_va(m, &m->objs[j]));
 		rep_sn(r, "text", (const char *)b->data, b->len);
 		rep_close(r);
 	}

@@ -116,7 +116,8 @@ static void json_line(struct lister *l, const struct strings_hit *h)
 			struct wbuf holder;
 			wbuf_init(&holder);
 			strings_describe_ref(m, from[i], off[i], &holder);
-			wbuf_printf(b, "%s{\"address\":\"0x%x\",\"holder\":", i ? "," : "", m->objs[from[i]].addr);
+			wbuf_printf(b, "%s{\"address\":\"0x%llx\",\"holder\":", i ? "," : "",
+				    (unsigned long long)model_va(m, &m->objs[from[i]]));
 			escape_json_quoted(b, holder.data, holder.len);
 			wbuf_u8(b, '}');
 			if (holder.failed)

@@ -329,7 +329,7 @@ static const char *ref_field(const struct cdb *c, const struct model_obj *o, uin
 	const struct art_runtime *rt = c->rt;
 	*index = -1;
 	if (o->kind == MODEL_OBJ_ARRAY) {
-		uint64_t data = model_data_addr(c->m, o) - o->addr;
+		uint64_t data = model_data_addr(c->m, o) - model_va(c->m, o);
 		*index = (int64_t)((off - data) / 4);
 		return NULL;
 	}
@@ -338,7 +338,7 @@ static const char *ref_field(const struct cdb *c, const struct model_obj *o, uin
 			if (rt->classes[k].fields[f].offset == off)
 				return rt->classes[k].fields[f].name;
 	if (o->kind == MODEL_CLASS) {
-		const struct rt_class *own = runtime_class_at(rt, o->addr);
+		const struct rt_class *own = runtime_class_at(rt, model_va(c->m, o));
 		const struct rt_statics *st = own ? &c->m->classes[own - rt->classes].statics : NULL;
 		for (uint32_t f = 0; st && f < st->count; f++)
 			if (st->v[f].offset == off)
@@ -358,7 +358,7 @@ static int put_ref(void *arg, uint32_t off, uint32_t value)
 	if (value == 0)
 		return 0;
 	name = ref_field(c, c->obj, off, &index);
-	sqlw_bind_int(s, 1, c->obj->addr);
+	sqlw_bind_int(s, 1, i64(model_va(c->m, c->obj)));
 	sqlw_bind_int(s, 2, c->seq++);
 	sqlw_bind_const(s, 3, name);
 	if (index >= 0)
@@ -383,14 +383,14 @@ static int put_string(struct cdb *c, const struct model_obj *o, struct err *e)
 
 	err_init(&why);
 	wbuf_reset(&c->text);
-	rc = mirror_string(&c->rt->m, o->addr, n, &c->text, &why);
+	rc = mirror_string(&c->rt->m, model_va(c->m, o), n, &c->text, &why);
 	if (rc == -ERR_NOMEM) {
 		*e = why;
 		return rc;
 	}
 	if (rc == 0 && (rc = wbuf_status(&c->text, e)))
 		return rc;
-	sqlw_bind_int(s, 1, o->addr);
+	sqlw_bind_int(s, 1, i64(model_va(c->m, o)));
 	if (rc == 0)
 		sqlw_bind_text(s, 2, (const char *)c->text.data, c->text.len);
 	else
@@ -419,14 +419,14 @@ static int put_array(struct cdb *c, const struct model_obj *o, struct err *e)
 
 	err_init(&why);
 	if (bytes > SIZE_MAX)
-		return ERR_SET(e, ERR_CORRUPT, o->addr, "array of %llu bytes", (unsigned long long)bytes);
+		return ERR_SET(e, ERR_CORRUPT, model_va(c->m, o), "array of %llu bytes", (unsigned long long)bytes);
 	if (img_view(c->rt->img, data, (size_t)bytes, &view, &why) == 0) {
 		p = cur_ptr(&view);
 	} else {
 		if (bytes > c->buf_cap) {
 			uint8_t *nb = xrealloc(c->buf, (size_t)bytes);
 			if (!nb)
-				return ERR_SET(e, ERR_NOMEM, o->addr, "out of memory for an array of %llu bytes",
+				return ERR_SET(e, ERR_NOMEM, model_va(c->m, o), "out of memory for an array of %llu bytes",
 					       (unsigned long long)bytes);
 			c->buf = nb;
 			c->buf_cap = (size_t)bytes;
@@ -435,7 +435,7 @@ static int put_array(struct cdb *c, const struct model_obj *o, struct err *e)
 		if (img_read(c->rt->img, data, c->buf, (size_t)bytes, &why) == 0)
 			p = c->buf;
 	}
-	sqlw_bind_int(s, 1, o->addr);
+	sqlw_bind_int(s, 1, i64(model_va(c->m, o)));
 	sqlw_bind_str(s, 2, k->component != RT_NONE ? c->rt->classes[k->component].name : NULL);
 	sqlw_bind_int(s, 3, n);
 	if (p || bytes == 0)
@@ -459,12 +459,12 @@ static int put_objects(struct cdb *c, struct err *e)
 		const struct model_obj *o = &m->objs[i];
 		int rc;
 		progress_to(m->progress, done += o->size);   /* the long part of case.db: its percent */
-		sqlw_bind_int(s, 1, o->addr);
+		sqlw_bind_int(s, 1, i64(model_va(m, o)));
 		sqlw_bind_int(s, 2, o->cls);
 		sqlw_bind_int(s, 3, o->size);
 		sqlw_bind_int(s, 4, o->space);
 		sqlw_bind_const(s, 5, walk_place_name((enum walk_place)o->place));
-		sqlw_bind_int(s, 6, o->where);
+		sqlw_bind_int(s, 6, i64(model_addr_va(m, o->where)));
 		sqlw_bind_int(s, 7, o->index);
 		sqlw_bind_const(s, 8, model_kind_name(o->kind));
 		sqlw_bind_const(s, 9, model_alloc_name(o->alloc));
@@ -557,6 +557,35 @@ static int put_anomalies(struct cdb *c, const char *phase, const struct anomaly_
 	return 0;
 }
 
+/* Objects above 4 GiB (the mark-compact from-space of a 64-bit process) have a heap.hprof id
+ * that is not their address (rosalloc/model/model.h): the table hprof_ids, made only then,
+ * gives it, so that an object seen in MAT is found here. */
+static int put_hprof_ids(struct cdb *c, struct err *e)
+{
+	const struct model *m = c->m;
+	struct sqlw_stmt *s = NULL;
+	bool any = false;
+	int rc = 0;
+	for (size_t i = 0; i < m->alias_count; i++)
+		any = any || !m->alias[i].failed;
+	if (!any)
+		return 0;
+	if ((rc = sqlw_exec(c->db, "CREATE TABLE hprof_ids(address INTEGER PRIMARY KEY, hprof_id INTEGER NOT NULL);",
+			    e)) ||
+	    (rc = sqlw_prepare(c->db, "INSERT INTO hprof_ids VALUES(?,?)", &s, e)))
+		return rc;
+	for (size_t i = 0; rc == 0 && i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		if (model_va(m, o) == o->addr)
+			continue;
+		sqlw_bind_int(s, 1, i64(model_va(m, o)));
+		sqlw_bind_int(s, 2, o->addr);
+		rc = sqlw_step(s, e);
+	}
+	sqlw_finalize(s);
+	return rc;
+}
+
 static int write_all(struct cdb *c, const struct reach *r, const struct case_db_run *run, struct err *e)
 {
 	int rc;
@@ -567,7 +596,7 @@ static int write_all(struct cdb *c, const struct reach *r, const struct case_db_
 			return rc;
 	if ((rc = put_image(c, e)) || (rc = put_inputs(c, e)) || (rc = put_run(c, run, e)) ||
 	    (rc = put_regions(c, e)) || (rc = put_spaces(c, e)) || (rc = put_classes(c, e)) ||
-	    (rc = put_objects(c, e)) || (rc = put_roots(c, r, e)) ||
+	    (rc = put_objects(c, e)) || (rc = put_hprof_ids(c, e)) || (rc = put_roots(c, r, e)) ||
 	    (rc = put_anomalies(c, "runtime", &c->rt->anomalies, e)) ||
 	    (rc = put_anomalies(c, "carving", c->m->sink, e)))
 		return rc;

@@ -239,8 +239,9 @@ static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct 
 /* The object's bytes in place when one captured region holds them, else one copy. */
 static int oj_bytes(struct oj *j, const struct model_obj *o, struct err *e)
 {
-	const struct img_region *r = img_find(j->m->rt->img, o->addr);
-	uint64_t off = r ? o->addr - r->start : 0;
+	uint64_t va = model_va(j->m, o);
+	const struct img_region *r = img_find(j->m->rt->img, va);
+	uint64_t off = r ? va - r->start : 0;
 	if (r && r->data && off <= r->data_len && o->size <= r->data_len - off) {
 		j->bytes = r->data + off;
 		return 0;
@@ -248,9 +249,9 @@ static int oj_bytes(struct oj *j, const struct model_obj *o, struct err *e)
 	wbuf_reset(&j->copy);
 	if (wbuf_reserve(&j->copy, o->size))
 		return oj_nomem(e);
-	int rc = img_read(j->m->rt->img, o->addr, j->copy.data, o->size, e);
+	int rc = img_read(j->m->rt->img, va, j->copy.data, o->size, e);
 	if (rc)
-		return err_prefix(e, "objects.jsonl: object at 0x%x", o->addr);
+		return err_prefix(e, "objects.jsonl: object at 0x%llx", (unsigned long long)va);
 	j->bytes = j->copy.data;
 	return 0;
 }
@@ -319,7 +320,7 @@ static void put_layout(struct oj *j, const char *key, const struct rt_field *v, 
 static void put_class_object(struct oj *j, const struct model_obj *o)
 {
 	const struct art_runtime *rt = j->m->rt;
-	const struct rt_class *k = runtime_class_at(rt, o->addr);
+	const struct rt_class *k = runtime_class_at(rt, model_va(j->m, o));
 	const struct rt_statics *s = k ? &j->m->classes[k - rt->classes].statics : NULL;
 
 	PUT_LIT(&j->line, ",\"describes\":");
@@ -349,7 +350,7 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 
 	err_init(&why);
 	wbuf_reset(&j->text);
-	int rc = mirror_string_read(mr, o->addr, OJ_MAX_CHARS, &s, &why);
+	int rc = mirror_string_read(mr, model_va(j->m, o), OJ_MAX_CHARS, &s, &why);
 	if (rc == 0) {
 		PUT_LIT(&j->line, ",\"length\":");
 		put_u64(&j->line, s.length);
@@ -357,7 +358,7 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 			PUT_LIT(&j->line, ",\"compressed\":true");
 		else
 			PUT_LIT(&j->line, ",\"compressed\":false");
-		rc = mirror_string_wtf8(mr, o->addr, OJ_MAX_CHARS, &j->text, &why);
+		rc = mirror_string_wtf8(mr, model_va(j->m, o), OJ_MAX_CHARS, &j->text, &why);
 	}
 	if (rc == -ERR_NOMEM)
 		return oj_nomem(e);
@@ -378,7 +379,7 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	const struct model_class *mc = &j->m->classes[o->cls];
 	const struct rt_class *k = &rt->classes[o->cls];
 	uint32_t n = model_length(j->m, o);
-	const uint8_t *d = j->bytes + (model_data_addr(j->m, o) - o->addr);
+	const uint8_t *d = j->bytes + (model_data_addr(j->m, o) - model_va(j->m, o));
 	uint8_t t = o->kind == MODEL_OBJ_ARRAY ? 'L' : mc->elem;
 	unsigned size = o->kind == MODEL_OBJ_ARRAY ? 4 : mc->elem_size;
 	const struct oj_plan *cp;
@@ -415,18 +416,19 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static void put_place(struct wbuf *b, const struct model_obj *o)
+static void put_place(struct wbuf *b, const struct model *m, const struct model_obj *o)
 {
+	uint64_t where = model_addr_va(m, o->where), va = model_va(m, o);
 	PUT_LIT(b, ",\"place\":{\"kind\":\"");
 	const char *k = walk_place_name(o->place);
 	wbuf_put(b, k, strlen(k));
 	PUT_LIT(b, "\",\"where\":");
-	put_hex(b, o->where);
+	put_hex(b, where);
 	PUT_LIT(b, ",\"index\":");
 	put_u64(b, o->index);
 	PUT_LIT(b, ",\"offset\":");
-	if (o->addr >= o->where)
-		put_u64(b, o->addr - o->where);
+	if (va >= where)
+		put_u64(b, va - where);
 	else
 		PUT_LIT(b, "null");
 	wbuf_u8(b, '}');
@@ -453,7 +455,11 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 		return rc;
 	wbuf_reset(&j->line);
 	PUT_LIT(&j->line, "{\"address\":");
-	put_hex(&j->line, o->addr);
+	put_hex(&j->line, model_va(j->m, o));
+	if (o->addr >= j->m->alias_lo && model_va(j->m, o) != o->addr) {
+		PUT_LIT(&j->line, ",\"hprof_id\":");   /* an object above 4 GiB: its id in heap.hprof */
+		put_hex(&j->line, o->addr);
+	}
 	PUT_LIT(&j->line, ",\"class\":");
 	wbuf_put(&j->line, p->name, p->name_len);
 	PUT_LIT(&j->line, ",\"class_address\":");
@@ -464,7 +470,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	PUT_LIT(&j->line, ",\"space\":");
 	wbuf_put(&j->line, j->space_name[o->space], strlen(j->space_name[o->space]));
 	put_name(&j->line, "space_kind", spaces_kind_name(rt->spaces.v[o->space].kind));
-	put_place(&j->line, o);
+	put_place(&j->line, j->m, o);
 	put_name(&j->line, "alloc", model_alloc_name(o->alloc));
 	put_name(&j->line, "content", model_content_name(o->content));
 	put_name(&j->line, "reach", model_reach_name(o->reach));
@@ -527,7 +533,7 @@ int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < m->count && rc == 0; i++) {
 		const struct model_obj *o = &m->objs[i];
-		img_drop_behind(m->rt->img, &drop, o->addr);   /* in address order: bounded memory */
+		img_drop_behind(m->rt->img, &drop, model_va(m, o));   /* in address order: bounded memory */
 		progress_to(m->progress, done += o->size);
 		if ((rc = put_object(&j, o, e)) == 0 && (rc = outf_write(out, j.line.data, j.line.len, e)) == 0) {
 			st->objects++;

@@ -1,9 +1,14 @@
 /* objects_jsonl.h - the object model as JSON Lines (objects.jsonl): one object a line, in
- * address order, for jq and scripts.
+ * the model's address order, for jq and scripts.
  *
  * Every object of the model (allocated and free) is one JSON object with these keys, in
  * this order (a key whose value does not apply to the object's kind is left out):
- *   address        "0x..." (hex string)
+ *   address        "0x..." (hex string): where the object lies in the process
+ *   hprof_id       "0x...", only for an object above 4 GiB (the mark-compact from-space of a
+ *                  64-bit process): its id in heap.hprof, a model address in an alias window
+ *                  below 4 GiB (rosalloc/model/model.h, output/hprof/hprof_mark.h); such
+ *                  objects come after the objects below their id, not after those below
+ *                  their address
  *   class          the class's Java name ("java.lang.String", "int[]"), null when unnamed
  *   class_address  "0x..." of the Class object
  *   kind           "instance", "string", "class", "object-array", "primitive-array"

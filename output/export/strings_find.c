@@ -66,8 +66,9 @@ static int each_object(struct sf *s, struct err *e)
 	struct img_drop drop = { 0 };
 	for (size_t i = 0; i < s->m->count; i++) {
 		const struct model_obj *o = &s->m->objs[i];
-		img_drop_behind(s->m->rt->img, &drop, o->addr);   /* in address order: bounded memory */
-		struct strings_hit h = { .source = STRINGS_OBJECT, .addr = o->addr, .obj = i, .alloc = o->alloc,
+		uint64_t va = model_va(s->m, o);
+		img_drop_behind(s->m->rt->img, &drop, va);   /* in address order: bounded memory */
+		struct strings_hit h = { .source = STRINGS_OBJECT, .addr = va, .obj = i, .alloc = o->alloc,
 					 .content = o->content, .reach = o->reach, .confidence = o->confidence };
 		struct mirror_string ms;
 		struct err why;
@@ -77,11 +78,11 @@ static int each_object(struct sf *s, struct err *e)
 			continue;   /* 5.x Strings are plain instances of java.lang.String (chars in a char[]) */
 		err_init(&why);
 		wbuf_reset(&s->text);
-		rc = mirror_string_read(mr, o->addr, SF_MAX_CHARS, &ms, &why);
+		rc = mirror_string_read(mr, va, SF_MAX_CHARS, &ms, &why);
 		if (rc == 0) {
 			h.length = ms.length;
 			h.compressed = ms.compressed;
-			rc = mirror_string_wtf8(mr, o->addr, SF_MAX_CHARS, &s->text, &why);
+			rc = mirror_string_wtf8(mr, va, SF_MAX_CHARS, &s->text, &why);
 		}
 		if (rc == -ERR_NOMEM)
 			return sf_nomem(e);

@@ -114,6 +114,8 @@ struct hc {
 	size_t elems_cap;
 	uint32_t value_id;           /* string id of "value" */
 	uint32_t mark_name[HPROF_MARK_COUNT];
+	bool aliases;                /* the model has alias windows: the AddressAlias class is written */
+	uint32_t alias_name, alias_field[3]; /* string ids of its name and fields */
 	uint32_t next_mark_id;       /* next free id below the marks' top */
 	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array */
 	uint32_t marked_n[HPROF_MARK_COUNT];
@@ -236,6 +238,10 @@ static int load_classes(struct hc *h, struct err *e)
 		const char *mn = hprof_mark_class((enum hprof_mark)k);
 		rc = string_id(&h->str, &h->w, mn, strlen(mn), &h->mark_name[k], e);
 	}
+	for (size_t i = 0; rc == 0 && h->aliases && i <= 3; i++) {
+		const char *an = i ? hprof_mark_alias_fields[i - 1] : hprof_mark_alias_class();
+		rc = string_id(&h->str, &h->w, an, strlen(an), i ? &h->alias_field[i - 1] : &h->alias_name, e);
+	}
 	for (size_t i = 0; rc == 0 && i < rt->class_count; i++) {
 		struct hprof_load_class lc = { (uint32_t)i + 1, rt->classes[i].addr, 0, h->name_id[i] };
 		h->serial[i] = lc.serial;
@@ -244,6 +250,11 @@ static int load_classes(struct hc *h, struct err *e)
 	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++) {
 		struct hprof_load_class lc = { (uint32_t)(rt->class_count + 1 + (size_t)k), mark_class_id(k), 0,
 					       h->mark_name[k] };
+		rc = hprof_write_load_class(&h->w, &lc, e);
+	}
+	if (rc == 0 && h->aliases) {
+		struct hprof_load_class lc = { (uint32_t)(rt->class_count + 1 + HPROF_MARK_COUNT),
+					       mark_class_id(HPROF_MARK_COUNT), 0, h->alias_name };
 		rc = hprof_write_load_class(&h->w, &lc, e);
 	}
 	return rc;
@@ -313,7 +324,7 @@ static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct 
 static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = h->m->rt;
-	const struct rt_class *k = runtime_class_at(rt, o->addr);
+	const struct rt_class *k = runtime_class_at(rt, model_va(h->m, o));
 	size_t i = (size_t)(k - rt->classes);
 	const struct model_class *mc = &h->m->classes[i];
 	const struct rt_statics *s = &mc->statics;
@@ -332,7 +343,7 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 		xfree(fl);
 		return hc_nomem(e);
 	}
-	rc = read_object(h, o->addr, o->size, e);
+	rc = read_object(h, model_va(h->m, o), o->size, e);
 	for (uint32_t f = 0; rc == 0 && f < ns; f++) {
 		const struct rt_field *sf = &s->v[f];
 		uint8_t t = field_type(sf->type[0]);
@@ -376,10 +387,11 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 	return rc;
 }
 
-/* Id of a String's character array as ART writes it (+8 for an empty string). */
+/* Id of a String's character array as ART writes it (+8 for an empty string), from the
+ * String's id. */
 static uint64_t string_value_id(const struct hc *h, const struct model_obj *o)
 {
-	return model_length(h->m, o) ? model_data_addr(h->m, o) : (uint64_t)o->addr + 8;
+	return (uint64_t)o->addr + (model_length(h->m, o) ? model_data_addr(h->m, o) - model_va(h->m, o) : 8);
 }
 
 /* The plan of class c (see struct hc_plan), made once. */
@@ -478,8 +490,8 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 	if (p->end > o->size)   /* checked once per object: then every field lies inside it */
 		for (uint32_t i = 0; i < p->n; i++)
 			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
-				return ERR_SET(e, ERR_CORRUPT, o->addr, "object at 0x%x: a field at +%u past its size %u",
-					       o->addr, p->off[i], o->size);
+				return ERR_SET(e, ERR_CORRUPT, model_va(h->m, o), "object at 0x%llx: a field at +%u past its size %u",
+					       (unsigned long long)model_va(h->m, o), p->off[i], o->size);
 	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, p->bytes, e)))
 		return -e->code;
 	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)
@@ -492,7 +504,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
 {
 	uint32_t n = model_length(h->m, o);
-	uint64_t data = model_data_addr(h->m, o) - o->addr;
+	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
 	bool narrow = model_string_compressed(h->m, o);
 
 	int rc = hprof_put_prim_array_le(&h->w, string_value_id(h, o), 0, narrow ? HPROF_T_BYTE : HPROF_T_CHAR, n,
@@ -505,7 +517,7 @@ static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
 static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
 {
 	uint32_t n = model_length(h->m, o);
-	uint64_t data = model_data_addr(h->m, o) - o->addr;
+	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
 	if (n > h->elems_cap) {
 		uint64_t *v = xreallocarray(h->elems, n, sizeof(*v));
 		if (!v)
@@ -523,7 +535,7 @@ static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
 {
 	const struct model_class *mc = &h->m->classes[o->cls];
 	uint32_t n = model_length(h->m, o);
-	uint64_t data = model_data_addr(h->m, o) - o->addr;
+	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
 
 	h->st->prim_arrays++;
 	return hprof_put_prim_array_le(&h->w, o->addr, 0, field_type((char)mc->elem), n, h->bytes + data, e);
@@ -537,7 +549,7 @@ static int object(struct hc *h, const struct model_obj *o, struct err *e)
 		h->st->free_objects++;
 	if (o->kind == MODEL_CLASS)
 		return class_dump(h, o, e);
-	if ((rc = read_object(h, o->addr, o->size, e)) || (rc = heap_for(h, o, 64, e)))
+	if ((rc = read_object(h, model_va(h->m, o), o->size, e)) || (rc = heap_for(h, o, 64, e)))
 		return rc;
 	switch (o->kind) {
 	case MODEL_OBJ_ARRAY:
@@ -569,6 +581,34 @@ static bool has_mark(const struct model_obj *o, int k)
 	}
 }
 
+/* The AddressAlias class and one instance (with its root) per alias window of the model
+ * (output/hprof/hprof_mark.h). */
+static int alias_records(struct hc *h, struct err *e)
+{
+	struct hprof_class_entry fl[3];
+	for (int f = 0; f < 3; f++)
+		fl[f] = (struct hprof_class_entry){ .key = h->alias_field[f], .type = HPROF_T_LONG };
+	struct hprof_class_dump cd = { .class_id = mark_class_id(HPROF_MARK_COUNT), .super_id = 0,
+				       .instance_size = 24, .field_count = 3 };
+	int rc = hprof_put_class_dump(&h->w, &cd, NULL, NULL, fl, e);
+	for (size_t i = 0; rc == 0 && i < h->m->alias_count; i++) {
+		const struct model_alias *a = &h->m->alias[i];
+		if (a->failed)
+			continue;
+		uint32_t id = h->next_mark_id;
+		struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
+		uint8_t *d = hprof_put_instance_room(&h->w, id, 0, mark_class_id(HPROF_MARK_COUNT), 24, e);
+		if (!d)
+			return -e->code;
+		h->next_mark_id -= HC_MARK_ID_STEP;
+		const uint64_t v[3] = { a->alias, a->real, a->len };
+		for (int f = 0; f < 24; f++)
+			d[f] = (uint8_t)(v[f / 8] >> (56 - 8 * (f % 8)));   /* big-endian */
+		rc = hprof_put_root(&h->w, &root, e);
+	}
+	return rc;
+}
+
 /* The mark classes: no fields, super java.lang.Object[] when the model has it. */
 static int mark_classes(struct hc *h, struct err *e)
 {
@@ -583,7 +623,7 @@ static int mark_classes(struct hc *h, struct err *e)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return h->aliases ? alias_records(h, e) : 0;
 }
 
 /* Writes the ids waiting for mark k as one array (and its root). */
@@ -606,7 +646,7 @@ static int marks_begin(struct hc *h, struct err *e)
 	for (int k = 0; k < HPROF_MARK_COUNT; k++)
 		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
 			return hc_nomem(e);
-	h->next_mark_id = mark_class_id(HPROF_MARK_COUNT);
+	h->next_mark_id = mark_class_id(HPROF_MARK_COUNT + (h->aliases ? 1 : 0));
 	return mark_classes(h, e);
 }
 
@@ -646,7 +686,7 @@ static int heap_dump(struct hc *h, struct err *e)
 		rc = marks_begin(h, e);
 	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
 		const struct model_obj *o = &h->m->objs[i];
-		img_drop_behind(h->m->rt->img, &drop, o->addr);
+		img_drop_behind(h->m->rt->img, &drop, model_va(h->m, o));
 		progress_to(h->m->progress, done += o->size);
 		if (object_written(h, o) && (rc = object(h, o, e)) == 0)
 			rc = mark_object(h, o, e);
@@ -712,6 +752,8 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	h.o = o;
 	h.st = st;
 	h.heap = -1;
+	for (size_t i = 0; i < m->alias_count; i++)
+		h.aliases = h.aliases || !m->alias[i].failed;
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);

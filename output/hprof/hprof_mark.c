@@ -49,3 +49,16 @@ int hprof_mark_of_class(const char *name, size_t len)
 			return m;
 	return -1;
 }
+
+const char *const hprof_mark_alias_fields[3] = { "idBase", "addressBase", "length" };
+
+const char *hprof_mark_alias_class(void)
+{
+	return "artcarve.mark.AddressAlias";
+}
+
+bool hprof_mark_is_alias_class(const char *name, size_t len)
+{
+	return name && (mark_name_eq(name, len, "artcarve.mark.AddressAlias") ||
+			mark_name_eq(name, len, "artcarve/mark/AddressAlias"));
+}

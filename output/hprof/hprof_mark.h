@@ -27,10 +27,25 @@
  *   that compute reachability must ignore roots naming a mark array (validate does).
  *
  * A reader recognises mark arrays by their class name alone (Java form "artcarve.mark.Free[]"
- * or JVM form "[Lartcarve/mark/Free;"), never by id. */
+ * or JVM form "[Lartcarve/mark/Free;"), never by id.
+ *
+ * Address aliases.  HPROF ids are 4 bytes and so are ART's heap references, but a 64-bit
+ * process can hold object bytes above 4 GiB (the mark-compact collector's from-space); the
+ * object model gives such objects model addresses in an alias window below 4 GiB where the
+ * process maps nothing (rosalloc/model/model.h), and their HPROF ids are those model
+ * addresses.  Each window is one INSTANCE_DUMP of the class artcarve.mark.AddressAlias
+ * (Java form; JVM form artcarve/mark/AddressAlias), no super class, with three long
+ * fields in this order: idBase, addressBase, length.  An id in [idBase, idBase + length)
+ * stands for the real address addressBase + (id - idBase), and so do the ids of the records
+ * ART invents inside such an object (a String's value array).  The class and its instances
+ * are written only when the file has windows; their ids are taken like mark ids, and a
+ * ROOT_UNKNOWN keeps each instance visible in MAT, where it tells an investigator which
+ * real address an id stands for.  A reader that compares ids with real addresses (validate)
+ * maps them through these records. */
 #ifndef ARTCARVE_HPROF_MARK_H
 #define ARTCARVE_HPROF_MARK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum hprof_mark {
@@ -51,6 +66,13 @@ const char *hprof_mark_class(enum hprof_mark m);
  * "unknown"); NULL when out of range. */
 const char *hprof_mark_state(enum hprof_mark m);
 enum hprof_mark_dim hprof_mark_dim(enum hprof_mark m);
+/* Java-form name of the address alias class ("artcarve.mark.AddressAlias"). */
+const char *hprof_mark_alias_class(void);
+/* True when name[0..len) names the address alias class (Java or JVM form). */
+bool hprof_mark_is_alias_class(const char *name, size_t len);
+/* Its three long fields, in order. */
+extern const char *const hprof_mark_alias_fields[3];
+
 /* The mark whose array class is named name[0..len) (Java or JVM form, not NUL-terminated),
  * or -1 when the name is no mark class. */
 int hprof_mark_of_class(const char *name, size_t len);

@@ -87,7 +87,7 @@ static void page_string(struct page *p, const struct model_obj *o)
 	}
 	err_init(&why);
 	wbuf_reset(&p->text);
-	if (mirror_string(&p->rt->m, o->addr, REPORT_STRING_MAX, &p->text, &why)) {
+	if (mirror_string(&p->rt->m, model_va(p->m, o), REPORT_STRING_MAX, &p->text, &why)) {
 		report_html_raw(&p->h, "<span class=\"note\">(not readable: ");
 		report_html_str(&p->h, why.msg);
 		report_html_raw(&p->h, ")</span>");
@@ -280,7 +280,7 @@ static void page_class_rows(struct page *p, const char *key, const size_t *order
 static void page_obj_row(struct page *p, const struct model_obj *o, bool states)
 {
 	const struct art_space *s = model_space(p->m, o);
-	report_html_printf(&p->h, "<tr><td class=\"a\">0x%08x</td><td>", o->addr);
+	report_html_printf(&p->h, "<tr><td class=\"a\">0x%08llx</td><td>", (unsigned long long)model_va(p->m, o));
 	report_html_str(&p->h, page_class_name(p->rt, o->cls));
 	report_html_printf(&p->h, "</td><td class=\"r\">%u</td><td>%s</td>", o->size, s ? spaces_kind_name(s->kind) : "?");
 	if (states)

@@ -217,15 +217,24 @@ static uint64_t map_captured(const struct image *img, uint64_t a, uint64_t b)
 static void map_tally(const struct map_ctx *x, struct map_cell *c)
 {
 	const struct model *m = x->m;
-	uint64_t kept;
-	for (size_t k = map_first_obj(m, c->begin); k < m->count && m->objs[k].addr < c->end; k++) {
+	uint64_t kept, begin = c->begin, end = c->end;
+	/* a cell above 4 GiB that an alias window stands for: its objects by model address */
+	for (size_t i = 0; i < m->alias_count; i++) {
+		const struct model_alias *a = &m->alias[i];
+		if (!a->failed && begin >= a->real && begin - a->real < a->len) {
+			begin = begin - a->real + a->alias;
+			end = end - c->begin > a->len - (c->begin - a->real) ? a->alias + a->len : begin + (end - c->begin);
+			break;
+		}
+	}
+	for (size_t k = map_first_obj(m, begin); k < m->count && m->objs[k].addr < end; k++) {
 		const struct model_obj *o = &m->objs[k];
-		uint64_t lo = o->addr > c->begin ? o->addr : c->begin;
-		uint64_t hi = (uint64_t)o->addr + o->size < c->end ? (uint64_t)o->addr + o->size : c->end;
+		uint64_t lo = o->addr > begin ? o->addr : begin;
+		uint64_t hi = (uint64_t)o->addr + o->size < end ? (uint64_t)o->addr + o->size : end;
 		enum map_cat cat = map_cat_of(o);
 		if (hi > lo)
 			c->bytes[cat] += hi - lo;
-		if (o->addr >= c->begin) {
+		if (o->addr >= begin) {
 			c->objects[cat]++;
 			progress_to(m->progress, *x->done += o->size);
 		}

@@ -109,6 +109,40 @@ static int vd_load(struct vd_side *s, const struct vd_input *in, struct vd_names
 	return 0;
 }
 
+/* ---- address aliases ------------------------------------------------------------------------ */
+
+/* The carved HPROF gives objects above 4 GiB ids in alias windows (output/hprof/hprof_mark.h);
+ * the truth names them by their real addresses.  Truth ids in a window's real range take the
+ * window's ids, so that both sides meet; examples show real addresses again (vd_real_id). */
+static void vd_alias_truth(struct vd_ctx *c)
+{
+	const struct vd_side *r = &c->res;
+	struct vd_side *t = &c->tru;
+	bool moved = false;
+
+	for (size_t a = 0; a < r->naliases; a++) {
+		const struct vd_alias *w = &r->aliases[a];
+		for (size_t i = 0; i < t->n; i++)
+			if (t->obj[i].id >= w->addr && t->obj[i].id - w->addr < w->len) {
+				t->obj[i].id = t->obj[i].id - w->addr + w->id;
+				moved = true;
+			}
+	}
+	if (moved)
+		vd_side_sort(t);
+}
+
+/* The real address an id of the carved HPROF stands for. */
+static uint64_t vd_real_id(const struct vd_ctx *c, uint64_t id)
+{
+	for (size_t a = 0; a < c->res.naliases; a++) {
+		const struct vd_alias *w = &c->res.aliases[a];
+		if (id >= w->id && id - w->id < w->len)
+			return id - w->id + w->addr;
+	}
+	return id;
+}
+
 /* ---- examples ------------------------------------------------------------------------------ */
 
 static int vd_example(struct vd_ctx *c, struct vd_examples *x, uint64_t id, uint32_t cls, const char *what,
@@ -125,7 +159,7 @@ static int vd_example(struct vd_ctx *c, struct vd_examples *x, uint64_t id, uint
 	x->cap = (unsigned)cap;
 	struct vd_example *ex = &x->v[x->n++];
 	memset(ex, 0, sizeof(*ex));
-	ex->id = id;
+	ex->id = vd_real_id(c, id);
 	ex->cls = c->names->v[cls].s;
 	if (what) {
 		uint32_t k;
@@ -949,6 +983,7 @@ static int vd_run(struct vd_ctx *c, const struct vd_input *result, const struct 
 	    (rc = vd_names_add(c->names, "$classOverhead2", 15, &c->n_overhead2, e)) ||
 	    (rc = vd_names_add(c->names, "count", 5, &c->n_count, e)))
 		return rc;
+	vd_alias_truth(c);
 	if ((rc = vd_match(c, e)) || (rc = vd_reach_states(c, e)) || (rc = vd_counts(c, e)))
 		return rc;
 	vd_states(c);

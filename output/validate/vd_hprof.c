@@ -30,7 +30,9 @@
  * runtime-internal arrays hold real references).
  *
  * State marks (output/hprof/hprof_mark.h) are object arrays of the artcarve.mark.* classes;
- * their elements set the states of the objects they name. */
+ * their elements set the states of the objects they name.  Instances of
+ * artcarve.mark.AddressAlias give the address alias windows (s->aliases); like the marks
+ * they are no heap objects. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +429,27 @@ static int hp_prim_names(struct vd_side *s, struct err *e)
 	return 0;
 }
 
+/* An address alias window: the three big-endian longs idBase, addressBase, length
+ * (output/hprof/hprof_mark.h); a window that wraps around is no window and is left out. */
+static int hp_alias(struct vd_side *s, const struct hprof_instance *in, struct err *e)
+{
+	struct vd_alias a;
+	int rc;
+
+	if (in->values.len != 24)
+		return ERR_SET(e, ERR_CORRUPT, in->values.va, "%s: address alias record of %zu bytes, not 24",
+			       s->in.label, in->values.len);
+	a.id = ld_u64be(in->values.base);
+	a.addr = ld_u64be(in->values.base + 8);
+	a.len = ld_u64be(in->values.base + 16);
+	if (!a.len || a.id > UINT64_MAX - a.len || a.addr > UINT64_MAX - a.len)
+		return 0;
+	if ((rc = vd_grow((void **)&s->aliases, &s->aliases_cap, s->naliases, sizeof(*s->aliases), e)))
+		return rc;
+	s->aliases[s->naliases++] = a;
+	return 0;
+}
+
 /* Class name of every object (file order, before the sort). */
 static int hp_object_classes(struct vd_side *s, struct err *e)
 {
@@ -441,7 +464,8 @@ static int hp_object_classes(struct vd_side *s, struct err *e)
 		if (o->kind == VD_CLASS) {
 			o->cls = s->n_class;
 			c = hp_class(s, o->id);
-			if (c && hprof_mark_of_class(s->names->v[c->name].s, s->names->v[c->name].len) >= 0)
+			if (c && (hprof_mark_of_class(s->names->v[c->name].s, s->names->v[c->name].len) >= 0 ||
+				  hprof_mark_is_alias_class(s->names->v[c->name].s, s->names->v[c->name].len)))
 				o->flags |= VD_F_MARK;  /* a mark class is no object of the heap */
 			continue;
 		}
@@ -467,6 +491,12 @@ static int hp_object_classes(struct vd_side *s, struct err *e)
 			o->cls = c->name;
 		else if ((rc = hp_class_name(s, cid, &o->cls, e)))
 			return rc;
+		if (o->kind == VD_INSTANCE &&
+		    hprof_mark_is_alias_class(s->names->v[o->cls].s, s->names->v[o->cls].len)) {
+			o->flags |= VD_F_MARK;
+			if ((rc = hp_alias(s, &u.in, e)))
+				return rc;
+		}
 		if (o->kind == VD_OBJ_ARRAY &&
 		    hprof_mark_of_class(s->names->v[o->cls].s, s->names->v[o->cls].len) >= 0)
 			o->flags |= VD_F_MARK;

@@ -75,6 +75,10 @@ static inline int vd_obj_syn(const struct vd_obj *o) { return (int)(o->flags & V
 
 struct vd_root { uint64_t id; uint8_t kind; };
 
+/* An address alias window of a carved HPROF (output/hprof/hprof_mark.h): ids in
+ * [id, id + len) stand for the real addresses [addr, addr + len). */
+struct vd_alias { uint64_t id, addr, len; };
+
 /* HPROF side tables */
 struct vd_hstr { uint64_t id, off; };                   /* STRING record at off */
 struct vd_hlc { uint64_t class_id, name_id; };          /* LOAD_CLASS */
@@ -101,6 +105,8 @@ struct vd_side {
 	size_t n, cap;
 	struct vd_root *roots;
 	size_t nroots, roots_cap;
+	struct vd_alias *aliases;       /* HPROF: its address alias windows */
+	size_t naliases, aliases_cap;
 	uint32_t heap_names[VD_MAX_HEAPS + 1];
 	uint64_t heap_keys[VD_MAX_HEAPS + 1];   /* HPROF: heap id << 32 | low name id bits */
 	unsigned nheaps;

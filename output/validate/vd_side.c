@@ -232,6 +232,7 @@ void vd_side_release(struct vd_side *s)
 	xfree(s->lcs);
 	xfree(s->classes);
 	xfree(s->hfields);
+	xfree(s->aliases);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -15,6 +15,15 @@ enum {
 	MODEL_PRIM_MAX = 8,            /* Primitive::Type kPrimDouble (runtime/primitive.h @R11) */
 };
 
+/* Alias windows (model.h): they lie in [MODEL_ALIAS_FLOOR, MODEL_ALIAS_CEIL), start on a
+ * MODEL_ALIAS_ALIGN boundary and keep MODEL_ALIAS_GUARD bytes from every mapping, space and
+ * other window.  The ceiling keeps the top of the 32-bit id space to the ids a carved HPROF
+ * invents for its marks (output/hprof/hprof_mark.h). */
+#define MODEL_ALIAS_FLOOR 0x1000000ull
+#define MODEL_ALIAS_CEIL 0xff000000ull
+#define MODEL_ALIAS_ALIGN 0x100000ull
+#define MODEL_ALIAS_GUARD 0x100000ull
+
 /* The 32-bit pattern written over dead objects in unevacuated regions
  * (runtime/gc/space/region_space.cc kPoisonDeadObject @R10..R13). */
 #define MODEL_POISON_DEAD 0xBADDB01Du
@@ -186,6 +195,7 @@ int model_init(struct model *m, const struct art_runtime *rt, struct anomaly_sin
 	arena_init(&m->arena);
 	m->jlc = jlc ? (size_t)(jlc - rt->classes) : MODEL_NONE;
 	m->jls = MODEL_NONE;
+	m->alias_lo = UINT64_MAX;
 	for (size_t i = 0; i < rt->class_count; i++)
 		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String"))
 			m->jls = i;
@@ -212,14 +222,119 @@ void model_release(struct model *m)
 	xfree(m->objs);
 	xfree(m->ospace);
 	xfree(m->free_places);
+	xfree(m->alias);
 	model_release_refs(m);
 	ix_release(m);
 	arena_release(&m->arena);
 	memset(m, 0, sizeof(*m));
 }
 
-/* ---- reading objects ---- */
+/* ---- alias windows (model.h) ---- */
 
+const struct model_alias *model_alias_at(const struct model *m, uint64_t addr)
+{
+	if (addr < m->alias_lo)
+		return NULL;
+	for (size_t i = 0; i < m->alias_count; i++) {
+		const struct model_alias *a = &m->alias[i];
+		if (!a->failed && addr >= a->alias && addr - a->alias < a->len)
+			return a;
+	}
+	return NULL;
+}
+
+uint64_t model_addr_va(const struct model *m, uint64_t addr)
+{
+	const struct model_alias *a = model_alias_at(m, addr);
+	return a ? addr - a->alias + a->real : addr;
+}
+
+/* [lo, hi) meets [b, e) widened by the guard on both sides. */
+static bool near(uint64_t lo, uint64_t hi, uint64_t b, uint64_t e)
+{
+	uint64_t gb = b > MODEL_ALIAS_GUARD ? b - MODEL_ALIAS_GUARD : 0;
+	uint64_t ge = e < UINT64_MAX - MODEL_ALIAS_GUARD ? e + MODEL_ALIAS_GUARD : UINT64_MAX;
+	return lo < ge && gb < hi;
+}
+
+/* The highest start of what the window [lo, hi) would come near (a mapping of the image, a
+ * runtime space or another window), 0 when nothing. */
+static uint64_t alias_conflict(const struct model *m, uint64_t lo, uint64_t hi)
+{
+	const struct image *img = m->rt->img;
+	uint64_t top = 0;
+	for (size_t i = 0; i < img->region_count; i++)
+		if (near(lo, hi, img->regions[i].start, img->regions[i].end) && img->regions[i].start + 1 > top)
+			top = img->regions[i].start + 1;
+	for (size_t i = 0; i < m->rt->spaces.count; i++) {
+		const struct art_space *sp = &m->rt->spaces.v[i];
+		if (near(lo, hi, sp->begin, sp->end > sp->begin ? sp->end : sp->begin + 1) && sp->begin + 1 > top)
+			top = sp->begin + 1;
+	}
+	for (size_t i = 0; i < m->alias_count; i++) {
+		const struct model_alias *a = &m->alias[i];
+		if (!a->failed && near(lo, hi, a->alias, a->alias + a->len) && a->alias + 1 > top)
+			top = a->alias + 1;
+	}
+	return top;
+}
+
+/* The highest free window of len bytes (see MODEL_ALIAS_*); false when none.  Each round
+ * moves below the highest thing in the way, so it ends after at most one round per mapping,
+ * space and window. */
+static bool alias_window(const struct model *m, uint64_t len, uint64_t *base)
+{
+	uint64_t top = MODEL_ALIAS_CEIL;
+	while (len <= top && top - len >= MODEL_ALIAS_FLOOR) {
+		uint64_t b = (top - len) & ~(MODEL_ALIAS_ALIGN - 1), hit;
+		if (b < MODEL_ALIAS_FLOOR)
+			return false;
+		if (!(hit = alias_conflict(m, b, b + len))) {
+			*base = b;
+			return true;
+		}
+		hit--;  /* the start of what is in the way */
+		if (hit <= MODEL_ALIAS_GUARD)
+			return false;
+		top = hit - MODEL_ALIAS_GUARD;
+	}
+	return false;
+}
+
+/* The window of the space sp that lies above 4 GiB: found or made on its first candidate.
+ * NULL when the space cannot have one (recorded once, as an anomaly); -ERR_NOMEM in *rc. */
+static const struct model_alias *alias_of_space(struct model *m, const struct art_space *sp, int *rc,
+						struct err *e)
+{
+	uint16_t si = (uint16_t)(sp - m->rt->spaces.v);
+	uint64_t base = 0, len = sp->end > sp->begin ? sp->end - sp->begin : 0;
+	*rc = 0;
+	for (size_t i = 0; i < m->alias_count; i++)
+		if (m->alias[i].space == si)
+			return m->alias[i].failed ? NULL : &m->alias[i];
+	struct model_alias *v = xreallocarray(m->alias, m->alias_count + 1, sizeof(*v));
+	if (!v) {
+		*rc = model_nomem(e);
+		return NULL;
+	}
+	m->alias = v;
+	struct model_alias *a = &v[m->alias_count];
+	bool ok = sp->begin >> MODEL_LOW4G_SHIFT && !(sp->begin & 7) && len && alias_window(m, len, &base);
+	*a = (struct model_alias){ .alias = base, .real = sp->begin, .len = len, .space = si, .failed = !ok };
+	m->alias_count++;
+	if (!ok) {
+		anomaly_add(m->sink, ANOM_CANDIDATE, ERR_UNSUP, sp->begin, sp->name,
+			    "space at 0x%llx (%llu bytes) lies above 4 GiB and no unmapped window of its size is free "
+			    "below 4 GiB: its objects are not carved (heap addresses are 32-bit)",
+			    (unsigned long long)sp->begin, (unsigned long long)len);
+		return NULL;
+	}
+	if (base < m->alias_lo)
+		m->alias_lo = base;
+	return a;
+}
+
+/* ---- reading objects ---- */
 
 /* ---- the object-start index ---- */
 
@@ -300,8 +415,8 @@ static const struct model_ix *ix_at(const struct model *m, uint64_t addr)
 static size_t ix_find(const struct model *m, uint64_t addr)
 {
 	const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
-	if (!x)
-		return MODEL_NONE;
+	if (!x || (addr >= m->alias_lo && model_alias_at(m, addr)))
+		return MODEL_NONE;   /* an alias window is unmapped memory to a reference */
 	const struct model_ix_word *w = &x->w[(addr - x->begin) / 512];
 	uint64_t bit = (addr - x->begin) / 8, word = w->bits, below = word & ((1ull << (bit % 64)) - 1);
 	if (!(word >> (bit % 64) & 1))
@@ -389,6 +504,8 @@ static bool ref_plausible(const struct model *m, uint32_t ref, size_t obj)
 struct cand_ctx {
 	const struct walk_candidate *c;
 	const char *space;
+	uint32_t addr, where;   /* model address and walker detail (aliased above 4 GiB) */
+	bool aliased;
 };
 
 static void reject(struct model *m, const struct cand_ctx *x, enum anomaly_code code, enum err_code cause,
@@ -445,17 +562,18 @@ static int obj_u32(const struct model *m, const struct model_obj *o, const struc
 		*v = ld_u32le(view->base + off);
 		return 0;
 	}
-	return rd32(m, (uint64_t)o->addr + off, v, e);
+	return rd32(m, model_va(m, o) + off, v, e);
 }
 
 /* A cursor over the object's bytes when one region holds them all, else an empty one. */
 static void object_view(const struct model *m, const struct model_obj *o, struct cursor *view)
 {
-	const struct img_region *r = img_find(m->rt->img, o->addr);
-	uint64_t off = r ? o->addr - r->start : 0;
+	uint64_t va = model_va(m, o);
+	const struct img_region *r = img_find(m->rt->img, va);
+	uint64_t off = r ? va - r->start : 0;
 	memset(view, 0, sizeof(*view));
 	if (r && r->data && off <= r->data_len && r->data_len - off >= o->size)
-		cur_init(view, r->data + off, o->size, o->addr);
+		cur_init(view, r->data + off, o->size, va);
 }
 
 /* The reference offsets of an object, in the one order both readers (model_each_ref and
@@ -488,7 +606,7 @@ static inline bool ref_offsets_of(const struct model *m, const struct model_obj 
 	r->end = mc->refs_end;
 	if (o->kind != MODEL_CLASS)
 		return true;
-	const struct rt_class *k = runtime_class_at(m->rt, o->addr);
+	const struct rt_class *k = runtime_class_at(m->rt, model_va(m, o));
 	if (!k)
 		return false;
 	const struct model_class *own = &m->classes[k - m->rt->classes];
@@ -506,7 +624,8 @@ int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_f
 	int rc;
 
 	if (!ref_offsets_of(m, o, &r))
-		return ERR_SET(e, ERR_INTERNAL, o->addr, "Class object at 0x%x is not in the runtime model", o->addr);
+		return ERR_SET(e, ERR_INTERNAL, model_va(m, o), "Class object at 0x%llx is not in the runtime model",
+			       (unsigned long long)model_va(m, o));
 	/* one zero-copy view of the whole object; an object across two regions is read word by word */
 	object_view(m, o, &view);
 	for (uint32_t i = 0; i < r.words; i++) {
@@ -613,8 +732,9 @@ static bool bytes_left(const struct model *m, uint64_t addr, uint64_t from, uint
 	return false;
 }
 
-static int empty_place(struct model *m, const struct walk_candidate *c, struct err *e)
+static int empty_place(struct model *m, const struct cand_ctx *x, struct err *e)
 {
+	const struct walk_candidate *c = x->c;
 	struct model_space_count *s = &m->per_space[c->space - m->rt->spaces.v];
 	m->empty++;
 	s->empty++;
@@ -622,6 +742,8 @@ static int empty_place(struct model *m, const struct walk_candidate *c, struct e
 		m->untyped++;
 		s->untyped++;
 	}
+	if (x->aliased)
+		return 0;   /* a reference into a window names nothing, not even a free place */
 	if (m->free_count == m->free_cap) {
 		size_t cap = m->free_cap ? m->free_cap * 2 : 1024;
 		uint32_t *v = xreallocarray(m->free_places, cap, sizeof(*v));
@@ -630,7 +752,7 @@ static int empty_place(struct model *m, const struct walk_candidate *c, struct e
 		m->free_places = v;
 		m->free_cap = cap;
 	}
-	m->free_places[m->free_count++] = (uint32_t)c->addr;
+	m->free_places[m->free_count++] = x->addr;
 	return 0;
 }
 
@@ -680,7 +802,7 @@ static int gather_refs(struct model *m, size_t i, struct err *e)
 static int push(struct model *m, const struct model_obj *o, struct err *e)
 {
 	if (m->count >= MODEL_REF_NONE - 1)   /* indexes are 32-bit (model_refs) */
-		return ERR_SET(e, ERR_UNSUP, o->addr, "more than %u objects", MODEL_REF_NONE - 1);
+		return ERR_SET(e, ERR_UNSUP, model_va(m, o), "more than %u objects", MODEL_REF_NONE - 1);
 	if (m->count == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 4096;
 		struct model_obj *v = xreallocarray(m->objs, cap, sizeof(*v));
@@ -771,7 +893,7 @@ static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass
 	int rc = 0;
 
 	memset(&o, 0, sizeof(o));
-	o.addr = (uint32_t)c->addr;
+	o.addr = x->addr;
 	if (klass == (uint32_t)m->rt->java_lang_class && m->jlc != MODEL_NONE) {
 		if (!class_object(m, x, &o))
 			return 0;
@@ -793,7 +915,7 @@ static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass
 	o.content = o.alloc == MODEL_ALLOCATED ? MODEL_INTACT : c->clobbered ? MODEL_PARTIAL : MODEL_RESIDUE;
 	if (!m->classes[o.cls].fields_ok && o.kind != MODEL_OBJ_ARRAY && o.kind != MODEL_PRIM_ARRAY)
 		o.flags |= MODEL_F_UNCHECKED;
-	o.where = (uint32_t)c->where;
+	o.where = x->where;
 	o.index = c->index;
 	o.place = (uint8_t)c->place;
 	o.space = (uint16_t)(c->space - m->rt->spaces.v);
@@ -807,7 +929,7 @@ static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass
 int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 {
 	struct model *m = arg;
-	struct cand_ctx x = { c, c->space && c->space->name ? c->space->name : "" };
+	struct cand_ctx x = { c, c->space && c->space->name ? c->space->name : "", 0, 0, false };
 	uint32_t klass;
 
 	m->candidates++;
@@ -815,18 +937,34 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 	if (!c->space || c->space < m->rt->spaces.v || c->space >= m->rt->spaces.v + m->rt->spaces.count)
 		return ERR_SET(e, ERR_INTERNAL, c->addr, "candidate at 0x%llx names no space of the runtime model",
 			       (unsigned long long)c->addr);
-	if (c->addr >> MODEL_LOW4G_SHIFT || c->addr & 7 || c->where >> MODEL_LOW4G_SHIFT) {
+	if (c->addr >> MODEL_LOW4G_SHIFT && !(c->addr & 7) && c->addr >= c->space->begin && c->addr < c->space->end) {
+		int rc;
+		const struct model_alias *a = alias_of_space(m, c->space, &rc, e);
+		if (rc)
+			return rc;
+		if (!a) {
+			m->rejected++;   /* the space's one anomaly says why */
+			return 0;
+		}
+		x.aliased = true;
+		x.addr = (uint32_t)(c->addr - a->real + a->alias);
+		x.where = c->where >= a->real && c->where - a->real < a->len ? (uint32_t)(c->where - a->real + a->alias)
+									 : (uint32_t)c->where;
+	} else if (c->addr >> MODEL_LOW4G_SHIFT || c->addr & 7 || c->where >> MODEL_LOW4G_SHIFT) {
 		reject(m, &x, ANOM_CANDIDATE, ERR_CORRUPT, "not an 8-aligned address below 4 GiB:", c->addr);
 		return 0;
+	} else {
+		x.addr = (uint32_t)c->addr;
+		x.where = (uint32_t)c->where;
 	}
 	if (!peek32(m, c->addr + m->rt->layout->object.klass, &klass)) {
 		if (c->alloc == WALK_FREE)
-			return empty_place(m, c, e);
+			return empty_place(m, &x, e);
 		reject(m, &x, ANOM_OBJ_UNMAPPED, ERR_UNMAPPED, "class word not captured at", c->addr);
 		return 0;
 	}
 	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass))
-		return empty_place(m, c, e);   /* a zeroed slot, or the class word holds the allocator's link */
+		return empty_place(m, &x, e);   /* a zeroed slot, or the class word holds the allocator's link */
 	const struct rt_class *k = klass && !(klass & 7) ? runtime_class_at(m->rt, klass) : NULL;
 	if (!k) {
 		reject(m, &x, ANOM_OBJ_CLASS, ERR_CORRUPT, "class word names no Class:", klass);
@@ -867,9 +1005,9 @@ static size_t mark_overlaps(struct model *m)
 			m->rejected++;
 			o->flags |= MODEL_F_DROPPED;
 			dropped++;
-			anomaly_add(m->sink, ANOM_CANDIDATE, ERR_CORRUPT, o->addr, m->rt->spaces.v[o->space].name,
-				    "object at 0x%x (%u bytes) overlaps the object at 0x%x (%u bytes)", o->addr, o->size,
-				    p->addr, p->size);
+			anomaly_add(m->sink, ANOM_CANDIDATE, ERR_CORRUPT, model_va(m, o), m->rt->spaces.v[o->space].name,
+				    "object at 0x%llx (%u bytes) overlaps the object at 0x%llx (%u bytes)",
+				    (unsigned long long)model_va(m, o), o->size, (unsigned long long)model_va(m, p), p->size);
 			continue;
 		}
 		kept = i;
@@ -918,7 +1056,7 @@ static int regather_refs(struct model *m, struct err *e)
 	struct img_drop drop = { 0 };
 	m->ref_count = 0;
 	for (size_t i = 0; i < m->count; i++) {
-		img_drop_behind(m->rt->img, &drop, m->objs[i].addr);
+		img_drop_behind(m->rt->img, &drop, model_va(m, &m->objs[i]));
 		int rc = gather_refs(m, i, e);
 		if (rc)
 			return rc;
@@ -938,13 +1076,13 @@ static void bad_ref_anomaly(struct model *m, struct model_obj *o, uint32_t value
 	o->flags |= MODEL_F_BAD_REF | MODEL_F_DROPPED;
 	m->rejected++;
 	if (model_each_ref(m, o, scan_ref, &b, &why) < 0) {   /* it read when added: say so if not now */
-		anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, space,
-			    "candidate at 0x%x (%s): reference 0x%x is no object start (its offset unknown: %s)",
-			    o->addr, k->name ? k->name : "class ?", value, why.msg);
+		anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, model_va(m, o), space,
+			    "candidate at 0x%llx (%s): reference 0x%x is no object start (its offset unknown: %s)",
+			    (unsigned long long)model_va(m, o), k->name ? k->name : "class ?", value, why.msg);
 		return;
 	}
-	anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, o->addr, space,
-		    "candidate at 0x%x (%s): reference 0x%x at +%u is no object start", o->addr,
+	anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, model_va(m, o), space,
+		    "candidate at 0x%llx (%s): reference 0x%x at +%u is no object start", (unsigned long long)model_va(m, o),
 		    k->name ? k->name : "class ?", b.value, b.off);
 }
 
@@ -1046,7 +1184,7 @@ static uint64_t obj_addr(const void *v, size_t i) { return ((const struct model_
 
 size_t model_find(const struct model *m, uint64_t addr)
 {
-	if (addr >> MODEL_LOW4G_SHIFT)
+	if (addr >> MODEL_LOW4G_SHIFT || (addr >= m->alias_lo && model_alias_at(m, addr)))
 		return MODEL_NONE;
 	if (m->finished)
 		return ix_find(m, addr);
@@ -1063,7 +1201,7 @@ uint64_t model_data_addr(const struct model *m, const struct model_obj *o)
 {
 	if (o->kind != MODEL_STRING && o->kind != MODEL_OBJ_ARRAY && o->kind != MODEL_PRIM_ARRAY)
 		return 0;
-	return (uint64_t)o->addr + data_offset(m, &m->classes[o->cls]);
+	return model_va(m, o) + data_offset(m, &m->classes[o->cls]);
 }
 
 uint32_t model_length(const struct model *m, const struct model_obj *o)

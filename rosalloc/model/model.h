@@ -39,6 +39,18 @@
  * runtime/gc/space/dlmalloc_space-inl.h @R71) it is counted apart as untyped residue: its class
  * is gone, and the model does not guess one.
  *
+ * Spaces above 4 GiB.  Heap references are 32-bit, and so is an object's model address; the
+ * one space of a 64-bit process that holds object bytes above 4 GiB is the mark-compact
+ * collector's from-space (rosalloc/walk/cmc.c).  Its objects get model addresses in an alias
+ * window: a range below 4 GiB, as long as the space, where the image maps nothing and no
+ * runtime space lies (model_alias).  A model address in a window stands for real address
+ * alias - window + real base: model_va gives the real address, and every reader of an
+ * object's bytes and every output that prints an address goes through it; the HPROF id of
+ * such an object is its model address (output/hprof/hprof_mark.h says how a carved HPROF
+ * records the windows).  A reference into a window names no object (model_find): it is read
+ * as memory the image did not capture, as before the window existed.  A space for which no
+ * window is free is not carved (one anomaly, its candidates counted as rejected).
+ *
  * Memory: one 32-byte record per object (struct model_obj, sorted by address after
  * model_finish), 4 bytes per object and per non-null reference (model_refs), the object-start
  * index, per-class tables; object bytes are never copied (they stay in the image's mapped
@@ -101,6 +113,14 @@ struct model_class {
 	uint64_t objects;       /* objects of this class in the model */
 };
 
+/* An alias window (see the top of this file): [alias, alias + len) below 4 GiB stands for
+ * [real, real + len) of space `space`. */
+struct model_alias {
+	uint64_t alias, real, len;
+	uint16_t space;
+	bool failed;            /* no window was free: the space's objects are not carved */
+};
+
 struct model_space_count {
 	uint64_t objects[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT];
 	uint64_t empty;         /* free places without an identifiable object */
@@ -142,6 +162,9 @@ struct model {
 	size_t ref_count, ref_cap;
 	struct model_ix *ix;              /* runs of objects by space, in address order */
 	size_t ix_count;
+	struct model_alias *alias;        /* windows by space, at most one per space */
+	size_t alias_count;
+	uint64_t alias_lo;                /* lowest alias window start, UINT64_MAX when none */
 	bool finished;
 	struct img_drop drop;             /* the walk's pass over the image (model_add) */
 	struct arena arena;
@@ -172,14 +195,25 @@ uint32_t model_refs(const struct model *m, size_t i, const uint32_t **refs);
 void model_release_refs(struct model *m);
 /* Sum of the objects' sizes: the total of a phase that goes through every object. */
 uint64_t model_object_bytes(const struct model *m);
-/* Index of the object starting at addr, MODEL_NONE if none (after model_finish: O(1) through
- * the object-start index). */
+/* Real address of the model address addr (the address itself unless it lies in an alias
+ * window). */
+uint64_t model_addr_va(const struct model *m, uint64_t addr);
+/* Real address of the object: where its bytes lie in the image and what outputs print.  Its
+ * HPROF id is o->addr. */
+static inline uint64_t model_va(const struct model *m, const struct model_obj *o)
+{
+	return o->addr < m->alias_lo ? o->addr : model_addr_va(m, o->addr);
+}
+/* The alias window holding model address addr, NULL if none. */
+const struct model_alias *model_alias_at(const struct model *m, uint64_t addr);
+/* Index of the object starting at addr, MODEL_NONE if none, and for any address in an alias
+ * window (after model_finish: O(1) through the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);
 /* True when addr is the start of an empty free place (m->free_places; after model_finish). */
 bool model_is_free_place(const struct model *m, uint64_t addr);
 /* The space an object lies in. */
 const struct art_space *model_space(const struct model *m, const struct model_obj *o);
-/* Address of the object's data: array elements, string characters (0 for others). */
+/* Real address of the object's data: array elements, string characters (0 for others). */
 uint64_t model_data_addr(const struct model *m, const struct model_obj *o);
 /* Array or string length (elements / characters), 0 for others. */
 uint32_t model_length(const struct model *m, const struct model_obj *o);

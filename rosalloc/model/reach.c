@@ -160,7 +160,7 @@ static int thread_roots(const struct model *m, struct reach *r, struct err *e)
 			continue;
 		s->words++;
 		err_init(&why);
-		if (img_read(rt->img, (uint64_t)o->addr + off, b, 8, &why)) {
+		if (img_read(rt->img, model_va(m, o) + off, b, 8, &why)) {
 			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
 			continue;
 		}
@@ -347,7 +347,7 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 	err_init(&why);
 	if (!m->rt->layout->dex_cache.native_arrays)
 		return 0;
-	if (mirror_dex_cache_read(&m->rt->m, o->addr, &dc, &why)) {
+	if (mirror_dex_cache_read(&m->rt->m, model_va(m, o), &dc, &why)) {
 		anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
 		return 0;
 	}

@@ -52,7 +52,7 @@ static int ref_pass(struct ref_pass *p, struct err *e)
 		const struct model_obj *o = &p->m->objs[i];
 		if (o->alloc != MODEL_ALLOCATED)
 			continue;
-		img_drop_behind(p->m->rt->img, &drop, o->addr);   /* in address order: bounded memory */
+		img_drop_behind(p->m->rt->img, &drop, model_va(p->m, o));   /* in address order: bounded memory */
 		p->self = (uint32_t)i;
 		int rc = model_each_ref(p->m, o, ref_edge, p, e);
 		if (rc < 0)
@@ -126,7 +126,7 @@ bool referrers_field_at(const struct model *m, const struct model_obj *o, uint32
 	memset(f, 0, sizeof(*f));
 	f->declaring = RT_NONE;
 	if (o->kind == MODEL_OBJ_ARRAY) {
-		uint64_t data = model_data_addr(m, o) - o->addr;
+		uint64_t data = model_data_addr(m, o) - model_va(m, o);
 		if (off < data || (off - data) % 4 || off - data >= 4ull * model_length(m, o))
 			return false;
 		f->is_element = true;
@@ -134,7 +134,7 @@ bool referrers_field_at(const struct model *m, const struct model_obj *o, uint32
 		return true;
 	}
 	if (o->kind == MODEL_CLASS) {
-		const struct rt_class *k = runtime_class_at(rt, o->addr);
+		const struct rt_class *k = runtime_class_at(rt, model_va(m, o));
 		const struct rt_statics *s = k ? &m->classes[k - rt->classes].statics : NULL;
 		for (uint32_t i = 0; s && i < s->count; i++)
 			if (s->v[i].offset == off && is_ref_field(&s->v[i])) {

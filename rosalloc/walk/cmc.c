@@ -16,7 +16,14 @@
  * references (and class words) of what it moves.  Every other candidate is emitted free:
  * residue of a dead object, which the object model checks like any free candidate.  Equal
  * dead and live objects (two equal empty arrays) are thus not reported: the bytes cannot tell
- * them apart. */
+ * them apart.
+ *
+ * A 64-bit process maps the from-space anywhere (MapAnonymousAligned asks for the low 4 GiB
+ * only with kObjPtrPoisoning, mark_compact.cc @R14U..R16), so it usually lies above 4 GiB:
+ * it is walked the same way, and the object model gives its residue model addresses in an
+ * alias window below 4 GiB (rosalloc/model/model.h), or records why it cannot.  The residue's
+ * references are left as they are: they name the moving space as it was before the
+ * compaction, whose addresses now hold other objects. */
 #include "rosalloc/walk/walk.h"
 
 #include <string.h>
@@ -203,16 +210,6 @@ int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, s
 		return 0;       /* zeroed after the compaction, or not captured */
 	struct wk w;
 	wk_init(&w, ctx, s);
-	if (end > (uint64_t)UINT32_MAX + 1) {
-		/* 64-bit processes map it anywhere (MapAnonymousAligned, low_4gb only with
-		 * kObjPtrPoisoning, mark_compact.cc @R14U..R16): an object there has no 32-bit
-		 * heap address for the model */
-		wk_anom(&w, ANOM_CONTIGUOUS, ERR_UNSUP, s->begin,
-			"from-space at 0x%llx holds %llu bytes of a pre-compaction heap above 4 GiB: not carved "
-			"(heap addresses are 32-bit)", (unsigned long long)s->begin,
-			(unsigned long long)(end - s->begin));
-		return 0;
-	}
 	const struct art_space *mov = moving_space(ctx->rt, s);
 	if (!mov) {
 		wk_anom(&w, ANOM_CONTIGUOUS, ERR_UNSUP, s->begin,

@@ -2,13 +2,15 @@
 # test_cmc_from_space.sh - residue of dead objects in the mark-compact from-space
 # (rosalloc/walk/cmc.c) on synthetic CMC images (build/synth --heap cmc): the dead objects the
 # generator left there are carved as residue and nothing else is (the survivors' old copies
-# are dropped: with the dead objects zeroed, no residue at all); a from-space above 4 GiB
-# that holds data is an anomaly, not carved; random damage to the from-space under ASan/UBSan
-# neither crashes nor turns into allocated objects.
+# are dropped: with the dead objects zeroed, no residue at all); above 4 GiB (64-bit: 14-oat230,
+# 14, 15, 16, 15 and 16 with 16 KiB pages) the same at the real addresses, with the HPROF ids of
+# the alias window in case.db; a from-space with no free window below 4 GiB is an anomaly, not
+# carved; random damage to the from-space under ASan/UBSan neither crashes nor turns into
+# allocated objects.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$PWD/build/synth
 [ -x "$SYNTH" ] && [ -x "$ASAN_ART" ] || { t_fail "build/synth or $ASAN_ART missing (make all asan)"; t_done; exit; }
-t_need python3 jq || { t_done; exit; }
+t_need python3 jq sqlite3 || { t_done; exit; }
 
 # file offset and captured length of the mapping named NAME in core ("off len va")
 seg() {
@@ -91,15 +93,93 @@ with open(sys.argv[1], 'r+b') as f:
 	rm -rf "$d"
 done
 
-# 64-bit: the from-space lies above 4 GiB; data there is reported, not carved
-d=$TMP/16-64
-if "$SYNTH" --version 16 --heap cmc --bits 64 --seed 4 --size tiny --out "$d" >/dev/null 2>&1 &&
-	set -- $(seg "$d/core" "$d/maps" "mark-compact from-space"); then
-	printf 'live?\0\0\0' | dd of="$d/core" bs=1 seek=$(($1 + 64)) conv=notrunc 2>/dev/null
-	"$ART" carve --json "$d/core" --maps "$d/maps" --include residue -q -o "$d/out" >"$d/c.json" 2>"$d/err"
-	if jq -e '[.anomalies.records[] | select(.message | test("above 4 GiB: not carved"))] | length == 1' "$d/c.json" >/dev/null &&
+# 64-bit: the from-space lies above 4 GiB (MapAnonymousAligned without low_4gb); its residue
+# is carved with model addresses in an alias window below 4 GiB, and every output gives the
+# real address: objects.jsonl and case.db (with the HPROF id beside it), validate against the
+# truth's real addresses
+for fam in 14-oat230 14 15 16 15:16k 16:16k; do
+	v=${fam%%:*} page=
+	[ "$v" != "$fam" ] && page="--page ${fam#*:}"
+	d=$TMP/$v-64${page:+-16k}
+	# shellcheck disable=SC2086
+	"$SYNTH" --version $v --heap cmc --bits 64 $page --seed 4 --size small --out "$d" >/dev/null 2>&1 ||
+		{ t_fail "$fam/64: generating"; continue; }
+	base=$(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) .*mark-compact from-space.*/\1 \2/p' "$d/maps" | head -n 1)
+	lo=$((0x${base% *})) hi=$((0x${base#* }))
+	ndead=$(grep -c '"space":"cmc-from-space"' "$d/truth.jsonl")
+	if ! { [ "$lo" -ge 4294967296 ] && [ "$ndead" -gt 0 ]; }; then
+		t_fail "$fam/64: from-space at $lo with $ndead dead objects (expected data above 4 GiB)"; continue
+	fi
+	if ! "$ART" carve "$d/core" --maps "$d/maps" --include residue -q -o "$d/out" >/dev/null 2>"$d/err" ||
+		! "$ART" validate --json "$d/out/heap.hprof" "$d/truth.jsonl" >"$d/v.json" 2>>"$d/err"; then
+		t_fail "$fam/64: carve or validate: $(head -n 2 "$d/err")"; continue
+	fi
+	# the residue objects.jsonl gives in the from-space, by real address, against the truth's
+	grep '"space":"cmc-from-space"' "$d/truth.jsonl" | sed 's/^{"addr":"\(0x[0-9a-f]*\)".*/\1/' | sort >"$d/t.addr"
+	jq -r 'select(.content == "residue" and .space_kind == "MarkCompactMap") | .address' \
+		"$d/out/objects.jsonl" | sort >"$d/c.addr"
+	carved=$(wc -l <"$d/c.addr") right=$(comm -12 "$d/t.addr" "$d/c.addr" | wc -l)
+	r=$(residue "$d/v.json")
+	set -- $r
+	echo "$fam/64: from-space 0x${base% *}: residue truth $ndead, carved $carved, right $right;" \
+		"validate residue truth/matched/same/result/right $r"
+	[ "$carved" = "$ndead" ] && [ "$right" = "$ndead" ] && [ "$2" = "$3" ] && [ "$3" = "$4" ] && [ "$4" = "$5" ] &&
+		[ "$2" -ge "$ndead" ] &&
+		t_ok "$fam/64: $ndead dead objects above 4 GiB carved as residue at their real addresses (recall = precision = 1)" ||
+		t_fail "$fam/64: residue truth $ndead, carved $carved, right $right, validate $r"
+	# case.db: the same objects by real address, each with its HPROF id below 4 GiB; MAT's id
+	# of the first one leads back to it
+	first=$(head -n 1 "$d/t.addr")
+	id=$(jq -r --arg a "$first" 'select(.address == $a) | .hprof_id' "$d/out/objects.jsonl")
+	q=$(sqlite3 "$d/out/case.db" "SELECT (SELECT count(*) FROM objects WHERE address >= $lo AND address < $hi AND content = 'residue'),
+		(SELECT count(*) FROM hprof_ids), (SELECT printf('0x%x', hprof_id) FROM hprof_ids WHERE address = $first),
+		(SELECT count(*) FROM hprof_ids h JOIN objects o USING(address) WHERE h.hprof_id >= 4294967296 OR o.content != 'residue');" 2>&1)
+	[ "$q" = "$ndead|$ndead|$id|0" ] && [ -n "$id" ] && [ "$id" != "null" ] &&
+		t_ok "$fam/64: case.db holds the $ndead at their real addresses, hprof_ids maps $first to $id as objects.jsonl does" ||
+		t_fail "$fam/64: case.db gives '$q', objects.jsonl hprof_id of $first '$id' (dead $ndead)"
+	[ "$fam" = 16 ] && cp -r "$d" "$TMP/keep-16-64"
+	rm -rf "$d"
+done
+
+# no window below 4 GiB is free (every gap mapped in the listing): reported, not carved
+d=$TMP/keep-16-64
+if [ -d "$d" ]; then
+	python3 - "$d/maps" >"$d/maps.full" <<'EOF2'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+spans = sorted((int(l.split('-')[0], 16), int(l.split()[0].split('-')[1], 16)) for l in lines)
+out, at = list(lines), 0x10000
+for b, e in spans + [(1 << 32, 1 << 32)]:
+    if b > at and at < (1 << 32):
+        out.append('%08x-%08x ---p 00000000 00:00 0    [anon:filler]' % (at, min(b, 1 << 32)))
+    at = max(at, e)
+print('\n'.join(sorted(out, key=lambda l: int(l.split('-')[0], 16))))
+EOF2
+	"$ART" carve --json "$d/core" --maps "$d/maps.full" --include residue -q -o "$d/out2" >"$d/c.json" 2>"$d/err"
+	if jq -e '[.anomalies.records[] | select(.message | test("lies above 4 GiB and no unmapped window"))] | length == 1' "$d/c.json" >/dev/null &&
 		jq -e '.states.residue == 0' "$d/c.json" >/dev/null; then
-		t_ok "64-bit from-space with data above 4 GiB: reported, not carved"
-	else t_fail "64-bit from-space: $(jq -c '.anomalies.records, .states' "$d/c.json" 2>&1 | cut -c1-300) $(head -n 2 "$d/err")"; fi
-else t_fail "16/64: generating or finding the from-space"; fi
+		t_ok "64-bit from-space with no free window below 4 GiB: reported once, not carved"
+	else t_fail "no window: $(jq -c '.anomalies.records, .states' "$d/c.json" 2>&1 | cut -c1-300) $(head -n 2 "$d/err")"; fi
+	# random damage to the from-space above 4 GiB under ASan/UBSan
+	set -- $(seg "$d/core" "$d/maps" "mark-compact from-space")
+	off=$1 len=$2 bad=0
+	for i in $(seq 1 15); do
+		cp "$d/core" "$d/core.bad"
+		python3 -c "
+import random, sys
+r = random.Random($i * 7919 + 64)
+with open(sys.argv[1], 'r+b') as f:
+    for _ in range(16):
+        f.seek($off + r.randrange($len // 8) * 8)
+        f.write(r.getrandbits(64).to_bytes(8, 'little'))" "$d/core.bad"
+		"$ASAN_ART" carve --json "$d/core.bad" --maps "$d/maps" --include residue -q -o "$d/out3" >"$d/c3.json" 2>"$d/err3"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -q 'Sanitizer' "$d/err3"; then
+			bad=$((bad + 1)); echo "round $i: exit $rc $(grep -m1 -E 'Sanitizer|error' "$d/err3")"
+		fi
+		rm -rf "$d/out3"
+	done
+	[ $bad = 0 ] && t_ok "16/64: 15 rounds of damage to the from-space above 4 GiB under ASan/UBSan: no crash" ||
+		t_fail "16/64: $bad of 15 damaged from-spaces failed"
+else t_fail "16/64: no image kept for the window and damage checks"; fi
 t_done

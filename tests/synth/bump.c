@@ -103,7 +103,7 @@ static int dead_object(struct model *m, uint64_t a, uint64_t end)
 	}
 	if (cls < 0 || RUP(size, 8) > end - a)
 		return -1;
-	if ((o = model_new_obj(m, (uint32_t)a, size, cls, SP_CMC_FROM, OW_CMC_FROM)) < 0)
+	if ((o = model_new_obj(m, a, size, cls, SP_CMC_FROM, OW_CMC_FROM)) < 0)
 		return -1;
 	m->o[o].alloc = OB_FREE;
 	m->o[o].content = OB_RESIDUE;
@@ -129,7 +129,10 @@ static int dead_object(struct model *m, uint64_t a, uint64_t end)
  * before that compaction, offset for offset.  This compaction found the main block live and
  * what followed it dead, so nothing moved: the main block is there again byte for byte
  * (copies, not objects of the truth), and where the TLABs now lie lay the dead objects
- * (truth: free, residue, unreachable). */
+ * (truth: free, residue, unreachable).  A 64-bit process maps the from-space anywhere
+ * (MapAnonymousAligned without low_4gb, mark_compact.cc @R14U..R16; work.c puts it above
+ * 4 GiB): it is written the same way, and its dead objects carry their 64-bit addresses in
+ * the truth (their class words, like every heap reference, stay 32-bit). */
 int bump_from_space(struct bump *b, struct vmap *from)
 {
 	struct model *m = b->m;
@@ -138,12 +141,6 @@ int bump_from_space(struct bump *b, struct vmap *from)
 
 	if (!from || from->rw_size < RUP(all ? all : 8, m->page) || m->fam->str != FAM_STR_COMPRESSED)
 		return -1;
-	if (from->va + from->size > 0x100000000ull) {
-		/* mapped above 4 GiB (64-bit: MapAnonymousAligned without low_4gb): objects there
-		 * have no 32-bit address, in ART's heap or in this truth; left zero */
-		from->rw_size = m->page;
-		return 0;
-	}
 	from->rw_size = RUP(all ? all : 8, m->page);
 	uint8_t *dst = vm_ptr(&m->vm, from->va, from->rw_size), *src = vm_ptr(&m->vm, b->begin, live);
 	if (!dst || (live && !src))

@@ -10,7 +10,7 @@ const char *const ow_names[] = {"none", "run", "thread-local-run", "pages", "reg
 	"large-region", "unevacuated-region", "chunk", "bump", "los-map", "los-freelist", "image",
 	"cmc-from-space"};
 
-int model_new_obj(struct model *m, uint32_t addr, uint32_t size, int cls, enum sp_kind sp, uint8_t where)
+int model_new_obj(struct model *m, uint64_t addr, uint32_t size, int cls, enum sp_kind sp, uint8_t where)
 {
 	if (m->no == m->cap_o) {
 		unsigned cap = m->cap_o ? m->cap_o * 2 : 1024;

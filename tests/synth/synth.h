@@ -7,7 +7,8 @@
  * as truth (one record per object) so an independent checker can compare.
  *
  * Address space: every mapping is a zero-filled buffer; objects are written little-endian.
- * Heap references are 32-bit in 32- and 64-bit processes (all heap mappings lie below 4 GiB). */
+ * Heap references are 32-bit in 32- and 64-bit processes (all heap mappings lie below 4 GiB;
+ * the mark-compact from-space of a 64-bit process lies above, bump.c). */
 #ifndef SYNTH_H
 #define SYNTH_H
 
@@ -210,7 +211,7 @@ enum ob_content { OB_INTACT, OB_PARTIAL, OB_RESIDUE };
 enum ob_reach { OB_REACHABLE, OB_UNREACHABLE };
 
 struct obj {
-	uint32_t addr;
+	uint64_t addr;          /* below 4 GiB but in the from-space of a 64-bit process */
 	uint32_t size;          /* SizeOf() (unrounded) */
 	int cls;
 	enum sp_kind space;
@@ -282,7 +283,7 @@ struct model {
 	struct wbuf notes;      /* extra README text */
 };
 
-int model_new_obj(struct model *m, uint32_t addr, uint32_t size, int cls, enum sp_kind sp,
+int model_new_obj(struct model *m, uint64_t addr, uint32_t size, int cls, enum sp_kind sp,
 		  uint8_t where);
 
 #endif

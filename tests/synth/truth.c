@@ -88,7 +88,7 @@ static int class_of_obj(const struct model *m, const struct obj *o)
 	return -1;
 }
 
-static void fields_json(struct wbuf *b, struct model *m, uint32_t addr, int cls, uint32_t size)
+static void fields_json(struct wbuf *b, struct model *m, uint64_t addr, int cls, uint32_t size)
 {
 	int chain[16], n = 0;
 	bool first = true;
@@ -124,7 +124,7 @@ static void payload(struct wbuf *b, struct model *m, int oi)
 	if (k->kind == CK_PRIM_ARRAY || k->kind == CK_OBJ_ARRAY) {
 		char elem = k->kind == CK_OBJ_ARRAY ? 'L' : m->k[k->component].prim;
 		unsigned es = elem == 'L' ? 4 : klass_type_size((char[]){elem, 0});
-		uint32_t d = o->addr + array_data_off(elem);
+		uint64_t d = o->addr + array_data_off(elem);
 		uint8_t *p = vm_ptr(v, d, (uint64_t)es * o->length);
 		wbuf_printf(b, ",\"length\":%u,\"element_type\":\"%s\",\"data_fnv1a64\":\"%016llx\"", o->length,
 			    elem == 'L' ? m->k[k->component].descriptor : (char[]){elem, 0},
@@ -143,7 +143,7 @@ static void payload(struct wbuf *b, struct model *m, int oi)
 	fields_json(b, m, o->addr, o->cls, o->size);
 	if (k->kind == CK_STRING) {
 		uint16_t *tmp = xcalloc(o->length + 1, 2);
-		uint32_t base = o->addr + 16;
+		uint64_t base = o->addr + 16;
 		if (m->fam->str == FAM_STR_ARRAY)
 			base = vm_r32(v, o->addr + 8) + 12;
 		for (uint32_t i = 0; tmp && i < o->length; i++)
@@ -196,7 +196,7 @@ static void envelope(struct wbuf *b, struct model *m, int oi)
 	struct obj *o = &m->o[oi];
 	char name[200];
 	klass_java_name(m, o->cls, name, sizeof(name));
-	wbuf_printf(b, "{\"addr\":\"0x%x\",\"class\":", o->addr);
+	wbuf_printf(b, "{\"addr\":\"0x%llx\",\"class\":", (unsigned long long)o->addr);
 	json_str(b, name);
 	wbuf_printf(b, ",\"class_addr\":\"0x%x\",\"size\":%u,\"kind\":\"%s\",\"space\":\"%s\",\"where\":\"%s\"",
 		    m->k[o->cls].addr, o->size, kind_name(m, o), sp_names[o->space], ow_names[o->where]);
