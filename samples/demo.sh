@@ -3,7 +3,8 @@
 # synthetic Android 11 process image samples/android11-64bit (made by `make samples`), show
 # what was found (objects per state, the dropped chat messages and session tokens) next to the
 # image's ground truth, then every output carve wrote, with its size and how to open it; then
-# the Android 14 sample whose heap is the mark-compact (CMC) collector's bump-pointer space.
+# the Android 14 sample whose heap is the mark-compact (CMC) collector's bump-pointer space,
+# with the residue of its from-space above 4 GiB.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/demo
@@ -65,5 +66,10 @@ echo "   its main space is a bump-pointer space (no RosAlloc page map, no region
 mkdir -p "$out/cmc"
 ./build/artcarve carve "$c/core" --maps "$c/maps" -o "$out/cmc" >"$out/cmc/carve.txt"
 sed -n '/^layout:/p;/^objects:/p;/^spaces:/,/^strings:/p' "$out/cmc/carve.txt" | sed '$d'
+echo "   the collector's from-space above 4 GiB still holds the heap before the last compaction;"
+echo "   carve --include residue gives its dead objects at their real addresses (objects.jsonl):"
+mkdir -p "$out/cmc-residue"
+./build/artcarve carve "$c/core" --maps "$c/maps" --include residue -q -o "$out/cmc-residue" >/dev/null
+grep -m 2 '"hprof_id"' "$out/cmc-residue/objects.jsonl" | cut -c1-150
 echo
 echo "demo outputs are in $out/ (carve.txt, $(cd "$out" && ls | grep -v '^carve.txt$' | tr '\n' ' ' | sed 's/ $//; s/ /, /g'))"

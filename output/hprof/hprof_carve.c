@@ -91,6 +91,7 @@ struct hc_plan {
 	uint32_t *off;
 	uint8_t *size;
 	uint8_t *shift;              /* 64 - 8 * size: see payload_words */
+	uint8_t *ref;                /* 1: a reference field */
 	uint64_t word_end;           /* the end of the last 8-byte load payload_words makes */
 	uint32_t count_at;           /* String: the field holding count_ (written as the length), else n */
 	uint32_t value_at;           /* String: fields before its value id, else n */
@@ -321,6 +322,14 @@ static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct 
 	return hprof_put_heap_info(&h->w, &hi, e);
 }
 
+/* A reference value in an alias window names no object of the process (the window is
+ * unmapped: rosalloc/model/model.h) but is the id of an object above 4 GiB here: written
+ * null, so that no reader links it (objects.jsonl and case.db keep the value read). */
+static bool names_window(const struct hc *h, uint64_t v)
+{
+	return v >= h->m->alias_lo && model_alias_at(h->m, v);
+}
+
 static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = h->m->rt;
@@ -357,6 +366,8 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 		rc = string_id(&h->str, &h->w, sf->name, strlen(sf->name), &id, e);
 		st[f] = (struct hprof_class_entry){ .key = id, .type = t,
 						    .value = le_value(h->bytes + sf->offset, size) };
+		if (h->aliases && t == HPROF_T_OBJECT && names_window(h, st[f].value))
+			st[f].value = 0;
 	}
 	for (uint32_t f = 0; rc == 0 && f < nf; f++) {
 		uint32_t id = 0;
@@ -410,7 +421,8 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 	p->off = arena_array(&h->names, n ? n : 1, sizeof(*p->off));
 	p->size = arena_array(&h->names, n ? n : 1, sizeof(*p->size));
 	p->shift = arena_array(&h->names, n ? n : 1, sizeof(*p->shift));
-	if (!p->off || !p->size || !p->shift)
+	p->ref = arena_array(&h->names, n ? n : 1, sizeof(*p->ref));
+	if (!p->off || !p->size || !p->shift || !p->ref)
 		return hc_nomem(e);
 	p->count_at = p->value_at = UINT32_MAX;
 	depth = 0;
@@ -422,6 +434,7 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 			    t == HPROF_T_INT)
 				p->count_at = p->n;
 			p->off[p->n] = k->fields[f].offset;
+			p->ref[p->n] = t == HPROF_T_OBJECT;
 			p->size[p->n] = (uint8_t)hprof_type_size(t, HC_ID);
 			p->shift[p->n++] = (uint8_t)(64 - 8 * hprof_type_size(t, HC_ID));
 			if ((uint64_t)k->fields[f].offset + 8 > p->word_end)
@@ -478,6 +491,20 @@ static void payload_fields(struct hc *h, const struct model_obj *o, const struct
 	}
 }
 
+/* Nulls the reference fields of a composed INSTANCE_DUMP payload that name a window. */
+static void null_window_refs(const struct hc *h, const struct hc_plan *p, uint8_t *d)
+{
+	for (uint32_t i = 0; i <= p->n; i++) {
+		if (i == p->value_at)
+			d += HC_ID;   /* the String's value id: its own array, kept */
+		if (i == p->n)
+			break;
+		if (p->ref[i] && names_window(h, ld_u32be(d)))
+			memset(d, 0, HC_ID);
+		d += p->size[i];
+	}
+}
+
 /* The INSTANCE_DUMP: fields of the class, then of its super classes, composed in the record. */
 static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 {
@@ -498,6 +525,8 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 		payload_words(p, h->bytes, d);
 	else
 		payload_fields(h, o, p, d);
+	if (h->aliases)
+		null_window_refs(h, p, d);
 	return 0;
 }
 
@@ -527,6 +556,9 @@ static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		h->elems[i] = ld_u32le(h->bytes + data + 4ull * i);
+	for (uint32_t i = 0; h->aliases && i < n; i++)
+		if (names_window(h, h->elems[i]))
+			h->elems[i] = 0;
 	h->st->obj_arrays++;
 	return hprof_put_obj_array(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->elems, n, e);
 }

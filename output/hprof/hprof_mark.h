@@ -41,7 +41,9 @@
  * are written only when the file has windows; their ids are taken like mark ids, and a
  * ROOT_UNKNOWN keeps each instance visible in MAT, where it tells an investigator which
  * real address an id stands for.  A reader that compares ids with real addresses (validate)
- * maps them through these records. */
+ * maps them through these records.  A reference field or element whose value lies in a
+ * window names no object of the process (the window is unmapped memory) and is written null,
+ * so that no reader links it to the object whose id it happens to be. */
 #ifndef ARTCARVE_HPROF_MARK_H
 #define ARTCARVE_HPROF_MARK_H
 

@@ -102,7 +102,7 @@ for fam in 14-oat230 14 15 16 15:16k 16:16k; do
 	[ "$v" != "$fam" ] && page="--page ${fam#*:}"
 	d=$TMP/$v-64${page:+-16k}
 	# shellcheck disable=SC2086
-	"$SYNTH" --version $v --heap cmc --bits 64 $page --seed 4 --size small --out "$d" >/dev/null 2>&1 ||
+	"$SYNTH" --version $v --heap cmc --bits 64 $page --seed 1 --size small --out "$d" >/dev/null 2>&1 ||
 		{ t_fail "$fam/64: generating"; continue; }
 	base=$(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) .*mark-compact from-space.*/\1 \2/p' "$d/maps" | head -n 1)
 	lo=$((0x${base% *})) hi=$((0x${base#* }))
@@ -160,6 +160,41 @@ EOF2
 		jq -e '.states.residue == 0' "$d/c.json" >/dev/null; then
 		t_ok "64-bit from-space with no free window below 4 GiB: reported once, not carved"
 	else t_fail "no window: $(jq -c '.anomalies.records, .states' "$d/c.json" 2>&1 | cut -c1-300) $(head -n 2 "$d/err")"; fi
+	# a live reference into the alias window names nothing: the first element of an allocated
+	# object array is set to the HPROF id of a residue object; the value is kept as read
+	# (objects.jsonl), the residue stays unreachable, and heap.hprof writes the element null
+	"$ART" carve "$d/core" --maps "$d/maps" --include residue -q -o "$d/o1" >/dev/null 2>&1
+	arr=$(jq -r 'select(.kind == "object-array" and .alloc == "allocated" and .length > 0) | .address' "$d/o1/objects.jsonl" | head -n 1)
+	alias=$(jq -r 'select(.hprof_id) | .hprof_id' "$d/o1/objects.jsonl" | head -n 1)
+	real=$(jq -r 'select(.hprof_id) | .address' "$d/o1/objects.jsonl" | head -n 1)
+	cp "$d/core" "$d/core.ref"
+	python3 - "$d/core.ref" "$arr" "$alias" <<'EOF2'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+va, v = int(sys.argv[2], 16) + 12, int(sys.argv[3], 16)
+phoff = struct.unpack_from('<Q', b, 32)[0]; phentsize, phnum = struct.unpack_from('<HH', b, 54)
+for i in range(phnum):
+    typ, _, off, vaddr, _, filesz = struct.unpack_from('<IIQQQQ', b, phoff + i * phentsize)
+    if typ == 1 and vaddr <= va < vaddr + filesz:
+        struct.pack_into('<I', b, off + va - vaddr, v)
+        open(sys.argv[1], 'wb').write(b)
+        sys.exit(0)
+sys.exit(1)
+EOF2
+	"$ART" carve "$d/core.ref" --maps "$d/maps" --include residue -q -o "$d/o2" >/dev/null 2>"$d/err"
+	kept=$(jq -r --arg a "$arr" 'select(.address == $a) | "\(.alloc) \(.elements[0])"' "$d/o2/objects.jsonl")
+	reach=$(sqlite3 "$d/o2/case.db" "SELECT reach FROM objects WHERE address = $real" 2>&1)
+	inh=$(python3 - "$d/o2/heap.hprof" "$arr" <<'EOF2'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+i = b.find(b'\x22' + struct.pack('>II', int(sys.argv[2], 16), 0))
+print('0x%x' % struct.unpack_from('>I', b, i + 17)[0] if i >= 0 else 'none')
+EOF2
+)
+	echo "array $arr element 0 set to $alias (the id of $real): objects.jsonl '$kept', residue reach '$reach', heap.hprof element $inh"
+	[ "$kept" = "allocated $alias" ] && [ "$reach" = unreachable ] && [ "$inh" = 0x0 ] &&
+		t_ok "a reference into the alias window names no object (kept as read, residue unreachable, null in heap.hprof)" ||
+		t_fail "reference into the window: objects.jsonl '$kept', reach '$reach', heap.hprof '$inh' $(head -n 2 "$d/err")"
 	# random damage to the from-space above 4 GiB under ASan/UBSan
 	set -- $(seg "$d/core" "$d/maps" "mark-compact from-space")
 	off=$1 len=$2 bad=0

@@ -21,7 +21,7 @@
 
 enum {
 	C_OBJECT = 0x1000, C_STRING = 0x1100, C_NODE = 0x1200, C_DEXCACHE = 0x1300, C_OARR = 0x1400,
-	C_CLASS = 0x1500, C_MARK_FREE = 0x1601, C_MARK_UNREACH = 0x1611,
+	C_CLASS = 0x1500, C_MARK_FREE = 0x1601, C_MARK_UNREACH = 0x1611, C_ALIAS = 0x1621, ALIAS_INST = 0xffffffc1,
 	S1 = 0x2000, S2 = 0x2040, N1 = 0x2100, N2 = 0x2120, N3 = 0x2140, DC = 0x2200, ARR = 0x2300,
 	PRIM = 0x2400, INVENTED = 0x3000,
 };
@@ -29,6 +29,7 @@ enum {
 struct mods {
 	unsigned id_size;
 	bool drop_n3, invent, wrong_class_n2, marks, mark_n1, free_n3;
+	bool alias;             /* ids [PRIM, PRIM + 0x100) stand for REAL_PRIM (hprof_mark.h) */
 	uint32_t n1_id;
 	const char *s1_text;
 };
@@ -47,8 +48,10 @@ static const char *const names[] = {
 	"java.lang.Object", "java.lang.String", "Node", "java.lang.DexCache", "[Ljava/lang/Object;",
 	"java.lang.Class", "artcarve.mark.Free[]", "artcarve.mark.Unreachable[]", "app", "shadow$_klass_",
 	"shadow$_monitor_", "count", "hash", "value", "id", "next", "big", "location", "runtimeInternalObjects",
-	"$classOverhead",
+	"$classOverhead", "artcarve.mark.AddressAlias", "idBase", "addressBase", "length",
 };
+
+#define REAL_PRIM 0x7f44002400ull   /* PRIM's real address above 4 GiB (mods.alias) */
 
 static uint64_t str_id(struct bld *b, const char *s)
 {
@@ -160,6 +163,8 @@ static int build(struct wbuf *out, const struct mods *m)
 	load_class(&b, C_DEXCACHE, "java.lang.DexCache");
 	load_class(&b, C_OARR, "[Ljava/lang/Object;");     /* JVM form: compared in Java form */
 	load_class(&b, C_CLASS, "java.lang.Class");
+	if (m->alias)
+		load_class(&b, C_ALIAS, hprof_mark_alias_class());
 	if (m->marks) {
 		load_class(&b, C_MARK_FREE, hprof_mark_class(HPROF_MARK_FREE));
 		load_class(&b, C_MARK_UNREACH, hprof_mark_class(HPROF_MARK_UNREACHABLE));
@@ -186,6 +191,20 @@ static int build(struct wbuf *out, const struct mods *m)
 	heap_class(&b, C_DEXCACHE, C_OBJECT, f_dex, 2, NULL, NULL, 0);
 	heap_class(&b, C_OARR, C_OBJECT, NULL, 0, NULL, NULL, 0);
 	heap_class(&b, C_CLASS, C_OBJECT, NULL, 0, NULL, NULL, 0);
+	if (m->alias) {
+		static const struct fdef f_alias[] = { { "idBase", HPROF_T_LONG }, { "addressBase", HPROF_T_LONG },
+						       { "length", HPROF_T_LONG } };
+		struct hprof_root ar = { .tag = HPROF_ROOT_UNKNOWN, .id = ALIAS_INST };
+		heap_class(&b, C_ALIAS, 0, f_alias, 3, NULL, NULL, 0);
+		wbuf_init(&v);
+		put_be(&v, 8, PRIM);
+		put_be(&v, 8, REAL_PRIM);
+		put_be(&v, 8, 0x100);
+		instance(&b, ALIAS_INST, C_ALIAS, &v);
+		wbuf_release(&v);
+		if (!b.rc)
+			b.rc = hprof_put_root(&b.w, &ar, &b.e);
+	}
 	if (m->marks) {
 		heap_class(&b, C_MARK_FREE, C_OBJECT, NULL, 0, NULL, NULL, 0);
 		heap_class(&b, C_MARK_UNREACH, C_OBJECT, NULL, 0, NULL, NULL, 0);
@@ -494,7 +513,7 @@ static uint64_t fnv_le32(const uint32_t *v, unsigned n)
 	return h;
 }
 
-static void jsonl_truth(struct wbuf *j, const char *s1, unsigned prim_last, unsigned count)
+static void jsonl_truth_at(struct wbuf *j, const char *s1, unsigned prim_last, unsigned count, uint64_t prim)
 {
 	uint32_t p[3] = { 1, 2, prim_last };
 	wbuf_init(j);
@@ -505,12 +524,17 @@ static void jsonl_truth(struct wbuf *j, const char *s1, unsigned prim_last, unsi
 		    "{\"name\":\"count\",\"type\":\"I\",\"offset\":8,\"value\":%u},"
 		    "{\"name\":\"hash\",\"type\":\"I\",\"offset\":12,\"value\":0}],"
 		    "\"length\":3,\"compressed\":true,\"string\":\"%s\"}\n", S1, C_STRING, count, s1);
-	wbuf_printf(j, "\n{\"reach\":\"unreachable\",\"addr\":\"0x%x\",\"class\":\"int[]\",\"kind\":\"primitive-array\","
+	wbuf_printf(j, "\n{\"reach\":\"unreachable\",\"addr\":\"0x%llx\",\"class\":\"int[]\",\"kind\":\"primitive-array\","
 		    "\"space\":\"los\",\"alloc\":\"allocated\",\"content\":\"intact\",\"length\":3,"
-		    "\"elements\":[1,2,%u],\"element_type\":\"I\",\"data_fnv1a64\":\"%016llx\"}\n", PRIM, prim_last,
+		    "\"elements\":[1,2,%u],\"element_type\":\"I\",\"data_fnv1a64\":\"%016llx\"}\n", (unsigned long long)prim, prim_last,
 		    (unsigned long long)fnv_le32(p, 3));
 	wbuf_printf(j, "{\"addr\":\"0x%x\",\"class\":\"Node\",\"kind\":\"instance\",\"space\":\"region\","
 		    "\"alloc\":\"free\",\"content\":\"residue\",\"reach\":\"unreachable\",\"fields\":[]}\n", 0x5000);
+}
+
+static void jsonl_truth(struct wbuf *j, const char *s1, unsigned prim_last, unsigned count)
+{
+	jsonl_truth_at(j, s1, prim_last, count, PRIM);
 }
 
 static void test_jsonl(void)
@@ -569,6 +593,36 @@ static void test_jsonl(void)
 	}
 	vd_report_free(r);
 	wbuf_release(&j);
+
+	T_SECTION("address aliases: ids of an AddressAlias window meet the truth's real addresses");
+	{
+		struct wbuf a;
+		struct mods m = base;
+		m.alias = true;
+		jsonl_truth_at(&j, "abc", 3, 3, REAL_PRIM);
+		if ((r = compare(&t, &j, NULL))) {     /* no window: the int[] above 4 GiB is missed */
+			T_EQ_U(r->overall.matched, 1);
+			T_CHECK(r->missed.n == 1 && r->missed.v[0].id == REAL_PRIM, "missed: %u, 0x%llx", r->missed.n,
+				r->missed.n ? (unsigned long long)r->missed.v[0].id : 0ull);
+		}
+		vd_report_free(r);
+		build(&a, &m);
+		if ((r = compare(&a, &j, NULL))) {
+			T_EQ_U(r->result_info.objects, 14);     /* the alias class and instance are no objects */
+			T_EQ_U(r->overall.matched, 2);
+			T_EQ_U(r->fields.elements_equal, 3);
+			T_EQ_U(r->missed.n, 0);
+		}
+		vd_report_free(r);
+		wbuf_release(&j);
+		jsonl_truth_at(&j, "abc", 3, 3, REAL_PRIM + 8);
+		if ((r = compare(&a, &j, NULL)))        /* a truth object in the window, at no result id */
+			T_CHECK(r->missed.n == 1 && r->missed.v[0].id == REAL_PRIM + 8, "missed %u 0x%llx", r->missed.n,
+				r->missed.n ? (unsigned long long)r->missed.v[0].id : 0ull);
+		vd_report_free(r);
+		wbuf_release(&a);
+		wbuf_release(&j);
+	}
 
 	T_SECTION("truth.jsonl: damaged lines are refused with their line number");
 	static const char *const bad[] = {
@@ -708,6 +762,13 @@ static int write_seeds(const char *dir)
 	build(&x, &m);
 	rc |= write_seed(dir, "id8-against-id4.seed", &x, &t);
 	rc |= write_seed(dir, "hprof-against-jsonl.seed", &t, &j);
+	m = base;
+	m.alias = true;
+	wbuf_release(&x);
+	build(&x, &m);
+	wbuf_release(&j);
+	jsonl_truth_at(&j, "abc", 3, 3, REAL_PRIM);
+	rc |= write_seed(dir, "alias-against-jsonl.seed", &x, &j);
 	wbuf_release(&x);
 	wbuf_release(&t);
 	wbuf_release(&j);
