@@ -637,6 +637,7 @@ static int alias_records(struct hc *h, struct err *e)
 		for (int f = 0; f < 24; f++)
 			d[f] = (uint8_t)(v[f / 8] >> (56 - 8 * (f % 8)));   /* big-endian */
 		rc = hprof_put_root(&h->w, &root, e);
+		h->st->alias_windows++;
 	}
 	return rc;
 }
@@ -784,8 +785,10 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	h.o = o;
 	h.st = st;
 	h.heap = -1;
-	for (size_t i = 0; i < m->alias_count; i++)
-		h.aliases = h.aliases || !m->alias[i].failed;
+	/* the windows are written when the file holds an object above 4 GiB (--include) */
+	for (size_t i = 0; i < m->count && !h.aliases && m->alias_lo != UINT64_MAX; i++)
+		h.aliases = m->objs[i].addr >= m->alias_lo && model_va(m, &m->objs[i]) != m->objs[i].addr &&
+			    object_written(&h, &m->objs[i]);
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);

@@ -38,9 +38,9 @@
  * fields in this order: idBase, addressBase, length.  An id in [idBase, idBase + length)
  * stands for the real address addressBase + (id - idBase), and so do the ids of the records
  * ART invents inside such an object (a String's value array).  The class and its instances
- * are written only when the file has windows; their ids are taken like mark ids, and a
- * ROOT_UNKNOWN keeps each instance visible in MAT, where it tells an investigator which
- * real address an id stands for.  A reader that compares ids with real addresses (validate)
+ * are written only when the file holds objects in windows; their ids are taken like mark
+ * ids, and a ROOT_UNKNOWN keeps each instance visible in MAT, where it tells an investigator
+ * which real address an id stands for.  A reader that compares ids with real addresses (validate)
  * maps them through these records.  A reference field or element whose value lies in a
  * window names no object of the process (the window is unmapped memory) and is written null,
  * so that no reader links it to the object whose id it happens to be. */

@@ -8,6 +8,7 @@
 # carved; random damage to the from-space under ASan/UBSan neither crashes nor turns into
 # allocated objects.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/visualvm_lib.sh"
 SYNTH=$PWD/build/synth
 [ -x "$SYNTH" ] && [ -x "$ASAN_ART" ] || { t_fail "build/synth or $ASAN_ART missing (make all asan)"; t_done; exit; }
 t_need python3 jq sqlite3 || { t_done; exit; }
@@ -137,7 +138,14 @@ for fam in 14-oat230 14 15 16 15:16k 16:16k; do
 	[ "$q" = "$ndead|$ndead|$id|0" ] && [ -n "$id" ] && [ "$id" != "null" ] &&
 		t_ok "$fam/64: case.db holds the $ndead at their real addresses, hprof_ids maps $first to $id as objects.jsonl does" ||
 		t_fail "$fam/64: case.db gives '$q', objects.jsonl hprof_id of $first '$id' (dead $ndead)"
-	[ "$fam" = 16 ] && cp -r "$d" "$TMP/keep-16-64"
+	if [ "$fam" = 16 ]; then
+		# an independent HPROF reader loads the AddressAlias class and instance beside the objects
+		"$ART" carve --json "$d/core" --maps "$d/maps" --include residue -q -o "$d/vv" >"$d/vv.json" 2>"$d/err"
+		[ "$(jq '.output.alias_windows' "$d/vv.json")" = 1 ] && t_ok "16/64: heap.hprof holds one address alias window" ||
+			t_fail "16/64: alias windows in heap.hprof: $(jq -c .output "$d/vv.json")"
+		check_visualvm "16/64 --include residue" "$d/vv/heap.hprof" "$d/vv.json"
+		cp -r "$d" "$TMP/keep-16-64"
+	fi
 	rm -rf "$d"
 done
 
