@@ -35,9 +35,30 @@ static int cw_flush(struct cw *c, uint64_t next, struct err *e)
 	return wk_emit(c->w, &c->pend, e);
 }
 
-/* An object at va whose size the live bitmap gives (the next marked start): pending. */
-static int cw_by_bitmap(struct cw *c, uint64_t va, struct err *e)
+static void cw_junk_end(struct cw *c)
 {
+	if (!c->junk)
+		return;
+	wk_anom(c->w, ANOM_CONTIGUOUS, ERR_CORRUPT, c->junk_at,
+		"%llu non-zero 8-byte word%s from 0x%llx where no object starts (no known class)",
+		(unsigned long long)c->junk, c->junk == 1 ? "" : "s", (unsigned long long)c->junk_at);
+	c->junk = 0;
+}
+
+/* The next start the live bitmap marks after an object it marks at va (the object's class is
+ * in no image of the input, so the bitmap alone sizes it); 0 when it does not. */
+static uint64_t cw_next_live(const struct cw *c, uint64_t va, uint64_t end)
+{
+	const struct wk *w = c->w;
+	return w->ev && walk_evidence_live(w->ev, w->s, va) == 1
+		       ? walk_evidence_next_live(w->ev, w->s, va + OBJ_ALIGN, end) : 0;
+}
+
+/* An object at va that ends where the live bitmap's next start (next) is: pending; the walk
+ * goes on from next. */
+static int cw_by_bitmap(struct cw *c, uint64_t va, uint64_t next, struct err *e)
+{
+	cw_junk_end(c);
 	int rc = cw_flush(c, va, e);
 	if (rc)
 		return rc;
@@ -47,17 +68,8 @@ static int cw_by_bitmap(struct cw *c, uint64_t va, struct err *e)
 	c->have_pend = true;
 	c->number++;
 	c->u->allocated++;
+	c->u->top = next;
 	return 0;
-}
-
-static void cw_junk_end(struct cw *c)
-{
-	if (!c->junk)
-		return;
-	wk_anom(c->w, ANOM_CONTIGUOUS, ERR_CORRUPT, c->junk_at,
-		"%llu non-zero 8-byte word%s from 0x%llx where no object starts (no known class)",
-		(unsigned long long)c->junk, c->junk == 1 ? "" : "s", (unsigned long long)c->junk_at);
-	c->junk = 0;
 }
 
 /* A BlockHeader at p (avail bytes, the space ends at end): size counts the header, unused 0. */
@@ -108,14 +120,11 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 			}
 			/* a class of an image that is not in the input: the live bitmap marks where
 			 * this object (if it starts here) ends and the next begins */
-			uint64_t next = klass && !(klass & 7) && w->ev && walk_evidence_live(w->ev, w->s, va) == 1
-						? walk_evidence_next_live(w->ev, w->s, va + OBJ_ALIGN, end) : 0;
+			uint64_t next = klass && !(klass & 7) ? cw_next_live(&c, va, end) : 0;
 			if (next) {
-				cw_junk_end(&c);
-				if ((rc = cw_by_bitmap(&c, va, e)))
+				if ((rc = cw_by_bitmap(&c, va, next, e)))
 					return rc;
 				va = next;
-				u->top = va;
 				continue;
 			}
 			if (!c.junk++)
@@ -133,14 +142,11 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 		}
 		if (runtime_sizer_size(z, va, q, qa, &size, &why)) {
 			/* a component class in an image that is not in the input: the bitmap sizes it */
-			uint64_t next = w->ev && walk_evidence_live(w->ev, w->s, va) == 1
-						? walk_evidence_next_live(w->ev, w->s, va + OBJ_ALIGN, end) : 0;
+			uint64_t next = cw_next_live(&c, va, end);
 			if (next) {
-				cw_junk_end(&c);
-				if ((rc = cw_by_bitmap(&c, va, e)))
+				if ((rc = cw_by_bitmap(&c, va, next, e)))
 					return rc;
 				va = next;
-				u->top = va;
 				continue;
 			}
 			wk_anom(w, ANOM_CONTIGUOUS, why.code, va, "%s", why.msg);
