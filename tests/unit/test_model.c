@@ -2,7 +2,7 @@
  * (class word, size, length, references), states and confidence, empty free places,
  * duplicates, reachability from thread objects and a JNI table, and the carved HPROF
  * (records, String character arrays, mark arrays, determinism), and the case database written
- * from it (read back with the sqlite3 shell). */
+ * from it (read back with the sqlite3 shell); a space above 4 GiB and its alias window. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -66,7 +66,7 @@ static void build(void)
 static int feed(struct model *m, uint64_t addr, uint64_t room, enum walk_alloc alloc, uint32_t clobbered)
 {
 	struct walk_candidate c = { .addr = addr, .room = room, .alloc = alloc, .place = WALK_ROSALLOC_SLOT,
-				    .space = &fx.space, .where = addr & ~0xfffull, .clobbered = clobbered,
+				    .space = &m->rt->spaces.v[0], .where = addr & ~0xfffull, .clobbered = clobbered,
 				    .live_bit = -1, .on_alloc_stack = -1 };
 	struct err e;
 	err_init(&e);
@@ -455,6 +455,101 @@ static void test_stack(void)
 	img_close(&simg);
 }
 
+/* A space above 4 GiB (the mark-compact from-space of a 64-bit process): its candidates get
+ * model addresses in an alias window below 4 GiB (model.h), readers reach their bytes at the
+ * real address, a reference into the window names nothing, and the HPROF holds the window. */
+static void test_alias(void)
+{
+	static uint8_t high[0x2000];
+	const uint64_t real = 0x7f44000000ull;
+	struct art_space spaces[2];
+	struct image aimg;
+	struct anomaly_sink sink;
+	struct model m;
+	struct reach r;
+	struct err e;
+
+	T_SECTION("a space above 4 GiB: an alias window");
+	err_init(&e);
+	memset(high, 0, sizeof(high));
+	mf_put32(high + 0x100, caddr(MF_STRING));          /* a dead String "dead!" */
+	mf_put32(high + 0x108, 5u << 1);
+	memcpy(high + 0x110, "dead!", 5);
+	mf_put32(high + 0x200, caddr(MF_MSG));             /* a dead Msg naming the moving space */
+	mf_put32(high + 0x208, 0x12c01100);
+	img_init_empty(&aimg, "alias test");
+	T_EQ_I(img_add_region_mem(&aimg, HEAP, fx.heap, sizeof(fx.heap), IMG_PROT_R, "[anon:dalvik-main space]", &e), 0);
+	T_EQ_I(img_add_region_mem(&aimg, real, high, sizeof(high), IMG_PROT_R,
+				  "[anon:dalvik-Concurrent mark-compact from-space]", &e), 0);
+	mf_runtime(&fx, &aimg);
+	spaces[0] = fx.space;
+	spaces[1] = (struct art_space){ .kind = SPACE_CMC_MAP, .begin = real, .end = real + sizeof(high),
+					.limit = real + sizeof(high), .name = "Concurrent mark-compact from-space",
+					.how = "name", .detail = "" };
+	fx.rt.spaces.v = spaces;
+	fx.rt.spaces.count = 2;
+	anomaly_init(&sink, 0);
+	T_EQ_I(model_init(&m, &fx.rt, &sink, &e), 0);
+	for (int i = 0; i < C_COUNT; i++)
+		T_EQ_I(feed(&m, caddr(i), 0x100, WALK_ALLOCATED, 0), 0);
+	T_EQ_I(feed(&m, 0x12c01500, 0x100, WALK_ALLOCATED, 0), 0);   /* Object[] {0, ...} */
+	T_EQ_I(feed(&m, 0x12c01100, 0x100, WALK_ALLOCATED, 0), 0);
+	for (uint64_t off = 0x100; off <= 0x200; off += 0x100) {
+		struct walk_candidate c = { .addr = real + off, .room = 0x100, .alloc = WALK_FREE,
+					    .place = WALK_CMC_FROM_SPACE, .space = &spaces[1], .where = real,
+					    .live_bit = -1, .on_alloc_stack = -1 };
+		T_EQ_I(model_add(&m, &c, &e), 0);
+	}
+	T_EQ_I(model_finish(&m, &e), 0);
+	T_EQ_U(m.alias_count, 1);
+	const struct model_alias *a = m.alias_count ? &m.alias[0] : NULL;
+	T_CHECK(a && !a->failed && a->real == real && a->len == sizeof(high) && a->alias + a->len <= 0xff000000ull &&
+			!(a->alias & 0xfffff) && !img_overlaps(&aimg, a->alias - 0x100000, a->alias + a->len + 0x100000),
+		"window 0x%llx: below 4 GiB, 1 MiB aligned, away from every mapping", a ? (unsigned long long)a->alias : 0ull);
+	if (!a || a->failed) {
+		model_release(&m);
+		anomaly_release(&sink);
+		img_close(&aimg);
+		return;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < m.count; i++) {
+		const struct model_obj *o = &m.objs[i];
+		if (model_va(&m, o) == o->addr)
+			continue;
+		n++;
+		T_CHECK(o->addr >= a->alias && o->addr < a->alias + a->len && model_va(&m, o) == o->addr - a->alias + real,
+			"object 0x%x stands for 0x%llx", o->addr, (unsigned long long)model_va(&m, o));
+		T_EQ_U(model_addr_va(&m, o->where), real);
+		T_CHECK(model_find(&m, o->addr) == MODEL_NONE, "a reference to 0x%x (in the window) names no object", o->addr);
+		if (o->kind == MODEL_STRING)
+			T_EQ_U(model_data_addr(&m, o), real + 0x110);
+	}
+	T_EQ_U(n, 2);
+	T_EQ_U(m.rejected, 0);
+	T_EQ_I(reach_run(&m, &r, &e), 0);
+	for (size_t i = 0; i < m.count; i++)
+		if (model_va(&m, &m.objs[i]) != m.objs[i].addr)
+			T_CHECK(m.objs[i].reach == MODEL_UNREACHABLE, "residue 0x%x unreachable", m.objs[i].addr);
+	char dir[] = "/tmp/artcarve-alias.XXXXXX", path[64];
+	struct hprof_carve_opts o = { .include_residue = true };
+	struct hprof_carve_stats st;
+	T_CHECK(mkdtemp(dir) != NULL, "temporary directory");
+	snprintf(path, sizeof(path), "%s/a.hprof", dir);
+	T_EQ_I(write_to(&m, &r, &o, path, &st), 0);
+	T_EQ_U(st.alias_windows, 1);
+	T_EQ_U(st.free_objects, 2);
+	o.include_residue = false;
+	T_EQ_I(write_to(&m, &r, &o, path, &st), 0);
+	T_EQ_U(st.alias_windows, 0);                        /* no object of the window in the file */
+	unlink(path);
+	rmdir(dir);
+	reach_release(&r);
+	model_release(&m);
+	anomaly_release(&sink);
+	img_close(&aimg);
+}
+
 int main(void)
 {
 	struct anomaly_sink sink;
@@ -475,6 +570,7 @@ int main(void)
 	model_release(&m);
 	anomaly_release(&sink);
 	test_stack();
+	test_alias();
 	img_close(&img);
 	T_DONE();
 }
