@@ -42,6 +42,31 @@ sys.exit(1)
 EOF
 }
 
+# damage_rounds DIR OFF LEN ROUNDS SEED LABEL: ROUNDS copies of DIR/core, each with 16 random
+# 8-byte words written into [OFF, OFF + LEN) of the file (the from-space), carved with the
+# ASan/UBSan build: an exit above 1 (not "ran" or "found damage") or a sanitizer report fails.
+damage_rounds() {
+	dr_bad=0
+	for i in $(seq 1 "$4"); do
+		cp "$1/core" "$1/core.bad"
+		python3 -c "
+import random, sys
+r = random.Random($i * 7919 + $5)
+with open(sys.argv[1], 'r+b') as f:
+    for _ in range(16):
+        f.seek($2 + r.randrange($3 // 8) * 8)
+        f.write(r.getrandbits(64).to_bytes(8, 'little'))" "$1/core.bad"
+		"$ASAN_ART" carve --json "$1/core.bad" --maps "$1/maps" --include residue -q -o "$1/out3" >"$1/c3.json" 2>"$1/err3"
+		rc=$?
+		if [ $rc -gt 1 ] || grep -q 'Sanitizer' "$1/err3"; then
+			dr_bad=$((dr_bad + 1)); echo "round $i: exit $rc $(grep -m1 -E 'Sanitizer|error' "$1/err3")"
+		fi
+		rm -rf "$1/out3"
+	done
+	[ $dr_bad = 0 ] && t_ok "$6: $4 rounds of damage to the from-space under ASan/UBSan: no crash" ||
+		t_fail "$6: $dr_bad of $4 damaged from-spaces failed"
+}
+
 residue() { jq -r '.states.content.residue | "\(.truth) \(.matched) \(.same) \(.result) \(.result_right)"' "$1"; }
 
 for v in 14 16; do
@@ -72,25 +97,7 @@ for v in 14 16; do
 			t_fail "$v/32: only copies, yet $n residue objects"
 	else t_fail "$v/32: carve (copies only): $(head -n 2 "$d/err")"; fi
 	# random damage under ASan/UBSan: 30 rounds of 16 random words in the from-space
-	bad=0
-	for i in $(seq 1 30); do
-		cp "$d/core" "$d/core.bad"
-		python3 -c "
-import random, sys
-r = random.Random($i * 7919 + $v)
-with open(sys.argv[1], 'r+b') as f:
-    for _ in range(16):
-        f.seek($off + r.randrange($len // 8) * 8)
-        f.write(r.getrandbits(64).to_bytes(8, 'little'))" "$d/core.bad"
-		"$ASAN_ART" carve --json "$d/core.bad" --maps "$d/maps" --include residue -q -o "$d/out3" >"$d/c3.json" 2>"$d/err3"
-		rc=$?
-		if [ $rc -gt 1 ] || grep -q 'Sanitizer' "$d/err3"; then
-			bad=$((bad + 1)); echo "round $i: exit $rc $(grep -m1 -E 'Sanitizer|error' "$d/err3")"
-		fi
-		rm -rf "$d/out3"
-	done
-	[ $bad = 0 ] && t_ok "$v/32: 30 rounds of from-space damage under ASan/UBSan: no crash" ||
-		t_fail "$v/32: $bad of 30 damaged from-spaces failed"
+	damage_rounds "$d" "$off" "$len" 30 "$v" "$v/32"
 	rm -rf "$d"
 done
 
@@ -205,24 +212,6 @@ EOF2
 		t_fail "reference into the window: objects.jsonl '$kept', reach '$reach', heap.hprof '$inh' $(head -n 2 "$d/err")"
 	# random damage to the from-space above 4 GiB under ASan/UBSan
 	set -- $(seg "$d/core" "$d/maps" "mark-compact from-space")
-	off=$1 len=$2 bad=0
-	for i in $(seq 1 15); do
-		cp "$d/core" "$d/core.bad"
-		python3 -c "
-import random, sys
-r = random.Random($i * 7919 + 64)
-with open(sys.argv[1], 'r+b') as f:
-    for _ in range(16):
-        f.seek($off + r.randrange($len // 8) * 8)
-        f.write(r.getrandbits(64).to_bytes(8, 'little'))" "$d/core.bad"
-		"$ASAN_ART" carve --json "$d/core.bad" --maps "$d/maps" --include residue -q -o "$d/out3" >"$d/c3.json" 2>"$d/err3"
-		rc=$?
-		if [ $rc -gt 1 ] || grep -q 'Sanitizer' "$d/err3"; then
-			bad=$((bad + 1)); echo "round $i: exit $rc $(grep -m1 -E 'Sanitizer|error' "$d/err3")"
-		fi
-		rm -rf "$d/out3"
-	done
-	[ $bad = 0 ] && t_ok "16/64: 15 rounds of damage to the from-space above 4 GiB under ASan/UBSan: no crash" ||
-		t_fail "16/64: $bad of 15 damaged from-spaces failed"
+	damage_rounds "$d" "$1" "$2" 15 64 "16/64 (above 4 GiB)"
 else t_fail "16/64: no image kept for the window and damage checks"; fi
 t_done
