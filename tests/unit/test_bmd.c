@@ -11,6 +11,7 @@
 #include "output/bmd/bmd_dict.h"
 #include "output/hprof/hprof.h"
 #include "t.h"
+#include "tests/tools/zipgen.h"
 
 static int hex_eq(const struct wbuf *b, const char *hex)
 {
@@ -418,46 +419,29 @@ static size_t build_class(uint8_t *out)
 	return sizeof(cls);
 }
 
-static uint32_t crc32_ieee(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffffu;
-	for (size_t i = 0; i < n; i++) {
-		c ^= p[i];
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
-	}
-	return ~c;
-}
-
-/* "JM" 1 0, then a one-entry stored ZIP (APPNOTE 4.3.7, 4.3.12, 4.3.16) whose offsets count
- * from the end of that header. */
+/* "JM" 1 0, then a one-entry stored ZIP whose offsets count from the end of that header. */
 static void build_jmod(struct wbuf *b, const char *name, const uint8_t *body, size_t n)
 {
-	size_t nl = strlen(name), cd, cd_end;
-	uint32_t crc = crc32_ieee(body, n);
+	const struct zentry en = { name, body, n, 0, NULL, 0, 0, 0 };
 
 	wbuf_init(b);
 	wbuf_put(b, "JM\x01\x00", 4);
-	wbuf_u32le(b, 0x04034b50); wbuf_u16le(b, 20); wbuf_u16le(b, 0); wbuf_u16le(b, 0);
-	wbuf_u32le(b, 0); wbuf_u32le(b, crc); wbuf_u32le(b, (uint32_t)n); wbuf_u32le(b, (uint32_t)n);
-	wbuf_u16le(b, (uint16_t)nl); wbuf_u16le(b, 0); wbuf_put(b, name, nl); wbuf_put(b, body, n);
-	cd = b->len - 4;
-	wbuf_u32le(b, 0x02014b50); wbuf_u16le(b, 20); wbuf_u16le(b, 20); wbuf_u16le(b, 0); wbuf_u16le(b, 0);
-	wbuf_u32le(b, 0); wbuf_u32le(b, crc); wbuf_u32le(b, (uint32_t)n); wbuf_u32le(b, (uint32_t)n);
-	wbuf_u16le(b, (uint16_t)nl); wbuf_u16le(b, 0); wbuf_u16le(b, 0); wbuf_u16le(b, 0); wbuf_u16le(b, 0);
-	wbuf_u32le(b, 0); wbuf_u32le(b, 0); wbuf_put(b, name, nl);
-	cd_end = b->len - 4;
-	wbuf_u32le(b, 0x06054b50); wbuf_u16le(b, 0); wbuf_u16le(b, 0); wbuf_u16le(b, 1); wbuf_u16le(b, 1);
-	wbuf_u32le(b, (uint32_t)(cd_end - cd)); wbuf_u32le(b, (uint32_t)cd); wbuf_u16le(b, 0);
+	zipgen_build(b, &en, 1, false);
+}
+
+/* java.lang.String.hashCode() of an ASCII string. */
+static int32_t java_hash(const char *s)
+{
+	int32_t h = 0;
+	for (const char *p = s; *p; p++)
+		h = (int32_t)((uint32_t)h * 31 + (uint8_t)*p);
+	return h;
 }
 
 static bool dict_has(const struct bmd_dict *d, const char *s)
 {
 	const uint8_t *got;
-	int32_t h = 0;
-	for (const char *p = s; *p; p++)
-		h = (int32_t)((uint32_t)h * 31 + (uint8_t)*p);
-	return bmd_dict_find_len(d, h, strlen(s), &got) && !memcmp(got, s, strlen(s));
+	return bmd_dict_find_len(d, java_hash(s), strlen(s), &got) && !memcmp(got, s, strlen(s));
 }
 
 static void test_jdk_names(void)
@@ -512,10 +496,7 @@ static void test_jdk_names(void)
 
 static uint64_t jdk_key_of(const char *s)
 {
-	int32_t h = 0;
-	for (const char *p = s; *p; p++)
-		h = (int32_t)((uint32_t)h * 31 + (uint8_t)*p);
-	return bmd_jdk_key(h, (uint32_t)strlen(s));
+	return bmd_jdk_key(java_hash(s), (uint32_t)strlen(s));
 }
 
 /* bmd_jdk: a jmods directory indexed from its directories, a class inflated only when wanted

@@ -7,73 +7,13 @@
 #include "output/bmd/bmd_dict.h"
 #include "t.h"
 #include "tests/tools/dexgen.h"
+#include "tests/tools/zipgen.h"
 
-static uint32_t crc32_bits(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xffffffffu;
-	for (size_t i = 0; i < n; i++) {
-		c ^= p[i];
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0xedb88320u : c >> 1;
-	}
-	return ~c;
-}
-
-struct zentry { const char *name; const uint8_t *data; size_t len; uint16_t method; const uint8_t *raw; size_t raw_len;
-		uint32_t crc; uint16_t flags; };
-
-/* Local headers, then the central directory, then the end record. */
+/* A fresh archive of the n entries in z. */
 static void build_zip(struct wbuf *z, const struct zentry *en, size_t n, bool zip64_marker)
 {
-	size_t offs[16], cd;
-
 	wbuf_init(z);
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *body = en[i].raw ? en[i].raw : en[i].data;
-		size_t blen = en[i].raw ? en[i].raw_len : en[i].len;
-		offs[i] = z->len;
-		wbuf_u32le(z, 0x04034b50);
-		wbuf_u16le(z, 20);
-		wbuf_u16le(z, en[i].flags);
-		wbuf_u16le(z, en[i].method);
-		wbuf_u32le(z, 0);
-		wbuf_u32le(z, en[i].crc ? en[i].crc : crc32_bits(en[i].data, en[i].len));
-		wbuf_u32le(z, (uint32_t)blen);
-		wbuf_u32le(z, (uint32_t)en[i].len);
-		wbuf_u16le(z, (uint16_t)strlen(en[i].name));
-		wbuf_u16le(z, 0);
-		wbuf_put(z, en[i].name, strlen(en[i].name));
-		wbuf_put(z, body, blen);
-	}
-	cd = z->len;
-	for (size_t i = 0; i < n; i++) {
-		size_t blen = en[i].raw ? en[i].raw_len : en[i].len;
-		wbuf_u32le(z, 0x02014b50);
-		wbuf_u16le(z, 20);
-		wbuf_u16le(z, 20);
-		wbuf_u16le(z, en[i].flags);
-		wbuf_u16le(z, en[i].method);
-		wbuf_u32le(z, 0);
-		wbuf_u32le(z, en[i].crc ? en[i].crc : crc32_bits(en[i].data, en[i].len));
-		wbuf_u32le(z, (uint32_t)blen);
-		wbuf_u32le(z, (uint32_t)en[i].len);
-		wbuf_u16le(z, (uint16_t)strlen(en[i].name));
-		wbuf_u16le(z, 0);
-		wbuf_u16le(z, 0);
-		wbuf_u16le(z, 0);
-		wbuf_u16le(z, 0);
-		wbuf_u32le(z, 0);
-		wbuf_u32le(z, (uint32_t)offs[i]);
-		wbuf_put(z, en[i].name, strlen(en[i].name));
-	}
-	wbuf_u32le(z, 0x06054b50);
-	wbuf_u16le(z, 0);
-	wbuf_u16le(z, 0);
-	wbuf_u16le(z, zip64_marker ? 0xffff : (uint16_t)n);
-	wbuf_u16le(z, zip64_marker ? 0xffff : (uint16_t)n);
-	wbuf_u32le(z, (uint32_t)(z->len - 12 - cd));
-	wbuf_u32le(z, (uint32_t)cd);
-	wbuf_u16le(z, 0);
+	zipgen_build(z, en, n, zip64_marker);
 }
 
 /* "dictest/Holder" x3, raw deflate (zlib level 9) */
