@@ -564,19 +564,16 @@ static int put_hprof_ids(struct cdb *c, struct err *e)
 {
 	const struct model *m = c->m;
 	struct sqlw_stmt *s = NULL;
-	bool any = false;
 	int rc = 0;
-	for (size_t i = 0; i < m->alias_count; i++)
-		any = any || !m->alias[i].failed;
-	if (!any)
-		return 0;
+	if (m->alias_lo == UINT64_MAX)
+		return 0;   /* no window was made (alias_lo is the lowest one's start) */
 	if ((rc = sqlw_exec(c->db, "CREATE TABLE hprof_ids(address INTEGER PRIMARY KEY, hprof_id INTEGER NOT NULL);",
 			    e)) ||
 	    (rc = sqlw_prepare(c->db, "INSERT INTO hprof_ids VALUES(?,?)", &s, e)))
 		return rc;
 	for (size_t i = 0; rc == 0 && i < m->count; i++) {
 		const struct model_obj *o = &m->objs[i];
-		if (model_va(m, o) == o->addr)
+		if (!model_in_alias(m, o->addr))
 			continue;
 		sqlw_bind_int(s, 1, i64(model_va(m, o)));
 		sqlw_bind_int(s, 2, o->addr);

@@ -456,7 +456,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	wbuf_reset(&j->line);
 	PUT_LIT(&j->line, "{\"address\":");
 	put_hex(&j->line, model_va(j->m, o));
-	if (o->addr >= j->m->alias_lo && model_va(j->m, o) != o->addr) {
+	if (model_in_alias(j->m, o->addr)) {
 		PUT_LIT(&j->line, ",\"hprof_id\":");   /* an object above 4 GiB: its id in heap.hprof */
 		put_hex(&j->line, o->addr);
 	}

@@ -327,7 +327,7 @@ static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct 
  * null, so that no reader links it (objects.jsonl and case.db keep the value read). */
 static bool names_window(const struct hc *h, uint64_t v)
 {
-	return v >= h->m->alias_lo && model_alias_at(h->m, v);
+	return model_in_alias(h->m, v);
 }
 
 static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
@@ -787,8 +787,7 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	h.heap = -1;
 	/* the windows are written when the file holds an object above 4 GiB (--include) */
 	for (size_t i = 0; i < m->count && !h.aliases && m->alias_lo != UINT64_MAX; i++)
-		h.aliases = m->objs[i].addr >= m->alias_lo && model_va(m, &m->objs[i]) != m->objs[i].addr &&
-			    object_written(&h, &m->objs[i]);
+		h.aliases = model_in_alias(m, m->objs[i].addr) && object_written(&h, &m->objs[i]);
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);

@@ -415,7 +415,7 @@ static const struct model_ix *ix_at(const struct model *m, uint64_t addr)
 static size_t ix_find(const struct model *m, uint64_t addr)
 {
 	const struct model_ix *x = (addr & 7) ? NULL : ix_at(m, addr);
-	if (!x || (addr >= m->alias_lo && model_alias_at(m, addr)))
+	if (!x || model_in_alias(m, addr))
 		return MODEL_NONE;   /* an alias window is unmapped memory to a reference */
 	const struct model_ix_word *w = &x->w[(addr - x->begin) / 512];
 	uint64_t bit = (addr - x->begin) / 8, word = w->bits, below = word & ((1ull << (bit % 64)) - 1);
@@ -1184,10 +1184,12 @@ static uint64_t obj_addr(const void *v, size_t i) { return ((const struct model_
 
 size_t model_find(const struct model *m, uint64_t addr)
 {
-	if (addr >> MODEL_LOW4G_SHIFT || (addr >= m->alias_lo && model_alias_at(m, addr)))
+	if (addr >> MODEL_LOW4G_SHIFT)
 		return MODEL_NONE;
 	if (m->finished)
-		return ix_find(m, addr);
+		return ix_find(m, addr);   /* it answers MODEL_NONE in an alias window */
+	if (model_in_alias(m, addr))
+		return MODEL_NONE;
 	size_t i = bs_find(m->objs, m->count, obj_addr, addr);
 	return i == SIZE_MAX ? MODEL_NONE : i;
 }

@@ -206,6 +206,12 @@ static inline uint64_t model_va(const struct model *m, const struct model_obj *o
 }
 /* The alias window holding model address addr, NULL if none. */
 const struct model_alias *model_alias_at(const struct model *m, uint64_t addr);
+/* True when model address addr lies in an alias window: the id of an object above 4 GiB, and
+ * to a reference unmapped memory that names no object. */
+static inline bool model_in_alias(const struct model *m, uint64_t addr)
+{
+	return addr >= m->alias_lo && model_alias_at(m, addr);
+}
 /* Index of the object starting at addr, MODEL_NONE if none, and for any address in an alias
  * window (after model_finish: O(1) through the object-start index). */
 size_t model_find(const struct model *m, uint64_t addr);
