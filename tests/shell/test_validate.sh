@@ -44,7 +44,7 @@ self_check() { # NAME JSON
 }
 
 # ---- realart captures --------------------------------------------------------------------------
-found=0
+found=0 vpo_total=0
 t_corpus "$CORPUS/images/realart" &&
 for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 	[ -f "$dir/heap.hprof.zst" ] || continue
@@ -55,23 +55,21 @@ for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 		t_fail "$n: validate: $(cat "$TMP/err")"; continue
 	fi
 	self_check "$n" "$out"
-	# the capture tool's counts (truth.json): it takes any primitive array at a String's
-	# value position for the String's characters; validate only the one the String names, so
-	# a real array right after an empty String is an object here (value_position_objects)
+	# the capture tool's counts (truth.json): only the array a String's value field names is
+	# ART's synthetic copy of its characters; a real array in the slot right after an empty
+	# String is an object (value_position_objects; the unit test builds one)
 	t=$dir/truth.json
-	vpo=$(j "$out" .truth.value_position_objects)
-	expect "$n: objects = truth.json + value-position objects" "$(j "$out" .truth.objects)" "$(($(j "$t" .hprof.objects) + vpo))"
-	expect "$n: String value arrays = truth.json - value-position objects" \
-		"$(j "$out" .truth.not_objects.string_value_array)" "$(($(j "$t" .hprof.synthetic_records_not_objects.string_value_array) - vpo))"
+	expect "$n: objects = truth.json" "$(j "$out" .truth.objects)" "$(j "$t" .hprof.objects)"
+	expect "$n: String value arrays = truth.json" \
+		"$(j "$out" .truth.not_objects.string_value_array)" "$(j "$t" .hprof.synthetic_records_not_objects.string_value_array)"
+	vpo_total=$((vpo_total + $(j "$out" .truth.value_position_objects)))
 	expect "$n: class statics and runtime-internal arrays as truth.json" \
 		"$(j "$out" '[.truth.not_objects.class_statics_array, .truth.not_objects.runtime_internal_object_array] | @tsv')" \
 		"$(j "$t" '[.hprof.synthetic_records_not_objects.class_statics_array, .hprof.synthetic_records_not_objects.runtime_internal_object_array] | @tsv')"
-	expect "$n: instances, object arrays, classes as truth.json" \
-		"$(j "$out" '[.truth.by_kind.instance, .truth.by_kind["object-array"], .truth.by_kind.class] | @tsv')" \
-		"$(j "$t" '[.hprof.objects_by_kind.instance, .hprof.objects_by_kind.object_array, .hprof.objects_by_kind.class] | @tsv')"
-	d=$(($(j "$out" .reach.truth_unreachable) - $(j "$t" .hprof.unreachable_objects)))
-	if [ "$d" -ge 0 ] && [ "$d" -le "$vpo" ]; then t_ok "$n: unreachable $(j "$out" .reach.truth_unreachable) (truth.json $(j "$t" .hprof.unreachable_objects), $vpo value-position objects)"
-	else t_fail "$n: unreachable $(j "$out" .reach.truth_unreachable), truth.json $(j "$t" .hprof.unreachable_objects), value-position objects $vpo"; fi
+	expect "$n: instances, object arrays, primitive arrays, classes as truth.json" \
+		"$(j "$out" '[.truth.by_kind.instance, .truth.by_kind["object-array"], .truth.by_kind["primitive-array"], .truth.by_kind.class] | @tsv')" \
+		"$(j "$t" '[.hprof.objects_by_kind.instance, .hprof.objects_by_kind.object_array, .hprof.objects_by_kind.primitive_array, .hprof.objects_by_kind.class] | @tsv')"
+	expect "$n: unreachable = truth.json" "$(j "$out" .reach.truth_unreachable)" "$(j "$t" .hprof.unreachable_objects)"
 
 	# perturbed copy
 	zstd -q -dc "$dir/heap.hprof.zst" >"$TMP/truth.hprof" || { t_fail "$n: zstd"; continue; }
@@ -103,6 +101,9 @@ for dir in "$CORPUS"/images/realart/*/ "$CORPUS"/images/realart-full/*/; do
 		"$(sed -n 's/^drop \(0x[0-9a-f]*\)$/\1/p' "$TMP/perturb.log" | sort | tr '\n' ' ' | sed 's/ $//')"
 done
 [ "$NO_CORPUS" = 1 ] || [ $found -gt 0 ] || t_fail "no capture with heap.hprof.zst under $CORPUS/images/realart"
+# cc-nodes-nogc (2), cms-nodes-nogc (1) and cc-nodes-nogc-full (2) hold arrays right after an
+# empty String: counted as objects above, so truth.json's corrected figures were met with them
+[ "$NO_CORPUS" = 1 ] || expect "arrays right after an empty String, all captures" "$vpo_total" "5"
 
 # ---- synthetic samples ------------------------------------------------------------------
 for s in samples/*/; do

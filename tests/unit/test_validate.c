@@ -30,6 +30,7 @@ struct mods {
 	unsigned id_size;
 	bool drop_n3, invent, wrong_class_n2, marks, mark_n1, free_n3;
 	bool alias;             /* ids [PRIM, PRIM + 0x100) stand for REAL_PRIM (hprof_mark.h) */
+	bool after_empty;       /* a real byte[] at S2 + 16, right after the empty String S2 */
 	uint32_t n1_id;
 	const char *s1_text;
 };
@@ -230,6 +231,8 @@ static int build(struct wbuf *out, const struct mods *m)
 		b.rc = hprof_put_obj_array(&b.w, ARR, 0, C_OARR, arr, 2, &b.e);
 	if (!b.rc)
 		b.rc = hprof_put_prim_array(&b.w, PRIM, 0, HPROF_T_INT, 3, "\0\0\0\1\0\0\0\2\0\0\0\3", false, &b.e);
+	if (m->after_empty && !b.rc)
+		b.rc = hprof_put_prim_array(&b.w, S2 + 16, 0, HPROF_T_BYTE, 2, "xy", false, &b.e);
 	if (m->marks) {
 		uint64_t unreach[4] = { ARR, N3, PRIM, N1 }, fr[1] = { N3 };
 		unsigned nu = m->mark_n1 ? 4 : 3;
@@ -338,6 +341,34 @@ static void test_self(void)
 	T_EQ_U(r->reach.reached_by_root[VD_ROOT_UNKNOWN], 2);
 	T_EQ_U(r->reach.unreachable_agree, 3);
 	T_EQ_U(r->reach.false_unreachable, 0);
+	vd_report_free(r);
+	wbuf_release(&t);
+}
+
+/* ART puts an empty String's characters at + 8, so an array at + 16 is the next object in
+ * the slot after it, not the String's value (realart cc-nodes-nogc holds two of them). */
+static void test_array_after_empty_string(void)
+{
+	struct mods m = base;
+	struct wbuf t;
+	struct vd_report *r;
+
+	T_SECTION("a real array right after an empty String is an object");
+	m.after_empty = true;
+	T_EQ_I(build(&t, &m), 0);
+	r = compare(&t, &t, NULL);
+	T_CHECK(r != NULL, "report");
+	if (!r)
+		return;
+	printf("objects %llu, String value arrays %llu, value-position objects %llu\n",
+	       (unsigned long long)r->truth_info.objects,
+	       (unsigned long long)r->truth_info.synthetic[VD_SYN_STRING_VALUE],
+	       (unsigned long long)r->truth_info.value_position_objects);
+	T_EQ_U(r->truth_info.objects, 15);
+	T_EQ_U(r->truth_info.by_kind[VD_PRIM_ARRAY], 2);
+	T_EQ_U(r->truth_info.synthetic[VD_SYN_STRING_VALUE], 2);
+	T_EQ_U(r->truth_info.value_position_objects, 1);
+	T_EQ_U(r->overall.matched, 15);
 	vd_report_free(r);
 	wbuf_release(&t);
 }
@@ -782,6 +813,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--write-seeds"))
 		return write_seeds(argv[2]);
 	test_self();
+	test_array_after_empty_string();
 	test_perturbed();
 	test_marks();
 	test_jsonl();
