@@ -67,10 +67,15 @@
 #define ARRAY_12 .array = { .length = 8, .data = 12 }
 /* art::ArtField 6.0+: declaring_class_ 0 (GcRoot), access_flags_ 4, field_dex_idx_ 8, offset_ 12;
  * LengthPrefixedArray<ArtField>: u32 size_ then elements aligned to alignof(ArtField) = 4 */
-#define ART_FIELD_NATIVE                                                                       \
+#define ART_FIELD_NATIVE_WITH(link)                                                            \
 	.field_storage = ART_FIELDS_LPA, .field_array_header = 4, .art_field_size = 16,           \
-	.field_link = ART_LINK_SHUFFLE,                                                           \
+	.field_link = (link),                                                                     \
 	.art_field = { .declaring_class = 0, .access_flags = 4, .field_dex_idx = 8, .offset = 12 }
+#define ART_FIELD_NATIVE ART_FIELD_NATIVE_WITH(ART_LINK_SHUFFLE)
+/* 12+: "Rewrite gap filling to prefer small gaps over big ones" (platform/art commit
+ * c7993d55b2, 2021-01-27, at oat 190, so in every 12 release (oat 195+); runtime/
+ * class_linker.cc LinkFieldsHelper @R12S..R16) */
+#define ART_FIELD_NATIVE_12 ART_FIELD_NATIVE_WITH(ART_LINK_GAPS)
 /* art::ArtMethod 9-11: declaring_class_ 0, access_flags_ 4, dex_code_item_offset_ 8,
  * dex_method_index_ 12, method_index_ 16 (u16), hotness_count_/imt_index_ 18 (u16), then
  * PtrSizedFields { data_, entry_point_from_quick_compiled_code_ } at RoundUp(20, P) */
@@ -579,13 +584,13 @@ const struct art_layout art_layouts[] = {
 	{
 		/* oat 195 (SP1A) .. 199 (SQ3A) */
 		.family = "12", .image = &art_image_formats[IH_12], .oat_version_min = 195, .oat_version_max = 199,
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_11_TO_13, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
 		/* oat 200 .. 225 (TP1A/TQ3A: 225) */
 		.family = "13", .image = &art_image_formats[IH_13], .oat_version_min = 200, .oat_version_max = 225,
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_11_TO_13, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
@@ -595,7 +600,7 @@ const struct art_layout art_layouts[] = {
 		 * 2023-07-03, so 231+ is the row below (doc/android12-16.md) */
 		.family = "14-oat230", .image = &art_image_formats[IH_14], .oat_version_min = 226,
 		.oat_version_max = 230,
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
@@ -603,13 +608,13 @@ const struct art_layout art_layouts[] = {
 		 * ClassLoader with name_ (class_loader.h @R14U); the row of image 108 when no OAT
 		 * version is known */
 		.family = "14", .image = &art_image_formats[IH_14], .oat_version_min = 231, .oat_version_max = 239,
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
 		/* oat 244 (24Q3 release, @R15) */
 		.family = "15", .image = &art_image_formats[IH_15], .oat_version_min = 240, .oat_version_max = 244,
-		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	{
@@ -619,7 +624,7 @@ const struct art_layout art_layouts[] = {
 		 * ClassLoader, ArtField, ArtMethod and DexFile as 15 (runtime/mirror/ headers, art_method.h,
 		 * art_field.h, dex_file.h @R16); Class as CLASS_16 */
 		.family = "16", .image = &art_image_formats[IH_16], .oat_version_min = 255, .oat_version_max = 265,
-		OBJECT_HEADER, CLASS_16, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
+		OBJECT_HEADER, CLASS_16, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE_12,
 		.fields_merged = true,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
@@ -694,10 +699,15 @@ bool art_layout_same_objects(const struct art_layout *a, const struct art_layout
 
 bool art_layout_same_but_class_loader(const struct art_layout *a, const struct art_layout *b)
 {
+	return art_layout_same_but_link(a, b) && a->field_link == b->field_link;
+}
+
+bool art_layout_same_but_link(const struct art_layout *a, const struct art_layout *b)
+{
 	return !memcmp(&a->object, &b->object, sizeof(a->object)) &&
 	       !memcmp(&a->klass, &b->klass, sizeof(a->klass)) && a->field_storage == b->field_storage &&
 	       a->fields_merged == b->fields_merged &&
-	       a->field_array_header == b->field_array_header && a->field_link == b->field_link &&
+	       a->field_array_header == b->field_array_header &&
 	       !memcmp(&a->string, &b->string, sizeof(a->string)) &&
 	       !memcmp(&a->array, &b->array, sizeof(a->array)) &&
 	       !memcmp(&a->dex_cache, &b->dex_cache, sizeof(a->dex_cache)) &&

@@ -88,8 +88,11 @@ enum art_field_link {
 			   * by name; every non-64-bit primitive takes 4 bytes */
 	ART_LINK_5_1,     /* by size (larger first), primitive type, dex field index; every
 			   * non-64-bit primitive still takes 4 bytes */
-	ART_LINK_SHUFFLE  /* 6.0+: references 4-aligned, then 8/4/2/1-byte fields each at its own
-			   * size, alignment padding kept as gaps that smaller fields fill */
+	ART_LINK_SHUFFLE, /* 6.0-11: references 4-aligned, then 8/4/2/1-byte fields each at its own
+			   * size, alignment padding kept as gaps that smaller fields fill, the
+			   * largest gap first (ShuffleForward) */
+	ART_LINK_GAPS     /* 12+: as SHUFFLE, but a 2- or 1-byte field takes the smallest gap
+			   * first (LinkFieldsHelper::FieldGaps) */
 };
 
 struct art_layout {
@@ -172,13 +175,16 @@ bool art_layout_image_shared(const struct art_layout *l);
 const struct art_layout *art_layout_by_oat_version(unsigned oat_version);
 /* True when a and b decode every managed object alike (Object, Class, String, Array, DexCache,
  * ClassLoader, ArtField and the field rules): rows that differ only in native layouts
- * (ArtMethod, ImageHeader, DexFile), such as 11, 12 and 13, which the heap alone cannot tell
+ * (ArtMethod, ImageHeader, DexFile), such as 12 and 13, which the heap alone cannot tell
  * apart. */
 bool art_layout_same_objects(const struct art_layout *a, const struct art_layout *b);
 /* As art_layout_same_objects, ClassLoader aside: the heap is decoded alike (a ClassLoader
  * object is read through its class's fields, as every instance), only the row's
  * ClassLoader offsets differ (14-oat230 and 14). */
 bool art_layout_same_but_class_loader(const struct art_layout *a, const struct art_layout *b);
+/* As art_layout_same_but_class_loader, the LinkFields rule aside too (11 and 12/13: only where
+ * small fields sit in alignment gaps differs, settled by the classes' ArtFields) */
+bool art_layout_same_but_link(const struct art_layout *a, const struct art_layout *b);
 /* Index into art_method_size/entry_point_quick/data for a pointer size (4 -> 0, 8 -> 1). */
 static inline unsigned art_ptr_index(unsigned pointer_size) { return pointer_size == 8 ? 1 : 0; }
 /* Offset of an ArtField/ArtMethod array element: header + i * stride. */

@@ -468,11 +468,11 @@ static int find_jlc_in(struct art_runtime *rt, bool images_only, struct err *e)
 				cbest = sc;
 				cl = l;
 				ctie = NULL;
-			} else if (sc >= 0 && sc == cbest && !art_layout_same_but_class_loader(cl, l)) {
+			} else if (sc >= 0 && sc == cbest && !art_layout_same_but_link(cl, l)) {
 				/* rows that read every object alike are no ambiguity for the heap
 				 * (the first is kept; layout_how says so); rows differing only in
-				 * ClassLoader are settled by java.lang.ClassLoader's fields later
-				 * (settle_class_loader_row) */
+				 * ClassLoader or in the LinkFields rule are settled by the classes'
+				 * own fields later (settle_field_link_row, settle_class_loader_row) */
 				ctie = l;
 			}
 		}
@@ -1017,6 +1017,12 @@ static int name_classes(struct art_runtime *rt, struct err *e)
  *     are 4-aligned, each primitive takes its own size at its own alignment
  *     (ShuffleForward<8,4,2,1>), and alignment padding becomes gaps (AddFieldGap) that the
  *     later, smaller fields fill, largest gap first.
+ *   12 and later (platform/art c7993d55b2 "Rewrite ClassLinker::LinkFields()", 2021-01-27,
+ *     oat 190; LinkFieldsHelper @R12S..R16): same order and alignment, but at most one gap of
+ *     each size 1, 2 and 4 is kept (FieldGaps), only one 4-byte field may take the 4-byte
+ *     gap, and a 2- or 1-byte field takes the smallest gap that holds it: "prefer small gaps
+ *     over big ones".  Two booleans after a 4-byte gap at 28 lie at 28 and 29 (6.0-11: 28
+ *     and 30, the 2-byte rest of the gap being larger than the 1-byte one).
  * The generator in tests/synth follows the same source; test_synth_classes.sh compares the
  * two on every family.  In both 5.x rules equal sort keys cannot happen within one class
  * except for same-named fields of different types (obfuscated bytecode): the dex field
@@ -1128,6 +1134,70 @@ static uint32_t link_shuffle(const struct link_item *it, uint32_t k, uint32_t n,
 	return off;
 }
 
+/* 12+: FieldGaps keeps one gap of each size 1, 2, 4 (at[0..2]), each aligned to its size. */
+struct size_gaps { uint32_t at[3]; };
+#define NO_GAP UINT32_MAX
+
+/* AddGaps: [start, end) with end aligned to the next field's size, cut at start's low bits. */
+static void size_gaps_add(struct size_gaps *g, uint32_t start, uint32_t end)
+{
+	for (unsigned k = 0; k < 3 && start < end; k++)
+		if (start & (1u << k)) {
+			g->at[k] = start;
+			start += 1u << k;
+		}
+}
+
+/* HasGap<width>: a gap of width or more (only the 4-byte gap for a 4-byte field). */
+static int size_gaps_find(const struct size_gaps *g, uint32_t width)
+{
+	for (unsigned k = width == 4 ? 2 : width == 2 ? 1 : 0; k < 3; k++)
+		if (g->at[k] != NO_GAP)
+			return (int)k;
+	return -1;
+}
+
+/* ReleaseGap<width>: the smallest gap that holds it; the rest of a larger gap is kept. */
+static uint32_t size_gaps_take(struct size_gaps *g, unsigned k, uint32_t width)
+{
+	uint32_t at = g->at[k];
+	g->at[k] = NO_GAP;
+	size_gaps_add(g, at + width, at + (1u << k));
+	return at;
+}
+
+static uint32_t size_gaps_align(struct size_gaps *g, uint32_t off, uint32_t width)
+{
+	uint32_t up = (off + width - 1) & ~(width - 1);
+	if (up != off)
+		size_gaps_add(g, off, up);
+	return up;
+}
+
+/* 12+: it[k..n) are the primitives in sorted order, off is past the references.  8-byte
+ * fields never take a gap, the first 4-byte field takes the 4-byte gap if there is one, the
+ * 2- and 1-byte fields fill gaps while any holds them.  Returns the end offset. */
+static uint32_t link_size_gaps(const struct link_item *it, uint32_t k, uint32_t n, const uint8_t *type0,
+			       uint32_t off, struct size_gaps *g, uint32_t *offsets)
+{
+	for (uint32_t width = 8; width >= 1; width /= 2) {
+		if (k == n || mirror_field_size(type0[it[k].i]) != width)
+			continue;
+		if (width > 1)
+			off = size_gaps_align(g, off, width);
+		for (int first = 1; k < n && mirror_field_size(type0[it[k].i]) == width; k++, first = 0) {
+			int gk = width == 8 || (width == 4 && !first) ? -1 : size_gaps_find(g, width);
+			if (gk >= 0) {
+				offsets[it[k].i] = size_gaps_take(g, (unsigned)gk, width);
+			} else {
+				offsets[it[k].i] = off;
+				off += width;
+			}
+		}
+	}
+	return off;
+}
+
 int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const uint32_t *dex_idx, uint32_t n,
 			uint32_t start, uint32_t *offsets, uint32_t *size, uint32_t *refs, struct err *e)
 {
@@ -1141,8 +1211,11 @@ int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const ui
 		it[i] = (struct link_item){ link_group(rule, type0[i]), dex_idx[i], i };
 	qsort(it, n, sizeof(*it), by_link_order);
 	*refs = 0;
+	struct size_gaps sg = { { NO_GAP, NO_GAP, NO_GAP } };
 	for (; k < n && it[k].group == 0; k++) {
-		if (rule == ART_LINK_SHUFFLE && off % 4) {
+		if (rule == ART_LINK_GAPS && off % 4) {
+			off = size_gaps_align(&sg, off, 4);
+		} else if (rule == ART_LINK_SHUFFLE && off % 4) {
 			gap_add(&g, off, (off + 3) & ~3u);
 			off = (off + 3) & ~3u;
 		}
@@ -1150,7 +1223,9 @@ int runtime_link_fields(enum art_field_link rule, const uint8_t *type0, const ui
 		off += 4;
 		++*refs;
 	}
-	if (rule == ART_LINK_SHUFFLE)
+	if (rule == ART_LINK_GAPS)
+		*size = link_size_gaps(it, k, n, type0, off, &sg, offsets);
+	else if (rule == ART_LINK_SHUFFLE)
 		*size = link_shuffle(it, k, n, type0, off, &g, offsets);
 	else
 		*size = link_slots_5x(it, k, n, type0, off, offsets);
@@ -1367,6 +1442,88 @@ static int decode_fields(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
+/* Does rule place every field of k (offsets from its ArtFields) where ART put it?  1 yes,
+ * 0 no, -1 no evidence (super size unknown), <0 -ERR_NOMEM. */
+static int link_rule_fits(struct art_runtime *rt, const struct rt_class *k, enum art_field_link rule,
+			  struct err *e)
+{
+	uint32_t n = k->field_count, size, refs;
+	bool known;
+	uint32_t start = super_size(rt, k, &known);
+	uint8_t *t = xcalloc(n, 1);
+	uint32_t *idx = xcalloc(n, sizeof(*idx)), *off = xcalloc(n, sizeof(*off));
+	int rc = known ? 1 : -1;
+
+	if (!t || !idx || !off)
+		rc = rt_nomem(e);
+	for (uint32_t i = 0; rc == 1 && i < n; i++) {
+		t[i] = (uint8_t)k->fields[i].type[0];
+		idx[i] = k->fields[i].dex_field_idx;
+	}
+	if (rc == 1 && (rc = runtime_link_fields(rule, t, idx, n, start, off, &size, &refs, e)) == 0)
+		rc = 1;
+	for (uint32_t i = 0; rc == 1 && i < n; i++)
+		if (off[i] != k->fields[i].offset)
+			rc = 0;
+	xfree(t);
+	xfree(idx);
+	xfree(off);
+	return rc;
+}
+
+/* The row whose objects read as rt->layout's with the other LinkFields rule, or NULL. */
+static const struct art_layout *row_with_other_link(const struct art_layout *l)
+{
+	for (size_t i = 0; i < art_layout_count; i++)
+		if (art_layouts[i].field_link != l->field_link && art_layout_same_but_link(&art_layouts[i], l))
+			return &art_layouts[i];
+	return NULL;
+}
+
+/* 11 and 12/13 read every object alike but for where LinkFields puts small fields in
+ * alignment gaps (ART_LINK_SHUFFLE, ART_LINK_GAPS).  When the content chose the row, the
+ * offsets ART itself wrote into ArtFields (ifields_, when LinearAlloc is captured) settle the
+ * rule: the other row is taken when some class fits only its rule and none only ours; the
+ * fields derived from the DEX are then placed again.  Without such a class the content's
+ * row stays, and layout_how says so. */
+static int settle_field_link_row(struct art_runtime *rt, struct err *e)
+{
+	const struct art_layout *other = rt->layout_by_version ? NULL : row_with_other_link(rt->layout);
+	unsigned ours_only = 0, other_only = 0, both = 0;
+
+	for (size_t i = 0; other && i < rt->class_count; i++) {
+		const struct rt_class *k = &rt->classes[i];
+		if (!k->field_count || !k->fields_how || strcmp(k->fields_how, rt_fields_name(rt->layout)))
+			continue;
+		int a = link_rule_fits(rt, k, rt->layout->field_link, e), b;
+		if (a < -1 || (b = link_rule_fits(rt, k, other->field_link, e)) < -1)
+			return a < -1 ? a : b;
+		ours_only += a == 1 && b == 0;
+		other_only += a == 0 && b == 1;
+		both += a == 1 && b == 1;
+	}
+	if (!other)
+		return 0;
+	if (other_only == 0 || ours_only) {
+		rt->layout_how = rt_printf(rt, "%s; LinkFields as %s (12+ places small fields in alignment gaps "
+					   "otherwise): %u classes' ArtFields fit only it, %u fit only %s, %u both",
+					   rt->layout_how, rt->layout->family, ours_only, other_only, other->family, both);
+		return rt->layout_how ? 0 : rt_nomem(e);
+	}
+	rt->layout_how = rt_printf(rt, "%s; LinkFields as row %s: %u classes' ArtField offsets (%s) fit only it",
+				   rt->layout_how, other->family, other_only, rt_fields_name(rt->layout));
+	rt->layout = other;
+	rt->m.l = other;
+	for (size_t i = 0; rt->layout_how && i < rt->class_count; i++) {
+		struct rt_class *k = &rt->classes[i];
+		int rc;
+		if (k->fields_how && !strcmp(k->fields_how, "dex") &&
+		    (rc = link_dex_fields(rt, k, k->fields, k->field_count, e)) < 0)
+			return rc;
+	}
+	return rt->layout_how ? 0 : rt_nomem(e);
+}
+
 /* Rows that differ only in ClassLoader (14-oat230, 14) read the heap alike; when no version
  * chose among them (the content did, or image 108 without an OAT header),
  * java.lang.ClassLoader's own fields do: the row whose parent_ offset is that of its field
@@ -1446,6 +1603,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rc = name_classes(rt, e);
 	if (rc == 0)
 		rc = decode_fields(rt, e);
+	if (rc == 0)
+		rc = settle_field_link_row(rt, e);
 	if (rc == 0)
 		rc = settle_class_loader_row(rt, e);
 	if (rc == 0)

@@ -300,8 +300,9 @@ static const struct fam fams[] = {
 	FAM_CC("9", 28, "056", "138", true, FAM_HDR_C, 232, 10, 9, 2, roots_9, (int)(14u << 28), f_dexcache_80, 92, 28, 40, 24, 32, false),
 	FAM_CC("10", 29, "074", "170", false, FAM_HDR_D, 248, 12, 9, 7, roots_10, (int)(14u << 28), f_dexcache_10, 104, 28, 40, 24, 32, true),
 	FAM_CC("11", 30, "085", "183", false, FAM_HDR_E, 256, 12, 9, 3, roots_10, (int)(14u << 28), f_dexcache_11, 108, 28, 40, 24, 32, true),
-/* 12-15: the ART module (doc/android12-16.md).  Header E with 11 (12, 13), 12 (14) or 13 (15)
- * sections (runtime/image.h @R12S..R14U, runtime/oat/image.h @R15); ArtMethod without
+/* 12-15: the ART module (doc/android12-16.md).  LinkFields places small fields in the
+ * smallest gap (link_rule 3: class_linker.cc LinkFieldsHelper @R12S, from oat 190).  Header E
+ * with 11 (12, 13), 12 (14) or 13 (15) sections (runtime/image.h @R12S..R14U, runtime/oat/image.h @R15); ArtMethod without
  * dex_code_item_offset_ (art_method.h @R12S): 24/32 bytes, quick entry at 20/24; dead objects
  * in unevacuated regions poisoned in 12-13 only (kPoisonDeadObjectsInUnevacuatedRegions in
  * runtime/gc/space/region_space.cc: true @R12S, R13T; kIsDebugBuild @R14U, R15).  cmc: the
@@ -309,7 +310,7 @@ static const struct fam fams[] = {
  * collector/mark_compact.cc @R14U; absent @R13T): build/synth --heap cmc.  p16: gPageSize is a
  * runtime value of 4 or 16 KiB from 15 on (libartbase/base/globals.h @R15): --page 16k */
 #define FAM_MOD(v, api_, img, oat, hsize, nsec, roots, dc, dcsz, loader, poison, cmc, p16) \
-	{.version = v, .api = api_, .image_version = img, .oat_version = oat, \
+	{.version = v, .api = api_, .link_rule = 3, .image_version = img, .oat_version = oat, \
 	 .ros = FAM_ROS_NONE, .region = true, .ashmem = false, .str = FAM_STR_COMPRESSED, \
 	 .fields = FAM_FIELDS_LPA, .hdr = FAM_HDR_E, .hdr_size = hsize, .n_sections = nsec, .n_methods = 9, \
 	 .ros_brackets = 42, .ros_tl_brackets = 16, .los_free_flag = 0x80000000, \
@@ -334,7 +335,7 @@ static const struct fam fams[] = {
 	 * array (class.h, class_linker.cc LoadClassHelper @R16) and array class flags with the
 	 * component size shift (class_flags.h, class_linker.cc @R16); the region space as 15
 	 * (region_space.h @R16), CMC and 16 KiB pages as 15 (heap.cc, globals.h @R16) */
-	{.version = "16", .api = 36, .image_version = "118", .oat_version = "259",
+	{.version = "16", .api = 36, .link_rule = 3, .image_version = "118", .oat_version = "259",
 	 .ros = FAM_ROS_NONE, .region = true, .ashmem = false, .str = FAM_STR_COMPRESSED,
 	 .fields = FAM_FIELDS_LPA, .hdr = FAM_HDR_E, .hdr_size = 264, .n_sections = 13, .n_methods = 9,
 	 .ros_brackets = 42, .ros_tl_brackets = 16, .los_free_flag = 0x80000000,

@@ -3,7 +3,10 @@
  * LinkFields (runtime/class_linker.cc): a class's fields start at the super class's object
  * size, references first (6.0+: 4-aligned).  6.0+ (ShuffleForward): then 8-, 4-, 2-, 1-byte
  * fields, same-size fields by primitive type then dex field index (= name); alignment padding
- * becomes gaps that later smaller fields fill (largest gap first, then lowest offset).  5.1: same order but
+ * becomes gaps that later smaller fields fill (largest gap first, then lowest offset).  12+
+ * (LinkFieldsHelper::FieldGaps, runtime/class_linker.cc @R12S..R16, platform/art c7993d55b2
+ * "prefer small gaps over big ones"): the same gaps, but a field takes the smallest gap that
+ * holds it.  5.1: same order but
  * every non-64-bit field takes 4 bytes and one of them fills the gap before the 64-bit ones.
  * 5.0: references, 64-bit, then all others, each group by name, same 4-byte slots. */
 #include <stdlib.h>
@@ -146,7 +149,7 @@ uint32_t klass_link(struct kfield *f, unsigned n, uint32_t start, int rule)
 
 	link_rule = rule;
 	qsort(f, n, sizeof(*f), field_cmp);
-	if (rule != 0)
+	if (rule == 1 || rule == 2)
 		return link_legacy(f, n, off);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned sz = klass_type_size(f[i].type);
@@ -167,10 +170,16 @@ uint32_t klass_link(struct kfield *f, unsigned n, uint32_t start, int rule)
 			off = aligned;
 		}
 		int best = -1;
-		for (unsigned g = 0; g < ng; g++) {     /* largest gap, then lowest offset */
-			if (best < 0 || gaps[g].size > gaps[best].size ||
-			    (gaps[g].size == gaps[best].size && gaps[g].start < gaps[best].start))
+		for (unsigned g = 0; g < ng; g++) {
+			if (rule == 3) {        /* 12+: smallest gap that holds the field */
+				if (gaps[g].size >= sz && (best < 0 || gaps[g].size < gaps[best].size ||
+							   (gaps[g].size == gaps[best].size &&
+							    gaps[g].start < gaps[best].start)))
+					best = (int)g;
+			} else if (best < 0 || gaps[g].size > gaps[best].size ||   /* largest, lowest */
+				   (gaps[g].size == gaps[best].size && gaps[g].start < gaps[best].start)) {
 				best = (int)g;
+			}
 		}
 		if (best >= 0 && gaps[best].size >= sz) {
 			struct gap g = gaps[best];

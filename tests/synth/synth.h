@@ -57,7 +57,8 @@ struct fam {
 	const char *main_name, *main1_name;
 	unsigned n_image_roots, root_dex_caches, root_class_roots;
 	const char *const *class_roots; unsigned n_class_roots;
-	int link_rule;              /* LinkFields: 0 packed (6.0+), 1 5.1 (4-byte slots), 2 5.0 */
+	int link_rule;              /* LinkFields: 0 packed, largest gap first (6.0-11), 1 5.1
+				     * (4-byte slots), 2 5.0, 3 packed, smallest gap first (12+) */
 	int status_initialized;     /* raw status_ value written for initialized classes */
 	int class_flags;            /* 1 when Class has class_flags_ (7.0+) */
 	int prim_type_shift;        /* 6.0+: high 16 bits of primitive_type_ = log2 size */

@@ -139,6 +139,16 @@ static void build_classes(struct model *m)
 	klass_field(m, tok, "expiresAt", "J", false);
 	klass_field(m, tok, "secret", "[B", false);
 	klass_layout(m, tok);
+	/* the field list of the real captures' Harness (../shared/corpus/images/realart14 and
+	 * realart): five references, a long, two booleans after the long's 4-byte gap, where
+	 * 6.0-11 and 12+ place the second boolean differently (test_realart_layouts.sh) */
+	int harness = add_app(m, "LHarness;", m->c_object);
+	static const char *const hf[][2] = {{"compact", "Z"}, {"dumpPath", "Ljava/lang/String;"},
+		{"gc", "Z"}, {"hprofCheckPath", "Ljava/lang/String;"}, {"hprofPath", "Ljava/lang/String;"},
+		{"markGcCount", "J"}, {"outDir", "Ljava/lang/String;"}, {"readyPath", "Ljava/lang/String;"}};
+	for (unsigned i = 0; i < 8; i++)
+		klass_field(m, harness, hf[i][0], hf[i][1], false);
+	klass_layout(m, harness);
 	int app = add_app(m, "Lcom/example/synth/App;", m->c_object);
 	klass_field(m, app, "conversation", "Lcom/example/chat/Conversation;", true);
 	klass_field(m, app, "session", "Lcom/example/auth/SessionToken;", true);

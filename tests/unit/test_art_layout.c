@@ -67,9 +67,14 @@ int main(void)
 	}
 	T_CHECK(art_layout_by_image_version(107) == NULL && art_layout_by_image_version(109) == NULL,
 		"dev-only image versions 107 and 109 have no row");
-	/* 11-13 and 14-15 read every managed object alike; 13 -> 14 changes DexCache, ClassLoader */
+	/* 12-13 and 14-15 read every managed object alike; 13 -> 14 changes DexCache, ClassLoader;
+	 * 11 -> 12 only where LinkFields puts small fields into alignment gaps */
+	T_CHECK(art_layout_by_family("11") && art_layout_by_family("12") &&
+			art_layout_same_but_link(art_layout_by_family("11"), art_layout_by_family("12")) &&
+			!art_layout_same_but_link(art_layout_by_family("10"), art_layout_by_family("11")),
+		"11 and 12 differ in the LinkFields rule only, 10 and 11 in more");
 	static const struct { const char *a, *b; bool same; } alike[] = {
-		{ "11", "12", true }, { "12", "13", true }, { "14", "15", true }, { "13", "14", false },
+		{ "11", "12", false }, { "12", "13", true }, { "14", "15", true }, { "13", "14", false },
 		{ "10", "11", false }, { "9", "10", false },
 	};
 	for (size_t i = 0; i < sizeof(alike) / sizeof(alike[0]); i++) {
@@ -170,8 +175,11 @@ int main(void)
 		/* every row names its LinkFields rule; String is 5.x-style (char[] + offset_) or
 		 * inline, never both; the ClassLoader's native fields come together */
 		T_CHECK(r->field_link == ART_LINK_5_0 || r->field_link == ART_LINK_5_1 ||
-				r->field_link == ART_LINK_SHUFFLE,
+				r->field_link == ART_LINK_SHUFFLE || r->field_link == ART_LINK_GAPS,
 			"family %s field link rule %d", r->family, (int)r->field_link);
+		/* LinkFieldsHelper (smallest gap first) from platform/art c7993d55b2 at oat 190 */
+		T_CHECK((r->field_link == ART_LINK_GAPS) == (r->oat_version_min >= 190),
+			"family %s (oat %u+): field link rule %d", r->family, r->oat_version_min, (int)r->field_link);
 		T_CHECK((r->string.value == ART_ABSENT) == (r->string.array != ART_ABSENT) &&
 				(r->string.array == ART_ABSENT) == (r->string.offset == ART_ABSENT),
 			"family %s string row", r->family);
