@@ -72,4 +72,11 @@ mkdir -p "$out/cmc-residue"
 ./build/artcarve carve "$c/core" --maps "$c/maps" --include residue -q -o "$out/cmc-residue" >/dev/null
 grep -m 2 '"hprof_id"' "$out/cmc-residue/objects.jsonl" | cut -c1-150
 echo
+echo "== which layouts are checked against real runtimes (make check: tests/shell/test_carve.sh, test_realart_layouts.sh)"
+echo "   heaps made by real ART 10 (CC, CMS), ART 11 (CC, CMS) and ART 14 (CC, CMC) runtimes, each carved and"
+echo "   validated against the runtime's own HPROF of the same moment (../shared/corpus/images/realart*);"
+echo "   those runtimes lack what a device has: no boot image and no zygote (boot classes lie in the ordinary"
+echo "   spaces), interpreter only (no JIT or AOT code), a host x86_64 process with Android 10's class library."
+echo "   Android 5.0-9, 12, 13, 15 and 16 heaps are checked on synthetic images (tests/synth) and real boot images."
+echo
 echo "demo outputs are in $out/ (carve.txt, $(cd "$out" && ls | grep -v '^carve.txt$' | tr '\n' ' ' | sed 's/ $//; s/ /, /g'))"

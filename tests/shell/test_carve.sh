@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_carve.sh - `artcarve carve` on every real ART capture (../shared/corpus/images/realart
-# and realart-full) and on the embedded samples:
+# and realart-full: ART 11; realart10: ART 10; realart14: ART 14) and on the embedded samples:
 #   - carve exits 0 and writes DIR/heap.hprof; its summary (--json) adds up (objects per
 #     state = objects; reachable + unreachable + unknown = objects);
 #   - VisualVM's heap library (an independent reader) loads heap.hprof with the class and
@@ -26,10 +26,12 @@
 . "$(dirname "$0")/lib.sh"
 REAL=$CORPUS/images/realart
 FULL=$CORPUS/images/realart-full
+R10=$CORPUS/images/realart10
+R14=$CORPUS/images/realart14
 if ! command -v zstd >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1; then
 	t_fail "zstd and jq are needed (make deps)"; t_done; exit
 fi
-t_corpus "$REAL" && t_corpus "$FULL" || { t_done; exit; }
+t_corpus "$REAL" && t_corpus "$FULL" && t_corpus "$R10" && t_corpus "$R14" || { t_done; exit; }
 . tests/shell/visualvm_lib.sh
 
 summary=$TMP/summary
@@ -85,8 +87,9 @@ check_nodes() {
 	else t_fail "$1: $got Nodes\$Node unreachable, truth.json says $want"; fi
 }
 
-for dir in "$REAL"/*/ "$FULL"/*/; do
+for dir in "$REAL"/*/ "$FULL"/*/ "$R10"/*/ "$R14"/*/; do
 	cap=$(basename "$dir")
+	case $dir in "$R10"/*) cap=10-$cap ;; "$R14"/*) cap=14-$cap ;; esac
 	[ -f "$dir/core.zst" ] || continue
 	w=$TMP/$cap
 	mkdir -p "$w"
@@ -103,7 +106,7 @@ for dir in "$REAL"/*/ "$FULL"/*/; do
 	else
 		t_fail "$cap: validate failed: $(head -n 2 "$w/validate.err")"
 	fi
-	case $cap in cc-collections|cms-collections)
+	case $cap in cc-collections|cms-collections|14-cmc-collections)
 		"$ART" carve "$w/core" --maps "$dir/maps.txt" -o "$w/again" >/dev/null 2>&1
 		t_same "$cap: second run" "$w/again/heap.hprof" "$w/out/heap.hprof"
 		if "$ART" carve --json --android "$w/core" --maps "$dir/maps.txt" -o "$w/android" >"$w/android.json" 2>"$w/android.err" &&
