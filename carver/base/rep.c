@@ -1,6 +1,9 @@
 /* rep.c - the report writer (see rep.h). */
 #include "carver/base/rep.h"
 
+#include "carver/base/escape.h"
+#include "carver/base/wbuf.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -23,19 +26,35 @@ void rep_init_item(struct rep *r, FILE *fp, bool json, bool first)
 	}
 }
 
+/* One escaper for every JSON string the tool writes (escape.h): a name read from an image
+ * (a maps line, a class) may hold any bytes, and invalid UTF-8 becomes U+FFFD, not bytes
+ * that make the document invalid. */
 void rep_json_string(FILE *fp, const char *s, size_t n)
 {
-	fputc('"', fp);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			fprintf(fp, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(fp, "\\u%04x", ch);
-		else
-			fputc(ch, fp);
+	struct wbuf b;
+
+	wbuf_init(&b);
+	escape_json_quoted(&b, (const uint8_t *)s, n);
+	if (!b.failed) {
+		fwrite(b.data, 1, b.len, fp);
+	} else {
+		/* out of memory: the same escapes byte by byte, every non-ASCII byte as U+FFFD, so
+		 * the document stays valid JSON */
+		fputc('"', fp);
+		for (size_t i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)s[i];
+			if (ch == '"' || ch == '\\')
+				fprintf(fp, "\\%c", ch);
+			else if (ch < 0x20 || ch == 0x7f)
+				fprintf(fp, "\\u%04x", ch);
+			else if (ch >= 0x80)
+				fputs("\\ufffd", fp);
+			else
+				fputc(ch, fp);
+		}
+		fputc('"', fp);
 	}
-	fputc('"', fp);
+	wbuf_release(&b);
 }
 
 static void rep_indent(const struct rep *r, int levels)

@@ -4,8 +4,8 @@
  * JSON: keys are printed in the order they are written (stable output for the same
  * input); members and items are separated by ", " on one line, or, in a container opened
  * with rep_open_lines, each on its own line indented two spaces per such container.
- * Strings are escaped as cli tools have always printed them here: '"' and '\\' with a
- * backslash, bytes below 0x20 and 0x7f as \u00XX, every other byte as is.  Hex addresses
+ * Strings are escaped by escape_json (escape.h): valid JSON whatever the bytes (invalid
+ * UTF-8 as U+FFFD), the same escaper every JSON output uses.  Hex addresses
  * are JSON strings "0x...", numbers are decimal.
  * Text: rep_open prints "key:" (an unnamed item "-") and indents what follows by two
  * spaces; a value prints "key: value" (an unnamed one just the value); booleans are
@@ -57,8 +57,7 @@ void rep_null(struct rep *r, const char *key);
 /* Text only: one free-form line at the current indentation (JSON writes members instead). */
 void rep_line(struct rep *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* s (n bytes) as a JSON string literal on fp: quotes, backslashes and control characters
- * escaped, other bytes as they are. */
+/* s (n bytes) as a JSON string literal on fp, escaped by escape_json_quoted (escape.h). */
 void rep_json_string(FILE *fp, const char *s, size_t n);
 
 #endif

@@ -9,7 +9,7 @@
 #include "carver/base/wbuf.h"
 #include "carver/cli/carve.h"
 #include "carver/cli/cli.h"
-#include "output/export/escape.h"
+#include "carver/base/escape.h"
 #include "output/export/strings_find.h"
 #include "output/export/strings_tsv.h"
 

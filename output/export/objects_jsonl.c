@@ -15,7 +15,7 @@
 #include "carver/base/cursor.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
-#include "output/export/escape.h"
+#include "carver/base/escape.h"
 
 enum {
 	OJ_MAX_DEPTH = 4096,            /* longest super-class chain followed (hostile cycles) */

@@ -47,7 +47,7 @@
  * Values: a reference is "0x..." or null; boolean, byte, char (the UTF-16 unit), short,
  * int are JSON numbers; a long is a number when |v| <= 2^53 (exact in every JSON reader),
  * else a decimal string; float and double are the shortest decimal that reads back to the
- * same value, or "NaN", "Infinity", "-Infinity".  Text is escaped by output/export/escape.h
+ * same value, or "NaN", "Infinity", "-Infinity".  Text is escaped by carver/base/escape.h
  * (valid UTF-8, lone surrogates as \uDXXX).  Same model, same bytes. */
 #ifndef ARTCARVE_OBJECTS_JSONL_H
 #define ARTCARVE_OBJECTS_JSONL_H

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "carver/base/wbuf.h"
-#include "output/export/escape.h"
+#include "carver/base/escape.h"
 #include "output/export/strings_find.h"
 
 struct st_ctx {

@@ -86,4 +86,14 @@ else t_fail "generated: vol2 differs in $d lines"; diff "$TMP/want.json" "$TMP/g
 "$ART" info --image-only "$TMP/gen.core" >"$TMP/gen.txt" || t_fail "generated: info text"
 grep -q '^  0000000012c00000-0000000012c02000 r-x         8192 /system/bin/app_process64$' "$TMP/gen.txt" &&
 	t_ok "generated: NT_FILE name without --maps" || t_fail "generated: NT_FILE name: $(cat "$TMP/gen.txt")"
+# a mapping name with bytes that are no UTF-8 (0xff 0xfe): info --json stays valid JSON, the
+# bytes as U+FFFD (one escaper for every JSON output)
+sed '1s/$/ \xff\xfe/' "$TMP/gen.maps" >"$TMP/bad.maps"
+if "$ART" info --image-only --json "$TMP/gen.core" --maps "$TMP/bad.maps" >"$TMP/bad.json" 2>"$TMP/err" &&
+	name=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["regions"][0]["name"].encode("unicode_escape").decode())' "$TMP/bad.json" 2>"$TMP/err") &&
+	case $name in *'\ufffd\ufffd') true ;; *) false ;; esac; then
+	t_ok "info --json with 0xff 0xfe in a mapping name: valid JSON, name ends in $name"
+else
+	t_fail "info --json with 0xff 0xfe in a mapping name: $(head -c 300 "$TMP/err") $(head -c 300 "$TMP/bad.json")"
+fi
 t_done

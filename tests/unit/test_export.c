@@ -10,7 +10,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
 #include "carver/base/wbuf.h"
-#include "output/export/escape.h"
+#include "carver/base/escape.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
 #include "rosalloc/model/model.h"

@@ -51,9 +51,26 @@ static void test_json(void)
 	rep_init(&r, fp, true);
 	sample(&r);
 	fclose(fp);
-	const char *want = "{\"name\": \"a\\\"b\\\\c\\u000a\\u0001\\u007f\xc3\xa9\", \"count\": 18446744073709551615, "
+	const char *want = "{\"name\": \"a\\\"b\\\\c\\n\\u0001\\u007f\xc3\xa9\", \"count\": 18446744073709551615, "
 			   "\"delta\": -5, \"address\": \"0x12c00000\", \"ok\": true, \"none\": null, \"part\": \"abc\", "
 			   "\"inner\": {\"no\": false}, \"list\": [1, \"two\"], \"empty\": []}";
+	T_CHECK(len == strlen(want) && !memcmp(buf, want, len), "got  %s\n  want %s", buf, want);
+}
+
+/* A name from an image (a maps line) with bytes that are no UTF-8: still valid JSON */
+static void test_json_invalid_utf8(void)
+{
+	struct rep r;
+	FILE *fp = open_buf();
+
+	T_SECTION("JSON: bytes that are no UTF-8");
+	rep_init(&r, fp, true);
+	rep_open(&r, NULL, false);
+	rep_s(&r, "name", "/data/app\xff\xfe.so \xe2\x80\xa8");
+	rep_close(&r);
+	fclose(fp);
+	const char *want = "{\"name\": \"/data/app\\ufffd\\ufffd.so \\u2028\"}";
+	printf("got %s\n", buf);
 	T_CHECK(len == strlen(want) && !memcmp(buf, want, len), "got  %s\n  want %s", buf, want);
 }
 
@@ -123,6 +140,7 @@ static void test_items(void)
 int main(void)
 {
 	test_json();
+	test_json_invalid_utf8();
 	test_lines();
 	test_text();
 	test_items();

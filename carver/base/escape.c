@@ -1,5 +1,5 @@
 /* escape.c - JSON and bulk_extractor feature escaping (see escape.h). */
-#include "output/export/escape.h"
+#include "carver/base/escape.h"
 
 #include <stdbool.h>
 
