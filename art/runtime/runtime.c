@@ -542,7 +542,7 @@ static int add_class(struct art_runtime *rt, const struct mirror_class *c, struc
 	k->raw = *c;
 	k->name_how = "";
 	k->fields_how = "";
-	k->dex = k->super = k->component = RT_NONE;
+	k->dex = k->dissent_dex = k->super = k->component = RT_NONE;
 	k->space = spaces_at(&rt->spaces, c->addr);
 	return 0;
 }
@@ -741,6 +741,15 @@ static bool dex_class_votes(const struct rt_class *k)
 	       k->raw.dex_class_def_idx != 0xffffffffu && k->raw.dex_class_def_idx != 0xffffu;
 }
 
+/* Second pass of the vote: a DEX with which all but a few of a DexCache's classes agree
+ * (one, and one more per 50 voters; at least 3 agreeing) is theirs: the few are damaged
+ * classes, not evidence of another DEX.  Unique, or confirmed by the DexCache's location or
+ * native pointer, as in the first pass. */
+static bool dex_vote_carries(size_t agree, size_t voters)
+{
+	return agree >= 3 && voters - agree <= 1 + voters / 50;
+}
+
 /* The DEX whose address is what DexCache.dex_file_->begin_ holds, RT_NONE if none is known
  * (*why says why when DexFile.begin_ does not read). */
 static size_t dex_by_native(struct art_runtime *rt, const struct mirror_dex_cache *dc, struct err *why)
@@ -807,27 +816,32 @@ static int resolve_cache(struct art_runtime *rt, const size_t *order, size_t lo,
 			return rc;
 		native = dex_by_native(rt, &dc, &why_native);
 	}
-	for (size_t d = 0; d < rt->dex_count; d++) {
-		size_t agree = 0;
-		voters = 0;
-		for (size_t i = lo; i < hi; i++) {
-			const struct rt_class *k = &rt->classes[order[i]];
-			if (!dex_class_votes(k))
+	/* every class agrees with its DEX in a sound image; damage to a few classes' indexes
+	 * (dissenters, set apart in resolve_dex_caches) must not lose the DEX of the others */
+	for (int pass = 0; pass < 2 && pick == RT_NONE; pass++) {
+		tie = false;
+		for (size_t d = 0; d < rt->dex_count; d++) {
+			size_t agree = 0;
+			voters = 0;
+			for (size_t i = lo; i < hi; i++) {
+				const struct rt_class *k = &rt->classes[order[i]];
+				if (!dex_class_votes(k))
+					continue;
+				voters++;
+				if ((rc = class_def_agrees(&rt->dexes[d].dex, &k->raw, e)) < 0)
+					return rc;
+				agree += (size_t)rc;
+			}
+			if (voters == 0 || (pass == 0 ? agree != voters : !dex_vote_carries(agree, voters)))
 				continue;
-			voters++;
-			if ((rc = class_def_agrees(&rt->dexes[d].dex, &k->raw, e)) < 0)
-				return rc;
-			agree += (size_t)rc;
-		}
-		if (voters == 0 || agree != voters)
-			continue;
-		if (d == native || same_location(loc, rt->dexes[d].location)) {
+			if (d == native || same_location(loc, rt->dexes[d].location)) {
+				pick = d;
+				tie = false;
+				break;
+			}
+			tie = pick != RT_NONE;
 			pick = d;
-			tie = false;
-			break;
 		}
-		tie = pick != RT_NONE;
-		pick = d;
 	}
 	if (pick != RT_NONE && !tie && loc && !*rt->dexes[pick].location)
 		rt->dexes[pick].location = loc;
@@ -850,6 +864,126 @@ static int by_cache(const void *a, const void *b)
 	if (x->cache != y->cache)
 		return x->cache < y->cache ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* k's DEX is its DexCache's d, unless k's own indexes disagree with d: then k was damaged
+ * (its DexCache's other classes chose d) and waits for repair_dissenters.  0 or <0. */
+static int set_class_dex(struct art_runtime *rt, struct rt_class *k, size_t d, struct err *e)
+{
+	int rc = 1;
+
+	if (d != RT_NONE && dex_class_votes(k) && (rc = class_def_agrees(&rt->dexes[d].dex, &k->raw, e)) < 0)
+		return rc;
+	k->dex = rc ? d : RT_NONE;
+	k->dissent_dex = rc ? RT_NONE : d;
+	return 0;
+}
+
+/* The descriptor of k's super class in its own DEX ("" for none: java.lang.Object's super),
+ * NULL when unknown. */
+static const uint8_t *super_descriptor(const struct art_runtime *rt, const struct rt_class *k, size_t *n)
+{
+	const uint8_t *s;
+	struct err why;
+
+	err_init(&why);
+	*n = 0;
+	if (!k->raw.super_class)
+		return (const uint8_t *)"";
+	if (k->super == RT_NONE)
+		return NULL;
+	const struct rt_class *sk = &rt->classes[k->super];
+	if (sk->dex == RT_NONE || dex_type_descriptor(&rt->dexes[sk->dex].dex, sk->raw.dex_type_idx, &s, n, &why))
+		return NULL;
+	return s;
+}
+
+/* Does class_def ci of d fit k: its super class is k's, and no sound class of k's DexCache
+ * was loaded from it?  1, 0, <0 error. */
+static int class_def_fits(const struct art_runtime *rt, const struct rt_class *k, const struct dex *d, uint32_t ci,
+			  struct err *e)
+{
+	struct dex_class_def def;
+	const uint8_t *want, *got = (const uint8_t *)"";
+	size_t wn, gn = 0;
+	struct err why;
+	int rc;
+
+	err_init(&why);
+	if (ci >= d->class_defs_size || !(want = super_descriptor(rt, k, &wn)))
+		return 0;
+	if ((rc = dex_class_def(d, ci, &def, e)) < 0)
+		return rc;
+	if (def.superclass_idx != 0xffffffffu && dex_type_descriptor(d, def.superclass_idx, &got, &gn, &why))
+		return 0;
+	if (gn != wn || memcmp(got, want, wn))
+		return 0;
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct rt_class *o = &rt->classes[i];
+		if (o != k && o->raw.dex_cache == k->raw.dex_cache && o->dex != RT_NONE && o->raw.dex_class_def_idx == ci)
+			return 0;
+	}
+	return 1;
+}
+
+/* A class whose class_def and type indexes disagree with its DexCache's DEX (damage to one of
+ * them): the other index, checked by the class_def's super class and by no sound class
+ * owning the class_def, gives the pair back (the second source of the fact); otherwise the
+ * class has no name or fields from the DEX.  Either way an anomaly says so.  0 or <0. */
+static int repair_dissenter(struct art_runtime *rt, struct rt_class *k, struct err *e)
+{
+	const struct dex *d = &rt->dexes[k->dissent_dex].dex;
+	struct dex_class_def def;
+	uint32_t ci = k->raw.dex_class_def_idx, ti = k->raw.dex_type_idx, found = 0, fci = 0, fti = 0;
+	int rc;
+
+	/* trust the class_def index: its class_def names the type */
+	if ((rc = class_def_fits(rt, k, d, ci, e)) < 0)
+		return rc;
+	if (rc && (rc = dex_class_def(d, ci, &def, e)) == 0) {
+		found++;
+		fci = ci;
+		fti = def.class_idx;
+	}
+	/* trust the type index: the class_def that defines it (class_defs are bounded by the DEX) */
+	for (uint32_t c = 0; rc >= 0 && ti < d->type_ids_size && c < d->class_defs_size; c++) {
+		if ((rc = dex_class_def(d, c, &def, e)) < 0)
+			return rc;
+		if (def.class_idx != ti || c == fci)
+			continue;
+		if ((rc = class_def_fits(rt, k, d, c, e)) < 0)
+			return rc;
+		if (rc) {
+			found++;
+			fci = c;
+			fti = ti;
+		}
+	}
+	if (found == 1) {
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, k->addr, space_name(rt, k->addr),
+			    "class at 0x%llx: class_def %u / type %u disagree with its DexCache's DEX (damage): "
+			    "read as class_def %u / type %u, the pair whose super class is the class's",
+			    (unsigned long long)k->addr, ci, ti, fci, fti);
+		k->raw.dex_class_def_idx = fci;
+		k->raw.dex_type_idx = fti;
+		k->dex = k->dissent_dex;
+	} else {
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, k->addr, space_name(rt, k->addr),
+			    "class at 0x%llx: class_def %u / type %u disagree with its DexCache's DEX (damage) "
+			    "and %s: no name or fields from the DEX", (unsigned long long)k->addr, ci, ti,
+			    found ? "two pairs fit" : "no other pair fits");
+	}
+	k->dissent_dex = RT_NONE;
+	return 0;
+}
+
+static int repair_dissenters(struct art_runtime *rt, struct err *e)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < rt->class_count; i++)
+		if (rt->classes[i].dissent_dex != RT_NONE)
+			rc = repair_dissenter(rt, &rt->classes[i], e);
+	return rc;
 }
 
 static int resolve_dex_caches(struct art_runtime *rt, struct err *e)
@@ -877,12 +1011,12 @@ static int resolve_dex_caches(struct art_runtime *rt, struct err *e)
 			break;
 		rt->dex_caches++;
 		rt->dex_caches_resolved += d != RT_NONE;
-		for (size_t i = lo; i < hi; i++)
-			rt->classes[order[i]].dex = d;
+		for (size_t i = lo; i < hi && rc == 0; i++)
+			rc = set_class_dex(rt, &rt->classes[order[i]], d, e);
 	}
 	xfree(refs);
 	xfree(order);
-	return rc;
+	return rc ? rc : repair_dissenters(rt, e);
 }
 
 /* ---- names ---- */

@@ -57,6 +57,8 @@ struct rt_class {
 	const char *name_how;     /* "name_", "primitive", "array", "dex", "" */
 	bool name_tried;          /* the name was worked out (NULL: unknown); not retried */
 	size_t dex;               /* index in dexes, RT_NONE */
+	size_t dissent_dex;       /* the DEX its DexCache chose when its own indexes disagreed
+				   * with it (damage), RT_NONE otherwise */
 	size_t super;             /* index in classes, RT_NONE */
 	size_t component;         /* index in classes, RT_NONE */
 	struct rt_field *fields;  /* declared instance fields in declaration (ifields_) order */
