@@ -34,6 +34,7 @@ static const char *const anomaly_names[ANOM_CODE_COUNT] = {
 	[ANOM_OBJ_UNMAPPED] = "object_unmapped",
 	[ANOM_STATICS] = "statics",
 	[ANOM_ROOTS] = "roots",
+	[ANOM_CAPTURE] = "capture",
 };
 
 void anomaly_init(struct anomaly_sink *s, size_t keep)

@@ -55,6 +55,7 @@ enum anomaly_code {
 	ANOM_OBJ_UNMAPPED,   /* "object_unmapped": a candidate whose bytes are not all captured */
 	ANOM_STATICS,        /* "statics": a class whose static field layout does not read */
 	ANOM_ROOTS,          /* "roots": a root source (image roots, JNI table) that does not read */
+	ANOM_CAPTURE,        /* "capture": bytes the container lists but its file does not hold */
 	ANOM_CODE_COUNT
 };
 

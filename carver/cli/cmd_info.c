@@ -120,11 +120,20 @@ static int info_totals(struct info_ctx *cx, const char *key, struct err *e)
 		rep_u(r, "captured_regions", with_data);
 		rep_u(r, "mapped", img_mapped_bytes(img));
 		rep_u(r, "captured", img_captured_bytes(img));
+		if (img->cut_regions) {
+			rep_u(r, "cut_bytes", img->cut_bytes);
+			rep_u(r, "cut_regions", img->cut_regions);
+			rep_hex(r, "cut_from", img->cut_first_va);
+		}
 		rep_close(r);
 	} else {
 		fprintf(r->fp, "totals: %zu regions (%zu captured), %llu bytes mapped, %llu bytes captured\n",
 			img->region_count, with_data, (unsigned long long)img_mapped_bytes(img),
 			(unsigned long long)img_captured_bytes(img));
+		if (img->cut_regions)
+			fprintf(r->fp, "cut short: the file ends %llu bytes early; %zu regions from 0x%llx are not "
+				"(all) captured\n", (unsigned long long)img->cut_bytes, img->cut_regions,
+				(unsigned long long)img->cut_first_va);
 	}
 	return 0;
 }

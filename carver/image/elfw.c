@@ -183,6 +183,14 @@ int elfw_segment(const struct elfw *w, const struct elfw_phdr *ph, struct cursor
 	return elfw_extent(w, ph->offset, ph->filesz, ph->vaddr, "segment", out, e);
 }
 
+void elfw_segment_head(const struct elfw *w, const struct elfw_phdr *ph, struct cursor *out, uint64_t *lost)
+{
+	size_t have = ph->offset >= w->len ? 0 : ph->filesz > w->len - ph->offset ? w->len - (size_t)ph->offset
+										   : (size_t)ph->filesz;
+	cur_init(out, have ? w->data + ph->offset : w->data, have, ph->vaddr);
+	*lost = ph->filesz - have;
+}
+
 static int elfw_u32(const struct elfw *w, struct cursor *c, uint32_t *v, struct err *e)
 {
 	return w->big_endian ? cur_u32be(c, v, e) : cur_u32le(c, v, e);

@@ -60,6 +60,9 @@ int elfw_phdr(const struct elfw *w, size_t i, struct elfw_phdr *out, struct err 
 /* Cursor over the file bytes [offset, offset+filesz) of a program header (cursor.va =
  * p_vaddr); -ERR_TRUNC naming the segment when they exceed the file. */
 int elfw_segment(const struct elfw *w, const struct elfw_phdr *ph, struct cursor *out, struct err *e);
+/* As elfw_segment for a file cut short: the cursor holds what the file has of the segment
+ * (possibly nothing) and *lost the bytes past its end (0 when whole). */
+void elfw_segment_head(const struct elfw *w, const struct elfw_phdr *ph, struct cursor *out, uint64_t *lost);
 
 /* Calls fn for each note of every PT_NOTE segment, in file order.  name is the note's
  * NUL-terminated name ("" when absent), desc a cursor over the descriptor bytes (cursor.va

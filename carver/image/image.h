@@ -62,6 +62,11 @@ struct image {
 	const struct img_thread *threads;  /* threads the container names, in its order (cores only) */
 	const char *listing;       /* path of the maps listing joined (--maps or the dump's own), NULL if none */
 	size_t thread_count;
+	/* bytes the container lists but its file does not hold (a core cut short: the segments
+	 * past the end keep their addresses, uncaptured); 0 when whole */
+	uint64_t cut_bytes;
+	size_t cut_regions;        /* regions that lost bytes so */
+	uint64_t cut_first_va;     /* the first such region's start */
 	/* private: use the functions below */
 	struct img_thread *thr_;
 	size_t thr_cap_;

@@ -95,8 +95,9 @@ static int core_nt_file(struct core_ctx *cx, struct cursor *desc, struct err *e)
 		f.name = (const char *)cur_ptr(&names);
 		f.name_len = (size_t)(nul - cur_ptr(&names));
 		names.pos += f.name_len + 1;
+		/* an offset that overflows is a damaged entry: it names nothing (no offset 0) */
 		if (ck_mul64(ofs, page_size, &f.file_ofs))
-			f.file_ofs = 0;
+			continue;
 		if (f.end > f.start && (rc = core_add_file(cx, &f, e)))
 			return rc;
 	}
@@ -283,9 +284,14 @@ static int core_load(struct image *img, struct elfw *w, const char *path, struct
 			return ERR_SET(e, ERR_CORRUPT, ph.vaddr, "%s: PT_LOAD %zu at 0x%llx: file size 0x%llx exceeds memory size 0x%llx",
 				       path, i, (unsigned long long)ph.vaddr, (unsigned long long)ph.filesz,
 				       (unsigned long long)ph.memsz);
-		if ((rc = elfw_segment(w, &ph, &seg, e)))
-			return rc;
-		if ((rc = img_push(img, ph.vaddr, end, core_prot(ph.flags), "", 0, seg.base, seg.len, e)))
+		/* an acquisition stopped early: what the file holds is captured, the rest of the
+		 * segment (and the segments after it) are address space without bytes */
+		uint64_t lost;
+		elfw_segment_head(w, &ph, &seg, &lost);
+		if (lost && !img->cut_regions++)
+			img->cut_first_va = ph.vaddr;
+		img->cut_bytes += lost;
+		if ((rc = img_push(img, ph.vaddr, end, core_prot(ph.flags), "", 0, seg.len ? seg.base : NULL, seg.len, e)))
 			return rc;
 	}
 	if (img->region_count == cx.first)
