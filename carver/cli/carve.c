@@ -78,6 +78,15 @@ static int make_dir(const char *dir, struct err *e)
 
 static bool wanted(const struct carve_opts *o, unsigned i);
 
+/* The walk's allocation units: the model keeps the walk gaps (heap.hprof's WalkGap marks),
+ * the report's heap map draws the units when report.html is written (c->draw_units). */
+static int carve_unit(void *arg, const struct walk_unit *u, struct err *e)
+{
+	struct carve *c = arg;
+	int rc = model_unit(&c->m, u, e);
+	return rc == 0 && c->draw_units ? report_units_add(&c->units, u, e) : rc;
+}
+
 static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	struct walk_evidence *ev = walk_evidence_open(&c->rt, &c->sink, e);
@@ -85,11 +94,8 @@ static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *
 	if (!ev)
 		return -e->code;
 	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev,
-				.progress = c->m.progress };
-	if (o->out_dir && wanted(o, CARVE_OUT_REPORT)) {   /* the heap map draws the allocation units */
-		ctx.unit = report_units_add;
-		ctx.unit_arg = &c->units;
-	}
+				.progress = c->m.progress, .unit = carve_unit, .unit_arg = c };
+	c->draw_units = o->out_dir && wanted(o, CARVE_OUT_REPORT);
 	rc = walk_all(&ctx, e);
 	walk_evidence_report(ev, c->evidence);
 	walk_evidence_close(ev);

@@ -52,6 +52,7 @@ struct carve {
 	struct walk_ev_report evidence[WALK_EV_COUNT];
 	struct hprof_carve_stats hs;
 	struct report_units units;  /* the walk's allocation units, for report.html's heap map */
+	bool draw_units;            /* report.html is written: units are kept for its heap map */
 	struct case_db_stats db;
 	struct outf out[CARVE_OUT_COUNT];   /* each output's temporary file until all are committed */
 	char *path[CARVE_OUT_COUNT];        /* the committed outputs' paths (NULL: not written) */

@@ -277,6 +277,8 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_u(r, "mark_arrays", c->hs.mark_arrays);
 	if (c->hs.alias_windows)   /* objects above 4 GiB: output/hprof/hprof_mark.h */
 		rep_u(r, "alias_windows", c->hs.alias_windows);
+	if (c->hs.walk_gaps)       /* a bump-pointer walk gap: output/hprof/hprof_mark.h */
+		rep_u(r, "walk_gaps", c->hs.walk_gaps);
 	rep_u(r, "free_objects", c->hs.free_objects);
 	rep_close(r);
 	rep_open(r, "time", false);

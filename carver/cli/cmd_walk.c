@@ -132,6 +132,11 @@ static int on_unit(void *arg, const struct walk_unit *u, struct err *e)
 		rep_u(r, "allocated", u->allocated);
 		rep_u(r, "free", u->free);
 		rep_u(r, "damaged", u->damaged);
+		if (u->gap_end) {
+			rep_hex(r, "walk_gap_begin", u->gap_begin);
+			rep_hex(r, "walk_gap_end", u->gap_end);
+			rep_hex(r, "top", u->top);
+		}
 		rep_close(r);
 		return 0;
 	}
@@ -143,8 +148,12 @@ static int on_unit(void *arg, const struct walk_unit *u, struct err *e)
 	if (u->kind == WALK_UNIT_REGION)
 		fprintf(fp, " state=%s top=0x%llx dead=%llu", walk_region_state_name(u->state),
 			(unsigned long long)u->top, (unsigned long long)u->dead);
-	fprintf(fp, " allocated=%llu free=%llu damaged=%llu\n", (unsigned long long)u->allocated,
+	fprintf(fp, " allocated=%llu free=%llu damaged=%llu", (unsigned long long)u->allocated,
 		(unsigned long long)u->free, (unsigned long long)u->damaged);
+	if (u->gap_end)
+		fprintf(fp, " walk_gap=0x%llx-0x%llx top=0x%llx", (unsigned long long)u->gap_begin,
+			(unsigned long long)u->gap_end, (unsigned long long)u->top);
+	fputc('\n', fp);
 	return 0;
 }
 

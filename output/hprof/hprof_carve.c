@@ -18,6 +18,8 @@ enum {
  * id space, so they never meet an object's address (output/hprof/hprof_mark.h). */
 #define HC_MARK_ID_TOP 0xfffffff1u
 #define HC_MARK_ID_STEP 16u
+/* Class id slots after the mark array classes: AddressAlias at HPROF_MARK_COUNT, then WalkGap. */
+#define HC_GAP_CLASS (HPROF_MARK_COUNT + 1)
 
 /* ---- string ids: one STRING record per distinct text, ids from 1 in first-use order ---- */
 
@@ -117,6 +119,8 @@ struct hc {
 	uint32_t mark_name[HPROF_MARK_COUNT];
 	bool aliases;                /* the model has alias windows: the AddressAlias class is written */
 	uint32_t alias_name, alias_field[3]; /* string ids of its name and fields */
+	bool gaps;                   /* the model has walk gaps: the WalkGap class is written */
+	uint32_t gap_name, gap_field[3];
 	uint32_t next_mark_id;       /* next free id below the marks' top */
 	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array */
 	uint32_t marked_n[HPROF_MARK_COUNT];
@@ -243,6 +247,10 @@ static int load_classes(struct hc *h, struct err *e)
 		const char *an = i ? hprof_mark_alias_fields[i - 1] : hprof_mark_alias_class();
 		rc = string_id(&h->str, &h->w, an, strlen(an), i ? &h->alias_field[i - 1] : &h->alias_name, e);
 	}
+	for (size_t i = 0; rc == 0 && h->gaps && i <= 3; i++) {
+		const char *gn = i ? hprof_mark_gap_fields[i - 1] : hprof_mark_gap_class();
+		rc = string_id(&h->str, &h->w, gn, strlen(gn), i ? &h->gap_field[i - 1] : &h->gap_name, e);
+	}
 	for (size_t i = 0; rc == 0 && i < rt->class_count; i++) {
 		struct hprof_load_class lc = { (uint32_t)i + 1, rt->classes[i].addr, 0, h->name_id[i] };
 		h->serial[i] = lc.serial;
@@ -256,6 +264,11 @@ static int load_classes(struct hc *h, struct err *e)
 	if (rc == 0 && h->aliases) {
 		struct hprof_load_class lc = { (uint32_t)(rt->class_count + 1 + HPROF_MARK_COUNT),
 					       mark_class_id(HPROF_MARK_COUNT), 0, h->alias_name };
+		rc = hprof_write_load_class(&h->w, &lc, e);
+	}
+	if (rc == 0 && h->gaps) {
+		struct hprof_load_class lc = { (uint32_t)(rt->class_count + 2 + HPROF_MARK_COUNT),
+					       mark_class_id(HC_GAP_CLASS), 0, h->gap_name };
 		rc = hprof_write_load_class(&h->w, &lc, e);
 	}
 	return rc;
@@ -613,31 +626,57 @@ static bool has_mark(const struct model_obj *o, int k)
 	}
 }
 
+/* The CLASS_DUMP of a record class with three long fields (AddressAlias, WalkGap). */
+static int long3_class(struct hc *h, int k, const uint32_t field[3], struct err *e)
+{
+	struct hprof_class_entry fl[3];
+	for (int f = 0; f < 3; f++)
+		fl[f] = (struct hprof_class_entry){ .key = field[f], .type = HPROF_T_LONG };
+	struct hprof_class_dump cd = { .class_id = mark_class_id(k), .super_id = 0, .instance_size = 24,
+				       .field_count = 3 };
+	return hprof_put_class_dump(&h->w, &cd, NULL, NULL, fl, e);
+}
+
+/* One instance of such a class, with its root. */
+static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *e)
+{
+	uint32_t id = h->next_mark_id;
+	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
+	uint8_t *d = hprof_put_instance_room(&h->w, id, 0, mark_class_id(k), 24, e);
+	if (!d)
+		return -e->code;
+	h->next_mark_id -= HC_MARK_ID_STEP;
+	for (int f = 0; f < 24; f++)
+		d[f] = (uint8_t)(v[f / 8] >> (56 - 8 * (f % 8)));   /* big-endian */
+	return hprof_put_root(&h->w, &root, e);
+}
+
 /* The AddressAlias class and one instance (with its root) per alias window of the model
  * (output/hprof/hprof_mark.h). */
 static int alias_records(struct hc *h, struct err *e)
 {
-	struct hprof_class_entry fl[3];
-	for (int f = 0; f < 3; f++)
-		fl[f] = (struct hprof_class_entry){ .key = h->alias_field[f], .type = HPROF_T_LONG };
-	struct hprof_class_dump cd = { .class_id = mark_class_id(HPROF_MARK_COUNT), .super_id = 0,
-				       .instance_size = 24, .field_count = 3 };
-	int rc = hprof_put_class_dump(&h->w, &cd, NULL, NULL, fl, e);
+	int rc = long3_class(h, HPROF_MARK_COUNT, h->alias_field, e);
 	for (size_t i = 0; rc == 0 && i < h->m->alias_count; i++) {
 		const struct model_alias *a = &h->m->alias[i];
 		if (a->failed)
 			continue;
-		uint32_t id = h->next_mark_id;
-		struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
-		uint8_t *d = hprof_put_instance_room(&h->w, id, 0, mark_class_id(HPROF_MARK_COUNT), 24, e);
-		if (!d)
-			return -e->code;
-		h->next_mark_id -= HC_MARK_ID_STEP;
 		const uint64_t v[3] = { a->alias, a->real, a->len };
-		for (int f = 0; f < 24; f++)
-			d[f] = (uint8_t)(v[f / 8] >> (56 - 8 * (f % 8)));   /* big-endian */
-		rc = hprof_put_root(&h->w, &root, e);
+		rc = long3_instance(h, HPROF_MARK_COUNT, v, e);
 		h->st->alias_windows++;
+	}
+	return rc;
+}
+
+/* The WalkGap class and one instance (with its root) per walk gap of the model
+ * (output/hprof/hprof_mark.h). */
+static int gap_records(struct hc *h, struct err *e)
+{
+	int rc = long3_class(h, HC_GAP_CLASS, h->gap_field, e);
+	for (size_t i = 0; rc == 0 && i < h->m->gap_count; i++) {
+		const struct model_walk_gap *g = &h->m->gaps[i];
+		const uint64_t v[3] = { g->begin, g->end, g->space_end };
+		rc = long3_instance(h, HC_GAP_CLASS, v, e);
+		h->st->walk_gaps++;
 	}
 	return rc;
 }
@@ -656,7 +695,8 @@ static int mark_classes(struct hc *h, struct err *e)
 		if (rc)
 			return rc;
 	}
-	return h->aliases ? alias_records(h, e) : 0;
+	int rc = h->aliases ? alias_records(h, e) : 0;
+	return rc == 0 && h->gaps ? gap_records(h, e) : rc;
 }
 
 /* Writes the ids waiting for mark k as one array (and its root). */
@@ -679,7 +719,7 @@ static int marks_begin(struct hc *h, struct err *e)
 	for (int k = 0; k < HPROF_MARK_COUNT; k++)
 		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
 			return hc_nomem(e);
-	h->next_mark_id = mark_class_id(HPROF_MARK_COUNT + (h->aliases ? 1 : 0));
+	h->next_mark_id = mark_class_id(h->gaps ? HC_GAP_CLASS + 1 : HPROF_MARK_COUNT + (h->aliases ? 1 : 0));
 	return mark_classes(h, e);
 }
 
@@ -788,6 +828,7 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	/* the windows are written when the file holds an object above 4 GiB (--include) */
 	for (size_t i = 0; i < m->count && !h.aliases && m->alias_lo != UINT64_MAX; i++)
 		h.aliases = model_in_alias(m, m->objs[i].addr) && object_written(&h, &m->objs[i]);
+	h.gaps = m->gap_count > 0;
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);

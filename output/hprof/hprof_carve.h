@@ -55,6 +55,7 @@ struct hprof_carve_stats {
 	uint64_t marked[HPROF_MARK_COUNT];   /* objects listed per mark */
 	uint64_t mark_arrays;
 	uint64_t alias_windows; /* AddressAlias instances (and then one class): hprof_mark.h */
+	uint64_t walk_gaps;     /* WalkGap instances (and then one class): hprof_mark.h */
 	uint64_t bytes;         /* file size */
 };
 

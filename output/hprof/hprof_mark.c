@@ -62,3 +62,16 @@ bool hprof_mark_is_alias_class(const char *name, size_t len)
 	return name && (mark_name_eq(name, len, "artcarve.mark.AddressAlias") ||
 			mark_name_eq(name, len, "artcarve/mark/AddressAlias"));
 }
+
+const char *const hprof_mark_gap_fields[3] = { "gapStart", "gapEnd", "spaceEnd" };
+
+const char *hprof_mark_gap_class(void)
+{
+	return "artcarve.mark.WalkGap";
+}
+
+bool hprof_mark_is_gap_class(const char *name, size_t len)
+{
+	return name && (mark_name_eq(name, len, "artcarve.mark.WalkGap") ||
+			mark_name_eq(name, len, "artcarve/mark/WalkGap"));
+}

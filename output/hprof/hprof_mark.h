@@ -43,7 +43,22 @@
  * which real address an id stands for.  A reader that compares ids with real addresses (validate)
  * maps them through these records.  A reference field or element whose value lies in a
  * window names no object of the process (the window is unmapped memory) and is written null,
- * so that no reader links it to the object whose id it happens to be. */
+ * so that no reader links it to the object whose id it happens to be.
+ *
+ * Walk gaps.  ART's own HPROF lists the objects of a bump-pointer space by walking it from its
+ * begin and stops at the first zero class word (BumpPointerSpace::Walk,
+ * runtime/gc/space/bump_pointer_space-walk-inl.h @ android14); after a mark-compact
+ * compaction the objects allocated after the marking pause lie beyond such a zero gap, from
+ * the page boundary post_compact_end (runtime/gc/collector/mark_compact.cc @ android14), so
+ * that HPROF does not list them, though they are live.  A carved HPROF records each such gap
+ * the walk of a bump-pointer space found (rosalloc/walk/contig.c) as one INSTANCE_DUMP of the
+ * class artcarve.mark.WalkGap (JVM form artcarve/mark/WalkGap), no super class, with three
+ * long fields in this order: gapStart (the first zero byte after the objects that lie back to
+ * back from the space's begin), gapEnd (the first object after the gap, a page boundary),
+ * spaceEnd (the end of the space's last object).  The objects in [gapEnd, spaceEnd) are in
+ * the file as any other.  The class and its instances are written only when a gap was found;
+ * ids and roots as for AddressAlias.  validate counts result objects there that the truth
+ * lacks apart from invented ones ("beyond_walk"). */
 #ifndef ARTCARVE_HPROF_MARK_H
 #define ARTCARVE_HPROF_MARK_H
 
@@ -74,6 +89,13 @@ const char *hprof_mark_alias_class(void);
 bool hprof_mark_is_alias_class(const char *name, size_t len);
 /* Its three long fields, in order. */
 extern const char *const hprof_mark_alias_fields[3];
+
+/* Java-form name of the walk gap class ("artcarve.mark.WalkGap"). */
+const char *hprof_mark_gap_class(void);
+/* True when name[0..len) names the walk gap class (Java or JVM form). */
+bool hprof_mark_is_gap_class(const char *name, size_t len);
+/* Its three long fields, in order. */
+extern const char *const hprof_mark_gap_fields[3];
 
 /* The mark whose array class is named name[0..len) (Java or JVM form, not NUL-terminated),
  * or -1 when the name is no mark class. */

@@ -237,6 +237,35 @@ static inline bool vd_result_counted(const struct vd_ctx *c, const struct vd_obj
 	return vd_obj_real(o) && !(c->tru.fmt == VD_FMT_HPROF && VD_ST_GET(o->state, VD_DIM_ALLOC) == VD_FREE);
 }
 
+/* ---- walk gaps ------------------------------------------------------------------------------ */
+
+/* True when the truth holds an entry in [lo, hi): its own walk went past the gap's start. */
+static bool vd_truth_walked(const struct vd_side *t, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = vd_side_lower(t, lo); i < t->n && t->obj[i].id < hi; i++)
+		if (!(t->obj[i].flags & VD_F_MARK))
+			return true;
+	return false;
+}
+
+/* Flags VD_F_BEYOND on the unmatched result objects in [end, space_end) of each walk gap of
+ * RESULT (output/hprof/hprof_mark.h) when the truth lists nothing from the gap's start to
+ * space_end: live objects that the runtime's own walk stopped short of.  Where the truth
+ * does list objects there, its walk went on and an unmatched result object is invented. */
+static void vd_beyond_walk(struct vd_ctx *c)
+{
+	struct vd_side *r = &c->res;
+
+	for (size_t g = 0; g < r->ngaps; g++) {
+		const struct vd_gap *w = &r->gaps[g];
+		if (vd_truth_walked(&c->tru, w->start, w->space_end))
+			continue;
+		for (size_t i = vd_side_lower(r, w->end); i < r->n && r->obj[i].id < w->space_end; i++)
+			if (vd_result_counted(c, &r->obj[i]) && !c->rmatched[i])
+				r->obj[i].flags |= VD_F_BEYOND;
+	}
+}
+
 /* ---- counts: overall, kinds, heaps, classes ---------------------------------------------------- */
 
 static void vd_heap_rows(struct vd_ctx *c, const struct vd_side *s, bool truth, struct vd_named_count *rows)
@@ -252,6 +281,7 @@ static void vd_heap_rows(struct vd_ctx *c, const struct vd_side *s, bool truth, 
 		} else if (!truth && vd_result_counted(c, o)) {
 			k->result++;
 			k->result_matched += c->rmatched[i];
+			k->beyond_walk += (o->flags & VD_F_BEYOND) != 0;
 		}
 	}
 }
@@ -361,6 +391,11 @@ static int vd_counts(struct vd_ctx *c, struct err *e)
 		if (c->rmatched[i]) {
 			r->overall.result_matched++;
 			r->by_kind[o->kind].result_matched++;
+		} else if (o->flags & VD_F_BEYOND) {
+			r->overall.beyond_walk++;
+			r->by_kind[o->kind].beyond_walk++;
+			if ((rc = vd_example(c, &r->beyond_walk, o->id, o->cls, vd_kind_name(o->kind), NULL, NULL, e)))
+				return rc;
 		} else if ((rc = vd_example(c, &r->invented, o->id, o->cls, vd_kind_name(o->kind), NULL, NULL, e))) {
 			return rc;
 		}
@@ -969,6 +1004,7 @@ void vd_report_free(struct vd_report *r)
 	xfree(r->reach.ex.v);
 	xfree(r->missed.v);
 	xfree(r->invented.v);
+	xfree(r->beyond_walk.v);
 	xfree(r->mismatched.v);
 	xfree(r);
 }
@@ -984,7 +1020,10 @@ static int vd_run(struct vd_ctx *c, const struct vd_input *result, const struct 
 	    (rc = vd_names_add(c->names, "count", 5, &c->n_count, e)))
 		return rc;
 	vd_alias_truth(c);
-	if ((rc = vd_match(c, e)) || (rc = vd_reach_states(c, e)) || (rc = vd_counts(c, e)))
+	if ((rc = vd_match(c, e)))
+		return rc;
+	vd_beyond_walk(c);
+	if ((rc = vd_reach_states(c, e)) || (rc = vd_counts(c, e)))
 		return rc;
 	vd_states(c);
 	if ((rc = vd_reach_figures(c, e)) || (rc = vd_contents(c, e)) || (rc = vd_diff_rows(c, e)))

@@ -73,8 +73,12 @@ struct vd_options {
 	unsigned examples;      /* examples kept per kind of disagreement */
 };
 
-/* recall = matched / truth (allocated truth objects), precision = result_matched / result */
-struct vd_count { uint64_t truth, matched, result, result_matched; };
+/* recall = matched / truth (allocated truth objects), precision = result_matched / (result -
+ * beyond_walk): result objects beyond a walk gap of RESULT (artcarve.mark.WalkGap,
+ * output/hprof/hprof_mark.h) that the truth lacks, where the truth lists nothing from the
+ * gap's start on, are live objects the runtime's own walk never reached: neither matched nor
+ * invented. */
+struct vd_count { uint64_t truth, matched, result, result_matched, beyond_walk; };
 
 struct vd_named_count { const char *name; struct vd_count c; };
 
@@ -157,7 +161,7 @@ struct vd_report {
 	uint64_t class_mismatch;        /* same address, other class */
 	uint64_t result_free_unjudged;  /* result objects marked free against a runtime HPROF
 					 * (which holds none): left out of the precision */
-	struct vd_examples missed, invented, mismatched;
+	struct vd_examples missed, invented, mismatched, beyond_walk;
 	struct vd_named_count *truth_heaps, *result_heaps;
 	unsigned truth_heap_count, result_heap_count;
 	struct vd_named_count *classes;         /* listed classes, by truth count */

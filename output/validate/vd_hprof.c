@@ -31,8 +31,8 @@
  *
  * State marks (output/hprof/hprof_mark.h) are object arrays of the artcarve.mark.* classes;
  * their elements set the states of the objects they name.  Instances of
- * artcarve.mark.AddressAlias give the address alias windows (s->aliases); like the marks
- * they are no heap objects. */
+ * artcarve.mark.AddressAlias give the address alias windows (s->aliases), instances of
+ * artcarve.mark.WalkGap the walk gaps (s->gaps); like the marks they are no heap objects. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,6 +450,34 @@ static int hp_alias(struct vd_side *s, const struct hprof_instance *in, struct e
 	return 0;
 }
 
+/* A walk gap: the three big-endian longs gapStart, gapEnd, spaceEnd (output/hprof/hprof_mark.h);
+ * one out of order is no gap and is left out. */
+static int hp_gap(struct vd_side *s, const struct hprof_instance *in, struct err *e)
+{
+	struct vd_gap g;
+	int rc;
+
+	if (in->values.len != 24)
+		return ERR_SET(e, ERR_CORRUPT, in->values.va, "%s: walk gap record of %zu bytes, not 24",
+			       s->in.label, in->values.len);
+	g.start = ld_u64be(in->values.base);
+	g.end = ld_u64be(in->values.base + 8);
+	g.space_end = ld_u64be(in->values.base + 16);
+	if (g.start >= g.end || g.end >= g.space_end)
+		return 0;
+	if ((rc = vd_grow((void **)&s->gaps, &s->gaps_cap, s->ngaps, sizeof(*s->gaps), e)))
+		return rc;
+	s->gaps[s->ngaps++] = g;
+	return 0;
+}
+
+/* True when name n names a class of artcarve's records that are no heap objects. */
+static bool hp_record_class(const struct vd_name *n)
+{
+	return hprof_mark_of_class(n->s, n->len) >= 0 || hprof_mark_is_alias_class(n->s, n->len) ||
+	       hprof_mark_is_gap_class(n->s, n->len);
+}
+
 /* Class name of every object (file order, before the sort). */
 static int hp_object_classes(struct vd_side *s, struct err *e)
 {
@@ -464,8 +492,7 @@ static int hp_object_classes(struct vd_side *s, struct err *e)
 		if (o->kind == VD_CLASS) {
 			o->cls = s->n_class;
 			c = hp_class(s, o->id);
-			if (c && (hprof_mark_of_class(s->names->v[c->name].s, s->names->v[c->name].len) >= 0 ||
-				  hprof_mark_is_alias_class(s->names->v[c->name].s, s->names->v[c->name].len)))
+			if (c && hp_record_class(&s->names->v[c->name]))
 				o->flags |= VD_F_MARK;  /* a mark class is no object of the heap */
 			continue;
 		}
@@ -495,6 +522,12 @@ static int hp_object_classes(struct vd_side *s, struct err *e)
 		    hprof_mark_is_alias_class(s->names->v[o->cls].s, s->names->v[o->cls].len)) {
 			o->flags |= VD_F_MARK;
 			if ((rc = hp_alias(s, &u.in, e)))
+				return rc;
+		}
+		if (o->kind == VD_INSTANCE &&
+		    hprof_mark_is_gap_class(s->names->v[o->cls].s, s->names->v[o->cls].len)) {
+			o->flags |= VD_F_MARK;
+			if ((rc = hp_gap(s, &u.in, e)))
 				return rc;
 		}
 		if (o->kind == VD_OBJ_ARRAY &&

@@ -47,6 +47,7 @@ enum {
 	VD_F_SYN_MASK = 3,      /* synthetic kind + 1 (0: a real object) */
 	VD_F_MARK = 4,          /* a state-mark array (output/hprof/hprof_mark.h), not an object */
 	VD_F_DUP = 8,           /* same id and class as the entry before it */
+	VD_F_BEYOND = 16,       /* result: unmatched, beyond a walk gap the truth did not walk */
 };
 
 /* state byte: alloc bit 0, content bits 1-2, reach bits 3-4 */
@@ -79,6 +80,10 @@ struct vd_root { uint64_t id; uint8_t kind; };
  * [id, id + len) stand for the real addresses [addr, addr + len). */
 struct vd_alias { uint64_t id, addr, len; };
 
+/* A walk gap of a carved HPROF (artcarve.mark.WalkGap, output/hprof/hprof_mark.h): ART's own
+ * walk of a bump-pointer space stops at start; objects lie again in [end, space_end). */
+struct vd_gap { uint64_t start, end, space_end; };
+
 /* HPROF side tables */
 struct vd_hstr { uint64_t id, off; };                   /* STRING record at off */
 struct vd_hlc { uint64_t class_id, name_id; };          /* LOAD_CLASS */
@@ -107,6 +112,8 @@ struct vd_side {
 	size_t nroots, roots_cap;
 	struct vd_alias *aliases;       /* HPROF: its address alias windows */
 	size_t naliases, aliases_cap;
+	struct vd_gap *gaps;            /* HPROF: its walk gaps */
+	size_t ngaps, gaps_cap;
 	uint32_t heap_names[VD_MAX_HEAPS + 1];
 	uint64_t heap_keys[VD_MAX_HEAPS + 1];   /* HPROF: heap id << 32 | low name id bits */
 	unsigned nheaps;
@@ -133,6 +140,8 @@ void vd_side_touch(struct vd_side *s);
 
 /* Index of the first entry with this id, or SIZE_MAX. */
 size_t vd_side_find(const struct vd_side *s, uint64_t id);
+/* Index of the first entry whose id is >= id, s->n if none. */
+size_t vd_side_lower(const struct vd_side *s, uint64_t id);
 void vd_side_release(struct vd_side *s);
 int vd_obj_push(struct vd_side *s, const struct vd_obj *o, struct err *e);
 /* Sorts the index by (id, class, offset) and flags duplicates. */

@@ -71,6 +71,12 @@ static void txt_examples(FILE *fp, const char *title, const struct vd_examples *
 	}
 }
 
+/* The result objects precision judges: all but those beyond a walk gap (validate.h). */
+static uint64_t judged(const struct vd_count *c)
+{
+	return c->result - c->beyond_walk;
+}
+
 static void txt_count_row(FILE *fp, const char *name, const struct vd_count *c, bool truth, bool result)
 {
 	char a[32], b[32];
@@ -80,7 +86,9 @@ static void txt_count_row(FILE *fp, const char *name, const struct vd_count *c, 
 			pct(a, sizeof(a), c->matched, c->truth));
 	if (result)
 		fprintf(fp, "%sresult %" PRIu64 " matched %" PRIu64 " precision %s", truth ? "  " : " ", c->result,
-			c->result_matched, pct(b, sizeof(b), c->result_matched, c->result));
+			c->result_matched, pct(b, sizeof(b), c->result_matched, judged(c)));
+	if (result && c->beyond_walk)
+		fprintf(fp, " beyond walk %" PRIu64, c->beyond_walk);
 	fputc('\n', fp);
 }
 
@@ -159,13 +167,16 @@ int vd_report_text(const struct vd_report *r, FILE *fp, struct err *e)
 	txt_side(fp, "truth", &r->truth_info);
 	fprintf(fp, "objects: truth %" PRIu64 " (allocated), result %" PRIu64 ", matched %" PRIu64 ", missed %" PRIu64
 		", invented %" PRIu64 ", class mismatches %" PRIu64 "\n", r->overall.truth, r->overall.result,
-		r->overall.matched, r->overall.truth - r->overall.matched, r->overall.result - r->overall.result_matched,
+		r->overall.matched, r->overall.truth - r->overall.matched, judged(&r->overall) - r->overall.result_matched,
 		r->class_mismatch);
 	if (r->result_free_unjudged)
 		fprintf(fp, "  result objects marked free, which a runtime's HPROF cannot hold (not judged): %" PRIu64 "\n",
 			r->result_free_unjudged);
+	if (r->overall.beyond_walk)
+		fprintf(fp, "  beyond walk: %" PRIu64 " result objects past a walk gap that the truth's own walk did"
+			" not reach (not judged)\n", r->overall.beyond_walk);
 	txt_ratio(fp, "recall", r->overall.matched, r->overall.truth);
-	txt_ratio(fp, "precision", r->overall.result_matched, r->overall.result);
+	txt_ratio(fp, "precision", r->overall.result_matched, judged(&r->overall));
 	fprintf(fp, "by kind:\n");
 	for (int k = 0; k < VD_KIND_COUNT; k++)
 		txt_count_row(fp, vd_kind_name((enum vd_kind)k), &r->by_kind[k], true, true);
@@ -194,6 +205,7 @@ int vd_report_text(const struct vd_report *r, FILE *fp, struct err *e)
 	txt_examples(fp, "reachability disagreements", &r->reach.ex);
 	txt_examples(fp, "missed", &r->missed);
 	txt_examples(fp, "invented", &r->invented);
+	txt_examples(fp, "beyond walk", &r->beyond_walk);
 	txt_examples(fp, "class mismatches", &r->mismatched);
 	if (fflush(fp) != 0 || ferror(fp))
 		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot write the report");
@@ -226,7 +238,7 @@ static void js_count(FILE *fp, const struct vd_count *c)
 	js_ratio(fp, c->matched, c->truth);
 	fprintf(fp, ", \"result\": %" PRIu64 ", \"result_matched\": %" PRIu64 ", \"precision\": ", c->result,
 		c->result_matched);
-	js_ratio(fp, c->result_matched, c->result);
+	js_ratio(fp, c->result_matched, judged(c));
 	fputc('}', fp);
 }
 
@@ -392,8 +404,9 @@ int vd_report_json(const struct vd_report *r, FILE *fp, struct err *e)
 	fprintf(fp, ", \"objects\": ");
 	js_count(fp, &r->overall);
 	fprintf(fp, ", \"missed\": %" PRIu64 ", \"invented\": %" PRIu64 ", \"class_mismatches\": %" PRIu64
-		", \"result_free_not_judged\": %" PRIu64, r->overall.truth - r->overall.matched,
-		r->overall.result - r->overall.result_matched, r->class_mismatch, r->result_free_unjudged);
+		", \"result_free_not_judged\": %" PRIu64 ", \"beyond_walk\": %" PRIu64, r->overall.truth - r->overall.matched,
+		judged(&r->overall) - r->overall.result_matched, r->class_mismatch, r->result_free_unjudged,
+		r->overall.beyond_walk);
 	fprintf(fp, ", \"by_kind\": {");
 	for (int k = 0; k < VD_KIND_COUNT; k++) {
 		fprintf(fp, "%s", k ? ", " : "");
@@ -425,6 +438,8 @@ int vd_report_json(const struct vd_report *r, FILE *fp, struct err *e)
 	js_examples(fp, &r->missed);
 	fprintf(fp, ", \"invented_examples\": ");
 	js_examples(fp, &r->invented);
+	fprintf(fp, ", \"beyond_walk_examples\": ");
+	js_examples(fp, &r->beyond_walk);
 	fprintf(fp, ", \"class_mismatch_examples\": ");
 	js_examples(fp, &r->mismatched);
 	fprintf(fp, "}\n");

@@ -203,6 +203,11 @@ size_t vd_side_find(const struct vd_side *s, uint64_t id)
 	return bs_find(s->obj, s->n, vd_obj_id, id);
 }
 
+size_t vd_side_lower(const struct vd_side *s, uint64_t id)
+{
+	return bs_lower(s->obj, s->n, vd_obj_id, id);
+}
+
 int vd_side_heap(struct vd_side *s, uint64_t key, const char *name, size_t len, uint8_t *idx, struct err *e)
 {
 	for (unsigned i = 0; i < s->nheaps; i++)
@@ -233,6 +238,7 @@ void vd_side_release(struct vd_side *s)
 	xfree(s->classes);
 	xfree(s->hfields);
 	xfree(s->aliases);
+	xfree(s->gaps);
 	memset(s, 0, sizeof(*s));
 }
 

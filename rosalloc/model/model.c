@@ -223,6 +223,7 @@ void model_release(struct model *m)
 	xfree(m->ospace);
 	xfree(m->free_places);
 	xfree(m->alias);
+	xfree(m->gaps);
 	model_release_refs(m);
 	ix_release(m);
 	arena_release(&m->arena);
@@ -924,6 +925,20 @@ static int add_checked(struct model *m, const struct cand_ctx *x, uint32_t klass
 	if ((o.flags & MODEL_F_UNCHECKED) && o.confidence > 80)
 		o.confidence = 80;   /* a class without field layout: references not checked */
 	return push(m, &o, e);
+}
+
+int model_unit(void *arg, const struct walk_unit *u, struct err *e)
+{
+	struct model *m = arg;
+	if (!u->gap_end || !u->space)
+		return 0;
+	struct model_walk_gap *v = xreallocarray(m->gaps, m->gap_count + 1, sizeof(*v));
+	if (!v)
+		return model_nomem(e);
+	m->gaps = v;
+	v[m->gap_count++] = (struct model_walk_gap){ u->gap_begin, u->gap_end, u->top,
+						     (uint16_t)(u->space - m->rt->spaces.v) };
+	return 0;
 }
 
 int model_add(void *arg, const struct walk_candidate *c, struct err *e)

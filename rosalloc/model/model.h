@@ -121,6 +121,14 @@ struct model_alias {
 	bool failed;            /* no window was free: the space's objects are not carved */
 };
 
+/* The walk gap of a bump-pointer space (walk_unit.gap_*, rosalloc/walk/contig.c): ART's own
+ * HPROF walk of the space stops at begin; objects lie again from end up to space_end (the
+ * end of the last object walked). */
+struct model_walk_gap {
+	uint64_t begin, end, space_end;
+	uint16_t space;
+};
+
 struct model_space_count {
 	uint64_t objects[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT];
 	uint64_t empty;         /* free places without an identifiable object */
@@ -165,6 +173,8 @@ struct model {
 	struct model_alias *alias;        /* windows by space, at most one per space */
 	size_t alias_count;
 	uint64_t alias_lo;                /* lowest alias window start, UINT64_MAX when none */
+	struct model_walk_gap *gaps;      /* walk gaps in walk order (model_unit) */
+	size_t gap_count;
 	bool finished;
 	struct img_drop drop;             /* the walk's pass over the image (model_add) */
 	struct arena arena;
@@ -181,6 +191,9 @@ void model_release(struct model *m);
 /* A walk_emit_fn: checks one candidate (arg is the struct model).  Returns 0 (an object,
  * an anomaly or an empty place), or -ERR_NOMEM. */
 int model_add(void *arg, const struct walk_candidate *c, struct err *e);
+/* A walk_unit_fn: keeps the unit's walk gap when it has one (arg is the struct model).
+ * Returns 0 or -ERR_NOMEM. */
+int model_unit(void *arg, const struct walk_unit *u, struct err *e);
 /* Sorts the objects by address, drops duplicates and overlaps, checks every allocated
  * object's references (failures become anomalies), counts per space and class. */
 int model_finish(struct model *m, struct err *e);

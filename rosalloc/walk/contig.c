@@ -16,6 +16,10 @@
 
 enum { OBJ_ALIGN = 8, HEAD_MAX = 512 };
 
+/* Where the walk stands with the zero gap (wk_contig.gap): still back to back from the start,
+ * inside the first zero run after that, done (gap found or none). */
+enum cw_gap { CW_LINEAR, CW_ZERO, CW_DONE };
+
 struct cw {
 	struct wk *w;
 	struct rt_sizer *z;
@@ -24,7 +28,35 @@ struct cw {
 	struct walk_candidate pend;
 	bool have_pend;
 	uint64_t junk, junk_at, number;
+	enum cw_gap gap;
 };
+
+/* A zero word at va: the first one after the back-to-back objects opens the gap. */
+static void cw_gap_zero(struct cw *c, uint64_t va)
+{
+	if (c->gap != CW_LINEAR)
+		return;
+	c->gap = c->u->allocated ? CW_ZERO : CW_DONE;
+	c->u->gap_begin = c->gap == CW_ZERO ? va : 0;
+}
+
+/* An object at va: it closes an open gap. */
+static void cw_gap_object(struct cw *c, uint64_t va)
+{
+	if (c->gap != CW_ZERO)
+		return;
+	c->u->gap_end = va;
+	c->gap = CW_DONE;
+}
+
+/* Anything else (damage, a block header) before the gap closes: no gap. */
+static void cw_gap_other(struct cw *c)
+{
+	if (c->gap == CW_DONE)
+		return;
+	c->u->gap_begin = 0;
+	c->gap = CW_DONE;
+}
 
 static int cw_flush(struct cw *c, uint64_t next, struct err *e)
 {
@@ -59,6 +91,7 @@ static uint64_t cw_next_live(const struct cw *c, uint64_t va, uint64_t end)
 static int cw_by_bitmap(struct cw *c, uint64_t va, uint64_t next, struct err *e)
 {
 	cw_junk_end(c);
+	cw_gap_object(c, va);
 	int rc = cw_flush(c, va, e);
 	if (rc)
 		return rc;
@@ -85,12 +118,13 @@ static bool block_header(const struct cw *c, const uint8_t *p, size_t avail, uin
 int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
 		  struct walk_unit *u, struct err *e)
 {
-	struct cw c = { .w = w, .z = z, .k = k, .u = u };
+	struct cw c = { .w = w, .z = z, .k = k, .u = u, .gap = k->gap ? CW_LINEAR : CW_DONE };
 	uint64_t va = start;
 	uint8_t buf[HEAD_MAX];
 	int rc;
 
 	u->top = start;
+	u->gap_begin = u->gap_end = 0;
 	while (va < end) {
 		size_t avail;
 		const uint8_t *p = wk_at(w->img, va, &avail);
@@ -106,6 +140,7 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 		uint64_t word = wk_u64(p);
 		uint32_t klass = (uint32_t)word;
 		if (!word) {
+			cw_gap_zero(&c, va);
 			va += OBJ_ALIGN;
 			continue;
 		}
@@ -115,6 +150,7 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 		if (!klass || (klass & 7) || !runtime_sizer_class(z, klass)) {
 			/* zero class word with a non-zero lock word, a misaligned or unknown class */
 			if (k->blocks && block_header(&c, p, avail, va, end, &bsize)) {
+				cw_gap_other(&c);
 				va += 2 * (uint64_t)w->ps;
 				continue;
 			}
@@ -127,6 +163,7 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 				va = next;
 				continue;
 			}
+			cw_gap_other(&c);
 			if (!c.junk++)
 				c.junk_at = va;
 			va += OBJ_ALIGN;
@@ -150,6 +187,7 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 				continue;
 			}
 			wk_anom(w, ANOM_CONTIGUOUS, why.code, va, "%s", why.msg);
+			cw_gap_other(&c);
 			va += OBJ_ALIGN;
 			continue;
 		}
@@ -157,9 +195,11 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 		if (step > end - va) {
 			wk_anom(w, ANOM_CONTIGUOUS, ERR_CORRUPT, va, "object at 0x%llx of %llu bytes runs past 0x%llx",
 				(unsigned long long)va, (unsigned long long)size, (unsigned long long)end);
+			cw_gap_other(&c);
 			va += OBJ_ALIGN;
 			continue;
 		}
+		cw_gap_object(&c, va);
 		if ((rc = cw_flush(&c, va, e)))
 			return rc;
 		c.pend = (struct walk_candidate){ .addr = va, .alloc = WALK_ALLOCATED, .place = k->place,
@@ -172,6 +212,7 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 		u->top = va;
 	}
 	cw_junk_end(&c);
+	cw_gap_other(&c);   /* a zero run that no object follows is no gap */
 	return cw_flush(&c, u->top, e);
 }
 
@@ -222,11 +263,26 @@ int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err
 	return wk_unit(&w, &u, e);
 }
 
+/* The walk gap of a bump-pointer space (walk_unit.gap_*).  BumpPointerSpace::Walk, which ART's
+ * HPROF writer uses, stops the main block's walk at the first null class word
+ * (runtime/gc/space/bump_pointer_space-walk-inl.h @ android14).  After a mark-compact
+ * compaction the live objects lie back to back from the space's begin and what was allocated
+ * after the marking pause follows from post_compact_end, a page boundary
+ * (MarkCompact::PrepareForCompaction: AlignUp(space_begin + total, kPageSize),
+ * runtime/gc/collector/mark_compact.cc @ android14), the bytes between them zero.  So the
+ * gap is kept only when the objects after it start on a page boundary: a thread's unused
+ * TLAB tail (no compaction yet) ends anywhere. */
+static void bump_walk_gap(struct walk_unit *u)
+{
+	if (u->gap_end % WK_PAGE)
+		u->gap_begin = u->gap_end = 0;
+}
+
 int walk_bump(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
 	struct wk w;
 	struct rt_sizer z;
-	struct wk_contig k = { .place = WALK_BUMP, .where = s->begin, .blocks = true };
+	struct wk_contig k = { .place = WALK_BUMP, .where = s->begin, .blocks = true, .gap = true };
 	struct walk_unit u = { .kind = WALK_UNIT_CONTIGUOUS, .begin = s->begin, .end = s->end, .bracket = -1,
 			       .state = WALK_RS_ALLOCATED };
 	uint64_t d0;
@@ -237,6 +293,7 @@ int walk_bump(const struct walk_ctx *ctx, const struct art_space *s, struct err 
 	runtime_sizer_init(&z, ctx->rt);
 	if ((rc = wk_contiguous(&w, &z, s->begin, s->end, &k, &u, e)))
 		return rc;
+	bump_walk_gap(&u);
 	u.damaged = w.damaged - d0;
 	return wk_unit(&w, &u, e);
 }

@@ -120,6 +120,9 @@ struct walk_unit {
 	uint64_t allocated, free;       /* candidates by state (runs: slots; chunks: chunks) */
 	uint64_t dead;          /* region space: candidates flagged dead */
 	uint64_t damaged;       /* anomalies recorded for this unit */
+	/* bump-pointer spaces (contig.c): the zero gap a linear walk stops at, [gap_begin,
+	 * gap_end), objects again from gap_end up to top; both 0 when the space has none */
+	uint64_t gap_begin, gap_end;
 };
 
 typedef int (*walk_emit_fn)(void *arg, const struct walk_candidate *c, struct err *e);

@@ -61,8 +61,11 @@ struct wk_contig {
 	uint64_t where;
 	bool number;           /* index = object number from the start (images) */
 	bool blocks;           /* bump-pointer TLAB block headers may come between objects */
+	bool gap;              /* note the first zero gap after the linear walk (u->gap_*) */
 };
-/* Emits every object of [start, end); u->allocated counts them, u->top ends the last. */
+/* Emits every object of [start, end); u->allocated counts them, u->top ends the last.  With
+ * k->gap, u->gap_begin/gap_end give the first run of zero words after the objects that lie
+ * back to back from start, when an object follows it (nothing else in between). */
 int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
 		  struct walk_unit *u, struct err *e);
 

@@ -33,5 +33,18 @@ int main(void)
 	T_EQ_I(of(""), -1);
 	T_EQ_I(hprof_mark_of_class(NULL, 3), -1);
 	T_EQ_I(hprof_mark_of_class("artcarve.mark.Free[]xyz", 20), HPROF_MARK_FREE);   /* length-bounded */
+
+	T_SECTION("record classes: AddressAlias and WalkGap, both name forms, no mark arrays");
+	T_EQ_S(hprof_mark_gap_class(), "artcarve.mark.WalkGap");
+	T_EQ_S(hprof_mark_gap_fields[0], "gapStart");
+	T_EQ_S(hprof_mark_gap_fields[2], "spaceEnd");
+	T_CHECK(hprof_mark_is_gap_class("artcarve.mark.WalkGap", 21), "Java form");
+	T_CHECK(hprof_mark_is_gap_class("artcarve/mark/WalkGap", 21), "JVM form");
+	T_CHECK(!hprof_mark_is_gap_class("artcarve.mark.WalkGap[]", 23), "its array class is no gap class");
+	T_CHECK(!hprof_mark_is_gap_class("artcarve.mark.WalkGap", 20), "length-bounded");
+	T_CHECK(!hprof_mark_is_gap_class(NULL, 3), "NULL");
+	T_CHECK(!hprof_mark_is_alias_class("artcarve.mark.WalkGap", 21), "not an alias class");
+	T_EQ_I(of("artcarve.mark.WalkGap"), -1);
+	T_CHECK(hprof_mark_is_alias_class(hprof_mark_alias_class(), strlen(hprof_mark_alias_class())), "alias");
 	T_DONE();
 }

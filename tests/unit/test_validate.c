@@ -22,8 +22,12 @@
 enum {
 	C_OBJECT = 0x1000, C_STRING = 0x1100, C_NODE = 0x1200, C_DEXCACHE = 0x1300, C_OARR = 0x1400,
 	C_CLASS = 0x1500, C_MARK_FREE = 0x1601, C_MARK_UNREACH = 0x1611, C_ALIAS = 0x1621, ALIAS_INST = 0xffffffc1,
+	C_GAP = 0x1631, GAP_INST = 0xffffffb1,
 	S1 = 0x2000, S2 = 0x2040, N1 = 0x2100, N2 = 0x2120, N3 = 0x2140, DC = 0x2200, ARR = 0x2300,
 	PRIM = 0x2400, INVENTED = 0x3000,
+	/* a walk gap (mods.gap): ART's walk stops at GAP_START, objects again from GAP_END (B1,
+	 * B2) up to GAP_SPACE_END; B3 lies there too (mods.truth_beyond) */
+	GAP_START = 0x4000, GAP_END = 0x5000, B1 = 0x5000, B2 = 0x5020, B3 = 0x5040, GAP_SPACE_END = 0x5060,
 };
 
 struct mods {
@@ -31,6 +35,10 @@ struct mods {
 	bool drop_n3, invent, wrong_class_n2, marks, mark_n1, free_n3;
 	bool alias;             /* ids [PRIM, PRIM + 0x100) stand for REAL_PRIM (hprof_mark.h) */
 	bool after_empty;       /* a real byte[] at S2 + 16, right after the empty String S2 */
+	bool gap;               /* a WalkGap record [GAP_START, GAP_END, GAP_SPACE_END) */
+	bool gap_backwards;     /* ... with gapEnd before gapStart (no gap) */
+	bool beyond;            /* Nodes B1 and B2 past the gap */
+	bool truth_beyond;      /* a Node at B3 (a truth that walked past the gap) */
 	uint32_t n1_id;
 	const char *s1_text;
 };
@@ -50,6 +58,7 @@ static const char *const names[] = {
 	"java.lang.Class", "artcarve.mark.Free[]", "artcarve.mark.Unreachable[]", "app", "shadow$_klass_",
 	"shadow$_monitor_", "count", "hash", "value", "id", "next", "big", "location", "runtimeInternalObjects",
 	"$classOverhead", "artcarve.mark.AddressAlias", "idBase", "addressBase", "length",
+	"artcarve.mark.WalkGap", "gapStart", "gapEnd", "spaceEnd",
 };
 
 #define REAL_PRIM 0x7f44002400ull   /* PRIM's real address above 4 GiB (mods.alias) */
@@ -141,6 +150,25 @@ static void string(struct bld *b, uint64_t id, const char *text)
 		b->rc = hprof_put_prim_array(&b->w, value, 0, HPROF_T_BYTE, (uint32_t)n, text, false, &b->e);
 }
 
+/* The WalkGap class and its one instance with its root (output/hprof/hprof_mark.h). */
+static void gap_record(struct bld *b, bool backwards)
+{
+	static const struct fdef f_gap[] = { { "gapStart", HPROF_T_LONG }, { "gapEnd", HPROF_T_LONG },
+					     { "spaceEnd", HPROF_T_LONG } };
+	struct hprof_root gr = { .tag = HPROF_ROOT_UNKNOWN, .id = GAP_INST };
+	struct wbuf v;
+
+	heap_class(b, C_GAP, 0, f_gap, 3, NULL, NULL, 0);
+	wbuf_init(&v);
+	put_be(&v, 8, backwards ? GAP_END : GAP_START);
+	put_be(&v, 8, backwards ? GAP_START : GAP_END);
+	put_be(&v, 8, GAP_SPACE_END);
+	instance(b, GAP_INST, C_GAP, &v);
+	wbuf_release(&v);
+	if (!b->rc)
+		b->rc = hprof_put_root(&b->w, &gr, &b->e);
+}
+
 static int build(struct wbuf *out, const struct mods *m)
 {
 	static const struct fdef f_object[] = { { "shadow$_klass_", HPROF_T_OBJECT }, { "shadow$_monitor_", HPROF_T_INT } };
@@ -166,6 +194,8 @@ static int build(struct wbuf *out, const struct mods *m)
 	load_class(&b, C_CLASS, "java.lang.Class");
 	if (m->alias)
 		load_class(&b, C_ALIAS, hprof_mark_alias_class());
+	if (m->gap)
+		load_class(&b, C_GAP, hprof_mark_gap_class());
 	if (m->marks) {
 		load_class(&b, C_MARK_FREE, hprof_mark_class(HPROF_MARK_FREE));
 		load_class(&b, C_MARK_UNREACH, hprof_mark_class(HPROF_MARK_UNREACHABLE));
@@ -206,6 +236,8 @@ static int build(struct wbuf *out, const struct mods *m)
 		if (!b.rc)
 			b.rc = hprof_put_root(&b.w, &ar, &b.e);
 	}
+	if (m->gap)
+		gap_record(&b, m->gap_backwards);
 	if (m->marks) {
 		heap_class(&b, C_MARK_FREE, C_OBJECT, NULL, 0, NULL, NULL, 0);
 		heap_class(&b, C_MARK_UNREACH, C_OBJECT, NULL, 0, NULL, NULL, 0);
@@ -218,6 +250,12 @@ static int build(struct wbuf *out, const struct mods *m)
 		node(&b, N3, C_NODE, 9, N1, 3);
 	if (m->invent)
 		node(&b, INVENTED, C_NODE, 10, 0, 4);
+	if (m->beyond) {
+		node(&b, B1, C_NODE, 11, 0, 5);
+		node(&b, B2, C_NODE, 12, B1, 6);
+	}
+	if (m->truth_beyond)
+		node(&b, B3, C_NODE, 13, 0, 7);
 	wbuf_init(&v);
 	put_be(&v, is, S1);
 	put_be(&v, is, DC + 4);
@@ -474,6 +512,74 @@ static void test_perturbed(void)
 		T_EQ_U(r->fields.objects_equal, 14);
 		T_EQ_U(r->strings.equal, 2);
 		T_EQ_U(r->result_info.synthetic[VD_SYN_STRING_VALUE], 2);
+	}
+	vd_report_free(r);
+	wbuf_release(&x);
+	wbuf_release(&t);
+}
+
+/* Result objects past a walk gap that the truth lacks are beyond_walk, not invented, as long
+ * as the truth lists nothing from the gap's start on. */
+static void test_walk_gap(void)
+{
+	struct wbuf t, x;
+	struct vd_report *r;
+	struct mods m = base;
+
+	build(&t, &base);
+	T_SECTION("walk gap: two objects past it, absent from the truth, and one invented elsewhere");
+	m.gap = m.beyond = m.invent = true;
+	build(&x, &m);
+	if ((r = compare(&x, &t, NULL))) {
+		T_EQ_U(r->result_info.objects, 17);     /* the WalkGap class and instance are no objects */
+		T_EQ_U(r->result_info.roots, 8);        /* nor is the root naming the instance */
+		T_EQ_U(r->overall.result, 17);
+		T_EQ_U(r->overall.result_matched, 14);
+		T_EQ_U(r->overall.beyond_walk, 2);
+		T_EQ_U(r->by_kind[VD_INSTANCE].beyond_walk, 2);
+		T_EQ_U(r->invented.total, 1);
+		T_CHECK(r->invented.n == 1 && r->invented.v[0].id == INVENTED, "invented 0x%llx",
+			r->invented.n ? (unsigned long long)r->invented.v[0].id : 0ull);
+		T_CHECK(r->beyond_walk.n == 2 && r->beyond_walk.v[0].id == B1 && r->beyond_walk.v[1].id == B2,
+			"beyond walk: %u", r->beyond_walk.n);
+		T_EQ_U(r->overall.matched, 14);
+	}
+	vd_report_free(r);
+	wbuf_release(&x);
+
+	T_SECTION("walk gap: the truth lists an object past the gap's start: its walk went on, invented");
+	m.invent = false;
+	build(&x, &m);
+	struct mods tm = base;
+	tm.truth_beyond = true;
+	wbuf_release(&t);
+	build(&t, &tm);
+	if ((r = compare(&x, &t, NULL))) {
+		T_EQ_U(r->overall.beyond_walk, 0);
+		T_EQ_U(r->invented.total, 2);
+		T_EQ_U(r->missed.total, 1);             /* B3 */
+	}
+	vd_report_free(r);
+	wbuf_release(&x);
+	wbuf_release(&t);
+
+	T_SECTION("walk gap: a record out of order is no gap; without a record, invented");
+	build(&t, &base);
+	m.gap_backwards = true;
+	build(&x, &m);
+	if ((r = compare(&x, &t, NULL))) {
+		T_EQ_U(r->overall.beyond_walk, 0);
+		T_EQ_U(r->invented.total, 2);
+		T_EQ_U(r->result_info.objects, 16);
+	}
+	vd_report_free(r);
+	wbuf_release(&x);
+	m = base;
+	m.beyond = true;
+	build(&x, &m);
+	if ((r = compare(&x, &t, NULL))) {
+		T_EQ_U(r->overall.beyond_walk, 0);
+		T_EQ_U(r->invented.total, 2);
 	}
 	vd_report_free(r);
 	wbuf_release(&x);
@@ -801,6 +907,11 @@ static int write_seeds(const char *dir)
 	jsonl_truth_at(&j, "abc", 3, 3, REAL_PRIM);
 	rc |= write_seed(dir, "alias-against-jsonl.seed", &x, &j);
 	wbuf_release(&x);
+	m = base;
+	m.gap = m.beyond = m.invent = true;
+	build(&x, &m);
+	rc |= write_seed(dir, "walk-gap.seed", &x, &t);
+	wbuf_release(&x);
 	wbuf_release(&t);
 	wbuf_release(&j);
 	if (rc)
@@ -816,6 +927,7 @@ int main(int argc, char **argv)
 	test_array_after_empty_string();
 	test_perturbed();
 	test_marks();
+	test_walk_gap();
 	test_jsonl();
 	test_names();
 	test_truncations();

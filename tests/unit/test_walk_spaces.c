@@ -147,6 +147,40 @@ static void test_los(void)
 		"one object at the mapping start");
 }
 
+/* The zero gap of a bump-pointer space that ART's own walk stops at: objects back to back from
+ * the begin, zeros, objects again from a page boundary (walk_unit.gap_*, contig.c). */
+static void test_walk_gap(void)
+{
+	struct got g;
+	T_SECTION("bump-pointer walk gap");
+	memset(in, 0, sizeof(in));
+	size_t off = 0;
+	off += (wg_object(A + off, WF_K_OBJ, 0) + 7) & ~7u;
+	off += (wg_object(A + off, WF_K_BYTEARR, 9) + 7) & ~7u;
+	size_t gap = off, after = 4096;
+	after += (wg_object(A + after, WF_K_STRING, 5) + 7) & ~7u;
+	size_t end = after + ((wg_object(A + after, WF_K_OBJ, 0) + 7) & ~7u);
+	T_EQ_U(walk(&g, 3 | 4, 3 * 4096, 0, SPACE_BUMP_POINTER), 0);
+	T_CHECK(g.n == 4 && g.nu == 1 && g.u[0].gap_begin == WF_SPACE + gap && g.u[0].gap_end == WF_SPACE + 4096 &&
+			g.u[0].top == WF_SPACE + end,
+		"gap 0x%llx-0x%llx, top 0x%llx", g.nu ? (unsigned long long)g.u[0].gap_begin : 0ull,
+		g.nu ? (unsigned long long)g.u[0].gap_end : 0ull, g.nu ? (unsigned long long)g.u[0].top : 0ull);
+	/* objects after the zeros off a page boundary: a TLAB tail, no gap */
+	memmove(A + 4096 + 8, A + 4096, end - 4096);
+	memset(A + 4096, 0, 8);
+	T_EQ_U(walk(&g, 3 | 4, 3 * 4096, 0, SPACE_BUMP_POINTER), 0);
+	T_CHECK(g.n == 4 && g.nu == 1 && !g.u[0].gap_begin && !g.u[0].gap_end, "no gap off a page boundary");
+	/* a word naming no class before the page: damage, no gap */
+	memmove(A + 4096, A + 4096 + 8, end - 4096);
+	wg32(A + gap + 64, 0x1234);
+	T_EQ_U(walk(&g, 3 | 4, 3 * 4096, 0, SPACE_BUMP_POINTER), 1);
+	T_CHECK(g.nu == 1 && !g.u[0].gap_end, "no gap after damage");
+	/* nothing after the zeros: no gap */
+	memset(A + gap, 0, 3 * 4096 - gap);
+	T_EQ_U(walk(&g, 3 | 4, 3 * 4096, 0, SPACE_BUMP_POINTER), 0);
+	T_CHECK(g.n == 2 && g.nu == 1 && !g.u[0].gap_begin && !g.u[0].gap_end, "no gap at the end");
+}
+
 static void test_contiguous(void)
 {
 	struct got g;
@@ -164,6 +198,7 @@ static void test_contiguous(void)
 		"objects around a TLAB block header (%zu)", g.n);
 	wg32(A + 200, 0x1234);                /* a word naming no class */
 	T_EQ_U(walk(&g, 3 | 4, 4096, 0, SPACE_BUMP_POINTER), 1);
+	test_walk_gap();
 	memset(in, 0, sizeof(in));
 	off = 256;                            /* the 11 ImageHeader is 256 bytes */
 	off += (wg_object(A + off, WF_K_OBJ, 0) + 7) & ~7u;
