@@ -343,6 +343,25 @@ static bool names_window(const struct hc *h, uint64_t v)
 	return model_in_alias(h->m, v);
 }
 
+/* Reads the bytes of the class o that hold its first ns statics (only those: class_size_
+ * may be damaged) into h->bytes.  False when one lies past the Class's size or the bytes are
+ * not captured. */
+static bool statics_read(struct hc *h, const struct model_obj *o, const struct rt_statics *s, uint32_t ns)
+{
+	uint32_t end = 0;
+	struct err why;
+
+	for (uint32_t f = 0; f < ns; f++) {
+		unsigned size = hprof_type_size(field_type(s->v[f].type[0]), HC_ID);
+		if (s->v[f].offset > o->size || size > o->size - s->v[f].offset)
+			return false;
+		if (s->v[f].offset + size > end)
+			end = s->v[f].offset + size;
+	}
+	err_init(&why);
+	return ns == 0 || read_object(h, model_va(h->m, o), end, &why) == 0;
+}
+
 static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = h->m->rt;
@@ -355,9 +374,13 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 	uint32_t nf = h->own_ok[i] ? k->field_count : 0, ns = mc->statics_ok ? s->count : 0;
 	int rc;
 
-	if (ns > UINT16_MAX || nf + 1 > UINT16_MAX)
-		return ERR_SET(e, ERR_CORRUPT, o->addr, "class %s: %u statics, %u fields exceed HPROF's u16 counts",
-			       class_name(h, i), ns, nf);
+	/* damage costs only this class: counts HPROF cannot hold, or statics whose bytes do not
+	 * read inside the Class, leave them out of its CLASS_DUMP (counted: damaged_classes) */
+	if (ns > UINT16_MAX || nf + 1 > UINT16_MAX || !statics_read(h, o, s, ns)) {
+		h->st->damaged_classes++;
+		ns = ns > UINT16_MAX || !statics_read(h, o, s, ns) ? 0 : ns;
+		nf = nf + 1 > UINT16_MAX ? 0 : nf;
+	}
 	st = xcalloc(ns ? ns : 1, sizeof(*st));
 	fl = xcalloc(nf + 1, sizeof(*fl));
 	if (!st || !fl) {
@@ -365,16 +388,11 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 		xfree(fl);
 		return hc_nomem(e);
 	}
-	rc = read_object(h, model_va(h->m, o), o->size, e);
+	rc = 0;
 	for (uint32_t f = 0; rc == 0 && f < ns; f++) {
 		const struct rt_field *sf = &s->v[f];
 		uint8_t t = field_type(sf->type[0]);
 		unsigned size = hprof_type_size(t, HC_ID);
-		if (sf->offset > o->size || size > o->size - sf->offset) {
-			rc = ERR_SET(e, ERR_CORRUPT, o->addr, "class %s: static %s at +%u past class_size_ %u",
-				     class_name(h, i), sf->name, sf->offset, o->size);
-			break;
-		}
 		uint32_t id = 0;
 		rc = string_id(&h->str, &h->w, sf->name, strlen(sf->name), &id, e);
 		st[f] = (struct hprof_class_entry){ .key = id, .type = t,

@@ -56,6 +56,8 @@ struct hprof_carve_stats {
 	uint64_t mark_arrays;
 	uint64_t alias_windows; /* AddressAlias instances (and then one class): hprof_mark.h */
 	uint64_t walk_gaps;     /* WalkGap instances (and then one class): hprof_mark.h */
+	uint64_t damaged_classes;  /* CLASS_DUMPs written without their static values (not
+				    * captured, past the Class's size) or fields (past HPROF's counts) */
 	uint64_t bytes;         /* file size */
 };
 

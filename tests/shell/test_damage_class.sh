@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_damage_class_index.sh - one damaged word in one java.lang.Class must cost only that
+# test_damage_class.sh - one damaged word in one java.lang.Class must cost only that
 # class.  On real ART 11 captures (CMS/RosAlloc and CC/region space) the class_def index
 # (Class.dex_class_def_idx_, +80) or the type index (dex_type_idx_, +84, class.h @R11) of one
 # class is overwritten with 0x7fffffff or 0x80000000, for a boot class with many instances and
@@ -10,6 +10,11 @@
 #     its own): an anomaly says so, and recall, precision and field agreement stay 1.
 # Before, either value made the whole DEX unknown: every class of the DEX lost its name and
 # fields (42% of a heap for a boot class).
+# And class_size_ (+72) of the sample's com.example.synth.App set to 0x100000 (its statics
+# then cannot be placed, its object runs past its region): carve still writes every output
+# (before: exit 1, "reading 1048576 bytes ... not captured", nothing written), a statics
+# anomaly names the class, and validate against the sample's truth keeps
+# recall 1 and loses at most the class's own fields and one false object inside it.
 . "$(dirname "$0")/lib.sh"
 REAL=$CORPUS/images/realart
 t_need zstd jq python3 && t_corpus "$REAL" || { t_done; exit; }
@@ -67,4 +72,25 @@ for cap in cms-collections cc-collections; do
 	done
 	rm -f "$w/core" "$w/damaged"
 done
+
+s=samples/android11-64bit
+cp "$s/core" "$TMP/sample.core"
+addr=$("$ART" classes "$TMP/sample.core" --maps "$s/maps" | awk '$1 == "class" && $3 == "com.example.synth.App" { print $2 }')
+if [ -z "$addr" ] || ! patch "$TMP/sample.core" "$(printf '0x%x' $((addr + 72)))" 0x100000; then
+	t_fail "sample: no class com.example.synth.App to damage"
+elif ! "$ART" carve --json "$TMP/sample.core" --maps "$s/maps" -o "$TMP/sample" >"$TMP/sample.json" 2>"$TMP/err"; then
+	t_fail "sample class_size_ 0x100000: carve failed: $(head -n 2 "$TMP/err")"
+else
+	"$ART" validate --json "$TMP/sample/heap.hprof" "$s/truth.jsonl" >"$TMP/sv.json" 2>"$TMP/err" || t_fail "sample: validate: $(cat "$TMP/err")"
+	figures=$(jq -r '[.objects.recall, .objects.precision, .fields.objects.compared - .fields.objects.equal] | @tsv' "$TMP/sv.json")
+	outputs=$(ls "$TMP/sample" | tr '\n' ' ')
+	echo "sample class_size_ 0x100000: recall, precision, objects with a field differing: $figures; outputs: $outputs"
+	if jq -e '.objects.recall == 1 and .objects.precision >= 0.99 and (.fields.objects.compared - .fields.objects.equal) <= 1' "$TMP/sv.json" >/dev/null &&
+		jq -e --arg a "$addr" '[.anomalies.records[] | select(.code == "statics" and .address == $a)] | length == 1' "$TMP/sample.json" >/dev/null &&
+		[ -s "$TMP/sample/heap.hprof" ] && [ -s "$TMP/sample/case.db" ]; then
+		t_ok "sample class_size_ 0x100000: every output written, the damage costs the class ($figures)"
+	else
+		t_fail "sample class_size_ 0x100000: $figures, anomalies $(jq -c '.anomalies.by_code' "$TMP/sample.json"), outputs $outputs"
+	fi
+fi
 t_done
