@@ -340,6 +340,7 @@ static int vd_classes(struct vd_ctx *c, struct err *e)
 			continue;
 		all[o->cls].c.result++;
 		all[o->cls].c.result_matched += c->rmatched[i];
+		all[o->cls].c.beyond_walk += (o->flags & VD_F_BEYOND) != 0;
 	}
 	for (size_t i = 0; i < nn; i++) {
 		all[i].name = c->names->v[i].s;
@@ -350,7 +351,8 @@ static int vd_classes(struct vd_ctx *c, struct err *e)
 	qsort(all, rows, sizeof(*all), class_row_cmp);
 	r->classes_total = rows;
 	for (size_t i = 0; i < rows; i++) {
-		bool differs = all[i].c.truth != all[i].c.result;
+		/* objects past a walk gap the truth did not walk are no difference of the class */
+		bool differs = all[i].c.truth != all[i].c.result - all[i].c.beyond_walk;
 		r->classes_differing += differs;
 		if (i < c->opt.per_class || differs)
 			all[k++] = all[i];

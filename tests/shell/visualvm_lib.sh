@@ -12,14 +12,16 @@ fi
 
 # check_visualvm NAME HPROF JSON: VisualVM loads HPROF with the class and instance counts the
 # carve summary JSON reports (instances + arrays + string character arrays + mark arrays +
-# address alias instances; classes + the five mark classes + the alias class when used)
+# address alias and walk gap instances; classes + the five mark classes + the alias and walk
+# gap classes when used)
 check_visualvm() {
 	[ $vv = yes ] || return
 	out=$(java -cp "$JAR:$TMP" HprofLoad "$2" </dev/null 2>"$TMP/vv.err")
 	got_c=$(echo "$out" | sed -n 's/^classes //p'); got_i=$(echo "$out" | sed -n 's/^instances //p')
-	want_c=$(jq '.output.classes + 5 + (if (.output.alias_windows // 0) > 0 then 1 else 0 end)' "$3")
+	want_c=$(jq '.output.classes + 5 + (if (.output.alias_windows // 0) > 0 then 1 else 0 end) +
+		(if (.output.walk_gaps // 0) > 0 then 1 else 0 end)' "$3")
 	want_i=$(jq '.output | .instances + .object_arrays + .primitive_arrays + .string_arrays + .mark_arrays +
-		(.alias_windows // 0)' "$3")
+		(.alias_windows // 0) + (.walk_gaps // 0)' "$3")
 	if [ -n "$got_c" ] && [ "$got_c" = "$want_c" ] && [ "$got_i" = "$want_i" ]; then
 		t_ok "$1: VisualVM loads $got_c classes and $got_i instances, as carve reports"
 	else

@@ -547,6 +547,20 @@ static void test_walk_gap(void)
 	vd_report_free(r);
 	wbuf_release(&x);
 
+	T_SECTION("walk gap: objects past it alone: every class's count equals the truth's");
+	m.invent = false;
+	build(&x, &m);
+	if ((r = compare(&x, &t, NULL))) {
+		const struct vd_named_count *node = class_row(r, "Node");
+		printf("Node: truth %llu, result %llu, beyond walk %llu; classes differing %llu\n",
+		       node ? (unsigned long long)node->c.truth : 0ull, node ? (unsigned long long)node->c.result : 0ull,
+		       node ? (unsigned long long)node->c.beyond_walk : 0ull, (unsigned long long)r->classes_differing);
+		T_CHECK(node && node->c.beyond_walk == 2 && node->c.result == node->c.truth + 2, "Node row");
+		T_EQ_U(r->classes_differing, 0);
+	}
+	vd_report_free(r);
+	wbuf_release(&x);
+
 	T_SECTION("walk gap: the truth lists an object past the gap's start: its walk went on, invented");
 	m.invent = false;
 	build(&x, &m);
