@@ -429,19 +429,28 @@ static int hp_prim_names(struct vd_side *s, struct err *e)
 	return 0;
 }
 
+/* The three big-endian longs of one of artcarve's record instances (hprof_mark.h). */
+static int hp_three_longs(const struct vd_side *s, const struct hprof_instance *in, const char *what, uint64_t v[3],
+			  struct err *e)
+{
+	if (in->values.len != 24)
+		return ERR_SET(e, ERR_CORRUPT, in->values.va, "%s: %s record of %zu bytes, not 24", s->in.label, what,
+			       in->values.len);
+	for (unsigned i = 0; i < 3; i++)
+		v[i] = ld_u64be(in->values.base + 8 * i);
+	return 0;
+}
+
 /* An address alias window: the three big-endian longs idBase, addressBase, length
  * (output/hprof/hprof_mark.h); a window that wraps around is no window and is left out. */
 static int hp_alias(struct vd_side *s, const struct hprof_instance *in, struct err *e)
 {
-	struct vd_alias a;
+	uint64_t v[3];
 	int rc;
 
-	if (in->values.len != 24)
-		return ERR_SET(e, ERR_CORRUPT, in->values.va, "%s: address alias record of %zu bytes, not 24",
-			       s->in.label, in->values.len);
-	a.id = ld_u64be(in->values.base);
-	a.addr = ld_u64be(in->values.base + 8);
-	a.len = ld_u64be(in->values.base + 16);
+	if ((rc = hp_three_longs(s, in, "address alias", v, e)))
+		return rc;
+	struct vd_alias a = { .id = v[0], .addr = v[1], .len = v[2] };
 	if (!a.len || a.id > UINT64_MAX - a.len || a.addr > UINT64_MAX - a.len)
 		return 0;
 	if ((rc = vd_grow((void **)&s->aliases, &s->aliases_cap, s->naliases, sizeof(*s->aliases), e)))
@@ -454,15 +463,12 @@ static int hp_alias(struct vd_side *s, const struct hprof_instance *in, struct e
  * one out of order is no gap and is left out. */
 static int hp_gap(struct vd_side *s, const struct hprof_instance *in, struct err *e)
 {
-	struct vd_gap g;
+	uint64_t v[3];
 	int rc;
 
-	if (in->values.len != 24)
-		return ERR_SET(e, ERR_CORRUPT, in->values.va, "%s: walk gap record of %zu bytes, not 24",
-			       s->in.label, in->values.len);
-	g.start = ld_u64be(in->values.base);
-	g.end = ld_u64be(in->values.base + 8);
-	g.space_end = ld_u64be(in->values.base + 16);
+	if ((rc = hp_three_longs(s, in, "walk gap", v, e)))
+		return rc;
+	struct vd_gap g = { .start = v[0], .end = v[1], .space_end = v[2] };
 	if (g.start >= g.end || g.end >= g.space_end)
 		return 0;
 	if ((rc = vd_grow((void **)&s->gaps, &s->gaps_cap, s->ngaps, sizeof(*s->gaps), e)))
