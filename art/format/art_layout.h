@@ -128,9 +128,11 @@ struct art_layout {
 	 * the offset for 4-byte components (8-byte components: 16) */
 	struct { unsigned length, data; } array;
 	/* mirror::DexCache; strings/resolved_types are u64 native pointers when native_arrays
-	 * (7.0+), else references to managed arrays (5.x/6.0) */
+	 * (7.0+), else references to managed arrays (5.x/6.0); strings_array is 14+'s full
+	 * GcRoot<String> array (one entry per string id; ART_ABSENT before 14) */
 	struct {
 		unsigned location, dex_file, strings, resolved_types, num_strings, num_resolved_types;
+		unsigned strings_array;
 		unsigned size;
 		bool native_arrays;
 	} dex_cache;

@@ -13,6 +13,7 @@ enum {
 	REACH_IRT_GLOBALS = 51200,      /* kGlobalsMax / kWeakGlobalsMax (runtime/jni/java_vm_ext.cc @R11) */
 	REACH_MAX_SUPER_DEPTH = 4096,
 	REACH_DEX_CACHE_MAX = 1 << 20,  /* entries read per DexCache array (hostile bound) */
+	REACH_DEX_STRING_CACHE_14 = 1024, /* kDexCacheStringCacheSize (runtime/mirror/dex_cache.h @R14U) */
 };
 
 static const char *const source_names[REACH_SOURCE_COUNT] = {
@@ -325,10 +326,6 @@ static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 
 /* ---- dex cache strings (edges, not roots) ---- */
 
-/* The strings a DexCache holds in native memory (7.0+), as edges from the DexCache: an
- * array of num_strings entries, either DexCachePair<String> {GcRoot object; u32 index} with
- * the pair of string index i at slot i % num_strings (8.0+, runtime/mirror/dex_cache.h @R80..R11), or
- * one GcRoot<String> per string id (7.x).  The pair form is told by that invariant. */
 /* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
  * normal case for native memory in a trimmed image: not an anomaly). */
 static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_t n)
@@ -339,10 +336,40 @@ static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_
 	return r->data + (va - r->start);
 }
 
-static size_t dex_cache_strings(const struct model *m, const struct model_obj *o, const uint8_t **p, size_t *stride)
+/* One native string array of a DexCache: n entries of `stride` bytes, the reference in the
+ * entry's first 4 bytes. */
+struct dc_array {
+	const uint8_t *p;
+	size_t n, stride;
+};
+
+/* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
+static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t stride, struct dc_array *out)
+{
+	const uint8_t *a = captured_bytes(m->rt->img, va, n * stride);
+	if (!a || !n)
+		return false;
+	for (size_t i = 0; stride == 8 && i < n; i++)
+		if (ld_u32le(a + 8 * i) && ld_u32le(a + 8 * i + 4) % n != i)
+			return false;
+	*out = (struct dc_array){ a, n, stride };
+	return true;
+}
+
+/* The DexCache's native string arrays (0, 1 or 2 of them) into out[2]:
+ *   7.x      one GcRoot<String> per string id, num_strings_ entries;
+ *   8.0-13   DexCachePair<String> {GcRoot object; u32 index}, num_strings_ entries, the pair of
+ *            string index i at slot i % num_strings_ (runtime/mirror/dex_cache.h @R80..R13T);
+ *            7.x and 8.0+ told apart by that invariant;
+ *   14+      strings_: kDexCacheStringCacheSize (1024) DexCachePairs, and strings_array_: a
+ *            GcRoot<String> per string id of the DexFile (its header's string_ids_size); both
+ *            are GC roots of the DexCache (runtime/mirror/dex_cache.h, dex_cache-inl.h
+ *            VisitNativeRoots @R14U). */
+static size_t dex_cache_strings(const struct model *m, const struct model_obj *o, struct dc_array out[2])
 {
 	struct mirror_dex_cache dc;
 	struct err why;
+	size_t k = 0;
 
 	err_init(&why);
 	if (!m->rt->layout->dex_cache.native_arrays)
@@ -351,18 +378,31 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 		anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
 		return 0;
 	}
+	if (m->rt->layout->dex_cache.num_strings == ART_ABSENT) {
+		uint32_t ids = 0;
+		if (dc.strings && dc_array_at(m, dc.strings, REACH_DEX_STRING_CACHE_14, 8, &out[k]))
+			k++;
+		if (!dc.strings_array)
+			return k;
+		if (mirror_dex_cache_string_ids(&m->rt->m, &dc, &ids, &why)) {
+			if (why.code != ERR_UNMAPPED)   /* uncaptured native memory is normal */
+				anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			return k;
+		}
+		if (ids > REACH_DEX_CACHE_MAX) {
+			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, model_va(m, o), model_space(m, o)->name,
+				    "dex cache at 0x%llx: its DexFile claims %u string ids (more than %u)",
+				    (unsigned long long)model_va(m, o), ids, (unsigned)REACH_DEX_CACHE_MAX);
+			return k;
+		}
+		if (dc_array_at(m, dc.strings_array, ids, 4, &out[k]))
+			k++;
+		return k;
+	}
 	if (!dc.strings || !dc.num_strings || dc.num_strings > REACH_DEX_CACHE_MAX)
 		return 0;
-	for (*stride = 8; *stride >= 4; *stride /= 2) {
-		const uint8_t *a = captured_bytes(m->rt->img, dc.strings, (size_t)dc.num_strings * *stride);
-		bool ok = a != NULL;
-		for (uint32_t i = 0; *stride == 8 && ok && i < dc.num_strings; i++)
-			ok = !ld_u32le(a + 8ull * i) || ld_u32le(a + 8ull * i + 4) % dc.num_strings == i;
-		if (ok) {
-			*p = a;
-			return dc.num_strings;
-		}
-	}
+	if (dc_array_at(m, dc.strings, dc.num_strings, 8, &out[0]) || dc_array_at(m, dc.strings, dc.num_strings, 4, &out[0]))
+		return 1;
 	return 0;
 }
 
@@ -403,20 +443,21 @@ static int follow(void *arg, uint32_t off, uint32_t value)
 static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 {
 	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
-	const uint8_t *p = NULL;
-	size_t stride = 0, n = dex_cache_strings(w->m, o, &p, &stride);
-	if (!n)
+	struct dc_array a[2];
+	size_t k = dex_cache_strings(w->m, o, a);
+	if (!k)
 		return;
 	s->present = true;
 	s->detail = "strings in the DexCaches' native arrays (7.0+), followed as references";
-	for (size_t i = 0; i < n; i++) {
-		uint32_t ref = ld_u32le(p + stride * i);
-		s->words++;
-		if (ref && model_find(w->m, ref) != MODEL_NONE) {
-			s->roots++;
-			(void)follow(w, 0, ref);
+	for (size_t t = 0; t < k; t++)
+		for (size_t i = 0; i < a[t].n; i++) {
+			uint32_t ref = ld_u32le(a[t].p + a[t].stride * i);
+			s->words++;
+			if (ref && model_find(w->m, ref) != MODEL_NONE) {
+				s->roots++;
+				(void)follow(w, 0, ref);
+			}
 		}
-	}
 }
 
 static int walk(struct model *m, struct reach *r, struct err *e)

@@ -22,7 +22,8 @@
  *                   4-aligned 32-bit word that is the address of an object is a root.
  * The walk also follows, as references of a DexCache (7.0+), the strings its native arrays
  * hold when that memory (LinearAlloc) is captured: ART's own HPROF reaches them through the
- * DexCache (runtime/hprof/hprof.cc @R11 runtimeInternalObjects).
+ * DexCache (runtime/hprof/hprof.cc @R11 runtimeInternalObjects); on 14+ both the hash-indexed
+ * strings_ pairs and the full strings_array_ (sized by the DexFile header's string_ids_size).
  * Each source is reported present (with its root count) or missing: "unreachable" means
  * unreachable from the roots this image holds. */
 #ifndef ARTCARVE_REACH_H
