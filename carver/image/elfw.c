@@ -698,6 +698,22 @@ int elfw_symbol_count(struct elfw *w, size_t *count, struct err *e)
 	return rc;
 }
 
+int elfw_symbol_value(struct elfw *w, const char *name, uint64_t *value, uint64_t *size, struct err *e)
+{
+	int rc = elfw_build_index(w, e);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < w->nsyms; i++)
+		if (!strcmp(w->syms[i].name, name)) {
+			*value = w->syms[i].value;
+			if (size)
+				*size = w->syms[i].size;
+			return 0;
+		}
+	return 1;
+}
+
 static uint64_t elfw_sym_value(const void *v, size_t i) { return ((const struct elfw_sym *)v)[i].value; }
 
 int elfw_symbol_at(struct elfw *w, uint64_t va, const char **name, uint64_t *sym_off, struct err *e)

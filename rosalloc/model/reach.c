@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "art/mirror/mirror.h"
+#include "art/runtime/native_roots.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
@@ -18,7 +19,7 @@ enum {
 
 static const char *const source_names[REACH_SOURCE_COUNT] = {
 	"class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
-	"dex cache strings",
+	"dex cache strings", "vm internal", "interned strings",
 };
 
 const char *reach_source_name(unsigned s) { return s < REACH_SOURCE_COUNT ? source_names[s] : "?"; }
@@ -244,14 +245,51 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 	return 0;
 }
 
-static int jni_roots(const struct model *m, struct reach *r, struct err *e)
+/* The roots art/runtime/native_roots.c decodes: vm internal, interned strings, and (14+)
+ * JNI globals; the `indirect ref table` mappings it decoded are not read again by jni_roots. */
+static int native_roots(const struct model *m, struct reach *r, struct nroots *n, struct err *e)
+{
+	static const enum reach_source src[NROOTS_PART_COUNT] = { REACH_VM_INTERNAL, REACH_INTERNED,
+								  REACH_JNI_GLOBAL };
+	int rc = nroots_find(m->rt, n, m->sink, e);
+	if (rc)
+		return rc;
+	for (unsigned p = 0; p < NROOTS_PART_COUNT; p++) {
+		struct reach_source_info *s = &r->source[src[p]];
+		if (p == NROOTS_JNI_GLOBAL && !n->present[p])
+			continue;   /* jni_roots says what it found */
+		s->present = n->present[p];
+		s->detail = n->detail[p];
+		for (size_t i = 0; i < n->count[p]; i++) {
+			s->words++;
+			size_t j = model_find(m, n->refs[p][i].obj);
+			if (j == MODEL_NONE)
+				continue;   /* e.g. a weak entry already cleared, or an object not carved */
+			if ((rc = add_root(r, src[p], m->objs[j].addr, (uint32_t)n->refs[p][i].at, 0, e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static bool irt_decoded(const struct nroots *n, uint64_t start)
+{
+	for (unsigned i = 0; i < n->irt_tables && i < NROOTS_MAX_IRT; i++)
+		if (n->irt_start[i] == start)
+			return true;
+	return false;
+}
+
+static int jni_roots(const struct model *m, struct reach *r, const struct nroots *n, struct err *e)
 {
 	const struct image *img = m->rt->img;
-	r->source[REACH_JNI_GLOBAL].detail = "no global indirect ref table captured";
+	if (!r->source[REACH_JNI_GLOBAL].present)
+		r->source[REACH_JNI_GLOBAL].detail = "no global indirect ref table captured";
 	r->source[REACH_JNI_LOCAL].detail = "no local indirect ref table captured";
 	for (size_t i = 0; i < img->region_count; i++) {
 		const struct img_region *reg = &img->regions[i];
-		if (!reg->data || reg->data_len < 16 || !region_named(reg, "indirect ref table"))
+		if (!reg->data || reg->data_len < 16 || !region_named(reg, "indirect ref table") ||
+		    irt_decoded(n, reg->start))
 			continue;
 		int rc = jni_table(m, r, reg, e);
 		if (rc)
@@ -513,12 +551,17 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 
 int reach_run(struct model *m, struct reach *r, struct err *e)
 {
+	struct nroots n;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	r->source[REACH_VM_INTERNAL].detail = r->source[REACH_INTERNED].detail = "not read";
 	if ((rc = class_roots(m, r, e)) || (rc = image_roots(m, r, e)) || (rc = thread_roots(m, r, e)) ||
-	    (rc = jni_roots(m, r, e)) || (rc = stack_roots(m, r, e)))
+	    (rc = native_roots(m, r, &n, e)) || (rc = jni_roots(m, r, &n, e)) || (rc = stack_roots(m, r, e))) {
+		nroots_release(&n);
 		return rc;
+	}
+	nroots_release(&n);
 	dedup_roots(r);
 	return walk(m, r, e);
 }

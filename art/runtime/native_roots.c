@@ -1,0 +1,429 @@
+/* native_roots.c - see native_roots.h. */
+#include "art/runtime/native_roots.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "art/mirror/mirror.h"
+#include "art/runtime/spaces.h"
+#include "carver/base/cursor.h"
+#include "carver/base/xalloc.h"
+#include "carver/image/symbolize.h"
+
+enum {
+	NROOTS_RUNTIME_SCAN = 4096,   /* bytes of art::Runtime searched (sizeof(Runtime) is ~2.5 KiB
+	                               * on 14; the scan stops at the captured end) */
+	NROOTS_OWNED_SCAN = 4096,     /* bytes of an object a Runtime member points at */
+	NROOTS_MAX_TABLES = 64,       /* HashSets per intern Table (one, plus one per image) */
+	NROOTS_MAX_BUCKETS = 1 << 24, /* slots of one HashSet (hostile bound) */
+	NROOTS_IRT_ENTRY = 8,         /* sizeof(IrtEntry) @R14U */
+	NROOTS_IRT_GLOBAL = 2,        /* kGlobal, indirect_reference_table.h @R14U */
+	NROOTS_IRT_WEAK = 3,          /* kWeakGlobal */
+};
+
+static const char *const instance_symbol = "_ZN3art7Runtime9instance_E";
+
+void nroots_release(struct nroots *n)
+{
+	for (unsigned p = 0; p < NROOTS_PART_COUNT; p++)
+		xfree(n->refs[p]);
+	memset(n, 0, sizeof(*n));
+}
+
+static int nroots_nomem(struct err *e)
+{
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory reading native roots");
+}
+
+static int add_ref(struct nroots *n, enum nroots_part p, uint32_t obj, uint64_t at, struct err *e)
+{
+	if (n->count[p] == n->cap[p]) {
+		size_t cap = n->cap[p] ? n->cap[p] * 2 : 16;
+		struct nroots_ref *v = xreallocarray(n->refs[p], cap, sizeof(*v));
+		if (!v)
+			return nroots_nomem(e);
+		n->refs[p] = v;
+		n->cap[p] = cap;
+	}
+	n->refs[p][n->count[p]++] = (struct nroots_ref){ obj, at };
+	return 0;
+}
+
+/* The captured bytes [va, va + len) in one region, NULL if not all are captured. */
+static const uint8_t *captured(const struct image *img, uint64_t va, size_t len)
+{
+	const struct img_region *r = img_find(img, va);
+	if (!r || !r->data || va - r->start > r->data_len || len > r->data_len - (va - r->start))
+		return NULL;
+	return r->data + (va - r->start);
+}
+
+/* How many bytes from va (at most max) are captured in one region. */
+static size_t captured_len(const struct image *img, uint64_t va, size_t max)
+{
+	const struct img_region *r = img_find(img, va);
+	if (!r || !r->data || va - r->start >= r->data_len)
+		return 0;
+	size_t n = r->data_len - (size_t)(va - r->start);
+	return n < max ? n : max;
+}
+
+/* The Java name of the class of the object at ref, NULL if it names no known class. */
+static const char *class_of(const struct art_runtime *rt, uint32_t ref)
+{
+	uint32_t k;
+	struct err why;
+	const struct rt_class *c;
+
+	err_init(&why);
+	if (!ref || (ref & (MIRROR_OBJECT_ALIGN - 1)) || mirror_klass(&rt->m, ref, &k, &why))
+		return NULL;
+	c = runtime_class_at(rt, k);
+	return c ? c->name : NULL;
+}
+
+static bool is_class(const struct art_runtime *rt, uint32_t ref, const char *name)
+{
+	const char *n = class_of(rt, ref);
+	return n && !strcmp(n, name);
+}
+
+/* ---- art::Runtime ---- */
+
+/* Runtime* from libart's Runtime::instance_ (1 when the symbol or its word is not there). */
+static int runtime_instance(const struct art_runtime *rt, uint64_t *runtime, struct err *why, struct err *e)
+{
+	struct symz *s = NULL;
+	uint64_t at;
+	int rc;
+
+	*runtime = 0;
+	if ((rc = symz_new(&s, NULL, e)) || (rc = symz_add_image_files(s, rt->img, "libart", e)) ||
+	    (rc = symz_symbol_va(s, "libart", instance_symbol, &at, why, e))) {
+		symz_free(s);
+		return rc;
+	}
+	symz_free(s);
+	if ((rc = mirror_ptr(&rt->m, at, runtime, why))) {
+		err_prefix(why, "art::Runtime::instance_ at 0x%llx", (unsigned long long)at);
+		return 1;
+	}
+	if (*runtime == 0 || !captured(rt->img, *runtime, 64)) {
+		ERR_SET(why, ERR_UNMAPPED, at, "art::Runtime::instance_ at 0x%llx holds 0x%llx, not captured",
+			(unsigned long long)at, (unsigned long long)*runtime);
+		*runtime = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int nroots_runtime_errors(const struct art_runtime *rt, uint64_t runtime, struct nroots *out, struct err *why,
+			  struct err *e)
+{
+	const unsigned P = rt->pointer_size;
+	size_t len = captured_len(rt->img, runtime, NROOTS_RUNTIME_SCAN);
+	const uint8_t *b = captured(rt->img, runtime, len);
+	size_t found = SIZE_MAX, runs = 0;
+	int rc;
+
+	for (size_t o = 0; b && o + 16 <= len; o += 4) {
+		if (!is_class(rt, ld_u32le(b + o), "java.lang.OutOfMemoryError") ||
+		    !is_class(rt, ld_u32le(b + o + 4), "java.lang.OutOfMemoryError") ||
+		    !is_class(rt, ld_u32le(b + o + 8), "java.lang.OutOfMemoryError") ||
+		    !is_class(rt, ld_u32le(b + o + 12), "java.lang.NoClassDefFoundError"))
+			continue;
+		found = o;
+		runs++;
+	}
+	if (runs != 1) {
+		ERR_SET(why, ERR_CORRUPT, runtime,
+			"art::Runtime at 0x%llx: %zu runs of three OutOfMemoryError and one NoClassDefFoundError roots, expected 1",
+			(unsigned long long)runtime, runs);
+		return 1;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		if ((rc = add_ref(out, NROOTS_VM_INTERNAL, ld_u32le(b + found + 4 * i), runtime + found + 4 * i, e)))
+			return rc;
+	/* sentinel_ after resolution_method_, imt_conflict_method_, imt_unimplemented_method_ */
+	size_t so = found + 16 + 3 * (size_t)P;
+	if (so + 4 <= len && is_class(rt, ld_u32le(b + so), "java.lang.Object")) {
+		if ((rc = add_ref(out, NROOTS_VM_INTERNAL, ld_u32le(b + so), runtime + so, e)))
+			return rc;
+	} else {
+		ERR_SET(why, ERR_CORRUPT, runtime + so, "art::Runtime at 0x%llx: sentinel_ at +%zu is no java.lang.Object",
+			(unsigned long long)runtime, so);
+		return 2;   /* the errors were read, the sentinel was not */
+	}
+	return 0;
+}
+
+/* ---- ClassLinker::class_roots_ ---- */
+
+/* 1 when ref is the class roots array: elements 0 and 1 are java.lang.Class and
+ * java.lang.Object, every element a Class (its class is java.lang.Class) or null. */
+static bool class_roots_array(const struct art_runtime *rt, uint32_t ref)
+{
+	uint32_t n, x;
+	struct err why;
+	const char *name = class_of(rt, ref);
+
+	err_init(&why);
+	/* allocated as an Object[] before Class[] exists (class_linker.cc InitWithoutImage @R14U) */
+	if (!name || (strcmp(name, "java.lang.Class[]") && strcmp(name, "java.lang.Object[]")) || mirror_array_length(&rt->m, ref, &n, &why) || n < 2 ||
+	    n > 4096)
+		return false;
+	if (mirror_array_ref(&rt->m, ref, 0, &x, &why) || x != rt->java_lang_class)
+		return false;
+	if (mirror_array_ref(&rt->m, ref, 1, &x, &why) || !runtime_class_at(rt, x) ||
+	    strcmp(runtime_class_at(rt, x)->name ? runtime_class_at(rt, x)->name : "", "java.lang.Object"))
+		return false;
+	for (uint32_t i = 2; i < n; i++)
+		if (mirror_array_ref(&rt->m, ref, i, &x, &why) || (x && !runtime_class_at(rt, x)))
+			return false;
+	return true;
+}
+
+/* ---- HashSet<GcRoot<String>> ---- */
+
+int nroots_hash_set(const struct art_runtime *rt, uint64_t va, uint64_t *data, uint64_t *buckets,
+		    uint64_t *elements, struct err *why)
+{
+	const uint8_t *b = captured(rt->img, va, 64);
+
+	if (!b) {
+		ERR_SET(why, ERR_UNMAPPED, va, "HashSet at 0x%llx not captured", (unsigned long long)va);
+		return 1;
+	}
+	/* the empty functors take the first bytes: num_elements_ is at 0 or 8 */
+	for (unsigned h = 0; h <= 8; h += 8) {
+		uint64_t ne = ld_u64le(b + h), nb = ld_u64le(b + h + 8), d = ld_u64le(b + h + 32);
+		double lo, hi;
+		memcpy(&lo, b + h + 40, 8);
+		memcpy(&hi, b + h + 48, 8);
+		if (!d || !nb || nb > NROOTS_MAX_BUCKETS || ne > nb || !isfinite(lo) || !isfinite(hi) || !(lo > 0) ||
+		    !(lo < hi) || !(hi <= 1))
+			continue;
+		const uint8_t *s = captured(rt->img, d, (size_t)nb * 4);
+		if (!s)
+			continue;
+		uint64_t used = 0;
+		for (uint64_t i = 0; i < nb; i++)
+			used += ld_u32le(s + 4 * i) != 0;
+		if (used != ne)
+			continue;
+		*data = d;
+		*buckets = nb;
+		*elements = ne;
+		return 0;
+	}
+	ERR_SET(why, ERR_CORRUPT, va, "no HashSet<GcRoot<String>> at 0x%llx", (unsigned long long)va);
+	return 1;
+}
+
+/* A Table (std::vector {begin, end, end_of_storage}) at va: its sets, all valid. */
+static int intern_vector(const struct art_runtime *rt, const uint8_t *v, uint64_t sets[NROOTS_MAX_TABLES],
+			 size_t *count)
+{
+	static const unsigned strides[2] = { 72, 64 };   /* InternalTable (11+), HashSet (10) */
+	uint64_t b = ld_u64le(v), e = ld_u64le(v + 8), c = ld_u64le(v + 16);
+	struct err why;
+
+	if (!b || e <= b || c < e)
+		return 1;
+	for (unsigned t = 0; t < 2; t++) {
+		uint64_t n = (e - b) / strides[t], d, nb, ne;
+		bool ok = (e - b) % strides[t] == 0 && n <= NROOTS_MAX_TABLES;
+		for (uint64_t i = 0; ok && i < n; i++) {
+			err_init(&why);
+			ok = nroots_hash_set(rt, b + i * strides[t], &d, &nb, &ne, &why) == 0;
+			sets[i] = b + i * strides[t];
+		}
+		if (ok) {
+			*count = (size_t)n;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int nroots_intern_table(const struct art_runtime *rt, uint64_t table, struct nroots *out, struct err *why,
+			struct err *e)
+{
+	size_t len = captured_len(rt->img, table, 512);
+	const uint8_t *b = captured(rt->img, table, len);
+	uint64_t sets[NROOTS_MAX_TABLES];
+	size_t n = 0, found = 0;
+	int rc;
+
+	for (size_t o = 0; b && o + 24 <= len && found < 2; o += 8) {
+		if (intern_vector(rt, b + o, sets, &n))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t d, nb, ne;
+			struct err w2;
+			err_init(&w2);
+			(void)nroots_hash_set(rt, sets[i], &d, &nb, &ne, &w2);
+			const uint8_t *s = captured(rt->img, d, (size_t)nb * 4);
+			for (uint64_t k = 0; s && k < nb; k++) {
+				uint32_t ref = ld_u32le(s + 4 * k);
+				if (!ref)
+					continue;
+				if (found == 1) {
+					out->weak_interns++;
+					continue;
+				}
+				if ((rc = add_ref(out, NROOTS_INTERNED, ref, d + 4 * k, e)))
+					return rc;
+			}
+		}
+		found++;
+		o += 16;   /* past this vector */
+	}
+	if (found == 0) {
+		ERR_SET(why, ERR_CORRUPT, table, "no intern Table (vector of HashSets) in 0x%llx",
+			(unsigned long long)table);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- JavaVMExt's IndirectReferenceTables (14+) ---- */
+
+static bool region_named(const struct img_region *reg, const char *name)
+{
+	const char *inner;
+	size_t len;
+	return reg && spaces_dalvik_name(reg->name, &inner, &len) && len == strlen(name) && !memcmp(inner, name, len);
+}
+
+/* An IndirectReferenceTable whose table_ is at b + o: 1 for kGlobal, 2 for kWeakGlobal, 0 no. */
+static int irt_at(const struct art_runtime *rt, const uint8_t *b, size_t len, size_t o, uint64_t *top)
+{
+	uint64_t t = ld_u64le(b + o);
+	const struct img_region *reg;
+
+	if (o + 40 > len || !t || !(reg = img_find(rt->img, t)) || reg->start != t ||
+	    !region_named(reg, "indirect ref table"))
+		return 0;
+	uint32_t kind = ld_u32le(b + o + 8);
+	uint64_t ti = ld_u64le(b + o + 16), max = ld_u64le(b + o + 24), holes = ld_u64le(b + o + 32);
+	if ((kind != NROOTS_IRT_GLOBAL && kind != NROOTS_IRT_WEAK) || max != (reg->end - reg->start) / NROOTS_IRT_ENTRY ||
+	    ti > max || holes > ti)
+		return 0;
+	*top = ti;
+	return kind == NROOTS_IRT_GLOBAL ? 1 : 2;
+}
+
+static int irt_roots(const struct art_runtime *rt, const uint8_t *b, size_t len, struct nroots *out,
+		     struct err *e)
+{
+	int rc;
+	for (size_t o = 0; o + 40 <= len; o += 8) {
+		uint64_t top = 0, t = ld_u64le(b + o);
+		int k = irt_at(rt, b, len, o, &top);
+		if (!k)
+			continue;
+		if (out->irt_tables < NROOTS_MAX_IRT)
+			out->irt_start[out->irt_tables] = t;
+		out->irt_tables++;
+		if (k == 2)
+			continue;   /* weak globals are not roots */
+		const uint8_t *ent = captured(rt->img, t, (size_t)top * NROOTS_IRT_ENTRY);
+		for (uint64_t i = 0; ent && i < top; i++) {
+			uint32_t ref = ld_u32le(ent + NROOTS_IRT_ENTRY * i + 4);
+			if (ref && (rc = add_ref(out, NROOTS_JNI_GLOBAL, ref, t + NROOTS_IRT_ENTRY * i + 4, e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- the whole ---- */
+
+static void note(struct anomaly_sink *sink, const struct err *why, uint64_t runtime)
+{
+	if (sink && why->code)
+		anomaly_add(sink, ANOM_ROOTS, why->code, why->va != ERR_NO_VA ? why->va : runtime, "art::Runtime", "%s",
+			    why->msg);
+}
+
+int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly_sink *sink, struct err *e)
+{
+	struct err why;
+	uint64_t runtime;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned p = 0; p < NROOTS_PART_COUNT; p++)
+		out->detail[p] = "art::Runtime not found (libart's Runtime::instance_ and the Runtime not captured)";
+	err_init(&why);
+	if ((rc = runtime_instance(rt, &runtime, &why, e)) < 0)
+		return rc;
+	if (rc)
+		return 0;   /* a trimmed capture: not damage */
+	out->runtime = runtime;
+
+	/* pre-allocated errors and the sentinel */
+	err_init(&why);
+	if ((rc = nroots_runtime_errors(rt, runtime, out, &why, e)) < 0)
+		return rc;
+	note(sink, &why, runtime);
+	out->present[NROOTS_VM_INTERNAL] = rc != 1;
+	out->detail[NROOTS_VM_INTERNAL] = rc == 0 ? "art::Runtime's pre-allocated errors, sentinel_ and class roots"
+						  : "art::Runtime's own roots did not decode (see anomalies)";
+	out->detail[NROOTS_INTERNED] = "no intern table found in art::Runtime (see anomalies)";
+	out->detail[NROOTS_JNI_GLOBAL] = "no IndirectReferenceTable of globals found from art::Runtime";
+
+	/* objects the Runtime's pointer members point at: ClassLinker, InternTable, JavaVMExt */
+	size_t len = captured_len(rt->img, runtime, NROOTS_RUNTIME_SCAN), tables = 0, roots_found = 0;
+	const uint8_t *b = captured(rt->img, runtime, len);
+	uint32_t class_roots = 0;
+	uint64_t class_roots_at = 0;
+	for (size_t o = 0; b && o + 8 <= len; o += 8) {
+		uint64_t p = ld_u64le(b + o);
+		size_t plen;
+		const uint8_t *q;
+		if (!p || (p & 7) || p == runtime || !(plen = captured_len(rt->img, p, NROOTS_OWNED_SCAN)) ||
+		    !(q = captured(rt->img, p, plen)))
+			continue;
+		if (!tables && !out->present[NROOTS_INTERNED]) {
+			struct err w2;
+			err_init(&w2);
+			size_t before = out->count[NROOTS_INTERNED];
+			if ((rc = nroots_intern_table(rt, p, out, &w2, e)) < 0)
+				return rc;
+			if (rc == 0 && out->count[NROOTS_INTERNED] > before) {
+				out->present[NROOTS_INTERNED] = true;
+				out->detail[NROOTS_INTERNED] = "the strong intern table (InternTable::strong_interns_)";
+				tables++;
+				continue;
+			} else if (rc == 0) {
+				out->count[NROOTS_INTERNED] = before;
+			}
+		}
+		unsigned irt_before = out->irt_tables;
+		if ((rc = irt_roots(rt, q, plen, out, e)) < 0)
+			return rc;
+		if (out->irt_tables > irt_before) {
+			out->present[NROOTS_JNI_GLOBAL] = true;
+			out->detail[NROOTS_JNI_GLOBAL] = "JavaVMExt::globals_ up to its top_index_ (14+)";
+			continue;
+		}
+		for (size_t k = 0; k + 4 <= plen; k += 4) {
+			uint32_t v = ld_u32le(q + k);
+			if (v && v != class_roots && class_roots_array(rt, v)) {
+				class_roots = v;
+				class_roots_at = p + k;
+				roots_found++;
+			}
+		}
+	}
+	if (roots_found == 1 && (rc = add_ref(out, NROOTS_VM_INTERNAL, class_roots, class_roots_at, e)))
+		return rc;
+	if (roots_found != 1 && out->present[NROOTS_VM_INTERNAL]) {
+		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, runtime, "art::Runtime",
+			    "art::Runtime at 0x%llx: %zu class roots arrays (ClassLinker::class_roots_) found, expected 1",
+			    (unsigned long long)runtime, roots_found);
+	}
+	return 0;
+}
