@@ -273,6 +273,14 @@ static int symz_open_file(struct symz *s, struct symz_file *f, struct err *e)
 		return symz_problem(f, s->dir ? "no ELF bytes" : "no ELF bytes in the image and no --symbols directory", e);
 	if (elfw_open(&f->elf, bytes, len, f->path, &fe))
 		return symz_problem(f, fe.msg, e);
+	for (size_t m = 0; m < s->nmaps; m++) {
+		uint64_t head;
+		err_init(&fe);
+		if (s->maps[m].file == f && s->maps[m].offset == 0 && elfw_offset_to_va(f->elf, 0, &head, &fe) == 0) {
+			elfw_set_load_bias(f->elf, s->maps[m].start - head);
+			break;
+		}
+	}
 	return 0;
 }
 
