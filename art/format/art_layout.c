@@ -599,6 +599,7 @@ const struct art_layout art_layouts[] = {
 		.oat_version_max = 230,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 	{
 		/* image 108 with oat 231 .. 239 (14 QPR2 and the 2024 module, branch 14 @R14U): the
@@ -607,12 +608,14 @@ const struct art_layout art_layouts[] = {
 		.family = "14", .image = &art_image_formats[IH_14], .oat_version_min = 231, .oat_version_max = 239,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 	{
 		/* oat 244 (24Q3 release, @R15) */
 		.family = "15", .image = &art_image_formats[IH_15], .oat_version_min = 240, .oat_version_max = 244,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 	{
 		/* oat 259 (android16-security-release, @R16) .. 265 (25Q4 release, @R16Q); image 118
@@ -624,6 +627,7 @@ const struct art_layout art_layouts[] = {
 		OBJECT_HEADER, CLASS_16, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE,
 		.fields_merged = true,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 };
 

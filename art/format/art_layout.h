@@ -142,6 +142,12 @@ struct art_layout {
 	 * the vtable); data_begin_ likewise (compact dex string data base), ART_ABSENT if none */
 	struct { unsigned begin_slot, data_begin_slot; } dex_file;
 
+	/* IrtEntry: 0 = {u32 serial_; GcRoot references_[kIRTPrevCount = 3]} (5.0-13,
+	 * runtime/indirect_reference_table.h @R60..R13T); 1 = {u32 serial_; GcRoot reference_}
+	 * (14+, @R14U; 15 and 16 taken as 14), where thread locals moved to jni::LocalReferenceTable
+	 * (`local ref table` mappings, runtime/jni/local_reference_table.h @R14U) */
+	unsigned irt_single_ref;
+
 	/* art::ArtField (5.x: mirror object; 6.0+: native 16-byte struct) */
 	unsigned art_field_size;
 	struct { unsigned declaring_class, access_flags, field_dex_idx, offset; } art_field;

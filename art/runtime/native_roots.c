@@ -246,45 +246,69 @@ static int intern_vector(const struct art_runtime *rt, const uint8_t *v, uint64_
 	return 1;
 }
 
+/* The strings of the Table at b + o into out (strong: roots; weak: counted). */
+static int table_strings(const struct art_runtime *rt, const uint8_t *v, bool strong, struct nroots *out,
+			 struct err *e)
+{
+	uint64_t sets[NROOTS_MAX_TABLES];
+	size_t n = 0;
+	int rc;
+
+	if (intern_vector(rt, v, sets, &n))
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = 0, nb = 0, ne;
+		struct err w2;
+		err_init(&w2);
+		if (nroots_hash_set(rt, sets[i], &d, &nb, &ne, &w2))
+			return 1;
+		const uint8_t *s = captured(rt->img, d, (size_t)nb * 4);
+		for (uint64_t k = 0; s && k < nb; k++) {
+			uint32_t ref = ld_u32le(s + 4 * k);
+			if (!ref)
+				continue;
+			if (!strong) {
+				out->weak_interns++;
+				continue;
+			}
+			if (!is_class(rt, ref, "java.lang.String")) {
+				if (!out->bad_interns++)
+					out->first_bad_intern = d + 4 * k;
+				continue;
+			}
+			if ((rc = add_ref(out, NROOTS_INTERNED, ref, d + 4 * k, e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* strong_interns_ and weak_interns_ are two Tables with new_strong_intern_roots_ (a
+ * std::vector, 3 pointers) between them (intern_table.h @R10..R14U): only a pair of valid
+ * Tables that far apart is taken, so a damaged strong Table never lets the weak one pass
+ * for it. */
+enum { NROOTS_WEAK_AFTER_STRONG = 48 };
+
 int nroots_intern_table(const struct art_runtime *rt, uint64_t table, struct nroots *out, struct err *why,
 			struct err *e)
 {
 	size_t len = captured_len(rt->img, table, 512);
 	const uint8_t *b = captured(rt->img, table, len);
 	uint64_t sets[NROOTS_MAX_TABLES];
-	size_t n = 0, found = 0;
+	size_t n;
 	int rc;
 
-	for (size_t o = 0; b && o + 24 <= len && found < 2; o += 8) {
-		if (intern_vector(rt, b + o, sets, &n))
+	for (size_t o = 0; b && o + NROOTS_WEAK_AFTER_STRONG + 24 <= len; o += 8) {
+		if (intern_vector(rt, b + o, sets, &n) || intern_vector(rt, b + o + NROOTS_WEAK_AFTER_STRONG, sets, &n))
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t d, nb, ne;
-			struct err w2;
-			err_init(&w2);
-			(void)nroots_hash_set(rt, sets[i], &d, &nb, &ne, &w2);
-			const uint8_t *s = captured(rt->img, d, (size_t)nb * 4);
-			for (uint64_t k = 0; s && k < nb; k++) {
-				uint32_t ref = ld_u32le(s + 4 * k);
-				if (!ref)
-					continue;
-				if (found == 1) {
-					out->weak_interns++;
-					continue;
-				}
-				if ((rc = add_ref(out, NROOTS_INTERNED, ref, d + 4 * k, e)))
-					return rc;
-			}
-		}
-		found++;
-		o += 16;   /* past this vector */
+		if ((rc = table_strings(rt, b + o, true, out, e)) < 0 ||
+		    (rc = table_strings(rt, b + o + NROOTS_WEAK_AFTER_STRONG, false, out, e)) < 0)
+			return rc;
+		return 0;
 	}
-	if (found == 0) {
-		ERR_SET(why, ERR_CORRUPT, table, "no intern Table (vector of HashSets) in 0x%llx",
-			(unsigned long long)table);
-		return 1;
-	}
-	return 0;
+	ERR_SET(why, ERR_CORRUPT, table, "no strong and weak intern Tables (vectors of HashSets) in 0x%llx",
+		(unsigned long long)table);
+	return 1;
 }
 
 /* ---- JavaVMExt's IndirectReferenceTables (14+) ---- */
@@ -328,6 +352,8 @@ static int irt_roots(const struct art_runtime *rt, const uint8_t *b, size_t len,
 		out->irt_tables++;
 		if (k == 2)
 			continue;   /* weak globals are not roots */
+		out->present[NROOTS_JNI_GLOBAL] = true;
+		out->detail[NROOTS_JNI_GLOBAL] = "JavaVMExt::globals_ up to its top_index_ (14+)";
 		const uint8_t *ent = captured(rt->img, t, (size_t)top * NROOTS_IRT_ENTRY);
 		for (uint64_t i = 0; ent && i < top; i++) {
 			uint32_t ref = ld_u32le(ent + NROOTS_IRT_ENTRY * i + 4);
@@ -361,6 +387,15 @@ int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly
 		return rc;
 	if (rc)
 		return 0;   /* a trimmed capture: not damage */
+	return nroots_from_runtime(rt, runtime, out, sink, e);
+}
+
+int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct nroots *out,
+			struct anomaly_sink *sink, struct err *e)
+{
+	struct err why;
+	int rc;
+
 	out->runtime = runtime;
 
 	/* pre-allocated errors and the sentinel */
@@ -386,29 +421,23 @@ int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly
 		if (!p || (p & 7) || p == runtime || !(plen = captured_len(rt->img, p, NROOTS_OWNED_SCAN)) ||
 		    !(q = captured(rt->img, p, plen)))
 			continue;
-		if (!tables && !out->present[NROOTS_INTERNED]) {
+		if (!tables) {
 			struct err w2;
 			err_init(&w2);
-			size_t before = out->count[NROOTS_INTERNED];
 			if ((rc = nroots_intern_table(rt, p, out, &w2, e)) < 0)
 				return rc;
-			if (rc == 0 && out->count[NROOTS_INTERNED] > before) {
+			if (rc == 0) {
 				out->present[NROOTS_INTERNED] = true;
 				out->detail[NROOTS_INTERNED] = "the strong intern table (InternTable::strong_interns_)";
 				tables++;
 				continue;
-			} else if (rc == 0) {
-				out->count[NROOTS_INTERNED] = before;
 			}
 		}
 		unsigned irt_before = out->irt_tables;
 		if ((rc = irt_roots(rt, q, plen, out, e)) < 0)
 			return rc;
-		if (out->irt_tables > irt_before) {
-			out->present[NROOTS_JNI_GLOBAL] = true;
-			out->detail[NROOTS_JNI_GLOBAL] = "JavaVMExt::globals_ up to its top_index_ (14+)";
+		if (out->irt_tables > irt_before)
 			continue;
-		}
 		for (size_t k = 0; k + 4 <= plen; k += 4) {
 			uint32_t v = ld_u32le(q + k);
 			if (v && v != class_roots && class_roots_array(rt, v)) {
@@ -418,6 +447,14 @@ int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly
 			}
 		}
 	}
+	if (!out->present[NROOTS_INTERNED])
+		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, runtime, "art::Runtime",
+			    "art::Runtime at 0x%llx: no InternTable with a valid strong Table found through its members",
+			    (unsigned long long)runtime);
+	if (out->bad_interns)
+		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, out->first_bad_intern, "intern table",
+			    "intern table: %llu strong entries name no java.lang.String (first at 0x%llx), not used as roots",
+			    (unsigned long long)out->bad_interns, (unsigned long long)out->first_bad_intern);
 	if (roots_found == 1 && (rc = add_ref(out, NROOTS_VM_INTERNAL, class_roots, class_roots_at, e)))
 		return rc;
 	if (roots_found != 1 && out->present[NROOTS_VM_INTERNAL]) {

@@ -70,6 +70,8 @@ struct nroots {
 	bool present[NROOTS_PART_COUNT];   /* the structure decoded */
 	const char *detail[NROOTS_PART_COUNT]; /* what was read, or why it is missing (static) */
 	uint64_t weak_interns;  /* strings of the weak intern table (not roots) */
+	uint64_t bad_interns;   /* strong intern entries that are no java.lang.String (dropped) */
+	uint64_t first_bad_intern; /* the address of the first such entry */
 	unsigned irt_tables;    /* IndirectReferenceTables decoded (global and weak global) */
 	uint64_t irt_start[NROOTS_MAX_IRT]; /* their table_ (the mapping start), first NROOTS_MAX_IRT */
 };
@@ -77,6 +79,9 @@ struct nroots {
 /* Decodes what the image holds; damage goes to sink as ANOM_ROOTS.  0 or -ERR_NOMEM. */
 int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly_sink *sink, struct err *e);
 void nroots_release(struct nroots *n);
+/* nroots_find's work once the Runtime* is known (out zeroed by the caller). */
+int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct nroots *out,
+			struct anomaly_sink *sink, struct err *e);
 
 /* The decoders, exposed for tests.  Each returns 0 and fills / appends, 1 when the structure
  * is not there (not captured, or no candidate satisfies the invariants: *why says which),

@@ -283,6 +283,14 @@ static bool irt_decoded(const struct nroots *n, uint64_t start)
 static int jni_roots(const struct model *m, struct reach *r, const struct nroots *n, struct err *e)
 {
 	const struct image *img = m->rt->img;
+	if (m->rt->layout->irt_single_ref) {
+		/* 14+: globals only through JavaVMExt (native_roots); locals live in jni::LocalReferenceTables,
+		 * whose live extent is in each thread's JNIEnvExt: not read */
+		if (!r->source[REACH_JNI_GLOBAL].present)
+			r->source[REACH_JNI_GLOBAL].detail = "14+: JavaVMExt::globals_ not found (art::Runtime not captured or not decoded)";
+		r->source[REACH_JNI_LOCAL].detail = "14+: jni::LocalReferenceTable (`local ref table` mappings) not read";
+		return 0;
+	}
 	if (!r->source[REACH_JNI_GLOBAL].present)
 		r->source[REACH_JNI_GLOBAL].detail = "no global indirect ref table captured";
 	r->source[REACH_JNI_LOCAL].detail = "no local indirect ref table captured";
