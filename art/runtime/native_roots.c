@@ -364,6 +364,105 @@ static int irt_roots(const struct art_runtime *rt, const uint8_t *b, size_t len,
 	return 0;
 }
 
+/* ---- jni::LocalReferenceTable (14+) ---- */
+
+enum {
+	NROOTS_LRT_SMALL = 128,       /* kSmallLrtEntries = kInitialLrtBytes 512 / 4 */
+	NROOTS_LRT_MAX_TABLES = 20,   /* 128 << 19 entries: far past kMaxTableSizeInBytes */
+	NROOTS_LRT_CHECKJNI = 4,      /* kCheckJniEntriesPerReference */
+};
+
+static int lrt_table(const struct art_runtime *rt, uint64_t t, uint32_t count, struct nroots *out, struct err *e)
+{
+	const uint8_t *b = captured(rt->img, t, (size_t)count * 4);
+	int rc;
+
+	if (!b)
+		return 1;
+	for (uint32_t i = 0; i < count;) {
+		uint32_t v = ld_u32le(b + 4ull * i), at = i;
+		if (i % NROOTS_LRT_CHECKJNI == 0 && (v & 2)) {
+			uint32_t serial = v >> 2;
+			if (serial == 0 || serial >= NROOTS_LRT_CHECKJNI || i + NROOTS_LRT_CHECKJNI > count)
+				return 1;
+			at = i + serial;
+			v = ld_u32le(b + 4ull * at);
+			i += NROOTS_LRT_CHECKJNI;
+		} else {
+			i++;
+		}
+		if ((v & 3) || !v)
+			continue;   /* free (or, past a damaged serial, not a reference) */
+		if ((rc = add_ref(out, NROOTS_JNI_LOCAL, v, t + 4ull * at, e)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The LRT at b (len bytes, va at): 0 read, 1 not an LRT. */
+static int lrt_at(const struct art_runtime *rt, const uint8_t *b, size_t len, struct nroots *out, struct err *e)
+{
+	if (len < 48)
+		return 1;
+	uint32_t top = ld_u32le(b), max = ld_u32le(b + 4);
+	uint64_t small = ld_u64le(b + 16), tb = ld_u64le(b + 24), te = ld_u64le(b + 32), tc = ld_u64le(b + 40);
+	unsigned k = 0;
+
+	while (k < NROOTS_LRT_MAX_TABLES && ((uint64_t)NROOTS_LRT_SMALL << k) < max)
+		k++;
+	if (top > max || (uint64_t)NROOTS_LRT_SMALL << k != max)
+		return 1;
+	if (small)
+		return max != NROOTS_LRT_SMALL ? 1 : lrt_table(rt, small, top, out, e);
+	/* tables of 128, 128, 256, ...: max = 128 << (n - 1) for n tables */
+	uint64_t n = (te - tb) / 8;
+	if (!tb || te < tb || tc < te || (te - tb) % 8 || n == 0 || n > NROOTS_LRT_MAX_TABLES ||
+	    (n == 1 ? NROOTS_LRT_SMALL : (uint64_t)NROOTS_LRT_SMALL << (n - 1)) != max)
+		return 1;
+	const uint8_t *tv = captured(rt->img, tb, (size_t)n * 8);
+	if (!tv)
+		return 1;
+	uint32_t remaining = top;
+	for (uint64_t i = 0; i < n && remaining; i++) {
+		uint32_t size = i == 0 ? NROOTS_LRT_SMALL : NROOTS_LRT_SMALL << (i - 1);
+		uint32_t count = remaining < size ? remaining : size;
+		int rc = lrt_table(rt, ld_u64le(tv + 8 * i), count, out, e);
+		if (rc)
+			return rc;
+		remaining -= count;
+	}
+	return 0;
+}
+
+int nroots_thread_locals(const struct art_runtime *rt, uint64_t thread, struct nroots *out, struct err *why,
+			 struct err *e)
+{
+	size_t len = captured_len(rt->img, thread, NROOTS_OWNED_SCAN);
+	const uint8_t *b = captured(rt->img, thread, len);
+
+	for (size_t o = 0; b && o + 8 <= len; o += 8) {
+		uint64_t env = ld_u64le(b + o);
+		size_t elen;
+		const uint8_t *q;
+		if (!env || (env & 7) || env == thread || (elen = captured_len(rt->img, env, 256)) < 64 ||
+		    !(q = captured(rt->img, env, elen)) || ld_u64le(q + 8) != thread)
+			continue;
+		/* JNIEnvExt: functions, self_, vm_, local_ref_cookie_, then locals_ (8-aligned) */
+		for (size_t l = 24; l + 48 <= elen && l <= 64; l += 8) {
+			size_t before = out->count[NROOTS_JNI_LOCAL];
+			int rc = lrt_at(rt, q + l, elen - l, out, e);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				return 0;
+			out->count[NROOTS_JNI_LOCAL] = before;   /* a candidate that failed midway */
+		}
+	}
+	ERR_SET(why, ERR_CORRUPT, thread, "art::Thread at 0x%llx: no JNIEnvExt with a LocalReferenceTable found",
+		(unsigned long long)thread);
+	return 1;
+}
+
 /* ---- the whole ---- */
 
 static void note(struct anomaly_sink *sink, const struct err *why, uint64_t runtime)

@@ -56,7 +56,7 @@
 #include "art/runtime/runtime.h"
 
 enum { NROOTS_MAX_IRT = 8 };
-enum nroots_part { NROOTS_VM_INTERNAL, NROOTS_INTERNED, NROOTS_JNI_GLOBAL, NROOTS_PART_COUNT };
+enum nroots_part { NROOTS_VM_INTERNAL, NROOTS_INTERNED, NROOTS_JNI_GLOBAL, NROOTS_JNI_LOCAL, NROOTS_PART_COUNT };
 
 struct nroots_ref {
 	uint32_t obj;           /* the object */
@@ -92,5 +92,18 @@ int nroots_hash_set(const struct art_runtime *rt, uint64_t va, uint64_t *data, u
 		    uint64_t *elements, struct err *why);
 int nroots_intern_table(const struct art_runtime *rt, uint64_t table, struct nroots *out, struct err *why,
 			struct err *e);
+/* 14+: the local references of the thread whose art::Thread* is `thread` (a
+ * java.lang.Thread's nativePeer) appended to NROOTS_JNI_LOCAL: the JNIEnvExt is the object a
+ * word of the Thread (its first NROOTS_OWNED_SCAN bytes) points at whose self_ (the word
+ * after the JNINativeInterface*) is that Thread (jni_env_ext.h @R14U); in it,
+ * jni::LocalReferenceTable {u32 top_index; u32 max_entries_; u32 free_entries_list_;
+ * LrtEntry* small_table_; vector<LrtEntry*> tables_; ...} (local_reference_table.h @R14U)
+ * with top_index <= max_entries_, max_entries_ = 128 << k, small_table_ set only when
+ * max_entries_ is 128, else tables_ holding the tables of 128, 128, 256, ... entries.
+ * Entries [0, top_index) are read as LocalReferenceTable::VisitRootsInternal does
+ * (local_reference_table.cc @R14U): a serial-number entry (bit 1) at a multiple of 4 names
+ * the live one of the next three (CheckJNI), a free entry (bit 0) is skipped. */
+int nroots_thread_locals(const struct art_runtime *rt, uint64_t thread, struct nroots *out, struct err *why,
+			 struct err *e);
 
 #endif

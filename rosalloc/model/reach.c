@@ -136,7 +136,13 @@ static uint32_t native_peer_offset(const struct art_runtime *rt, size_t thread)
 	return RT_OFFSET_UNKNOWN;
 }
 
-static int thread_roots(const struct model *m, struct reach *r, struct err *e)
+/* The nativePeer (art::Thread*) of every attached java.lang.Thread, for the 14+ local tables. */
+struct peers {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int thread_roots(const struct model *m, struct reach *r, struct peers *pe, struct err *e)
 {
 	const struct art_runtime *rt = m->rt;
 	struct reach_source_info *s = &r->source[REACH_THREADS];
@@ -168,6 +174,15 @@ static int thread_roots(const struct model *m, struct reach *r, struct err *e)
 		}
 		if (ld_u64le(b) == 0)
 			continue;   /* not attached: never started, or ended */
+		if (pe->n == pe->cap) {
+			size_t cap = pe->cap ? pe->cap * 2 : 16;
+			uint64_t *v = xreallocarray(pe->v, cap, sizeof(*v));
+			if (!v)
+				return reach_nomem(e);
+			pe->v = v;
+			pe->cap = cap;
+		}
+		pe->v[pe->n++] = ld_u64le(b);
 		int rc = add_root(r, REACH_THREADS, o->addr, 0, ++serial, e);
 		if (rc)
 			return rc;
@@ -247,16 +262,34 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 
 /* The roots art/runtime/native_roots.c decodes: vm internal, interned strings, and (14+)
  * JNI globals; the `indirect ref table` mappings it decoded are not read again by jni_roots. */
-static int native_roots(const struct model *m, struct reach *r, struct nroots *n, struct err *e)
+static int native_roots(const struct model *m, struct reach *r, struct nroots *n, const struct peers *pe,
+			struct err *e)
 {
 	static const enum reach_source src[NROOTS_PART_COUNT] = { REACH_VM_INTERNAL, REACH_INTERNED,
-								  REACH_JNI_GLOBAL };
+								  REACH_JNI_GLOBAL, REACH_JNI_LOCAL };
 	int rc = nroots_find(m->rt, n, m->sink, e);
 	if (rc)
 		return rc;
+	/* 14+ thread locals: through each attached thread's art::Thread, once the Runtime is found */
+	size_t decoded = 0;
+	for (size_t t = 0; n->runtime && m->rt->layout->irt_single_ref && t < pe->n; t++) {
+		struct err why;
+		err_init(&why);
+		if ((rc = nroots_thread_locals(m->rt, pe->v[t], n, &why, e)) < 0)
+			return rc;
+		if (rc == 0)
+			decoded++;
+		else if (why.code)
+			anomaly_add(m->sink, ANOM_ROOTS, why.code, pe->v[t], "art::Thread", "%s", why.msg);
+	}
+	if (decoded) {
+		n->present[NROOTS_JNI_LOCAL] = true;
+		n->detail[NROOTS_JNI_LOCAL] = decoded == pe->n ? "14+: each attached thread's jni::LocalReferenceTable up to its top"
+							       : "14+: the jni::LocalReferenceTables of some attached threads (see anomalies)";
+	}
 	for (unsigned p = 0; p < NROOTS_PART_COUNT; p++) {
 		struct reach_source_info *s = &r->source[src[p]];
-		if (p == NROOTS_JNI_GLOBAL && !n->present[p])
+		if ((p == NROOTS_JNI_GLOBAL || p == NROOTS_JNI_LOCAL) && !n->present[p])
 			continue;   /* jni_roots says what it found */
 		s->present = n->present[p];
 		s->detail = n->detail[p];
@@ -288,7 +321,8 @@ static int jni_roots(const struct model *m, struct reach *r, const struct nroots
 		 * whose live extent is in each thread's JNIEnvExt: not read */
 		if (!r->source[REACH_JNI_GLOBAL].present)
 			r->source[REACH_JNI_GLOBAL].detail = "14+: JavaVMExt::globals_ not found (art::Runtime not captured or not decoded)";
-		r->source[REACH_JNI_LOCAL].detail = "14+: jni::LocalReferenceTable (`local ref table` mappings) not read";
+		if (!r->source[REACH_JNI_LOCAL].present)
+			r->source[REACH_JNI_LOCAL].detail = "14+: no jni::LocalReferenceTable found (art::Thread / JNIEnvExt not captured)";
 		return 0;
 	}
 	if (!r->source[REACH_JNI_GLOBAL].present)
@@ -560,16 +594,27 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 int reach_run(struct model *m, struct reach *r, struct err *e)
 {
 	struct nroots n;
+	struct peers pe = { 0 };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	memset(&n, 0, sizeof(n));
 	r->source[REACH_VM_INTERNAL].detail = r->source[REACH_INTERNED].detail = "not read";
-	if ((rc = class_roots(m, r, e)) || (rc = image_roots(m, r, e)) || (rc = thread_roots(m, r, e)) ||
-	    (rc = native_roots(m, r, &n, e)) || (rc = jni_roots(m, r, &n, e)) || (rc = stack_roots(m, r, e))) {
-		nroots_release(&n);
-		return rc;
-	}
+	rc = class_roots(m, r, e);
+	if (!rc)
+		rc = image_roots(m, r, e);
+	if (!rc)
+		rc = thread_roots(m, r, &pe, e);
+	if (!rc)
+		rc = native_roots(m, r, &n, &pe, e);
+	if (!rc)
+		rc = jni_roots(m, r, &n, e);
+	if (!rc)
+		rc = stack_roots(m, r, e);
 	nroots_release(&n);
+	xfree(pe.v);
+	if (rc)
+		return rc;
 	dedup_roots(r);
 	return walk(m, r, e);
 }

@@ -27,7 +27,10 @@
  * In a whole-process capture also the roots ART keeps in native memory, decoded by
  * art/runtime/native_roots.h from libart's Runtime::instance_: art::Runtime's pre-allocated
  * errors, sentinel_ and ClassLinker::class_roots_ (vm internal), the strong intern table
- * (interned strings) and, on 14+, JavaVMExt::globals_ up to its top (jni globals).
+ * (interned strings) and, on 14+, JavaVMExt::globals_ up to its top (jni globals) and each
+ * attached thread's jni::LocalReferenceTable found from its nativePeer (jni locals); on 14+
+ * the `indirect ref table` mappings are not read on their own (their live extent is in
+ * the JavaVMExt).
  * Each source is reported present (with its root count) or missing: "unreachable" means
  * unreachable from the roots this image holds. */
 #ifndef ARTCARVE_REACH_H

@@ -314,6 +314,79 @@ static void test_damage(void)
 	nroots_release(&n);
 }
 
+/* 14+: a thread's jni::LocalReferenceTable through art::Thread -> JNIEnvExt */
+#define THREAD (NAT + 0x2400)
+#define ENV (NAT + 0x2600)
+#define LRT 0x7f1000002000ull
+static uint8_t lrt[0x1000];
+
+static void add_lrt_region(void)
+{
+	struct err e;
+	err_init(&e);
+	T_EQ_I(img_add_region_mem(&img, LRT, lrt, sizeof(lrt), IMG_PROT_R | IMG_PROT_W, "[anon:dalvik-local ref table]", &e), 0);
+}
+
+static void test_locals(void)
+{
+	struct nroots n;
+	struct err e, why;
+
+	build();
+	memset(lrt, 0, sizeof(lrt));
+	add_lrt_region();
+	n64(THREAD + 0x98, ENV);         /* tlsPtr_.jni_env somewhere in the Thread */
+	n64(ENV, NAT + 0x3800);          /* functions */
+	n64(ENV + 8, THREAD);            /* self_ */
+	n64(ENV + 16, JAVAVM);           /* vm_ */
+	n32(ENV + 32, 3);                /* locals_.segment_state_.top_index */
+	n32(ENV + 36, 128);              /* max_entries_ */
+	n32(ENV + 40, 0xfffffffcu);      /* free_entries_list_: kFreeListEnd, no CheckJNI */
+	n64(ENV + 48, LRT);              /* small_table_ */
+	w32(lrt, LRT, LRT, JG);
+	w32(lrt, LRT, LRT + 4, (5u << 2) | 1u);  /* a free entry */
+	w32(lrt, LRT, LRT + 8, S1);
+	w32(lrt, LRT, LRT + 12, S2);     /* above top_index: not read */
+	err_init(&e);
+	err_init(&why);
+	memset(&n, 0, sizeof(n));
+	T_EQ_I(nroots_thread_locals(&rt, THREAD, &n, &why, &e), 0);
+	T_EQ_U(n.count[NROOTS_JNI_LOCAL], 2);
+	T_CHECK(has(&n, NROOTS_JNI_LOCAL, JG) && has(&n, NROOTS_JNI_LOCAL, S1) && !has(&n, NROOTS_JNI_LOCAL, S2),
+		"live entries below the top only");
+	nroots_release(&n);
+
+	/* CheckJNI: a serial-number entry names the live one of the next three */
+	w32(lrt, LRT, LRT, (2u << 2) | 2u);
+	w32(lrt, LRT, LRT + 4, S3);
+	w32(lrt, LRT, LRT + 8, JG);
+	w32(lrt, LRT, LRT + 12, S2);
+	n32(ENV + 32, 4);
+	T_EQ_I(nroots_thread_locals(&rt, THREAD, &n, &why, &e), 0);
+	T_EQ_U(n.count[NROOTS_JNI_LOCAL], 1);
+	T_CHECK(has(&n, NROOTS_JNI_LOCAL, JG), "the entry the serial names");
+	nroots_release(&n);
+
+	/* damage: a serial past the group, a top past max_entries_, self_ not the Thread,
+	 * a small table not captured */
+	w32(lrt, LRT, LRT, (7u << 2) | 2u);
+	T_EQ_I(nroots_thread_locals(&rt, THREAD, &n, &why, &e), 1);
+	T_EQ_U(n.count[NROOTS_JNI_LOCAL], 0);
+	w32(lrt, LRT, LRT, JG);
+	n32(ENV + 32, 129);
+	T_EQ_I(nroots_thread_locals(&rt, THREAD, &n, &why, &e), 1);
+	n32(ENV + 32, 3);
+	n64(ENV + 8, THREAD + 8);
+	T_EQ_I(nroots_thread_locals(&rt, THREAD, &n, &why, &e), 1);
+	n64(ENV + 8, THREAD);
+	n64(ENV + 48, 0x7f2000000000ull);
+	T_EQ_I(nroots_thread_locals(&rt, THREAD, &n, &why, &e), 1);
+	T_EQ_U(n.count[NROOTS_JNI_LOCAL], 0);
+	/* a Thread pointer at the end of the capture */
+	T_EQ_I(nroots_thread_locals(&rt, NAT + sizeof(nat) - 8, &n, &why, &e), 1);
+	nroots_release(&n);
+}
+
 /* 14+: DexCache.strings_array_ and the string count from DexFile.begin_'s header */
 static void test_dex_cache_14(void)
 {
@@ -352,6 +425,7 @@ int main(void)
 {
 	test_intact();
 	test_damage();
+	test_locals();
 	test_dex_cache_14();
 	img_close(&img);
 	T_DONE();
