@@ -11,7 +11,8 @@
 #   - no reachable claim for an object the truth calls unreachable
 #     (.reach.unreachable_called_reachable 0: a native root never makes a dropped object live);
 #   - the summary's roots section lists the native sources as present: vm internal,
-#     interned strings, dex cache strings, and on ART 14 jni globals (JavaVMExt::globals_).
+#     interned strings, dex cache strings, and on ART 14 jni globals (JavaVMExt::globals_) and
+#     jni locals (each thread's jni::LocalReferenceTable).
 . "$(dirname "$0")/lib.sh"
 t_need zstd jq || { t_done; exit; }
 
@@ -62,7 +63,7 @@ while read -r cap limit; do
 	t_check "$cap: no truth-unreachable object called reachable ($ucr)" [ "$ucr" = 0 ]
 	sed -n '/^roots/,/^evidence/p' "$w/summary" | sed 's/^/#   /'
 	want="vm internal|interned strings|dex cache strings"
-	case $cap in realart14/*) want="$want|jni globals" ;; esac
+	case $cap in realart14/*) want="$want|jni globals|jni locals" ;; esac
 	echo "$want" | tr '|' '\n' | while read -r src; do
 		if grep -Eq "^  $src +present +[1-9]" "$w/summary"; then echo "ok $src"; else echo "missing $src"; fi
 	done >"$w/sources"
