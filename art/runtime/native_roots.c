@@ -502,9 +502,7 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 	if ((rc = nroots_runtime_errors(rt, runtime, out, &why, e)) < 0)
 		return rc;
 	note(sink, &why, runtime);
-	out->present[NROOTS_VM_INTERNAL] = rc != 1;
-	out->detail[NROOTS_VM_INTERNAL] = rc == 0 ? "art::Runtime's pre-allocated errors, sentinel_ and class roots"
-						  : "art::Runtime's own roots did not decode (see anomalies)";
+	int errors = rc;   /* 0 errors and sentinel_, 2 errors only, 1 neither */
 	out->detail[NROOTS_INTERNED] = "no intern table found in art::Runtime (see anomalies)";
 	out->detail[NROOTS_JNI_GLOBAL] = "no IndirectReferenceTable of globals found from art::Runtime";
 
@@ -556,10 +554,21 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 			    (unsigned long long)out->bad_interns, (unsigned long long)out->first_bad_intern);
 	if (roots_found == 1 && (rc = add_ref(out, NROOTS_VM_INTERNAL, class_roots, class_roots_at, e)))
 		return rc;
-	if (roots_found != 1 && out->present[NROOTS_VM_INTERNAL]) {
+	if (roots_found != 1)
 		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, runtime, "art::Runtime",
 			    "art::Runtime at 0x%llx: %zu class roots arrays (ClassLinker::class_roots_) found, expected 1",
 			    (unsigned long long)runtime, roots_found);
-	}
+	/* present when any part decoded; the detail says which parts are missing */
+	out->present[NROOTS_VM_INTERNAL] = out->count[NROOTS_VM_INTERNAL] > 0;
+	if (errors == 0 && roots_found == 1)
+		out->detail[NROOTS_VM_INTERNAL] = "art::Runtime's pre-allocated errors, sentinel_ and class roots";
+	else if (errors != 1 && roots_found != 1)
+		out->detail[NROOTS_VM_INTERNAL] = errors == 0 ? "art::Runtime's pre-allocated errors and sentinel_; class roots missing (see anomalies)"
+							      : "art::Runtime's pre-allocated errors; sentinel_ and class roots missing (see anomalies)";
+	else if (errors == 2)
+		out->detail[NROOTS_VM_INTERNAL] = "art::Runtime's pre-allocated errors and class roots; sentinel_ missing (see anomalies)";
+	else
+		out->detail[NROOTS_VM_INTERNAL] = roots_found == 1 ? "class roots only; art::Runtime's pre-allocated errors and sentinel_ missing (see anomalies)"
+								   : "art::Runtime's own roots did not decode (see anomalies)";
 	return 0;
 }
