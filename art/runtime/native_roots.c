@@ -481,6 +481,12 @@ int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly
 	memset(out, 0, sizeof(*out));
 	for (unsigned p = 0; p < NROOTS_PART_COUNT; p++)
 		out->detail[p] = "art::Runtime not found (libart's Runtime::instance_ and the Runtime not captured)";
+	if (rt->pointer_size != 8) {
+		/* the decoders read 64-bit std::vector, HashSet, IndirectReferenceTable layouts */
+		for (unsigned p = 0; p < NROOTS_PART_COUNT; p++)
+			out->detail[p] = "32-bit process: the runtime's native structures are not read";
+		return 0;
+	}
 	err_init(&why);
 	if ((rc = runtime_instance(rt, &runtime, &why, e)) < 0)
 		return rc;

@@ -43,7 +43,9 @@
  *                         (IrtEntry {u32 serial_; GcRoot reference_}); only [0, top_index_) is
  *                         read and only kGlobal tables give roots (weak globals are system
  *                         weaks: java_vm_ext.cc VisitRoots @R14U).
- * Every byte is read through the image view (mirror_*), every count bounded. */
+ * Every byte is read through the image view (mirror_*), every count bounded.  64-bit
+ * processes only (the layouts above are the LP64 ones); a 32-bit one reports the parts
+ * missing. */
 #ifndef ARTCARVE_NATIVE_ROOTS_H
 #define ARTCARVE_NATIVE_ROOTS_H
 
