@@ -115,14 +115,15 @@
 #define DEX_CACHE_5X                                                                           \
 	.dex_cache = { .location = 12, .dex_file = 32, .strings = 28, .resolved_types = 24,       \
 		       .num_strings = ART_ABSENT, .num_resolved_types = ART_ABSENT, .size = 40,     \
-		       .native_arrays = false }
+		       .strings_array = ART_ABSENT, .native_arrays = false }
 /* mirror::DexCache 7.0/7.1 (@R70/R71): 8 dex_, 12 location_, 16 dex_file_, 24
  * resolved_fields_, 32 resolved_methods_, 40 resolved_types_, 48 strings_ (u64 native
  * arrays), 56 num_resolved_fields_, 60 num_resolved_methods_, 64 num_resolved_types_,
  * 68 num_strings_; end 72 */
 #define DEX_CACHE_7X                                                                           \
 	.dex_cache = { .location = 12, .dex_file = 16, .strings = 48, .resolved_types = 40,       \
-		       .num_strings = 68, .num_resolved_types = 64, .size = 72, .native_arrays = true }
+		       .num_strings = 68, .num_resolved_types = 64, .size = 72,                     \
+		       .strings_array = ART_ABSENT, .native_arrays = true }
 /* mirror::DexCache 8.0-9 (@R80/R81/R9): 8 location_, 12 num_resolved_call_sites_,
  * 16 dex_file_, 24 resolved_call_sites_, 32 resolved_fields_, 40 resolved_method_types_,
  * 48 resolved_methods_, 56 resolved_types_, 64 strings_, 72 num_resolved_fields_,
@@ -130,7 +131,8 @@
  * 88 num_strings_; end 92 */
 #define DEX_CACHE_8_TO_9                                                                       \
 	.dex_cache = { .location = 8, .dex_file = 16, .strings = 64, .resolved_types = 56,        \
-		       .num_strings = 88, .num_resolved_types = 84, .size = 92, .native_arrays = true }
+		       .num_strings = 88, .num_resolved_types = 84, .size = 92,                     \
+		       .strings_array = ART_ABSENT, .native_arrays = true }
 /* art::DexFile 5.0-8.1 (runtime/dex_file.h): virtual, begin_ after the vtable; no data_begin_ */
 #define DEX_FILE_NO_DATA .dex_file = { .begin_slot = 1, .data_begin_slot = ART_ABSENT }
 /* mirror::Class 8.0/8.1: as 9-14 but status_ is the plain Status enum (no shift): -3 Retired,
@@ -215,7 +217,7 @@
 #define DEX_CACHE_11_TO_13                                                                     \
 	.dex_cache = { .location = 12, .dex_file = 16, .strings = 72, .resolved_types = 64,       \
 		       .num_strings = 104, .num_resolved_types = 100, .size = 108,                  \
-		       .native_arrays = true }
+		       .strings_array = ART_ABSENT, .native_arrays = true }
 /* mirror::DexCache 14-15 (dex_cache.h @R14U, @R15): class_loader_ 8, location_ 12, dex_file_
  * 16, then u64 pairs (hash-indexed cache, full array): resolved_call_sites_ 24,
  * resolved_fields_ 32/40, resolved_method_types_ 48/56, resolved_methods_ 64/72,
@@ -224,7 +226,7 @@
 #define DEX_CACHE_14_TO_15                                                                     \
 	.dex_cache = { .location = 12, .dex_file = 16, .strings = 96, .resolved_types = 80,       \
 		       .num_strings = ART_ABSENT, .num_resolved_types = ART_ABSENT, .size = 112,    \
-		       .native_arrays = true }
+		       .strings_array = 104, .native_arrays = true }
 
 /* ---- ImageHeader rows (runtime/image.h): one per header layout, every image version from
  * 009 (5.0) to 108 (14).  The offsets were read from the data members of `class ImageHeader`
@@ -559,7 +561,7 @@ const struct art_layout art_layouts[] = {
 		 * 96, num_strings_ 100; end 104 */
 		.dex_cache = { .location = 8, .dex_file = 16, .strings = 72, .resolved_types = 64,
 			       .num_strings = 100, .num_resolved_types = 96, .size = 104,
-			       .native_arrays = true },
+			       .strings_array = ART_ABSENT, .native_arrays = true },
 		/* libdexfile/dex/dex_file.h @R10: vtable, begin_, size_, data_begin_, data_size_ */
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
@@ -574,7 +576,7 @@ const struct art_layout art_layouts[] = {
 		 * 100, num_strings_ 104; end 108 */
 		.dex_cache = { .location = 12, .dex_file = 16, .strings = 72, .resolved_types = 64,
 			       .num_strings = 104, .num_resolved_types = 100, .size = 108,
-			       .native_arrays = true },
+			       .strings_array = ART_ABSENT, .native_arrays = true },
 		.dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
 	},
 	/* 12-15: rows keyed on the image version (and OAT version); 12 and 13 differ only in
@@ -602,6 +604,7 @@ const struct art_layout art_layouts[] = {
 		.oat_version_max = 230,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_7X, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 	{
 		/* image 108 with oat 231 .. 239 (14 QPR2 and the 2024 module, branch 14 @R14U): the
@@ -610,12 +613,14 @@ const struct art_layout art_layouts[] = {
 		.family = "14", .image = &art_image_formats[IH_14], .oat_version_min = 231, .oat_version_max = 239,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 	{
 		/* oat 244 (24Q3 release, @R15) */
 		.family = "15", .image = &art_image_formats[IH_15], .oat_version_min = 240, .oat_version_max = 244,
 		OBJECT_HEADER, CLASS_8_TO_14, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE_12,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 	{
 		/* oat 259 (android16-security-release, @R16) .. 265 (25Q4 release, @R16Q); image 118
@@ -627,6 +632,7 @@ const struct art_layout art_layouts[] = {
 		OBJECT_HEADER, CLASS_16, STRING_COMPRESSIBLE, ARRAY_12, CLASS_LOADER_14, ART_FIELD_NATIVE_12,
 		.fields_merged = true,
 		ART_METHOD_12_TO_15, DEX_CACHE_14_TO_15, .dex_file = { .begin_slot = 1, .data_begin_slot = 3 },
+		.irt_single_ref = 1,
 	},
 };
 

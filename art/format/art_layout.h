@@ -131,9 +131,11 @@ struct art_layout {
 	 * the offset for 4-byte components (8-byte components: 16) */
 	struct { unsigned length, data; } array;
 	/* mirror::DexCache; strings/resolved_types are u64 native pointers when native_arrays
-	 * (7.0+), else references to managed arrays (5.x/6.0) */
+	 * (7.0+), else references to managed arrays (5.x/6.0); strings_array is 14+'s full
+	 * GcRoot<String> array (one entry per string id; ART_ABSENT before 14) */
 	struct {
 		unsigned location, dex_file, strings, resolved_types, num_strings, num_resolved_types;
+		unsigned strings_array;
 		unsigned size;
 		bool native_arrays;
 	} dex_cache;
@@ -142,6 +144,12 @@ struct art_layout {
 	/* art::DexFile (native): begin_ is pointer slot begin_slot (offset = slot * P, slot 0 is
 	 * the vtable); data_begin_ likewise (compact dex string data base), ART_ABSENT if none */
 	struct { unsigned begin_slot, data_begin_slot; } dex_file;
+
+	/* IrtEntry: 0 = {u32 serial_; GcRoot references_[kIRTPrevCount = 3]} (5.0-13,
+	 * runtime/indirect_reference_table.h @R60..R13T); 1 = {u32 serial_; GcRoot reference_}
+	 * (14+, @R14U; 15 and 16 taken as 14), where thread locals moved to jni::LocalReferenceTable
+	 * (`local ref table` mappings, runtime/jni/local_reference_table.h @R14U) */
+	unsigned irt_single_ref;
 
 	/* art::ArtField (5.x: mirror object; 6.0+: native 16-byte struct) */
 	unsigned art_field_size;

@@ -450,12 +450,33 @@ int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex
 		dc->resolved_types = f64(buf, n, l->dex_cache.resolved_types);
 		dc->num_strings = f32(buf, n, l->dex_cache.num_strings);
 		dc->num_resolved_types = f32(buf, n, l->dex_cache.num_resolved_types);
+		dc->strings_array = f64(buf, n, l->dex_cache.strings_array);
 	} else {
 		/* 5.x/6.0: references to managed arrays (their length_ is the count) */
 		dc->strings = f32(buf, n, l->dex_cache.strings);
 		dc->resolved_types = f32(buf, n, l->dex_cache.resolved_types);
 	}
 	return 0;
+}
+
+enum { MIRROR_DEX_STRING_IDS_SIZE = 56 };   /* libdexfile/dex/dex_file.h @R14U Header */
+
+int mirror_dex_cache_string_ids(const struct mirror *m, const struct mirror_dex_cache *dc, uint32_t *n,
+				struct err *e)
+{
+	uint64_t begin;
+	int rc;
+
+	*n = 0;
+	if (!dc->dex_file)
+		return ERR_SET(e, ERR_CORRUPT, dc->addr, "dex cache at 0x%llx: no dex_file_",
+			       (unsigned long long)dc->addr);
+	if ((rc = mirror_ptr(m, dc->dex_file + (uint64_t)m->l->dex_file.begin_slot * m->pointer_size, &begin, e)))
+		return rc;
+	if (begin > UINT64_MAX - MIRROR_DEX_STRING_IDS_SIZE)
+		return ERR_SET(e, ERR_CORRUPT, dc->dex_file, "DexFile at 0x%llx: begin_ 0x%llx out of range",
+			       (unsigned long long)dc->dex_file, (unsigned long long)begin);
+	return mirror_u32(m, begin + MIRROR_DEX_STRING_IDS_SIZE, n, e);
 }
 
 int mirror_class_loader_read(const struct mirror *m, uint64_t va, struct mirror_class_loader *cl, struct err *e)

@@ -138,8 +138,16 @@ struct mirror_dex_cache {
 	uint64_t strings, resolved_types; /* 7.0+: native arrays; 5.x/6.0: array references */
 	uint32_t num_strings, num_resolved_types; /* 7.0+ fields; 5.x/6.0: 0 (the count is the
 						   * referenced array's length_) */
+	uint64_t strings_array;     /* 14+: the full GcRoot<String> array (one entry per string
+				     * id of the DexFile), 0 if none or before 14 */
 };
 int mirror_dex_cache_read(const struct mirror *m, uint64_t va, struct mirror_dex_cache *dc, struct err *e);
+/* The string id count of the DexFile dc->dex_file points at: DexFile.begin_ (pointer slot
+ * layout dex_file.begin_slot) -> the DEX header's string_ids_size (header offset 56,
+ * libdexfile/dex/dex_file.h @R14U Header; compact dex shares that prefix).  14+ DexCaches
+ * carry no counts.  -ERR_UNMAPPED / -ERR_CORRUPT when a pointer does not read. */
+int mirror_dex_cache_string_ids(const struct mirror *m, const struct mirror_dex_cache *dc, uint32_t *n,
+				struct err *e);
 
 /* ---- java.lang.ClassLoader ---- */
 struct mirror_class_loader {

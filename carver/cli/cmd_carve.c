@@ -216,12 +216,11 @@ static void rep_roots(struct rep *r, const struct carve *c)
 	rep_line(r, "roots (\"unreachable\" means unreachable from these):");
 	if (r->json)
 		rep_open(r, "roots", true);
-	for (unsigned i = 0; i <= REACH_SOURCE_COUNT; i++) {
-		bool intern = i == REACH_SOURCE_COUNT;   /* never read: listed so the summary says so */
-		const char *name = intern ? "interned strings" : reach_source_name(i);
-		bool present = !intern && c->r.source[i].present;
-		uint64_t n = intern ? 0 : c->r.source[i].roots;
-		const char *detail = intern ? "the runtime's intern table is native memory; not read" : c->r.source[i].detail;
+	for (unsigned i = 0; i < REACH_SOURCE_COUNT; i++) {
+		const char *name = reach_source_name(i);
+		bool present = c->r.source[i].present;
+		uint64_t n = c->r.source[i].roots;
+		const char *detail = c->r.source[i].detail;
 		if (!r->json) {
 			rep_line(r, "  %-16s %-8s %8llu  (%s)", name, present ? "present" : "missing",
 				 (unsigned long long)n, detail);

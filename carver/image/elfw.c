@@ -29,6 +29,8 @@ struct elfw {
 	struct elfw_sym *syms; /* address index for elfw_symbol_at, sorted by value */
 	size_t nsyms, syms_cap;
 	bool syms_built;
+	bool has_bias;         /* load_bias known (elfw_set_load_bias) */
+	uint64_t load_bias;
 };
 
 struct elfw_sym {
@@ -601,6 +603,27 @@ static int elfw_gnu_hash_count(const struct elfw *w, uint64_t va, size_t *count,
 	return ck_size(maxb, count) ? ERR_SET(e, ERR_CORRUPT, va, "%s: GNU hash count", w->label) : 0;
 }
 
+void elfw_set_load_bias(struct elfw *w, uint64_t bias)
+{
+	w->has_bias = true;
+	w->load_bias = bias;
+}
+
+/* A dynamic-table address as the file's own link address: glibc's loader adds the load
+ * bias to DT_HASH, DT_STRTAB, DT_SYMTAB, DT_GNU_HASH ... in the writable .dynamic of a
+ * loaded object (elf/get-dynamic-info.h, ADJUST_DYN_INFO), bionic does not; a value in no
+ * PT_LOAD that lands in one once the known bias is taken off is such a relocated one. */
+static uint64_t elfw_unrelocate(const struct elfw *w, uint64_t va)
+{
+	uint64_t off;
+	struct err e;
+	err_init(&e);
+	if (!va || !w->has_bias || elfw_va_to_offset(w, va, &off, &e) == 0 || va < w->load_bias)
+		return va;
+	err_init(&e);
+	return elfw_va_to_offset(w, va - w->load_bias, &off, &e) == 0 ? va - w->load_bias : va;
+}
+
 static int elfw_read_dynamic(const struct elfw *w, const struct elfw_phdr *ph, struct elfw_dyn *d, struct err *e)
 {
 	struct cursor c;
@@ -622,6 +645,10 @@ static int elfw_read_dynamic(const struct elfw *w, const struct elfw_phdr *ph, s
 		else if (tag == ELFW_DT_SYMTAB) d->symtab = val;
 		else if (tag == ELFW_DT_STRSZ) d->strsz = val;
 	}
+	d->hash = elfw_unrelocate(w, d->hash);
+	d->gnu_hash = elfw_unrelocate(w, d->gnu_hash);
+	d->strtab = elfw_unrelocate(w, d->strtab);
+	d->symtab = elfw_unrelocate(w, d->symtab);
 	return 0;
 }
 
@@ -704,6 +731,22 @@ int elfw_symbol_count(struct elfw *w, size_t *count, struct err *e)
 	int rc = elfw_build_index(w, e);
 	*count = w->nsyms;
 	return rc;
+}
+
+int elfw_symbol_value(struct elfw *w, const char *name, uint64_t *value, uint64_t *size, struct err *e)
+{
+	int rc = elfw_build_index(w, e);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < w->nsyms; i++)
+		if (!strcmp(w->syms[i].name, name)) {
+			*value = w->syms[i].value;
+			if (size)
+				*size = w->syms[i].size;
+			return 0;
+		}
+	return 1;
 }
 
 static uint64_t elfw_sym_value(const void *v, size_t i) { return ((const struct elfw_sym *)v)[i].value; }

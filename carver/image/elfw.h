@@ -103,6 +103,13 @@ int elfw_offset_to_va(const struct elfw *w, uint64_t off, uint64_t *va, struct e
  * -ERR_TRUNC/-ERR_CORRUPT for a damaged table (every offset is checked), -ERR_NOMEM.
  * ARM symbols have their Thumb bit cleared. */
 int elfw_symbol_at(struct elfw *w, uint64_t va, const char **name, uint64_t *sym_off, struct err *e);
+/* The load bias of the mapped copy these bytes come from (run-time address - link
+ * address): dynamic-table addresses a loader relocated in place are read back through it. */
+void elfw_set_load_bias(struct elfw *w, uint64_t bias);
+/* The value (and size, may be NULL) of the symbol NAME in the index elfw_symbol_at uses
+ * (.symtab, .dynsym, else PT_DYNAMIC's table): 0, 1 when no symbol has that name, or the
+ * index's error.  Linear in the symbol count. */
+int elfw_symbol_value(struct elfw *w, const char *name, uint64_t *value, uint64_t *size, struct err *e);
 /* Number of symbols in the index (building it); -code on error. */
 int elfw_symbol_count(struct elfw *w, size_t *count, struct err *e);
 

@@ -206,7 +206,14 @@ static int symz_rebuild(struct symz_file *f, const struct image *img, struct err
 	return 0;
 }
 
+static bool symz_base_prefix(const char *path, const char *prefix);
+
 int symz_add_image(struct symz *s, const struct image *img, struct err *e)
+{
+	return symz_add_image_files(s, img, NULL, e);
+}
+
+int symz_add_image_files(struct symz *s, const struct image *img, const char *file_prefix, struct err *e)
 {
 	for (size_t i = 0; i < img->region_count; i++) {
 		const struct img_region *r = &img->regions[i];
@@ -214,7 +221,7 @@ int symz_add_image(struct symz *s, const struct image *img, struct err *e)
 		bool fresh;
 		int rc;
 
-		if (r->name[0] != '/')
+		if (r->name[0] != '/' || (file_prefix && !symz_base_prefix(r->name, file_prefix)))
 			continue;
 		fresh = symz_find_file(s, r->name) == NULL;
 		if ((rc = symz_add_map(s, r->name, r->start, r->end, r->file_offset, NULL, 0, e)))
@@ -266,7 +273,61 @@ static int symz_open_file(struct symz *s, struct symz_file *f, struct err *e)
 		return symz_problem(f, s->dir ? "no ELF bytes" : "no ELF bytes in the image and no --symbols directory", e);
 	if (elfw_open(&f->elf, bytes, len, f->path, &fe))
 		return symz_problem(f, fe.msg, e);
+	for (size_t m = 0; m < s->nmaps; m++) {
+		uint64_t head;
+		err_init(&fe);
+		if (s->maps[m].file == f && s->maps[m].offset == 0 && elfw_offset_to_va(f->elf, 0, &head, &fe) == 0) {
+			elfw_set_load_bias(f->elf, s->maps[m].start - head);
+			break;
+		}
+	}
 	return 0;
+}
+
+static bool symz_base_prefix(const char *path, const char *prefix)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return !strncmp(b, prefix, strlen(prefix));
+}
+
+int symz_symbol_va(struct symz *s, const char *file_prefix, const char *name, uint64_t *va, struct err *why,
+		   struct err *e)
+{
+	int rc;
+
+	ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "no mapped file %s*", file_prefix);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct symz_file *f = s->files[i];
+		uint64_t value, head;
+		if (!symz_base_prefix(f->path, file_prefix))
+			continue;
+		if (!f->tried && (rc = symz_open_file(s, f, e)))
+			return rc;
+		if (!f->elf) {
+			ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "%s: %s", f->path, f->problem ? f->problem : "not opened");
+			continue;
+		}
+		rc = elfw_symbol_value(f->elf, name, &value, NULL, why);
+		if (rc == -ERR_NOMEM)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s", why->msg);
+		if (rc) {
+			if (rc > 0)
+				ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "%s: no symbol %s", f->path, name);
+			continue;
+		}
+		/* the load bias: the mapping of file offset 0 starts at the link address of offset 0 */
+		for (size_t m = 0; m < s->nmaps; m++) {
+			struct err fe;
+			err_init(&fe);
+			if (s->maps[m].file != f || s->maps[m].offset != 0 || elfw_offset_to_va(f->elf, 0, &head, &fe))
+				continue;
+			*va = s->maps[m].start - head + value;
+			return 0;
+		}
+		ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "%s: no mapping of its first page", f->path);
+	}
+	return 1;
 }
 
 int symz_lookup(struct symz *s, uint64_t pc, struct symz_frame *out, struct err *e)

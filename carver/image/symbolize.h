@@ -48,9 +48,18 @@ int symz_add_map(struct symz *s, const char *path, uint64_t start, uint64_t end,
 /* Every file-backed region of the image (maps / NT_FILE names), with the file's bytes
  * rebuilt from the captured regions when they hold its ELF header. */
 int symz_add_image(struct symz *s, const struct image *img, struct err *e);
+/* The same for the files whose base name starts with file_prefix only (NULL: every file). */
+int symz_add_image_files(struct symz *s, const struct image *img, const char *file_prefix, struct err *e);
 /* Fills *out for pc (strings owned by s).  An unplaced pc or a file without symbols is no
  * error (see placed, symbol, problem); -ERR_NOMEM only. */
 int symz_lookup(struct symz *s, uint64_t pc, struct symz_frame *out, struct err *e);
+/* The run-time address of the symbol NAME of the first file (in path order of addition)
+ * whose base name starts with file_prefix ("libart.so" matches libart.so and libart.so.0):
+ * the symbol's link address moved by the load bias of the file's mapping at file offset 0.
+ * 0 and *va, 1 when no such file, mapping or symbol is known (*why says which), -ERR_NOMEM;
+ * a file that does not parse is a 1 with its problem in *why. */
+int symz_symbol_va(struct symz *s, const char *file_prefix, const char *name, uint64_t *va, struct err *why,
+		   struct err *e);
 /* Number of mappings added. */
 size_t symz_map_count(const struct symz *s);
 

@@ -291,6 +291,7 @@ static uint8_t root_tag(const struct hc *h, unsigned source)
 	case REACH_JNI_GLOBAL: return HPROF_ROOT_JNI_GLOBAL;
 	case REACH_JNI_LOCAL: return HPROF_ROOT_JNI_LOCAL;
 	case REACH_STACKS: return HPROF_ROOT_NATIVE_STACK;
+	case REACH_INTERNED: return h->o->android ? HPROF_ROOT_INTERNED_STRING : HPROF_ROOT_UNKNOWN;
 	default: return h->o->android ? HPROF_ROOT_VM_INTERNAL : HPROF_ROOT_UNKNOWN;
 	}
 }

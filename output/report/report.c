@@ -494,8 +494,7 @@ static void page_roots(struct page *p)
 		report_html_str(&p->h, s->detail);
 		report_html_raw(&p->h, "</td></tr>\n");
 	}
-	report_html_raw(&p->h, "<tr><td>interned strings</td><td>missing</td><td class=\"r\">0</td><td>the "
-			       "runtime's intern table is native memory; not read</td></tr>\n</table>\n");
+	report_html_raw(&p->h, "</table>\n");
 	if (!p->in->evidence)
 		return;
 	report_html_raw(&p->h, "<h3>GC evidence</h3>\n<table>\n<tr><th>source</th><th>state</th>"

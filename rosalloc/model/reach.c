@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "art/mirror/mirror.h"
+#include "art/runtime/native_roots.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
@@ -13,11 +14,12 @@ enum {
 	REACH_IRT_GLOBALS = 51200,      /* kGlobalsMax / kWeakGlobalsMax (runtime/jni/java_vm_ext.cc @R11) */
 	REACH_MAX_SUPER_DEPTH = 4096,
 	REACH_DEX_CACHE_MAX = 1 << 20,  /* entries read per DexCache array (hostile bound) */
+	REACH_DEX_STRING_CACHE_14 = 1024, /* kDexCacheStringCacheSize (runtime/mirror/dex_cache.h @R14U) */
 };
 
 static const char *const source_names[REACH_SOURCE_COUNT] = {
 	"class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
-	"dex cache strings",
+	"dex cache strings", "vm internal", "interned strings",
 };
 
 const char *reach_source_name(unsigned s) { return s < REACH_SOURCE_COUNT ? source_names[s] : "?"; }
@@ -134,7 +136,13 @@ static uint32_t native_peer_offset(const struct art_runtime *rt, size_t thread)
 	return RT_OFFSET_UNKNOWN;
 }
 
-static int thread_roots(const struct model *m, struct reach *r, struct err *e)
+/* The nativePeer (art::Thread*) of every attached java.lang.Thread, for the 14+ local tables. */
+struct peers {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int thread_roots(const struct model *m, struct reach *r, struct peers *pe, struct err *e)
 {
 	const struct art_runtime *rt = m->rt;
 	struct reach_source_info *s = &r->source[REACH_THREADS];
@@ -166,6 +174,15 @@ static int thread_roots(const struct model *m, struct reach *r, struct err *e)
 		}
 		if (ld_u64le(b) == 0)
 			continue;   /* not attached: never started, or ended */
+		if (pe->n == pe->cap) {
+			size_t cap = pe->cap ? pe->cap * 2 : 16;
+			uint64_t *v = xreallocarray(pe->v, cap, sizeof(*v));
+			if (!v)
+				return reach_nomem(e);
+			pe->v = v;
+			pe->cap = cap;
+		}
+		pe->v[pe->n++] = ld_u64le(b);
 		int rc = add_root(r, REACH_THREADS, o->addr, 0, ++serial, e);
 		if (rc)
 			return rc;
@@ -243,14 +260,78 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 	return 0;
 }
 
-static int jni_roots(const struct model *m, struct reach *r, struct err *e)
+/* The roots art/runtime/native_roots.c decodes: vm internal, interned strings, and (14+)
+ * JNI globals; the `indirect ref table` mappings it decoded are not read again by jni_roots. */
+static int native_roots(const struct model *m, struct reach *r, struct nroots *n, const struct peers *pe,
+			struct err *e)
+{
+	static const enum reach_source src[NROOTS_PART_COUNT] = { REACH_VM_INTERNAL, REACH_INTERNED,
+								  REACH_JNI_GLOBAL, REACH_JNI_LOCAL };
+	int rc = nroots_find(m->rt, n, m->sink, e);
+	if (rc)
+		return rc;
+	/* 14+ thread locals: through each attached thread's art::Thread, once the Runtime is found */
+	size_t decoded = 0;
+	for (size_t t = 0; n->runtime && m->rt->layout->irt_single_ref && t < pe->n; t++) {
+		struct err why;
+		err_init(&why);
+		if ((rc = nroots_thread_locals(m->rt, pe->v[t], n, &why, e)) < 0)
+			return rc;
+		if (rc == 0)
+			decoded++;
+		else if (why.code)
+			anomaly_add(m->sink, ANOM_ROOTS, why.code, pe->v[t], "art::Thread", "%s", why.msg);
+	}
+	if (decoded) {
+		n->present[NROOTS_JNI_LOCAL] = true;
+		n->detail[NROOTS_JNI_LOCAL] = decoded == pe->n ? "14+: each attached thread's jni::LocalReferenceTable up to its top"
+							       : "14+: the jni::LocalReferenceTables of some attached threads (see anomalies)";
+	}
+	for (unsigned p = 0; p < NROOTS_PART_COUNT; p++) {
+		struct reach_source_info *s = &r->source[src[p]];
+		if ((p == NROOTS_JNI_GLOBAL || p == NROOTS_JNI_LOCAL) && !n->present[p])
+			continue;   /* jni_roots says what it found */
+		s->present = n->present[p];
+		s->detail = n->detail[p];
+		for (size_t i = 0; i < n->count[p]; i++) {
+			s->words++;
+			size_t j = model_find(m, n->refs[p][i].obj);
+			if (j == MODEL_NONE)
+				continue;   /* e.g. a weak entry already cleared, or an object not carved */
+			if ((rc = add_root(r, src[p], m->objs[j].addr, (uint32_t)n->refs[p][i].at, 0, e)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static bool irt_decoded(const struct nroots *n, uint64_t start)
+{
+	for (unsigned i = 0; i < n->irt_tables && i < NROOTS_MAX_IRT; i++)
+		if (n->irt_start[i] == start)
+			return true;
+	return false;
+}
+
+static int jni_roots(const struct model *m, struct reach *r, const struct nroots *n, struct err *e)
 {
 	const struct image *img = m->rt->img;
-	r->source[REACH_JNI_GLOBAL].detail = "no global indirect ref table captured";
+	if (m->rt->layout->irt_single_ref) {
+		/* 14+: globals only through JavaVMExt (native_roots); locals live in jni::LocalReferenceTables,
+		 * whose live extent is in each thread's JNIEnvExt: not read */
+		if (!r->source[REACH_JNI_GLOBAL].present)
+			r->source[REACH_JNI_GLOBAL].detail = "14+: JavaVMExt::globals_ not found (art::Runtime not captured or not decoded)";
+		if (!r->source[REACH_JNI_LOCAL].present)
+			r->source[REACH_JNI_LOCAL].detail = "14+: no jni::LocalReferenceTable found (art::Thread / JNIEnvExt not captured)";
+		return 0;
+	}
+	if (!r->source[REACH_JNI_GLOBAL].present)
+		r->source[REACH_JNI_GLOBAL].detail = "no global indirect ref table captured";
 	r->source[REACH_JNI_LOCAL].detail = "no local indirect ref table captured";
 	for (size_t i = 0; i < img->region_count; i++) {
 		const struct img_region *reg = &img->regions[i];
-		if (!reg->data || reg->data_len < 16 || !region_named(reg, "indirect ref table"))
+		if (!reg->data || reg->data_len < 16 || !region_named(reg, "indirect ref table") ||
+		    irt_decoded(n, reg->start))
 			continue;
 		int rc = jni_table(m, r, reg, e);
 		if (rc)
@@ -325,10 +406,6 @@ static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 
 /* ---- dex cache strings (edges, not roots) ---- */
 
-/* The strings a DexCache holds in native memory (7.0+), as edges from the DexCache: an
- * array of num_strings entries, either DexCachePair<String> {GcRoot object; u32 index} with
- * the pair of string index i at slot i % num_strings (8.0+, runtime/mirror/dex_cache.h @R80..R11), or
- * one GcRoot<String> per string id (7.x).  The pair form is told by that invariant. */
 /* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
  * normal case for native memory in a trimmed image: not an anomaly). */
 static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_t n)
@@ -339,10 +416,40 @@ static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_
 	return r->data + (va - r->start);
 }
 
-static size_t dex_cache_strings(const struct model *m, const struct model_obj *o, const uint8_t **p, size_t *stride)
+/* One native string array of a DexCache: n entries of `stride` bytes, the reference in the
+ * entry's first 4 bytes. */
+struct dc_array {
+	const uint8_t *p;
+	size_t n, stride;
+};
+
+/* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
+static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t stride, struct dc_array *out)
+{
+	const uint8_t *a = captured_bytes(m->rt->img, va, n * stride);
+	if (!a || !n)
+		return false;
+	for (size_t i = 0; stride == 8 && i < n; i++)
+		if (ld_u32le(a + 8 * i) && ld_u32le(a + 8 * i + 4) % n != i)
+			return false;
+	*out = (struct dc_array){ a, n, stride };
+	return true;
+}
+
+/* The DexCache's native string arrays (0, 1 or 2 of them) into out[2]:
+ *   7.x      one GcRoot<String> per string id, num_strings_ entries;
+ *   8.0-13   DexCachePair<String> {GcRoot object; u32 index}, num_strings_ entries, the pair of
+ *            string index i at slot i % num_strings_ (runtime/mirror/dex_cache.h @R80..R13T);
+ *            7.x and 8.0+ told apart by that invariant;
+ *   14+      strings_: kDexCacheStringCacheSize (1024) DexCachePairs, and strings_array_: a
+ *            GcRoot<String> per string id of the DexFile (its header's string_ids_size); both
+ *            are GC roots of the DexCache (runtime/mirror/dex_cache.h, dex_cache-inl.h
+ *            VisitNativeRoots @R14U). */
+static size_t dex_cache_strings(const struct model *m, const struct model_obj *o, struct dc_array out[2])
 {
 	struct mirror_dex_cache dc;
 	struct err why;
+	size_t k = 0;
 
 	err_init(&why);
 	if (!m->rt->layout->dex_cache.native_arrays)
@@ -351,18 +458,31 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 		anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
 		return 0;
 	}
+	if (m->rt->layout->dex_cache.num_strings == ART_ABSENT) {
+		uint32_t ids = 0;
+		if (dc.strings && dc_array_at(m, dc.strings, REACH_DEX_STRING_CACHE_14, 8, &out[k]))
+			k++;
+		if (!dc.strings_array)
+			return k;
+		if (mirror_dex_cache_string_ids(&m->rt->m, &dc, &ids, &why)) {
+			if (why.code != ERR_UNMAPPED)   /* uncaptured native memory is normal */
+				anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			return k;
+		}
+		if (ids > REACH_DEX_CACHE_MAX) {
+			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, model_va(m, o), model_space(m, o)->name,
+				    "dex cache at 0x%llx: its DexFile claims %u string ids (more than %u)",
+				    (unsigned long long)model_va(m, o), ids, (unsigned)REACH_DEX_CACHE_MAX);
+			return k;
+		}
+		if (dc_array_at(m, dc.strings_array, ids, 4, &out[k]))
+			k++;
+		return k;
+	}
 	if (!dc.strings || !dc.num_strings || dc.num_strings > REACH_DEX_CACHE_MAX)
 		return 0;
-	for (*stride = 8; *stride >= 4; *stride /= 2) {
-		const uint8_t *a = captured_bytes(m->rt->img, dc.strings, (size_t)dc.num_strings * *stride);
-		bool ok = a != NULL;
-		for (uint32_t i = 0; *stride == 8 && ok && i < dc.num_strings; i++)
-			ok = !ld_u32le(a + 8ull * i) || ld_u32le(a + 8ull * i + 4) % dc.num_strings == i;
-		if (ok) {
-			*p = a;
-			return dc.num_strings;
-		}
-	}
+	if (dc_array_at(m, dc.strings, dc.num_strings, 8, &out[0]) || dc_array_at(m, dc.strings, dc.num_strings, 4, &out[0]))
+		return 1;
 	return 0;
 }
 
@@ -403,20 +523,21 @@ static int follow(void *arg, uint32_t off, uint32_t value)
 static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 {
 	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
-	const uint8_t *p = NULL;
-	size_t stride = 0, n = dex_cache_strings(w->m, o, &p, &stride);
-	if (!n)
+	struct dc_array a[2];
+	size_t k = dex_cache_strings(w->m, o, a);
+	if (!k)
 		return;
 	s->present = true;
 	s->detail = "strings in the DexCaches' native arrays (7.0+), followed as references";
-	for (size_t i = 0; i < n; i++) {
-		uint32_t ref = ld_u32le(p + stride * i);
-		s->words++;
-		if (ref && model_find(w->m, ref) != MODEL_NONE) {
-			s->roots++;
-			(void)follow(w, 0, ref);
+	for (size_t t = 0; t < k; t++)
+		for (size_t i = 0; i < a[t].n; i++) {
+			uint32_t ref = ld_u32le(a[t].p + a[t].stride * i);
+			s->words++;
+			if (ref && model_find(w->m, ref) != MODEL_NONE) {
+				s->roots++;
+				(void)follow(w, 0, ref);
+			}
 		}
-	}
 }
 
 static int walk(struct model *m, struct reach *r, struct err *e)
@@ -472,11 +593,27 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 
 int reach_run(struct model *m, struct reach *r, struct err *e)
 {
+	struct nroots n;
+	struct peers pe = { 0 };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = class_roots(m, r, e)) || (rc = image_roots(m, r, e)) || (rc = thread_roots(m, r, e)) ||
-	    (rc = jni_roots(m, r, e)) || (rc = stack_roots(m, r, e)))
+	memset(&n, 0, sizeof(n));
+	r->source[REACH_VM_INTERNAL].detail = r->source[REACH_INTERNED].detail = "not read";
+	rc = class_roots(m, r, e);
+	if (!rc)
+		rc = image_roots(m, r, e);
+	if (!rc)
+		rc = thread_roots(m, r, &pe, e);
+	if (!rc)
+		rc = native_roots(m, r, &n, &pe, e);
+	if (!rc)
+		rc = jni_roots(m, r, &n, e);
+	if (!rc)
+		rc = stack_roots(m, r, e);
+	nroots_release(&n);
+	xfree(pe.v);
+	if (rc)
 		return rc;
 	dedup_roots(r);
 	return walk(m, r, e);

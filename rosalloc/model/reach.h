@@ -22,7 +22,15 @@
  *                   4-aligned 32-bit word that is the address of an object is a root.
  * The walk also follows, as references of a DexCache (7.0+), the strings its native arrays
  * hold when that memory (LinearAlloc) is captured: ART's own HPROF reaches them through the
- * DexCache (runtime/hprof/hprof.cc @R11 runtimeInternalObjects).
+ * DexCache (runtime/hprof/hprof.cc @R11 runtimeInternalObjects); on 14+ both the hash-indexed
+ * strings_ pairs and the full strings_array_ (sized by the DexFile header's string_ids_size).
+ * In a whole-process capture also the roots ART keeps in native memory, decoded by
+ * art/runtime/native_roots.h from libart's Runtime::instance_: art::Runtime's pre-allocated
+ * errors, sentinel_ and ClassLinker::class_roots_ (vm internal), the strong intern table
+ * (interned strings) and, on 14+, JavaVMExt::globals_ up to its top (jni globals) and each
+ * attached thread's jni::LocalReferenceTable found from its nativePeer (jni locals); on 14+
+ * the `indirect ref table` mappings are not read on their own (their live extent is in
+ * the JavaVMExt).
  * Each source is reported present (with its root count) or missing: "unreachable" means
  * unreachable from the roots this image holds. */
 #ifndef ARTCARVE_REACH_H
@@ -38,6 +46,8 @@
 enum reach_source {
 	REACH_CLASSES, REACH_IMAGE_ROOTS, REACH_THREADS, REACH_JNI_GLOBAL, REACH_JNI_LOCAL, REACH_STACKS,
 	REACH_DEX_CACHES,   /* edges, not roots: the strings a DexCache keeps in native arrays */
+	REACH_VM_INTERNAL,  /* art::Runtime's own roots (art/runtime/native_roots.h) */
+	REACH_INTERNED,     /* the strong intern table */
 	REACH_SOURCE_COUNT
 };
 
@@ -68,7 +78,7 @@ struct reach {
 int reach_run(struct model *m, struct reach *r, struct err *e);
 void reach_release(struct reach *r);
 /* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
- * "dex cache strings" */
+ * "dex cache strings", "vm internal", "interned strings" */
 const char *reach_source_name(unsigned s);
 
 #endif
