@@ -563,13 +563,14 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 			rt->rejected_classes++;
 			continue;
 		}
+		/* a word equal to java.lang.Class's address is a candidate only: inside another
+		 * object (a Field whose type is Class, an array of classes) or in free memory it is
+		 * no Class, and that is no damage.  A damaged real Class is an object start the
+		 * walkers find: the model records it there ("class word is java.lang.Class but the
+		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		if (mirror_class_read(&rt->m, va + off, &c, &why) ||
-		    (!mirror_class_plausible(&rt->m, &c, jlc) &&
-		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
-			     (unsigned long long)(va + off)))) {
+		if (mirror_class_read(&rt->m, va + off, &c, &why) || !mirror_class_plausible(&rt->m, &c, jlc)) {
 			rt->rejected_classes++;
-			anomaly_add_err(&rt->anomalies, ANOM_CLASS, space_name(rt, va + off), &why);
 			continue;
 		}
 		if (mirror_class_retired(&rt->m, &c)) {

@@ -73,6 +73,7 @@ static void print_json(const struct art_runtime *rt, FILE *fp)
 	rep_u(&r, "pointer_size", rt->pointer_size);
 	rep_u(&r, "count", rt->class_count);
 	rep_u(&r, "retired", rt->retired_classes);
+	rep_u(&r, "rejected", rt->rejected_classes);
 	rep_open_lines(&r, "classes", true);
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct rt_class *k = &rt->classes[i];
