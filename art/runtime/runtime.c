@@ -196,6 +196,26 @@ static int add_dex(struct art_runtime *rt, const struct img_region *r, size_t of
 	return v->location && v->how ? 0 : rt_nomem(e);
 }
 
+/* A library's own bytes (code, strings: libart.so holds "dex\n035" as a constant) are no
+ * place for a DEX that ART loads; a magic there whose header does not parse is a rejected
+ * candidate.  Anywhere else (dalvik- anonymous memory, .dex/.jar/.apk/.vdex/.oat mappings) it
+ * is a DEX cut by the capture or overwritten: an anomaly. */
+static bool library_mapping(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	const char *so = strstr(base, ".so");
+	return so && (so[3] == 0 || so[3] == '.' || so[3] == ' ');
+}
+
+static void dex_rejected(struct art_runtime *rt, const struct img_region *r, const struct err *why)
+{
+	if (library_mapping(r->name))
+		rt->rejected_dexes++;
+	else
+		anomaly_add_err(&rt->anomalies, ANOM_DEX, r->name, why);
+}
+
 static const uint8_t *find_magic(const uint8_t *p, size_t n, size_t from)
 {
 	for (size_t i = from; i + 8 <= n; i += 4)
@@ -229,7 +249,7 @@ static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r,
 		cur_init(&c, hit, r->data_len - at, r->start + at);
 		err_init(&why);
 		if (dex_parse(&d, &c, &why) != 0) {   /* a DEX cut by the capture, or overwritten */
-			anomaly_add_err(&rt->anomalies, ANOM_DEX, r->name, &why);
+			dex_rejected(rt, r, &why);
 			continue;
 		}
 		int rc = add_dex(rt, r, at, &d, e);

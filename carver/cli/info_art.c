@@ -182,6 +182,9 @@ int info_art_files(const struct info_art *ia, struct rep *r, const char *key, st
 	}
 	if (r->json)
 		rep_close(r);
+	else if (rt->rejected_dexes)
+		fprintf(r->fp, "  (%zu DEX magics in libraries' own bytes with no DEX header after them: not DEX files)\n",
+			rt->rejected_dexes);
 	return 0;
 }
 
@@ -210,6 +213,7 @@ int info_art_classes(const struct info_art *ia, struct rep *r, const char *key, 
 		rep_u(r, "fields_checked", checked);
 		rep_u(r, "retired", rt->retired_classes);
 		rep_u(r, "rejected", rt->rejected_classes);
+		rep_u(r, "rejected_dex_magics", rt->rejected_dexes);
 		rep_u(r, "dex_caches", rt->dex_caches);
 		rep_u(r, "dex_caches_resolved", rt->dex_caches_resolved);
 		rep_u(r, "dex_caches_by_pointer", rt->dex_caches_by_pointer);
