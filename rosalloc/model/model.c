@@ -550,7 +550,11 @@ static bool sized_by_length(const struct model *m, const struct model_class *mc,
 	*len_out = len;
 	if (unit == 0 || data > room || len > (room - data) / unit)
 		return false;
-	*size = (uint32_t)(data + (uint64_t)len * unit);
+	/* room is 64-bit (a large-object mapping may be huge); the model keeps 32-bit sizes */
+	uint64_t total = data + (uint64_t)len * unit;
+	if (total > UINT32_MAX)
+		return false;
+	*size = (uint32_t)total;
 	return true;
 }
 
