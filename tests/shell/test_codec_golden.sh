@@ -32,7 +32,11 @@ for n in dialer hprof-slurp-hprof-32; do
 done
 
 # the same bytes twice (determinism)
-"$ART" crunch -q "$G/jdk17-jvm-id4.hprof" "$TMP/again.bmd" && t_same "crunch is deterministic" "$TMP/again.bmd" "$TMP/jdk17-jvm-id4.bmd"
+if "$ART" crunch -q "$G/jdk17-jvm-id4.hprof" "$TMP/again.bmd" 2>"$TMP/err"; then
+	t_same "crunch is deterministic" "$TMP/again.bmd" "$TMP/jdk17-jvm-id4.bmd"
+else
+	t_fail "crunch jdk17-jvm-id4.hprof again: $(cat "$TMP/err")"
+fi
 
 # the summary counts what the corpus manifest states for dialer
 "$ART" crunch "$G/../dialer.android-hprof" "$TMP/d2.bmd" 2>"$TMP/sum"
