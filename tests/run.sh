@@ -25,8 +25,10 @@ case ${1:-} in --quick) quick=1; shift ;; --help|-h) sed -n '2,/^$/s/^# \{0,1\}/
 passed=0 failed=0 skipped=0 no_corpus_skips=0 ran=0
 log_dir=build/test-logs
 mkdir -p "$log_dir"
-timings=$log_dir/timings.txt
-: >"$timings"
+# the wall time of each program, "<ns> <name>"; private to this run (two runs at once in one
+# tree must not mix theirs), copied to $log_dir/timings.txt at the end
+timings=$(mktemp "${TMPDIR:-/tmp}/artcarve-timings.XXXXXX") || exit 2
+trap 'rm -f "$timings"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ARTCARVE_SHARED="${ARTCARVE_SHARED:-$(cd .. && pwd)/shared}"
 corpus=$ARTCARVE_SHARED/corpus
@@ -110,11 +112,11 @@ if [ "$ran" -eq 0 ]; then
 	failed=$((failed + 1))
 fi
 
-# the slowest programs first (all of them, in nanoseconds, in $timings)
+# the slowest programs first (all of them, in nanoseconds, in $log_dir/timings.txt)
 if [ -s "$timings" ]; then
-	sort -k1,1nr -o "$timings" "$timings"
-	echo "slowest of $(wc -l <"$timings") programs (wall seconds; all in $timings):"
-	head -n 10 "$timings" | awk '{ printf "%8.2f  %s\n", $1 / 1e9, $2 }'
+	sort -k1,1nr "$timings" >"$log_dir/timings.txt"
+	echo "slowest of $(wc -l <"$timings") programs (wall seconds; all in $log_dir/timings.txt):"
+	head -n 10 "$log_dir/timings.txt" | awk '{ printf "%8.2f  %s\n", $1 / 1e9, $2 }'
 	awk '{ t += $1 } END { printf "total %.1f s\n", t / 1e9 }' "$timings"
 fi
 
