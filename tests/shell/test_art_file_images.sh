@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_art_file_images.sh - `artcarve art-file` on every ART image (.art) of the real
 # corpus: the walk of the objects section ends exactly at its end, the class pointers of
 # boot image components and app images resolve when the primary boot.art is in the same

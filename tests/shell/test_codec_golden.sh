@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_codec_golden.sh - crunch/decrunch against the outputs of Badoo's original Java tools
 # (shared/corpus/hprof/badoo-golden, MANIFEST.md), the 8-byte identifier round trip (object
 # counts through hprof-info before and after), and the structure of `decrunch --mat` output
