@@ -21,7 +21,7 @@
 # says loudly how many checks the missing corpus skipped.
 cd "$(dirname "$0")/.." || exit 2
 quick=0
-case ${1:-} in --quick) quick=1; shift ;; --help|-h) sed -n '2,/^$/s/^# \{0,1\}//p' "$0" | sed -n '1,/^$/p'; exit 0 ;; esac
+case ${1:-} in --quick) quick=1; shift ;; --help|-h) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 passed=0 failed=0 skipped=0 no_corpus_skips=0 ran=0
 log_dir=build/test-logs
 mkdir -p "$log_dir"
