@@ -1,4 +1,5 @@
-# artcarve - one Makefile (targets: all check asan fuzz check-layers deps demo samples bench clean)
+# artcarve - one Makefile (targets: all check check-quick asan fuzz fuzz-short check-layers deps demo
+# samples bench clean)
 CC      ?= cc
 # pkg-config module -> the Debian package that ships its .pc file
 PKG_DEB := libelf:libelf-dev capstone:libcapstone-dev sqlite3:libsqlite3-dev zlib:zlib1g-dev \
@@ -111,13 +112,19 @@ $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/liba
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ $(LDLIBS_ALL)
 
-# real libFuzzer builds (clang), for `make fuzz`
-# (the command layer and its CLI helpers are left out: they need main.c)
+# real libFuzzer builds (clang), for `make fuzz`: the library is compiled once with coverage
+# (fuzzer-no-link) and linked into every target (the command layer and its CLI helpers are left
+# out: they need main.c)
 FUZZ_LIB_SRCS := $(filter-out carver/cli/%,$(LIB_SRCS))
-$(B)/libfuzzer/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
+LF_CFLAGS = $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+$(B)/libfuzzer/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -fno-omit-frame-pointer -o $@ $^ $(LDLIBS_ALL)
+	clang $(LF_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(B)/libfuzzer/%: $(B)/libfuzzer/obj/tests/fuzz/%.o $(patsubst %.c,$(B)/libfuzzer/obj/%.o,$(FUZZ_LIB_SRCS))
+	@mkdir -p $(dir $@)
+	clang $(LF_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_ALL)
 
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 ASAN_BINS  := $(patsubst tests/unit/%.c,$(BA)/tests/%,$(UNIT_SRCS))
@@ -126,8 +133,15 @@ LIBFUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/libfuzzer/%,$(FUZZ_SRCS))
 
 asan: $(ASAN_BINS) $(FUZZ_BINS) $(BA)/artcarve $(BA)/tools/sweep_classes $(BA)/tools/sweep_walk
 
+# T=PATTERN (either target): only the test programs whose name contains PATTERN, a substring or
+# shell glob (tests/run.sh PATTERN), e.g. `make check T=validate`
 check: all asan
-	@./tests/run.sh
+	@set -f; ./tests/run.sh $(T)
+
+# the quick tier: unit tests (both builds), fuzz replay, the layer check and the shell tests
+# marked "# tier: quick"; `make check` stays the full gate
+check-quick: all asan
+	@set -f; ./tests/run.sh --quick $(T)
 
 check-layers:
 	@./tests/check_layers.sh
@@ -141,6 +155,11 @@ fuzz: $(LIBFUZZ_BINS)
 	  echo "fuzzing $$t for $(FUZZ_SECONDS)s"; \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $$f -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(B)/fuzz-artifacts/$$t- $(B)/fuzz-corpus/$$t tests/fuzz/corpus/$$t || exit 1; done
+
+# CI's short pass: every target for FUZZ_SHORT_SECONDS (a crash, leak or UB report fails it)
+FUZZ_SHORT_SECONDS ?= 20
+fuzz-short: $(LIBFUZZ_BINS)
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS)
 
 # Debian packages: BUILD_DEBS to build and run the tool (`make demo`), TEST_DEBS for `make check`
 # (clang/libFuzzer, a JDK to make test heap dumps, reference peers, VisualVM's heap library).
@@ -202,7 +221,7 @@ clean:
 man: $(B)/artcarve
 	sh tests/tools/genman.sh $(B)/artcarve > doc/artcarve.1
 
-.PHONY: man all asan check check-layers fuzz deps deps-build deps-demo demo samples clean bench
+.PHONY: man all asan check check-quick check-layers fuzz fuzz-short deps deps-build deps-demo demo samples clean bench
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -13,15 +13,15 @@ LAYERS="carver/base carver/image carver/nheap art/format art/mirror art/runtime 
 OBJ=${1:-build/obj}
 status=0
 
-# rank of a file: the position of its own folder (rosalloc/walk/x.c is in rosalloc/walk, not
-# in rosalloc)
+# rank FILE: sets rk to the position of FILE's own folder (rosalloc/walk/x.c is in
+# rosalloc/walk, not in rosalloc), -1 when it is in none (no subshell: called per include)
 rank() {
-	i=0
+	rk=0
 	for l in $LAYERS; do
-		[ "${1%/*}" = "$l" ] && { echo $i; return; }
-		i=$((i + 1))
+		[ "${1%/*}" = "$l" ] && return
+		rk=$((rk + 1))
 	done
-	echo -1
+	rk=-1
 }
 
 sources=$(find carver art rosalloc output -name '*.[ch]' 2>/dev/null | sort)
@@ -29,17 +29,17 @@ for l in $LAYERS; do
 	[ -d "$l" ] || { echo "layer folder $l does not exist"; status=1; }
 done
 for f in $sources; do
-	[ "$(rank "$f")" -ge 0 ] || { echo "$f is in no layer folder"; status=1; }
+	rank "$f"; [ "$rk" -ge 0 ] || { echo "$f is in no layer folder"; status=1; }
 done
 
 # include arrows
 for f in $sources; do
-	r=$(rank "$f")
+	rank "$f"; r=$rk
 	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
-		case "$inc" in */*) target=$inc ;; *) target=$(dirname "$f")/$inc ;; esac
+		case "$inc" in */*) target=$inc ;; *) target=${f%/*}/$inc ;; esac
 		[ -f "$target" ] || { echo "$f includes $inc, which does not exist"; status=1; continue; }
-		tr=$(rank "$target")
-		if [ "$tr" -gt "$r" ]; then
+		rank "$target"
+		if [ "$rk" -gt "$r" ]; then
 			echo "layer violation: $f (${f%/*}) includes $inc (${target%/*})"; status=1
 		fi
 	done
@@ -49,20 +49,20 @@ done
 if [ -d "$OBJ" ]; then
 	defs=$(mktemp) uses=$(mktemp)
 	trap 'rm -f "$defs" "$uses"' EXIT
-	for l in $LAYERS; do
-		find "$OBJ/$l" -maxdepth 1 -name '*.o' 2>/dev/null
-	done | sort | while read -r o; do
-		src=${o#"$OBJ"/}; src=${src%.o}.c
-		nm -P --defined-only "$o" 2>/dev/null | awk -v s="$src" '$2 ~ /^[TDRB]$/ {print $1, s}' >>"$defs"
-		nm -P --undefined-only "$o" 2>/dev/null | awk -v s="$src" '{print $1, s}' >>"$uses"
-	done
+	objs=$(for l in $LAYERS; do find "$OBJ/$l" -maxdepth 1 -name '*.o' 2>/dev/null; done | sort)
+	# one nm for all objects: "OBJ/dir/x.o: symbol type ..." -> "symbol dir/x.c"
+	src_of='{ f = $1; sub(/:$/, "", f); f = substr(f, length(obj) + 2); sub(/\.o$/, ".c", f) }'
+	if [ -n "$objs" ]; then
+		nm -A -P --defined-only $objs 2>/dev/null | awk -v obj="$OBJ" "$src_of"' $3 ~ /^[TDRB]$/ { print $2, f }' >"$defs"
+		nm -A -P --undefined-only $objs 2>/dev/null | awk -v obj="$OBJ" "$src_of"' { print $2, f }' >"$uses"
+	fi
 	sort -o "$defs" "$defs"; sort -o "$uses" "$uses"
-	join "$uses" "$defs" | while read -r sym user definer; do
-		ur=$(rank "$user"); dr=$(rank "$definer")
-		if [ "$dr" -gt "$ur" ]; then
-			echo "link-time layer violation: $user calls $sym, defined in $definer"; echo x
-		fi
-	done >"$uses.out"
+	# the same ranks as rank(), in awk: one process for every (symbol, user, definer) line
+	join "$uses" "$defs" | awk -v layers="$LAYERS" '
+		BEGIN { n = split(layers, l, " "); for (i = 1; i <= n; i++) r[l[i]] = i - 1 }
+		function rank(f) { sub(/\/[^\/]*$/, "", f); return (f in r) ? r[f] : -1 }
+		rank($3) > rank($2) { print "link-time layer violation: " $2 " calls " $1 ", defined in " $3; print "x" }
+	' >"$uses.out"
 	if grep -q '^x$' "$uses.out"; then grep -v '^x$' "$uses.out"; status=1; fi
 	rm -f "$uses.out"
 	echo "link-time arrows checked over $(wc -l <"$defs") defined symbols in $OBJ"

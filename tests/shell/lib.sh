@@ -1,6 +1,8 @@
 # tests/shell/lib.sh - helpers for shell tests; source it, call t_ok/t_fail/t_skip, end with t_done.
 # A skip is only for ARTCARVE_NO_CORPUS=1 without the corpus: a known gap is a failure.
 # ART=build/artcarve, ASAN_ART=build/asan/artcarve, SHARED=../shared, TMP=a fresh directory.
+# Tier: a test that runs in about 2 s or less puts the line "# tier: quick" in its first 10
+# lines and joins `make check-quick` (tests/run.sh --quick); every test runs in `make check`.
 cd "$(dirname "$0")/../.." || exit 2
 ART=${ART:-$PWD/build/artcarve}
 ASAN_ART=$PWD/build/asan/artcarve

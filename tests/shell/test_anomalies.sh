@@ -1,3 +1,4 @@
+# tier: quick
 # test_anomalies.sh - damaged input is recorded and the run goes on: on a synthetic ART 11
 # image (build/synth), one Class object that nothing else refers to is overwritten in a copy
 # of the core; `info` and `classes` (text and --json) must still succeed, count one more

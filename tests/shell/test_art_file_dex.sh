@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_art_file_dex.sh - golden test of `art-file` on the real corpus ($CORPUS/art):
 #  1. every DEX (the .dex files, and every DEX inside the VDEX/OAT/ODEX files, written out
 #     with --extract-dex) has the same string/type/proto/field/method/class counts as

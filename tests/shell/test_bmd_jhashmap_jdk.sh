@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_bmd_jhashmap_jdk.sh - output/bmd/bmd_jhashmap.c against the JDK's own HashMap: random
 # sets of distinct Integer keys (sizes 1 to 3000; spread, clustered in the low bits so bins
 # become trees and split, or above 0xffff so the hash's high half matters) go through

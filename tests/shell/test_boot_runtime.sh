@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_boot_runtime.sh - the runtime model on boot images of real devices (Android 7.1, 9, 10;
 # 32- and 64-bit) from $CORPUS/art: each set's uncompressed .art files are laid out at their
 # image_begin in a maps-dir image (a listing + one file per region, built here at test time),

@@ -1,3 +1,4 @@
+# tier: quick
 # test_err_audit.sh - no NULL `struct err *` argument in the code (carver/ art/ output/
 # rosalloc/), and no new throw-away error object: tests/tools/err_audit.py lists both.  The
 # throw-aways allowed are the image-header probes ("is an ART image header mapped here?",

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_hprof_convert.sh - `artcarve convert` against Debian hprof-conv's output (golden), its
 # documented differences (1.0.2 pass-through, --app-only without empty segments) and failures
 # (exit 1, one line naming the offset, no output file).

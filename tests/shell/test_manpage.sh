@@ -1,3 +1,4 @@
+# tier: quick
 # test_manpage.sh - the committed man page equals the one built from the help texts, every
 # command answers --help with exit 0, and man(1) can render the page.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: quick
 # test_walk_boot.sh - the image-space walker on boot images of real devices (Android 7.1, 9,
 # 10; 32- and 64-bit) from $CORPUS/art, laid out at their image_begin in a maps-dir image as
 # tests/shell/test_boot_runtime.sh does, each with its live bitmap mapped as ImageSpace maps

@@ -71,17 +71,28 @@ static void test_entries(void)
 		printf("  %s\n", er.msg);
 		T_CHECK(zipw_entry_at(&zw, e[3].offset + 1, &again, &er) < 0, "an offset inside an entry: %s", er.msg);
 	}
-	/* every truncation fails cleanly or still finds an end record (never reads out of bounds) */
-	for (size_t n = 0; n < z.len; n++) {
-		struct zipw t;
-		if (zipw_open(&t, z.data, n, "t", NULL) == 0) {
-			zipw_iter_init(&t, &it);
-			while (zipw_next(&it, &e[0], NULL) == 1)
-				if (zipw_extract(&t, &e[0], 1 << 20, &out, &len, NULL) == 0)
-					xfree(out);
+	/* every truncation loses the end record (the archive's last 22 bytes, no comment, and no
+	 * other "PK\5\6" in it): zipw_open refuses it as truncated or corrupt, with a message,
+	 * and never reads out of bounds (ASan build) */
+	{
+		unsigned opened = 0, bad = 0;
+		for (size_t n = 0; n < z.len; n++) {
+			struct zipw t;
+			struct err te;
+			int rc;
+			err_init(&te);
+			rc = zipw_open(&t, z.data, n, "t", &te);
+			if (rc == 0) {
+				opened++;
+				printf("  truncation at %zu opened (%u entries)\n", n, (unsigned)t.entry_count);
+			} else if ((rc != -ERR_TRUNC && rc != -ERR_CORRUPT) || !te.msg[0]) {
+				if (++bad <= 5)
+					printf("  truncation at %zu: rc %d, message '%s'\n", n, rc, te.msg);
+			}
 		}
+		T_CHECK(opened == 0 && bad == 0, "%zu truncations refused: %u opened, %u with another error or no message",
+			z.len, opened, bad);
 	}
-	T_CHECK(1, "truncations");
 	wbuf_release(&z);
 	build_zip(&z, en, 1, true);
 	T_EQ_I(zipw_open(&zw, z.data, z.len, "t", &er), -ERR_UNSUP);
