@@ -69,28 +69,36 @@ static size_t captured_len(const struct image *img, uint64_t va, size_t max)
 }
 
 /* The Java name of the class of the object at ref, NULL if it names no known class. */
-static const char *class_of(const struct art_runtime *rt, uint32_t ref)
+/* The name of the class of the object ref, NULL with *why set when ref is no object of a
+ * known class: candidates of a search by content fail so, and *why says why. */
+static const char *class_of(const struct art_runtime *rt, uint32_t ref, struct err *why)
 {
 	uint32_t k;
-	struct err why;
 	const struct rt_class *c;
 
-	err_init(&why);
-	if (!ref || (ref & (MIRROR_OBJECT_ALIGN - 1)) || mirror_klass(&rt->m, ref, &k, &why))
+	if (!ref || (ref & (MIRROR_OBJECT_ALIGN - 1))) {
+		ERR_SET(why, ERR_CORRUPT, ref, "0x%x is no object reference", ref);
 		return NULL;
-	c = runtime_class_at(rt, k);
-	return c ? c->name : NULL;
+	}
+	if (mirror_klass(&rt->m, ref, &k, why))
+		return NULL;
+	if (!(c = runtime_class_at(rt, k)) || !c->name) {
+		ERR_SET(why, ERR_CORRUPT, ref, "object at 0x%x: class word 0x%x names no known class", ref, k);
+		return NULL;
+	}
+	return c->name;
 }
 
-static bool is_class(const struct art_runtime *rt, uint32_t ref, const char *name)
+static bool is_class(const struct art_runtime *rt, uint32_t ref, const char *name, struct err *why)
 {
-	const char *n = class_of(rt, ref);
-	return n && !strcmp(n, name);
+	const char *n = class_of(rt, ref, why);
+	if (n && strcmp(n, name)) {
+		ERR_SET(why, ERR_CORRUPT, ref, "object at 0x%x is a %s, not a %s", ref, n, name);
+		return false;
+	}
+	return n != NULL;
 }
 
-/* ---- art::Runtime ---- */
-
-/* Runtime* from libart's Runtime::instance_ (1 when the symbol or its word is not there). */
 static int runtime_instance(const struct art_runtime *rt, uint64_t *runtime, struct err *why, struct err *e)
 {
 	struct symz *s = NULL;
@@ -127,14 +135,16 @@ int nroots_runtime_errors(const struct art_runtime *rt, uint64_t runtime, struct
 	int rc;
 
 	for (size_t o = 0; b && o + 16 <= len; o += 4) {
-		if (!is_class(rt, ld_u32le(b + o), "java.lang.OutOfMemoryError") ||
-		    !is_class(rt, ld_u32le(b + o + 4), "java.lang.OutOfMemoryError") ||
-		    !is_class(rt, ld_u32le(b + o + 8), "java.lang.OutOfMemoryError") ||
-		    !is_class(rt, ld_u32le(b + o + 12), "java.lang.NoClassDefFoundError"))
+		if (!is_class(rt, ld_u32le(b + o), "java.lang.OutOfMemoryError", why) ||
+		    !is_class(rt, ld_u32le(b + o + 4), "java.lang.OutOfMemoryError", why) ||
+		    !is_class(rt, ld_u32le(b + o + 8), "java.lang.OutOfMemoryError", why) ||
+		    !is_class(rt, ld_u32le(b + o + 12), "java.lang.NoClassDefFoundError", why))
 			continue;
 		found = o;
 		runs++;
 	}
+	if (runs == 1)
+		err_init(why);   /* the rejections of the other candidates are no failure */
 	if (runs != 1) {
 		ERR_SET(why, ERR_CORRUPT, runtime,
 			"art::Runtime at 0x%llx: %zu runs of three OutOfMemoryError and one NoClassDefFoundError roots, expected 1",
@@ -146,7 +156,7 @@ int nroots_runtime_errors(const struct art_runtime *rt, uint64_t runtime, struct
 			return rc;
 	/* sentinel_ after resolution_method_, imt_conflict_method_, imt_unimplemented_method_ */
 	size_t so = found + 16 + 3 * (size_t)P;
-	if (so + 4 <= len && is_class(rt, ld_u32le(b + so), "java.lang.Object")) {
+	if (so + 4 <= len && is_class(rt, ld_u32le(b + so), "java.lang.Object", why)) {
 		if ((rc = add_ref(out, NROOTS_VM_INTERNAL, ld_u32le(b + so), runtime + so, e)))
 			return rc;
 	} else {
@@ -161,24 +171,22 @@ int nroots_runtime_errors(const struct art_runtime *rt, uint64_t runtime, struct
 
 /* 1 when ref is the class roots array: elements 0 and 1 are java.lang.Class and
  * java.lang.Object, every element a Class (its class is java.lang.Class) or null. */
-static bool class_roots_array(const struct art_runtime *rt, uint32_t ref)
+static bool class_roots_array(const struct art_runtime *rt, uint32_t ref, struct err *why)
 {
 	uint32_t n, x;
-	struct err why;
-	const char *name = class_of(rt, ref);
+	const char *name = class_of(rt, ref, why);
 
-	err_init(&why);
 	/* allocated as an Object[] before Class[] exists (class_linker.cc InitWithoutImage @R14U) */
-	if (!name || (strcmp(name, "java.lang.Class[]") && strcmp(name, "java.lang.Object[]")) || mirror_array_length(&rt->m, ref, &n, &why) || n < 2 ||
-	    n > 4096)
+	if (!name || (strcmp(name, "java.lang.Class[]") && strcmp(name, "java.lang.Object[]")) ||
+	    mirror_array_length(&rt->m, ref, &n, why) || n < 2 || n > 4096)
 		return false;
-	if (mirror_array_ref(&rt->m, ref, 0, &x, &why) || x != rt->java_lang_class)
+	if (mirror_array_ref(&rt->m, ref, 0, &x, why) || x != rt->java_lang_class)
 		return false;
-	if (mirror_array_ref(&rt->m, ref, 1, &x, &why) || !runtime_class_at(rt, x) ||
+	if (mirror_array_ref(&rt->m, ref, 1, &x, why) || !runtime_class_at(rt, x) ||
 	    strcmp(runtime_class_at(rt, x)->name ? runtime_class_at(rt, x)->name : "", "java.lang.Object"))
 		return false;
 	for (uint32_t i = 2; i < n; i++)
-		if (mirror_array_ref(&rt->m, ref, i, &x, &why) || (x && !runtime_class_at(rt, x)))
+		if (mirror_array_ref(&rt->m, ref, i, &x, why) || (x && !runtime_class_at(rt, x)))
 			return false;
 	return true;
 }
@@ -222,20 +230,21 @@ int nroots_hash_set(const struct art_runtime *rt, uint64_t va, uint64_t *data, u
 
 /* A Table (std::vector {begin, end, end_of_storage}) at va: its sets, all valid. */
 static int intern_vector(const struct art_runtime *rt, const uint8_t *v, uint64_t sets[NROOTS_MAX_TABLES],
-			 size_t *count)
+			 size_t *count, struct err *why)
 {
 	static const unsigned strides[2] = { 72, 64 };   /* InternalTable (11+), HashSet (10) */
 	uint64_t b = ld_u64le(v), e = ld_u64le(v + 8), c = ld_u64le(v + 16);
-	struct err why;
 
-	if (!b || e <= b || c < e)
+	if (!b || e <= b || c < e) {
+		ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "no std::vector {0x%llx, 0x%llx, 0x%llx}", (unsigned long long)b,
+			(unsigned long long)e, (unsigned long long)c);
 		return 1;
+	}
 	for (unsigned t = 0; t < 2; t++) {
 		uint64_t n = (e - b) / strides[t], d, nb, ne;
 		bool ok = (e - b) % strides[t] == 0 && n <= NROOTS_MAX_TABLES;
 		for (uint64_t i = 0; ok && i < n; i++) {
-			err_init(&why);
-			ok = nroots_hash_set(rt, b + i * strides[t], &d, &nb, &ne, &why) == 0;
+			ok = nroots_hash_set(rt, b + i * strides[t], &d, &nb, &ne, why) == 0;
 			sets[i] = b + i * strides[t];
 		}
 		if (ok) {
@@ -248,19 +257,17 @@ static int intern_vector(const struct art_runtime *rt, const uint8_t *v, uint64_
 
 /* The strings of the Table at b + o into out (strong: roots; weak: counted). */
 static int table_strings(const struct art_runtime *rt, const uint8_t *v, bool strong, struct nroots *out,
-			 struct err *e)
+			 struct err *why, struct err *e)
 {
 	uint64_t sets[NROOTS_MAX_TABLES];
 	size_t n = 0;
 	int rc;
 
-	if (intern_vector(rt, v, sets, &n))
+	if (intern_vector(rt, v, sets, &n, why))
 		return 1;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t d = 0, nb = 0, ne;
-		struct err w2;
-		err_init(&w2);
-		if (nroots_hash_set(rt, sets[i], &d, &nb, &ne, &w2))
+		if (nroots_hash_set(rt, sets[i], &d, &nb, &ne, why))
 			return 1;
 		const uint8_t *s = captured(rt->img, d, (size_t)nb * 4);
 		for (uint64_t k = 0; s && k < nb; k++) {
@@ -271,7 +278,7 @@ static int table_strings(const struct art_runtime *rt, const uint8_t *v, bool st
 				out->weak_interns++;
 				continue;
 			}
-			if (!is_class(rt, ref, "java.lang.String")) {
+			if (!is_class(rt, ref, "java.lang.String", why)) {
 				if (!out->bad_interns++)
 					out->first_bad_intern = d + 4 * k;
 				continue;
@@ -299,11 +306,13 @@ int nroots_intern_table(const struct art_runtime *rt, uint64_t table, struct nro
 	int rc;
 
 	for (size_t o = 0; b && o + NROOTS_WEAK_AFTER_STRONG + 24 <= len; o += 8) {
-		if (intern_vector(rt, b + o, sets, &n) || intern_vector(rt, b + o + NROOTS_WEAK_AFTER_STRONG, sets, &n))
+		if (intern_vector(rt, b + o, sets, &n, why) ||
+		    intern_vector(rt, b + o + NROOTS_WEAK_AFTER_STRONG, sets, &n, why))
 			continue;
-		if ((rc = table_strings(rt, b + o, true, out, e)) < 0 ||
-		    (rc = table_strings(rt, b + o + NROOTS_WEAK_AFTER_STRONG, false, out, e)) < 0)
+		if ((rc = table_strings(rt, b + o, true, out, why, e)) < 0 ||
+		    (rc = table_strings(rt, b + o + NROOTS_WEAK_AFTER_STRONG, false, out, why, e)) < 0)
 			return rc;
+		err_init(why);   /* found: the rejections on the way are no failure */
 		return 0;
 	}
 	ERR_SET(why, ERR_CORRUPT, table, "no strong and weak intern Tables (vectors of HashSets) in 0x%llx",
@@ -490,8 +499,12 @@ int nroots_find(const struct art_runtime *rt, struct nroots *out, struct anomaly
 	err_init(&why);
 	if ((rc = runtime_instance(rt, &runtime, &why, e)) < 0)
 		return rc;
-	if (rc)
-		return 0;   /* a trimmed capture: not damage */
+	if (rc) {   /* a trimmed capture: not damage, but the summary says why */
+		snprintf(out->not_found, sizeof(out->not_found), "art::Runtime not found: %s", why.msg);
+		for (unsigned p = 0; p < NROOTS_PART_COUNT; p++)
+			out->detail[p] = out->not_found;
+		return 0;
+	}
 	return nroots_from_runtime(rt, runtime, out, sink, e);
 }
 
@@ -517,6 +530,9 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 	const uint8_t *b = captured(rt->img, runtime, len);
 	uint32_t class_roots = 0;
 	uint64_t class_roots_at = 0;
+	struct err intern_why, roots_why;   /* the last candidate's rejection, for the anomalies */
+	err_init(&intern_why);
+	err_init(&roots_why);
 	for (size_t o = 0; b && o + 8 <= len; o += 8) {
 		uint64_t p = ld_u64le(b + o);
 		size_t plen;
@@ -525,9 +541,7 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 		    !(q = captured(rt->img, p, plen)))
 			continue;
 		if (!tables) {
-			struct err w2;
-			err_init(&w2);
-			if ((rc = nroots_intern_table(rt, p, out, &w2, e)) < 0)
+			if ((rc = nroots_intern_table(rt, p, out, &intern_why, e)) < 0)
 				return rc;
 			if (rc == 0) {
 				out->present[NROOTS_INTERNED] = true;
@@ -543,7 +557,7 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 			continue;
 		for (size_t k = 0; k + 4 <= plen; k += 4) {
 			uint32_t v = ld_u32le(q + k);
-			if (v && v != class_roots && class_roots_array(rt, v)) {
+			if (v && v != class_roots && class_roots_array(rt, v, &roots_why)) {
 				class_roots = v;
 				class_roots_at = p + k;
 				roots_found++;
@@ -552,8 +566,8 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 	}
 	if (!out->present[NROOTS_INTERNED])
 		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, runtime, "art::Runtime",
-			    "art::Runtime at 0x%llx: no InternTable with a valid strong Table found through its members",
-			    (unsigned long long)runtime);
+			    "art::Runtime at 0x%llx: no InternTable with a valid strong Table found through its members "
+			    "(the last candidate: %s)", (unsigned long long)runtime, intern_why.msg);
 	if (out->bad_interns)
 		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, out->first_bad_intern, "intern table",
 			    "intern table: %llu strong entries name no java.lang.String (first at 0x%llx), not used as roots",
@@ -562,8 +576,9 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 		return rc;
 	if (roots_found != 1)
 		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, runtime, "art::Runtime",
-			    "art::Runtime at 0x%llx: %zu class roots arrays (ClassLinker::class_roots_) found, expected 1",
-			    (unsigned long long)runtime, roots_found);
+			    "art::Runtime at 0x%llx: %zu class roots arrays (ClassLinker::class_roots_) found, expected 1%s%s%s",
+			    (unsigned long long)runtime, roots_found, roots_found ? "" : " (the last candidate: ",
+			    roots_found ? "" : roots_why.msg, roots_found ? "" : ")");
 	/* present when any part decoded; the detail says which parts are missing */
 	out->present[NROOTS_VM_INTERNAL] = out->count[NROOTS_VM_INTERNAL] > 0;
 	if (errors == 0 && roots_found == 1)

@@ -70,7 +70,9 @@ struct nroots {
 	struct nroots_ref *refs[NROOTS_PART_COUNT];
 	size_t count[NROOTS_PART_COUNT], cap[NROOTS_PART_COUNT];
 	bool present[NROOTS_PART_COUNT];   /* the structure decoded */
-	const char *detail[NROOTS_PART_COUNT]; /* what was read, or why it is missing (static) */
+	const char *detail[NROOTS_PART_COUNT]; /* what was read, or why it is missing (static,
+						* or not_found) */
+	char not_found[600];    /* why art::Runtime was not found, when it was not */
 	uint64_t weak_interns;  /* strings of the weak intern table (not roots) */
 	uint64_t bad_interns;   /* strong intern entries that are no java.lang.String (dropped) */
 	uint64_t first_bad_intern; /* the address of the first such entry */

@@ -589,8 +589,12 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		 * walkers find: the model records it there ("class word is java.lang.Class but the
 		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		if (mirror_class_read(&rt->m, va + off, &c, &why) || !mirror_class_plausible(&rt->m, &c, jlc)) {
-			rt->rejected_classes++;
+		if (mirror_class_read(&rt->m, va + off, &c, &why) ||
+		    (!mirror_class_plausible(&rt->m, &c, jlc) &&
+		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
+			     (unsigned long long)(va + off)))) {
+			if (!rt->rejected_classes++)
+				snprintf(rt->first_rejected, sizeof(rt->first_rejected), "%.150s", why.msg);
 			continue;
 		}
 		if (mirror_class_retired(&rt->m, &c)) {
@@ -901,48 +905,50 @@ static int set_class_dex(struct art_runtime *rt, struct rt_class *k, size_t d, s
 }
 
 /* The descriptor of k's super class in its own DEX ("" for none: java.lang.Object's super),
- * NULL when unknown. */
-static const uint8_t *super_descriptor(const struct art_runtime *rt, const struct rt_class *k, size_t *n)
+ * NULL with *why set when unknown. */
+static const uint8_t *super_descriptor(const struct art_runtime *rt, const struct rt_class *k, size_t *n,
+				       struct err *why)
 {
 	const uint8_t *s;
-	struct err why;
 
-	err_init(&why);
 	*n = 0;
 	if (!k->raw.super_class)
 		return (const uint8_t *)"";
-	if (k->super == RT_NONE)
+	const struct rt_class *sk = k->super == RT_NONE ? NULL : &rt->classes[k->super];
+	if (!sk || sk->dex == RT_NONE) {
+		ERR_SET(why, ERR_UNSUP, k->addr, "its super class at 0x%x has no known DEX", k->raw.super_class);
 		return NULL;
-	const struct rt_class *sk = &rt->classes[k->super];
-	if (sk->dex == RT_NONE || dex_type_descriptor(&rt->dexes[sk->dex].dex, sk->raw.dex_type_idx, &s, n, &why))
+	}
+	if (dex_type_descriptor(&rt->dexes[sk->dex].dex, sk->raw.dex_type_idx, &s, n, why))
 		return NULL;
 	return s;
 }
 
 /* Does class_def ci of d fit k: its super class is k's, and no sound class of k's DexCache
- * was loaded from it?  1, 0, <0 error. */
+ * was loaded from it?  1, 0 (*why says why), <0 error. */
 static int class_def_fits(const struct art_runtime *rt, const struct rt_class *k, const struct dex *d, uint32_t ci,
-			  struct err *e)
+			  struct err *why, struct err *e)
 {
 	struct dex_class_def def;
 	const uint8_t *want, *got = (const uint8_t *)"";
 	size_t wn, gn = 0;
-	struct err why;
 	int rc;
 
-	err_init(&why);
-	if (ci >= d->class_defs_size || !(want = super_descriptor(rt, k, &wn)))
+	if (ci >= d->class_defs_size)
+		return ERR_SET(why, ERR_CORRUPT, k->addr, "class_def %u past the DEX's %u", ci, d->class_defs_size), 0;
+	if (!(want = super_descriptor(rt, k, &wn, why)))
 		return 0;
 	if ((rc = dex_class_def(d, ci, &def, e)) < 0)
 		return rc;
-	if (def.superclass_idx != 0xffffffffu && dex_type_descriptor(d, def.superclass_idx, &got, &gn, &why))
+	if (def.superclass_idx != 0xffffffffu && dex_type_descriptor(d, def.superclass_idx, &got, &gn, why))
 		return 0;
 	if (gn != wn || memcmp(got, want, wn))
-		return 0;
+		return ERR_SET(why, ERR_CORRUPT, k->addr, "class_def %u names another super class", ci), 0;
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct rt_class *o = &rt->classes[i];
 		if (o != k && o->raw.dex_cache == k->raw.dex_cache && o->dex != RT_NONE && o->raw.dex_class_def_idx == ci)
-			return 0;
+			return ERR_SET(why, ERR_CORRUPT, k->addr, "class_def %u is the class at 0x%llx's", ci,
+				       (unsigned long long)o->addr), 0;
 	}
 	return 1;
 }
@@ -956,10 +962,13 @@ static int repair_dissenter(struct art_runtime *rt, struct rt_class *k, struct e
 	const struct dex *d = &rt->dexes[k->dissent_dex].dex;
 	struct dex_class_def def;
 	uint32_t ci = k->raw.dex_class_def_idx, ti = k->raw.dex_type_idx, found = 0, fci = 0, fti = 0;
+	struct err why;   /* why the last pair tried did not fit, for the anomaly */
 	int rc;
 
+	err_init(&why);
+	ERR_SET(&why, ERR_CORRUPT, k->addr, "type %u defined by no class_def", ti);
 	/* trust the class_def index: its class_def names the type */
-	if ((rc = class_def_fits(rt, k, d, ci, e)) < 0)
+	if ((rc = class_def_fits(rt, k, d, ci, &why, e)) < 0)
 		return rc;
 	if (rc && (rc = dex_class_def(d, ci, &def, e)) == 0) {
 		found++;
@@ -972,7 +981,7 @@ static int repair_dissenter(struct art_runtime *rt, struct rt_class *k, struct e
 			return rc;
 		if (def.class_idx != ti || c == fci)
 			continue;
-		if ((rc = class_def_fits(rt, k, d, c, e)) < 0)
+		if ((rc = class_def_fits(rt, k, d, c, &why, e)) < 0)
 			return rc;
 		if (rc) {
 			found++;
@@ -991,8 +1000,8 @@ static int repair_dissenter(struct art_runtime *rt, struct rt_class *k, struct e
 	} else {
 		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, k->addr, space_name(rt, k->addr),
 			    "class at 0x%llx: class_def %u / type %u disagree with its DexCache's DEX (damage) "
-			    "and %s: no name or fields from the DEX", (unsigned long long)k->addr, ci, ti,
-			    found ? "two pairs fit" : "no other pair fits");
+			    "and %s%s%s: no name or fields from the DEX", (unsigned long long)k->addr, ci, ti,
+			    found ? "two pairs fit" : "no other pair fits (", found ? "" : why.msg, found ? "" : ")");
 	}
 	k->dissent_dex = RT_NONE;
 	return 0;

@@ -114,6 +114,7 @@ struct art_runtime {
 	size_t class_hash_mask;
 	size_t retired_classes;   /* placeholders replaced during linking (not listed) */
 	size_t rejected_classes;  /* words equal to java.lang.Class's address that are no Class */
+	char first_rejected[160]; /* why the first of them is none */
 	size_t rejected_dexes;    /* DEX magics in a library's mapping whose header does not parse */
 	size_t dex_caches, dex_caches_resolved;
 	size_t dex_caches_by_pointer; /* resolved through DexCache.dex_file_ -> DexFile.begin_ */

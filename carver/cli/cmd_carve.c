@@ -278,8 +278,10 @@ static void rep_tail(struct rep *r, const struct carve *c)
 		rep_u(r, "alias_windows", c->hs.alias_windows);
 	if (c->hs.walk_gaps)       /* a bump-pointer walk gap: output/hprof/hprof_mark.h */
 		rep_u(r, "walk_gaps", c->hs.walk_gaps);
-	if (c->hs.damaged_classes) /* classes written without statics or fields: hprof_carve.h */
+	if (c->hs.damaged_classes) { /* classes written without statics or fields: hprof_carve.h */
 		rep_u(r, "damaged_classes", c->hs.damaged_classes);
+		rep_s(r, "first_damaged_class", c->hs.damaged_why);
+	}
 	rep_u(r, "free_objects", c->hs.free_objects);
 	rep_close(r);
 	rep_open(r, "time", false);

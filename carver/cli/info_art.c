@@ -213,6 +213,8 @@ int info_art_classes(const struct info_art *ia, struct rep *r, const char *key, 
 		rep_u(r, "fields_checked", checked);
 		rep_u(r, "retired", rt->retired_classes);
 		rep_u(r, "rejected", rt->rejected_classes);
+		if (rt->rejected_classes)
+			rep_s(r, "first_rejected", rt->first_rejected);
 		rep_u(r, "rejected_dex_magics", rt->rejected_dexes);
 		rep_u(r, "dex_caches", rt->dex_caches);
 		rep_u(r, "dex_caches_resolved", rt->dex_caches_resolved);
@@ -223,6 +225,8 @@ int info_art_classes(const struct info_art *ia, struct rep *r, const char *key, 
 			       "%zu rejected candidates not listed; dex caches %zu/%zu resolved\n",
 			rt->class_count, named, with_fields, checked, rt->retired_classes, rt->rejected_classes,
 			rt->dex_caches_resolved, rt->dex_caches);
+		if (rt->rejected_classes)   /* a word equal to java.lang.Class's address: no damage */
+			fprintf(r->fp, "  the first rejected candidate: %s\n", rt->first_rejected);
 	}
 	return 0;
 }

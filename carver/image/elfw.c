@@ -613,15 +613,25 @@ void elfw_set_load_bias(struct elfw *w, uint64_t bias)
  * bias to DT_HASH, DT_STRTAB, DT_SYMTAB, DT_GNU_HASH ... in the writable .dynamic of a
  * loaded object (elf/get-dynamic-info.h, ADJUST_DYN_INFO), bionic does not; a value in no
  * PT_LOAD that lands in one once the known bias is taken off is such a relocated one. */
-static uint64_t elfw_unrelocate(const struct elfw *w, uint64_t va)
+static int elfw_unrelocate(const struct elfw *w, uint64_t *va, struct err *e)
 {
 	uint64_t off;
-	struct err e;
-	err_init(&e);
-	if (!va || !w->has_bias || elfw_va_to_offset(w, va, &off, &e) == 0 || va < w->load_bias)
-		return va;
-	err_init(&e);
-	return elfw_va_to_offset(w, va - w->load_bias, &off, &e) == 0 ? va - w->load_bias : va;
+	int rc;
+
+	if (!*va || !w->has_bias || *va < w->load_bias || (rc = elfw_va_to_offset(w, *va, &off, e)) == 0)
+		return 0;
+	/* in no segment's file data as it stands: relocated, unless the bias taken off is no
+	 * better (then the value stays, and reading through it reports where it points) */
+	if (rc == -ERR_UNMAPPED || rc == -ERR_TRUNC) {
+		rc = elfw_va_to_offset(w, *va - w->load_bias, &off, e);
+		if (rc == 0)
+			*va -= w->load_bias;
+		else if (rc == -ERR_UNMAPPED || rc == -ERR_TRUNC)
+			rc = 0;
+	}
+	if (rc == 0)
+		err_init(e);   /* either reading is an answer, not a failure */
+	return rc;
 }
 
 static int elfw_read_dynamic(const struct elfw *w, const struct elfw_phdr *ph, struct elfw_dyn *d, struct err *e)
@@ -645,10 +655,9 @@ static int elfw_read_dynamic(const struct elfw *w, const struct elfw_phdr *ph, s
 		else if (tag == ELFW_DT_SYMTAB) d->symtab = val;
 		else if (tag == ELFW_DT_STRSZ) d->strsz = val;
 	}
-	d->hash = elfw_unrelocate(w, d->hash);
-	d->gnu_hash = elfw_unrelocate(w, d->gnu_hash);
-	d->strtab = elfw_unrelocate(w, d->strtab);
-	d->symtab = elfw_unrelocate(w, d->symtab);
+	if ((rc = elfw_unrelocate(w, &d->hash, e)) || (rc = elfw_unrelocate(w, &d->gnu_hash, e)) ||
+	    (rc = elfw_unrelocate(w, &d->strtab, e)) || (rc = elfw_unrelocate(w, &d->symtab, e)))
+		return rc;
 	return 0;
 }
 

@@ -318,11 +318,10 @@ int symz_symbol_va(struct symz *s, const char *file_prefix, const char *name, ui
 		}
 		/* the load bias: the mapping of file offset 0 starts at the link address of offset 0 */
 		for (size_t m = 0; m < s->nmaps; m++) {
-			struct err fe;
-			err_init(&fe);
-			if (s->maps[m].file != f || s->maps[m].offset != 0 || elfw_offset_to_va(f->elf, 0, &head, &fe))
+			if (s->maps[m].file != f || s->maps[m].offset != 0 || elfw_offset_to_va(f->elf, 0, &head, why))
 				continue;
 			*va = s->maps[m].start - head + value;
+			err_init(why);   /* an earlier mapping that did not fit is no failure */
 			return 0;
 		}
 		ERR_SET(why, ERR_CORRUPT, ERR_NO_VA, "%s: no mapping of its first page", f->path);

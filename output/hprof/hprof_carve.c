@@ -352,15 +352,22 @@ static bool statics_read(struct hc *h, const struct model_obj *o, const struct r
 	uint32_t end = 0;
 	struct err why;
 
-	for (uint32_t f = 0; f < ns; f++) {
+	err_init(&why);
+	for (uint32_t f = 0; f < ns && !why.code; f++) {
 		unsigned size = hprof_type_size(field_type(s->v[f].type[0]), HC_ID);
 		if (s->v[f].offset > o->size || size > o->size - s->v[f].offset)
-			return false;
-		if (s->v[f].offset + size > end)
+			ERR_SET(&why, ERR_CORRUPT, o->addr, "static %s at +%u past the Class's %u bytes", s->v[f].name,
+				s->v[f].offset, o->size);
+		else if (s->v[f].offset + size > end)
 			end = s->v[f].offset + size;
 	}
-	err_init(&why);
-	return ns == 0 || read_object(h, model_va(h->m, o), end, &why) == 0;
+	if (ns && !why.code)
+		read_object(h, model_va(h->m, o), end, &why);
+	/* the first damaged class's reason goes to the summary with the count */
+	if (why.code && !h->st->damaged_classes)
+		snprintf(h->st->damaged_why, sizeof(h->st->damaged_why), "class at 0x%llx: %.160s",
+			 (unsigned long long)model_va(h->m, o), why.msg);
+	return !why.code;
 }
 
 static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
@@ -377,9 +384,13 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 
 	/* damage costs only this class: counts HPROF cannot hold, or statics whose bytes do not
 	 * read inside the Class, leave them out of its CLASS_DUMP (counted: damaged_classes) */
-	if (ns > UINT16_MAX || nf + 1 > UINT16_MAX || !statics_read(h, o, s, ns)) {
+	bool statics_ok = ns <= UINT16_MAX && statics_read(h, o, s, ns);
+	if (!statics_ok || nf + 1 > UINT16_MAX) {
+		if (statics_ok && !h->st->damaged_classes)
+			snprintf(h->st->damaged_why, sizeof(h->st->damaged_why), "class at 0x%llx: %u fields",
+				 (unsigned long long)model_va(h->m, o), nf);
 		h->st->damaged_classes++;
-		ns = ns > UINT16_MAX || !statics_read(h, o, s, ns) ? 0 : ns;
+		ns = statics_ok ? ns : 0;
 		nf = nf + 1 > UINT16_MAX ? 0 : nf;
 	}
 	st = xcalloc(ns ? ns : 1, sizeof(*st));

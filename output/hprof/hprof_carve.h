@@ -58,6 +58,7 @@ struct hprof_carve_stats {
 	uint64_t walk_gaps;     /* WalkGap instances (and then one class): hprof_mark.h */
 	uint64_t damaged_classes;  /* CLASS_DUMPs written without their static values (not
 				    * captured, past the Class's size) or fields (past HPROF's counts) */
+	char damaged_why[192];     /* the first one's reason */
 	uint64_t bytes;         /* file size */
 };
 
