@@ -210,7 +210,16 @@ static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r,
 {
 	size_t off = 0;
 	while (rt->dex_count < RT_MAX_DEXES && off < r->data_len) {
-		size_t win = r->data_len - off < IMG_DROP_STEP ? r->data_len - off : IMG_DROP_STEP;
+		uint64_t lo, hi;
+		/* a magic's bytes are not zero: the holes of the file (zero, unread) hold none */
+		if (!img_next_data(rt->img, r->start + off, r->start + r->data_len, &lo, &hi))
+			break;
+		if (lo - r->start > off)
+			off = ((size_t)(lo - r->start) + 3) & ~(size_t)3;   /* magics are 4-aligned */
+		size_t run = (size_t)(hi - r->start);
+		if (off >= run)
+			continue;
+		size_t win = run - off < IMG_DROP_STEP ? run - off : IMG_DROP_STEP;
 		/* a magic starting inside the window is found here, one past it in the next window */
 		size_t end = win + 7 < r->data_len - off ? off + win + 7 : r->data_len;
 		const uint8_t *hit = find_magic(r->data, end, off);
