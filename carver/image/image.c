@@ -475,6 +475,34 @@ bool img_is_hole(const struct image *img, uint64_t va, uint64_t len)
 	return !img_next_data(img, va, end, &lo, &hi);
 }
 
+bool img_zero(const struct image *img, uint64_t va, uint64_t len)
+{
+	uint64_t end, lo, hi;
+
+	if (ck_add64(va, len, &end))
+		end = UINT64_MAX;
+	/* each step checks one data run and moves past it */
+	while (va < end && img_next_data(img, va, end, &lo, &hi)) {
+		const struct img_region *r = img_find(img, lo);
+		const uint8_t *p = r->data + (lo - r->start);
+		size_t n = (size_t)(hi - lo), i = 0;
+		uint64_t acc = 0;
+		for (; i + 8 <= n; i += 8) {
+			uint64_t w;
+			memcpy(&w, p + i, 8);
+			acc |= w;
+			if (acc)
+				return false;
+		}
+		for (; i < n; i++)
+			acc |= p[i];
+		if (acc)
+			return false;
+		va = hi;
+	}
+	return true;
+}
+
 uint64_t img_data_bytes(const struct image *img)
 {
 	uint64_t n = 0, va = 0, lo, hi;

@@ -162,6 +162,9 @@ bool img_peek(const struct image *img, uint64_t va, void *buf, size_t len);
 bool img_next_data(const struct image *img, uint64_t va, uint64_t end, uint64_t *lo, uint64_t *hi);
 /* True when every byte of [va, va + len) is captured and a hole (reads as zero); len 0 is false. */
 bool img_is_hole(const struct image *img, uint64_t va, uint64_t len);
+/* True when no captured byte of [va, va + len) is non-zero, reading only the data runs (the
+ * holes are zero, unread); bytes not captured are not looked at. */
+bool img_zero(const struct image *img, uint64_t va, uint64_t len);
 /* Bytes of the captured regions held as data (img_captured_bytes less the holes). */
 uint64_t img_data_bytes(const struct image *img);
 
