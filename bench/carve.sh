@@ -8,7 +8,14 @@
 # from it), wall time, peak RSS (which counts the pages of
 # the mapped core the run touched) and the anonymous memory carve itself holds (RssAnon, per
 # object).
-#   CARVE_BENCH_MB   object bytes per synthetic image (default 2048)
+# Then pairs: the trimmed and the whole-process core of the same capture (realart14
+# cmc-collections and -full, cc-nodes-nogc and -full: the same heap, the full one adds
+# address space that is nearly all holes), decompressed sparse, heap.hprof alone, best of 3
+# by CPU time: wall and CPU time, minor page faults, peak RSS and full/trimmed ratios, with
+# `cp --sparse=always` (which reads only the data runs) and `cat` (every byte, holes too) over
+# each core as the baseline.  Goal: full within 1.5x of trimmed CPU.
+#   CARVE_BENCH_MB     object bytes per synthetic image (default 2048)
+#   CARVE_BENCH_ONLY   "pairs": only the pair table
 set -eu
 cd "$(dirname "$0")/.."
 mb=${CARVE_BENCH_MB:-2048}
@@ -69,6 +76,61 @@ outputs() {
 	rm -rf "$tmp/base"
 }
 
+# pair_run CORE MAPS: best of 3 (by CPU) heap.hprof-only carves -> "wall cpu minflt rss_kb"
+pair_run() {
+	best=""
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %U %S %R %M' -o "$tmp/p.time" build/artcarve carve "$1" --maps "$2" -o "$tmp/p" \
+			${not_hprof:+--skip "$not_hprof"} >/dev/null
+		cur=$(awk '{ printf "%s %.2f %s %s", $1, $2 + $3, $4, $5 }' "$tmp/p.time")
+		best=$(printf '%s\n%s\n' "$best" "$cur" | awk 'NF == 4' | sort -k2,2n -k1,1n | head -n 1)
+		rm -rf "$tmp/p"
+	done
+	echo "$best"
+}
+
+# pair_core NAME ZST MAPS: one table row for the core
+pair_core() {
+	zstd -q -d -f --sparse "$2" -o "$tmp/$1.core"
+	cat "$tmp/$1.core" >/dev/null                  # same page-cache state for everyone
+	set -- "$@" "$(pair_run "$tmp/$1.core" "$3")"
+	/usr/bin/time -f '%e' -o "$tmp/cp.time" cp --sparse=always "$tmp/$1.core" "$tmp/copy"
+	rm -f "$tmp/copy"
+	/usr/bin/time -f '%e' -o "$tmp/cat.time" cat "$tmp/$1.core" >/dev/null
+	echo "$1 $(stat -c '%s %b %B' "$tmp/$1.core") $4 $(cat "$tmp/cp.time") $(cat "$tmp/cat.time")" >>"$tmp/pairs"
+	rm -f "$tmp/$1.core"
+}
+
+pairs() {
+	: >"$tmp/pairs"
+	for p in cmc-collections cc-nodes-nogc; do
+		d=$shared/corpus/images/realart14
+		[ -f "$d/$p/core.zst" ] && [ -f "$d/$p-full/core.zst" ] || continue
+		pair_core "$p" "$d/$p/core.zst" "$d/$p/maps.txt"
+		pair_core "$p-full" "$d/$p-full/core.zst" "$d/$p-full/maps.txt"
+	done
+	echo "pairs (realart14, heap.hprof alone, best of 3 by CPU; cores decompressed sparse):"
+	awk 'BEGIN {
+		printf "  %-22s %9s %8s %7s %7s %8s %7s %8s %7s %7s\n", "core", "apparent", "on disk", "wall s", "CPU s",
+			"minflt", "RSS MB", "x trim", "cp s", "cat s"
+	} {
+		cpu[NR] = $6
+		ratio = "-"
+		if (NR % 2 == 0)
+			ratio = sprintf("%.2fx", cpu[NR - 1] > 0 ? $6 / cpu[NR - 1] : 0)
+		printf "  %-22s %7.0f MB %5.0f MB %7.2f %7.2f %8d %7.0f %8s %7.2f %7.2f\n", $1, $2 / 1e6, $3 * $4 / 1e6,
+			$5, $6, $7, $8 / 1024, ratio, $9, $10
+	} END {
+		print "  (x trim: CPU of the whole-process core over the trimmed one; goal <= 1.5x.  cp: cp --sparse=always,"
+		print "   which reads the data runs only; cat: every byte, holes included)"
+	}' "$tmp/pairs"
+}
+
+if [ "${CARVE_BENCH_ONLY:-}" = pairs ]; then
+	pairs
+	exit 0
+fi
+
 for d in "$shared"/corpus/images/realart/*/ "$shared"/corpus/images/realart-full/*/; do
 	[ -f "$d/core.zst" ] || continue
 	zstd -q -d -f "$d/core.zst" -o "$tmp/core"
@@ -82,3 +144,4 @@ for ver in 7.1 11; do
 	bench "synthetic $ver ($mb MB of objects)" "$out/core" "$out/maps"
 	rm -rf "$out"
 done
+pairs

@@ -105,13 +105,28 @@ static int for_each_chunk(struct art_runtime *rt, bool images_only, chunk_fn fn,
 				hi = end;
 		}
 		lo = (lo + 7) & ~(uint64_t)7;
-		/* in pieces, each released once scanned: the scan needs every page once, not all at once */
-		for (uint64_t at = lo; at < hi; at += IMG_DROP_STEP) {
-			uint64_t n = hi - at < IMG_DROP_STEP ? hi - at : IMG_DROP_STEP;
-			int rc = fn(rt, at, r->data + (at - r->start), (size_t)n, ctx, e);
-			img_drop(img, at, at + n);
+		/* in pieces, each released once scanned: the scan needs every page once, not all at
+		 * once.  Only the data runs (widened to whole words): a word in a hole of the input
+		 * is zero and matches nothing the callers look for, but a self-reference at address
+		 * 0, so a region there is scanned whole.  Each step moves past one piece. */
+		for (uint64_t at = lo; at < hi;) {
+			uint64_t dlo = at, dhi = hi;
+			if (r->start != 0) {
+				if (!img_next_data(img, at, hi, &dlo, &dhi))
+					break;
+				dlo &= ~(uint64_t)7;
+				dhi = (dhi + 7) & ~(uint64_t)7;   /* below 4 GiB: no wrap */
+				if (dlo < at)
+					dlo = at;
+				if (dhi > hi)
+					dhi = hi;
+			}
+			uint64_t n = dhi - dlo < IMG_DROP_STEP ? dhi - dlo : IMG_DROP_STEP;
+			int rc = fn(rt, dlo, r->data + (dlo - r->start), (size_t)n, ctx, e);
+			img_drop(img, dlo, dlo + n);
 			if (rc)
 				return rc;
+			at = dlo + n;
 		}
 	}
 	return 0;
@@ -230,7 +245,16 @@ static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r,
 {
 	size_t off = 0;
 	while (rt->dex_count < RT_MAX_DEXES && off < r->data_len) {
-		size_t win = r->data_len - off < IMG_DROP_STEP ? r->data_len - off : IMG_DROP_STEP;
+		uint64_t lo, hi;
+		/* a magic's bytes are not zero: the holes of the file (zero, unread) hold none */
+		if (!img_next_data(rt->img, r->start + off, r->start + r->data_len, &lo, &hi))
+			break;
+		if (lo - r->start > off)
+			off = ((size_t)(lo - r->start) + 3) & ~(size_t)3;   /* magics are 4-aligned */
+		size_t run = (size_t)(hi - r->start);
+		if (off >= run)
+			continue;
+		size_t win = run - off < IMG_DROP_STEP ? run - off : IMG_DROP_STEP;
 		/* a magic starting inside the window is found here, one past it in the next window */
 		size_t end = win + 7 < r->data_len - off ? off + win + 7 : r->data_len;
 		const uint8_t *hit = find_magic(r->data, end, off);

@@ -357,6 +357,29 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 	return score;
 }
 
+/* The page-map probe over the n bytes p of region r, leaving its leading and trailing holes
+ * of the input unread: zero bytes are pages not in use, which the probe accepts and does not
+ * count, and a part byte just after a leading hole is refused by either call (the byte
+ * before it is zero).  Holes inside are read.  At most the region's data runs steps. */
+static bool probe_page_map_data(const struct finder *f, const struct img_region *r, const uint8_t *p, size_t n,
+				size_t *used)
+{
+	uint64_t lo, hi, first, last;
+
+	*used = 0;
+	if (!img_next_data(f->img, r->start, r->start + n, &lo, &hi))
+		return true;   /* all hole: no page in use */
+	first = lo - r->start;
+	do
+		last = hi - r->start;
+	while (hi < r->start + n && img_next_data(f->img, hi, r->start + n, &lo, &hi));
+	if (!f->pr->page_map(p + first, (size_t)(last - first), used))
+		return false;
+	if (*used)
+		*used += (size_t)first;
+	return true;
+}
+
 static void pair_page_maps(struct finder *f)
 {
 	for (size_t i = 0; i < f->n; i++) {
@@ -367,7 +390,7 @@ static void pair_page_maps(struct finder *f)
 			continue;
 		if (pm->kind == SPACE_KIND_COUNT && (n % SP_PAGE || pm->begin % SP_PAGE))
 			continue;
-		if (!f->pr->page_map(p, n, &pm->used_pages))
+		if (!probe_page_map_data(f, pm->r, p, n, &pm->used_pages))
 			continue;
 		long best = -1;
 		struct cand *bs = NULL;

@@ -37,6 +37,7 @@ void img_close(struct image *img)
 	for (size_t i = 0; i < img->file_count_; i++)
 		mapfile_close(&img->files_[i]);
 	xfree(img->files_);
+	xfree(img->file_order_);
 	xfree(img->reg_);
 	xfree(img->thr_);
 	arena_release(&img->strings_);
@@ -130,6 +131,23 @@ int img_map_file(struct image *img, const char *path, const uint8_t **data, size
 	rc = mapfile_open(&img->files_[img->file_count_], path, e);
 	if (rc)
 		return rc;
+	if (img->files_[img->file_count_].data) {
+		/* kept in order of the mapped bytes' addresses, for img_file_of's binary search */
+		size_t *o = xreallocarray(img->file_order_, img->file_order_count_ + 1, sizeof(*o));
+		size_t at = img->file_order_count_;
+		const uint8_t *p = img->files_[img->file_count_].data;
+		if (!o) {
+			mapfile_close(&img->files_[img->file_count_]);
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", path);
+		}
+		img->file_order_ = o;
+		while (at > 0 && (uintptr_t)img->files_[o[at - 1]].data > (uintptr_t)p) {
+			o[at] = o[at - 1];
+			at--;
+		}
+		o[at] = img->file_count_;
+		img->file_order_count_++;
+	}
 	*data = img->files_[img->file_count_].data;
 	*len = img->files_[img->file_count_].len;
 	img->file_count_++;
@@ -388,6 +406,116 @@ bool img_peek(const struct image *img, uint64_t va, void *buf, size_t len)
 	return img_copy(img, va, buf, len, &gap);
 }
 
+/* ---- holes ---- */
+
+/* The mapped input file whose bytes hold p, NULL when p is not in one (bytes in memory). */
+static const struct mapfile *img_file_of(const struct image *img, const uint8_t *p)
+{
+	size_t lo = 0, hi = img->file_order_count_;
+	uintptr_t a = (uintptr_t)p;
+
+	while (lo < hi) {   /* the last file whose bytes start at or below p */
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)img->files_[img->file_order_[mid]].data <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct mapfile *f = &img->files_[img->file_order_[lo - 1]];
+	return a - (uintptr_t)f->data < f->len ? f : NULL;
+}
+
+bool img_next_data(const struct image *img, uint64_t va, uint64_t end, uint64_t *lo, uint64_t *hi)
+{
+	for (size_t i = img_lower(img, va); i < img->region_count && img->regions[i].start < end; i++) {
+		const struct img_region *r = &img->regions[i];
+		uint64_t a = va > r->start ? va - r->start : 0;   /* offsets in the region */
+		uint64_t b = end - r->start < r->data_len ? end - r->start : r->data_len;
+		const struct mapfile *f;
+		uint64_t base, d, de;
+
+		if (!r->data || a >= b)
+			continue;
+		f = img_file_of(img, r->data);
+		if (!f) {
+			*lo = r->start + a;
+			*hi = r->start + b;
+			return true;
+		}
+		base = (uint64_t)(r->data - f->data);   /* the region's bytes in the file */
+		if (r->data_len > f->len - base)        /* cannot happen: loaders map inside a file */
+			b = f->len - base < a ? a : f->len - base;
+		d = mapfile_next_data(f, base + a, base + b, &de);
+		if (d >= base + b)
+			continue;
+		*lo = r->start + (d - base);
+		*hi = r->start + (de - base);
+		return true;
+	}
+	return false;
+}
+
+bool img_is_hole(const struct image *img, uint64_t va, uint64_t len)
+{
+	uint64_t end, at = va, lo, hi;
+
+	if (len == 0 || ck_add64(va, len, &end))
+		return false;
+	/* every byte captured: regions abut without gaps, each captured to its end but the last */
+	while (at < end) {
+		const struct img_region *r = img_find(img, at);
+		if (!r || at - r->start >= r->data_len)
+			return false;
+		at = r->start + r->data_len;
+		if (at < end && at < r->end)
+			return false;
+	}
+	return !img_next_data(img, va, end, &lo, &hi);
+}
+
+bool img_zero(const struct image *img, uint64_t va, uint64_t len)
+{
+	uint64_t end, lo, hi;
+
+	if (ck_add64(va, len, &end))
+		end = UINT64_MAX;
+	/* each step checks one data run and moves past it */
+	while (va < end && img_next_data(img, va, end, &lo, &hi)) {
+		const struct img_region *r = img_find(img, lo);
+		const uint8_t *p = r->data + (lo - r->start);
+		size_t n = (size_t)(hi - lo), i = 0;
+		uint64_t acc = 0;
+		for (; i + 8 <= n; i += 8) {
+			uint64_t w;
+			memcpy(&w, p + i, 8);
+			acc |= w;
+			if (acc)
+				return false;
+		}
+		for (; i < n; i++)
+			acc |= p[i];
+		if (acc)
+			return false;
+		va = hi;
+	}
+	return true;
+}
+
+uint64_t img_data_bytes(const struct image *img)
+{
+	uint64_t n = 0, va = 0, lo, hi;
+
+	/* each run found moves past it: bounded by the runs of the files and the regions */
+	while (img->region_count && img_next_data(img, va, UINT64_MAX, &lo, &hi)) {
+		n += hi - lo;
+		va = hi;
+	}
+	return n;
+}
+
+/* Sum of data_len over all regions, and of (end - start). */
 uint64_t img_captured_bytes(const struct image *img)
 {
 	uint64_t n = 0;

@@ -74,6 +74,8 @@ struct image {
 	size_t reg_cap_;
 	struct mapfile *files_;    /* every mapped input file */
 	size_t file_count_, file_cap_;
+	size_t *file_order_;       /* indexes of the mapped files_ with bytes, by address of their bytes */
+	size_t file_order_count_;
 	struct arena strings_;     /* names and the path */
 	size_t hint_;              /* img_find's last hit (a cache) */
 	bool sorted_;
@@ -146,6 +148,25 @@ int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct
 /* The same for probes that ask "is this X?" (libyal's 0 = "not this"): true when every byte
  * is captured; bytes that are not are an answer, not an error, so no error is made. */
 bool img_peek(const struct image *img, uint64_t va, void *buf, size_t len);
+
+/* Holes: a captured byte that its input file holds in a hole (a range the file system never
+ * stored, found with lseek SEEK_DATA / SEEK_HOLE when the file is opened) is zero, known
+ * without reading it: a view or read of it gives zeros, but a scan for content can skip it
+ * untouched (no page fault).  Bytes held in memory (img_add_region_mem) and files on a file
+ * system that cannot tell count as data.
+ *
+ * img_next_data: the first run [*lo, *hi) of captured bytes inside [va, end) that lie in ONE
+ * region and may be non-zero (data in their file), va <= *lo < *hi <= end; every byte of
+ * [va, *lo) is uncaptured, unmapped or a hole.  False when there is none.  At most
+ * region_count steps. */
+bool img_next_data(const struct image *img, uint64_t va, uint64_t end, uint64_t *lo, uint64_t *hi);
+/* True when every byte of [va, va + len) is captured and a hole (reads as zero); len 0 is false. */
+bool img_is_hole(const struct image *img, uint64_t va, uint64_t len);
+/* True when no captured byte of [va, va + len) is non-zero, reading only the data runs (the
+ * holes are zero, unread); bytes not captured are not looked at. */
+bool img_zero(const struct image *img, uint64_t va, uint64_t len);
+/* Bytes of the captured regions held as data (img_captured_bytes less the holes). */
+uint64_t img_data_bytes(const struct image *img);
 
 /* Sum of data_len over all regions, and of (end - start). */
 uint64_t img_captured_bytes(const struct image *img);

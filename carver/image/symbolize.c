@@ -171,6 +171,25 @@ int symz_add_map(struct symz *s, const char *path, uint64_t start, uint64_t end,
 	return symz_insert_map(s, &m, e);
 }
 
+/* Zeroes what the regions of f's file before region `before` copied into [lo, hi) of the
+ * file: a hole of a later region overwrites them, as its copy would.  Bounded by region_count. */
+static void symz_zero_earlier(struct symz_file *f, const struct image *img, size_t before, uint64_t lo,
+			      uint64_t hi)
+{
+	for (size_t j = 0; j < before; j++) {
+		const struct img_region *b = &img->regions[j];
+		uint64_t a = b->file_offset, z = b->file_offset + b->data_len;
+		if (!b->data || strcmp(b->name, f->path))
+			continue;
+		if (a < lo)
+			a = lo;
+		if (z > hi)
+			z = hi;
+		if (a < z)
+			memset(f->owned + a, 0, (size_t)(z - a));
+	}
+}
+
 /* The file's bytes rebuilt from the image: each captured region of it is copied to its file
  * offset.  Leaves f alone when the region at offset 0 is not captured or holds no ELF. */
 static int symz_rebuild(struct symz_file *f, const struct image *img, struct err *e)
@@ -197,8 +216,21 @@ static int symz_rebuild(struct symz_file *f, const struct image *img, struct err
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory rebuilding it from the image", f->path);
 	for (size_t i = 0; i < img->region_count; i++) {
 		const struct img_region *r = &img->regions[i];
-		if (r->data && !strcmp(r->name, f->path))
-			memcpy(f->owned + r->file_offset, r->data, r->data_len);
+		uint64_t lo, hi, va = r->start, end = r->start + r->data_len;
+		if (!r->data || strcmp(r->name, f->path))
+			continue;
+		/* the copy starts zero: the holes of the input (zero) are not read, only zeroed where
+		 * an earlier region of the file wrote; each step copies one data run and moves past it */
+		while (va < end) {
+			bool run = img_next_data(img, va, end, &lo, &hi);
+			if (!run)
+				lo = hi = end;
+			symz_zero_earlier(f, img, i, r->file_offset + (va - r->start), r->file_offset + (lo - r->start));
+			if (!run)
+				break;
+			memcpy(f->owned + r->file_offset + (lo - r->start), r->data + (lo - r->start), (size_t)(hi - lo));
+			va = hi;
+		}
 	}
 	elfw_drop_unmapped_sections(f->owned, (size_t)size);
 	f->bytes = f->owned;

@@ -192,7 +192,7 @@ static uint64_t captured_end(const struct image *img, uint64_t begin, uint64_t e
 		if (!p || !avail)
 			break;
 		uint64_t n = end - va < avail ? end - va : avail;
-		if (!wk_zero(p, (size_t)n))
+		if (!img_zero(img, va, n))   /* the holes of the input are not read */
 			last = va + n;
 		va += n;
 	}

@@ -58,14 +58,19 @@ const char *walk_ev_source_name(enum walk_ev_source s)
 	return (unsigned)s < WALK_EV_COUNT ? ev_names[s] : "unknown";
 }
 
-static uint64_t popcount_bytes(const uint8_t *p, size_t n)
+/* Set bits of the n bytes p captured at va: only the data runs are read (holes are zero). */
+static uint64_t popcount_bytes(const struct image *img, uint64_t va, const uint8_t *p, size_t n)
 {
-	uint64_t c = 0;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		c += (uint64_t)__builtin_popcountll(wk_u64(p + i));
-	for (; i < n; i++)
-		c += (uint64_t)__builtin_popcount(p[i]);
+	uint64_t c = 0, lo, hi, at = va;
+	/* each step counts one data run and moves past it */
+	while (at < va + n && img_next_data(img, at, va + n, &lo, &hi)) {
+		size_t i = (size_t)(lo - va), e = (size_t)(hi - va);
+		for (; i + 8 <= e; i += 8)
+			c += (uint64_t)__builtin_popcountll(wk_u64(p + i));
+		for (; i < e; i++)
+			c += (uint64_t)__builtin_popcount(p[i]);
+		at = hi;
+	}
 	return c;
 }
 
@@ -181,37 +186,53 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Appends stack entry v (not zero) or counts it bad. */
+static int add_entry(struct walk_evidence *ev, uint64_t v, size_t *cap, struct walk_ev_report *rep, uint64_t *bad,
+		     struct err *e)
+{
+	if (v > UINT32_MAX || (v & 7)) {
+		(*bad)++;
+		return 0;
+	}
+	if (ev->nstack == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		uint32_t *s = xreallocarray(ev->stack, nc, sizeof(*s));
+		if (!s)
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory reading the allocation stack");
+		ev->stack = s;
+		*cap = nc;
+	}
+	ev->stack[ev->nstack++] = (uint32_t)v;
+	rep->entries++;
+	return 0;
+}
+
 /* Appends the non-zero entries of one stack mapping. */
 static int add_stack(struct walk_evidence *ev, const struct art_space *m, unsigned width, size_t *cap,
 		     struct walk_ev_report *rep, struct anomaly_sink *sink, struct err *e)
 {
 	size_t n;
 	const uint8_t *p = wk_at(ev->rt->img, m->begin, &n);
-	uint64_t bad = 0;
+	uint64_t bad = 0, lo, hi;
 	if (!p)
 		return 0;
 	if (n > m->end - m->begin)
 		n = (size_t)(m->end - m->begin);
 	rep->present = true;
 	rep->mappings++;
-	for (size_t i = 0; i + width <= n; i += width) {
-		uint64_t v = width == 8 ? wk_u64(p + i) : wk_u32(p + i);
-		if (!v)
-			continue;
-		if (v > UINT32_MAX || (v & 7)) {
-			bad++;
-			continue;
+	/* entries in the holes of the input are zero: only the data runs are read, each step
+	 * reads one run (rounded out to whole entries) and moves past it */
+	size_t i = 0, stop = n - n % width;
+	while (i < stop && img_next_data(ev->rt->img, m->begin + i, m->begin + stop, &lo, &hi)) {
+		size_t from = (size_t)(lo - m->begin) / width * width;
+		size_t to = ((size_t)(hi - m->begin) + width - 1) / width * width;
+		i = to;
+		for (size_t at = from; at < to; at += width) {
+			uint64_t v = width == 8 ? wk_u64(p + at) : wk_u32(p + at);
+			int rc = v ? add_entry(ev, v, cap, rep, &bad, e) : 0;
+			if (rc)
+				return rc;
 		}
-		if (ev->nstack == *cap) {
-			size_t nc = *cap ? *cap * 2 : 4096;
-			uint32_t *s = xreallocarray(ev->stack, nc, sizeof(*s));
-			if (!s)
-				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory reading the allocation stack");
-			ev->stack = s;
-			*cap = nc;
-		}
-		ev->stack[ev->nstack++] = (uint32_t)v;
-		rep->entries++;
 	}
 	if (bad)
 		anomaly_add(sink, ANOM_EVIDENCE, ERR_CORRUPT, m->begin, m->name,
@@ -267,8 +288,13 @@ static void read_cards(struct walk_evidence *ev)
 			n = (size_t)(m->end - m->begin);
 		rep->present = true;
 		rep->mappings++;
-		for (size_t j = 0; j < n; j++)
-			rep->entries += p[j] == CARD_DIRTY;
+		/* a dirty card is not zero: only the data runs are read, one a step */
+		uint64_t lo, hi, at = m->begin;
+		while (at < m->begin + n && img_next_data(ev->rt->img, at, m->begin + n, &lo, &hi)) {
+			for (size_t j = (size_t)(lo - m->begin); j < (size_t)(hi - m->begin); j++)
+				rep->entries += p[j] == CARD_DIRTY;
+			at = hi;
+		}
 	}
 }
 
@@ -291,7 +317,7 @@ static int read_bitmaps(struct walk_evidence *ev, struct err *e)
 		b->map = m;
 		b->bits = p;
 		b->len = len < m->end - m->begin ? len : (size_t)(m->end - m->begin);
-		b->set = popcount_bytes(b->bits, b->len);
+		b->set = popcount_bytes(ev->rt->img, m->begin, b->bits, b->len);
 		struct walk_ev_report *rep = &ev->rep[is_los_bitmap(m->name) ? WALK_EV_LOS_BITMAP : WALK_EV_LIVE_BITMAP];
 		rep->present = true;
 		rep->mappings++;
@@ -377,7 +403,7 @@ int walk_evidence_marked(struct walk_evidence *ev, const struct art_space *s, ui
 		hi = b->len;
 	if (lo >= hi)
 		return -1;
-	return wk_zero(b->bits + lo, (size_t)(hi - lo)) ? 0 : 1;
+	return img_zero(ev->rt->img, b->map->begin + lo, hi - lo) ? 0 : 1;   /* holes unread */
 }
 
 uint64_t walk_evidence_next_live(struct walk_evidence *ev, const struct art_space *s, uint64_t from, uint64_t limit)
@@ -391,7 +417,17 @@ uint64_t walk_evidence_next_live(struct walk_evidence *ev, const struct art_spac
 	if (end > (uint64_t)b->len * 8)
 		end = (uint64_t)b->len * 8;
 	ev->rep[WALK_EV_LIVE_BITMAP].used = true;
+	uint64_t bva = b->map->begin, run_end = 0;   /* the bitmap's bytes from run_end on: not looked up */
 	while (bit < end) {
+		if (bit / 8 >= run_end) {   /* holes of the input hold no set bit: passed over unread */
+			uint64_t lo, hi;
+			if (!img_next_data(ev->rt->img, bva + bit / 8, bva + (end + 7) / 8, &lo, &hi))
+				return limit;
+			run_end = hi - bva;
+			if ((lo - bva) * 8 > bit)
+				bit = (lo - bva) * 8;
+			continue;
+		}
 		/* a byte at a time until aligned, then whole zero words are passed over */
 		if (bit % 64 == 0 && bit + 64 <= end && wk_u64(b->bits + bit / 8) == 0) {
 			bit += 64;

@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "carver/base/mapfile.h"
+#include "carver/base/xalloc.h"
 #include "carver/image/image.h"
 #include "carver/image/image_int.h"
 #include "carver/image/maps.h"
@@ -786,6 +789,112 @@ static void test_drop(void)
 	img_close(&img);
 }
 
+/* A sparse file: [0, 64 KiB) data, a hole to 2 MiB, 4 KiB of data, a hole to 3 MiB, 4 KiB of
+ * zeros written (data, not a hole), a hole to the end at 4 MiB. */
+enum { HOLE_D1 = 64 << 10, HOLE_D2 = 2 << 20, HOLE_Z = 3 << 20, HOLE_SIZE = 4 << 20, HOLE_VA = 0x10000000 };
+
+static void test_holes(void)
+{
+	const char *dir = new_dir("holes");
+	static uint8_t data[HOLE_D1], zero[4096], back[8192];
+	struct mapfile_extent *v = NULL;
+	struct mapfile m;
+	struct image img;
+	struct cursor whole;
+	struct err e;
+	char path[512];
+	size_t n = 0;
+	uint64_t lo = 0, hi = 0, re = 0;
+	int fd;
+
+	T_SECTION("holes: SEEK_DATA / SEEK_HOLE runs, the all-data fallback, img_next_data, img_is_hole, img_zero");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 5 + 1);
+	snprintf(path, sizeof(path), "%s/sparse.bin", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	T_CHECK(fd >= 0, "create %s", path);
+	if (fd < 0)
+		return;
+	T_EQ_I(ftruncate(fd, HOLE_SIZE), 0);
+	T_EQ_I(pwrite(fd, data, HOLE_D1, 0), HOLE_D1);
+	T_EQ_I(pwrite(fd, data, 4096, HOLE_D2), 4096);
+	T_EQ_I(pwrite(fd, zero, 4096, HOLE_Z), 4096);
+	T_EQ_I(fsync(fd), 0);
+	err_init(&e);
+
+	/* the fallback (a file system without SEEK_DATA): one run, the whole file */
+	T_EQ_I(mapfile_find_extents(fd, HOLE_SIZE, false, &v, &n, &e), 0);
+	T_EQ_U(n, 1);
+	if (n == 1) {
+		T_EQ_U(v[0].off, 0);
+		T_EQ_U(v[0].end, HOLE_SIZE);
+	}
+	xfree(v);
+	T_EQ_I(mapfile_find_extents(fd, 0, true, &v, &n, &e), 0);
+	T_CHECK(n == 0 && v == NULL, "an empty file has no run (%zu)", n);
+	T_EQ_I(mapfile_find_extents(fd, HOLE_SIZE, true, &v, &n, &e), 0);
+	bool seeks = n > 1;   /* tmpfs and ext4 tell; a file system that cannot gives one run */
+	printf("  %s: %zu data runs\n", path, n);
+	if (seeks) {
+		T_EQ_U(n, 3);
+		T_CHECK(n >= 3 && v[0].off == 0 && v[0].end == HOLE_D1 && v[1].off == HOLE_D2 && v[1].end == HOLE_D2 + 4096 &&
+			v[2].off == HOLE_Z && v[2].end == HOLE_Z + 4096, "runs [0,64K) [2M,2M+4K) [3M,3M+4K)");
+	}
+	xfree(v);
+	close(fd);
+
+	T_EQ_I(mapfile_open(&m, path, &e), 0);
+	T_EQ_U(mapfile_next_data(&m, 0, HOLE_SIZE, &re), 0);
+	T_EQ_U(re, seeks ? HOLE_D1 : HOLE_SIZE);
+	if (seeks) {
+		T_EQ_U(mapfile_next_data(&m, HOLE_D1, HOLE_SIZE, &re), HOLE_D2);
+		T_EQ_U(re, HOLE_D2 + 4096);
+		T_EQ_U(mapfile_next_data(&m, HOLE_D1, HOLE_D2, &re), HOLE_D2);   /* none below end: end */
+		T_EQ_U(mapfile_next_data(&m, HOLE_D2 + 100, HOLE_D2 + 200, &re), HOLE_D2 + 100);
+		T_EQ_U(re, HOLE_D2 + 200);   /* capped at end */
+		T_EQ_U(mapfile_next_data(&m, HOLE_Z + 4096, HOLE_SIZE, &re), HOLE_SIZE);
+	}
+	T_EQ_U(mapfile_next_data(&m, 5, 5, &re), 5);
+	mapfile_close(&m);
+
+	img_init_empty(&img, "holes");
+	T_EQ_I(img_add_file(&img, path, HOLE_VA, IMG_PROT_R, "sparse", &whole, &e), 0);
+	T_EQ_I(img_add_region_mem(&img, HOLE_VA + 0x1000000, zero, sizeof(zero), IMG_PROT_R, "mem", &e), 0);
+	T_CHECK(img_next_data(&img, 0, UINT64_MAX, &lo, &hi), "data in the image");
+	T_EQ_U(lo, HOLE_VA);
+	T_EQ_U(hi, HOLE_VA + (seeks ? HOLE_D1 : HOLE_SIZE));
+	if (seeks) {
+		T_CHECK(img_next_data(&img, HOLE_VA + 100, UINT64_MAX, &lo, &hi), "the first run, from inside");
+		T_EQ_U(lo, HOLE_VA + 100);
+		T_CHECK(img_next_data(&img, HOLE_VA + HOLE_D1, UINT64_MAX, &lo, &hi), "the second run");
+		T_EQ_U(lo, HOLE_VA + HOLE_D2);
+		T_EQ_U(hi, HOLE_VA + HOLE_D2 + 4096);
+		T_CHECK(!img_next_data(&img, HOLE_VA + HOLE_D1, HOLE_VA + HOLE_D2, &lo, &hi), "none in the hole");
+		T_CHECK(img_next_data(&img, HOLE_VA + HOLE_Z + 4096, UINT64_MAX, &lo, &hi), "past the file: memory");
+		T_EQ_U(lo, HOLE_VA + 0x1000000);   /* bytes in memory count as data */
+		T_EQ_U(hi, HOLE_VA + 0x1000000 + sizeof(zero));
+		T_CHECK(img_is_hole(&img, HOLE_VA + HOLE_D1, HOLE_D2 - HOLE_D1), "the first hole");
+		T_CHECK(img_is_hole(&img, HOLE_VA + HOLE_Z + 4096, HOLE_SIZE - HOLE_Z - 4096), "the tail hole");
+		T_CHECK(!img_is_hole(&img, HOLE_VA + HOLE_Z, 4096), "zeros written are data, not a hole");
+		T_EQ_U(img_data_bytes(&img), HOLE_D1 + 4096 + 4096 + sizeof(zero));
+	} else {
+		T_EQ_U(img_data_bytes(&img), HOLE_SIZE + sizeof(zero));
+	}
+	T_CHECK(!img_is_hole(&img, HOLE_VA + HOLE_D1 - 1, 2), "a byte of data");
+	T_CHECK(!img_is_hole(&img, HOLE_VA + HOLE_SIZE - 1, 2), "past the capture");
+	T_CHECK(!img_is_hole(&img, HOLE_VA, 0), "len 0");
+	T_CHECK(!img_is_hole(&img, UINT64_MAX, 2), "wraps");
+	T_CHECK(!img_next_data(&img, HOLE_VA + 0x2000000, UINT64_MAX, &lo, &hi), "nothing past the last region");
+	T_CHECK(img_zero(&img, HOLE_VA + HOLE_D2 + 4096, 0x2000000), "holes, zeros written and gaps are zero");
+	T_CHECK(img_zero(&img, HOLE_VA + HOLE_D1, HOLE_D2 - HOLE_D1), "a hole is zero");
+	T_CHECK(!img_zero(&img, HOLE_VA + HOLE_D1 - 8, 16), "data is not");
+	T_CHECK(!img_zero(&img, HOLE_VA + HOLE_D2 - 4, 8), "data after a hole is not");
+	/* a hole reads as zeros through every reader */
+	T_EQ_I(img_read(&img, HOLE_VA + HOLE_D2 - 4096, back, sizeof(back), &e), 0);
+	T_CHECK(!memcmp(back, zero, 4096) && !memcmp(back + 4096, data, 4096), "hole then data read back");
+	img_close(&img);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -805,6 +914,7 @@ int main(void)
 	test_containers();
 	test_names();
 	test_drop();
+	test_holes();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	if (system(cmd) != 0)
 		printf("could not remove %s\n", scratch);

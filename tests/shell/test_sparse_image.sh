@@ -1,0 +1,57 @@
+#!/bin/sh
+# test_sparse_image.sh - holes cost nothing and change nothing (issue 24): the image layer
+# finds the data runs of its input files with SEEK_DATA / SEEK_HOLE and the content scans
+# skip the holes, which must not change a byte of what is carved.
+#  1. realart14 cmc-collections-full (2.3 GB apparent, mostly holes) decompressed sparse
+#     (zstd --sparse) and dense (--no-sparse): heap.hprof and objects.jsonl identical.
+#  2. the Android 14 CMC sample rewritten as a maps-dir (build/tools/img_split, sparse region
+#     files), then the same with a 4 GiB region between its heap mappings whose file is one
+#     hole (truncate): heap.hprof and objects.jsonl identical, `info` lists the region.
+# Times are not checked here (bench/carve.sh prints them).
+. "$(dirname "$0")/lib.sh"
+t_need zstd truncate || { t_done; exit; }
+SPLIT=$PWD/build/tools/img_split
+C=$CORPUS/images/realart14/cmc-collections-full
+
+# apparent and allocated size of a file, for the log
+sizes() { echo "$(stat -c %s "$1") bytes apparent, $(( $(stat -c '%b * %B' "$1") )) allocated"; }
+
+if t_corpus "$C/core.zst"; then
+	zstd -q -d -f --sparse "$C/core.zst" -o "$TMP/sparse.core" &&
+		zstd -q -d -f --no-sparse "$C/core.zst" -o "$TMP/dense.core" || t_fail "cmc-collections-full: cannot decompress"
+	echo "# sparse core: $(sizes "$TMP/sparse.core"); dense core: $(sizes "$TMP/dense.core")"
+	for k in sparse dense; do
+		"$ART" carve "$TMP/$k.core" --maps "$C/maps.txt" -q -o "$TMP/out-$k" --skip bmd,report,db,strings \
+			>/dev/null 2>"$TMP/err-$k" || t_fail "cmc-collections-full $k: carve failed: $(head -c 300 "$TMP/err-$k")"
+	done
+	rm -f "$TMP/dense.core"
+	echo "# comparing out-sparse/heap.hprof ($(wc -c <"$TMP/out-sparse/heap.hprof") bytes) with out-dense/heap.hprof"
+	t_same "cmc-collections-full sparse heap.hprof" "$TMP/out-sparse/heap.hprof" "$TMP/out-dense/heap.hprof"
+	t_same "cmc-collections-full sparse objects.jsonl" "$TMP/out-sparse/objects.jsonl" "$TMP/out-dense/objects.jsonl"
+	rm -rf "$TMP/sparse.core" "$TMP/out-sparse" "$TMP/out-dense"
+fi
+
+# 2. a 4 GiB hole in a synthetic image
+S=$PWD/samples/android14-64bit-cmc
+if [ ! -x "$SPLIT" ]; then
+	t_fail "build/tools/img_split not built (make all)"
+else
+	"$SPLIT" "$S/core" "$S/maps" maps-dir "$TMP/md" || t_fail "img_split maps-dir"
+	cp -r "$TMP/md" "$TMP/md-hole"
+	hole=7000000000-7100000000    # between the non-moving space and the native heap: unused
+	{ cat "$S/maps"; echo "$hole rw-p 00000000 00:00 0"; } | sort >"$TMP/md-hole/maps"
+	truncate -s 4G "$TMP/md-hole/$hole.bin"
+	echo "# $hole.bin: $(sizes "$TMP/md-hole/$hole.bin")"
+	for k in md md-hole; do
+		"$ART" carve "$TMP/$k" --include residue -q -o "$TMP/out-$k" --skip bmd,report,db,strings \
+			>/dev/null 2>"$TMP/err-$k" || t_fail "$k: carve failed: $(head -c 300 "$TMP/err-$k")"
+	done
+	regions() { "$ART" info "$1" 2>/dev/null | grep -c "$2" || true; }
+	n=$(regions "$TMP/md-hole" 7000000000)
+	echo "# info lists the 4 GiB region on $n line(s)"
+	t_check "the 4 GiB hole region is loaded" [ "$n" -ge 1 ]
+	echo "# comparing out-md-hole/heap.hprof ($(wc -c <"$TMP/out-md-hole/heap.hprof") bytes) with out-md/heap.hprof"
+	t_same "4 GiB hole: heap.hprof" "$TMP/out-md-hole/heap.hprof" "$TMP/out-md/heap.hprof"
+	t_same "4 GiB hole: objects.jsonl" "$TMP/out-md-hole/objects.jsonl" "$TMP/out-md/objects.jsonl"
+fi
+t_done
