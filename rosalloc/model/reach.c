@@ -293,6 +293,10 @@ static int native_roots(const struct model *m, struct reach *r, struct nroots *n
 			continue;   /* jni_roots says what it found */
 		s->present = n->present[p];
 		s->detail = n->detail[p];
+		if (n->detail[p] == n->not_found) {   /* n lives on reach_run's stack */
+			snprintf(r->native_missing, sizeof(r->native_missing), "%s", n->not_found);
+			s->detail = r->native_missing;
+		}
 		for (size_t i = 0; i < n->count[p]; i++) {
 			s->words++;
 			size_t j = model_find(m, n->refs[p][i].obj);

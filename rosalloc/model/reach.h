@@ -71,6 +71,8 @@ struct reach {
 	struct reach_source_info source[REACH_SOURCE_COUNT];
 	uint64_t reachable[MODEL_ALLOC_COUNT], unreachable[MODEL_ALLOC_COUNT];
 	uint64_t edges;             /* references followed */
+	char native_missing[600];   /* why the runtime's native roots were not read (a source's
+				     * detail may point here: nroots' own text does not outlive it) */
 };
 
 /* Finds the roots and sets every object's reach state.  Returns 0 or -ERR_NOMEM; damaged
