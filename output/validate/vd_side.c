@@ -48,7 +48,7 @@ void vd_names_release(struct vd_names *t)
 
 static uint32_t names_hash(const char *s, size_t len)
 {
-	return (uint32_t)(vd_fnv(VD_FNV_INIT, (const uint8_t *)s, len) >> 17);
+	return (uint32_t)(hash_fnv1a64_more(HASH_FNV1A64_INIT, (const uint8_t *)s, len) >> 17);
 }
 
 uint32_t vd_names_find(const struct vd_names *t, const char *s, size_t len)
