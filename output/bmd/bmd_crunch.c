@@ -394,16 +394,10 @@ bool bmd_keep_string(const uint8_t *s, size_t n, const struct bmd_crunch_opts *o
 static int cr_mark_kept(struct cr *c, uint32_t mapped, struct err *e)
 {
 	if (mapped >= c->kept_cap) {
-		size_t cap = c->kept_cap ? c->kept_cap : 4096;
-		uint8_t *k;
-		while (cap <= mapped)
-			cap *= 2;
-		k = xrealloc(c->kept, cap);
-		if (!k)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string flags", cap);
-		memset(k + c->kept_cap, 0, cap - c->kept_cap);
-		c->kept = k;
-		c->kept_cap = cap;
+		size_t old_cap = c->kept_cap;
+		if (XALLOC_GROW(c->kept, c->kept_cap, (size_t)mapped + 1, 4096))
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string flags", (size_t)mapped + 1);
+		memset(c->kept + old_cap, 0, c->kept_cap - old_cap);
 	}
 	c->kept[mapped] = 1;
 	return 0;
