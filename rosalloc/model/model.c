@@ -429,10 +429,10 @@ static size_t ix_find(const struct model *m, uint64_t addr)
  * "is this a Class?" checks). */
 static bool peek32(const struct model *m, uint64_t va, uint32_t *v)
 {
-	struct cursor c;
-	if (img_view(m->rt->img, va, 4, &c, NULL))
+	const struct img_region *r = img_find(m->rt->img, va);
+	if (!r || !r->data || va - r->start > r->data_len || r->data_len - (va - r->start) < 4)
 		return false;
-	*v = ld_u32le(c.base);
+	*v = ld_u32le(r->data + (va - r->start));
 	return true;
 }
 
@@ -569,8 +569,12 @@ static int obj_u32(const struct model *m, const struct model_obj *o, const struc
 /* A cursor over the object's bytes when one region holds them all, else an empty one. */
 static void object_view(const struct model *m, const struct model_obj *o, struct cursor *view)
 {
-	if (img_view(m->rt->img, model_va(m, o), o->size, view, NULL))
-		memset(view, 0, sizeof(*view));
+	uint64_t va = model_va(m, o);
+	const struct img_region *r = img_find(m->rt->img, va);
+	uint64_t off = r ? va - r->start : 0;
+	memset(view, 0, sizeof(*view));
+	if (r && r->data && off <= r->data_len && r->data_len - off >= o->size)
+		cur_init(view, r->data + off, o->size, va);
 }
 
 /* The reference offsets of an object, in the one order both readers (model_each_ref and

@@ -394,6 +394,16 @@ static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 
 /* ---- dex cache strings (edges, not roots) ---- */
 
+/* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
+ * normal case for native memory in a trimmed image: not an anomaly). */
+static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_t n)
+{
+	const struct img_region *r = img_find(img, va);
+	if (!r || !r->data || va - r->start > r->data_len || n > r->data_len - (va - r->start))
+		return NULL;
+	return r->data + (va - r->start);
+}
+
 /* One native string array of a DexCache: n entries of `stride` bytes, the reference in the
  * entry's first 4 bytes. */
 struct dc_array {
@@ -401,14 +411,12 @@ struct dc_array {
 	size_t n, stride;
 };
 
-/* The array at va if all of it is captured in one region (native memory that is not is the
- * normal case in a trimmed image: not an anomaly): pairs (stride 8) must keep the invariant. */
+/* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
 static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t stride, struct dc_array *out)
 {
-	struct cursor c;
-	if (!n || img_view(m->rt->img, va, n * stride, &c, NULL))
+	const uint8_t *a = captured_bytes(m->rt->img, va, n * stride);
+	if (!a || !n)
 		return false;
-	const uint8_t *a = c.base;
 	for (size_t i = 0; stride == 8 && i < n; i++)
 		if (ld_u32le(a + 8 * i) && ld_u32le(a + 8 * i + 4) % n != i)
 			return false;
