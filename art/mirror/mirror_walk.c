@@ -32,14 +32,8 @@ const char *mw_kind_name(enum mw_kind k) { return (unsigned)k < MW_KIND_COUNT ? 
 
 static int push_u32(uint32_t **arr, size_t *n, size_t *cap, uint32_t v, struct err *e)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		uint32_t *p = xreallocarray(*arr, nc, sizeof(*p));
-		if (!p)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "mirror walk: no memory for %zu entries", nc);
-		*arr = p;
-		*cap = nc;
-	}
+	if (xalloc_grow(arr, cap, *n + 1, sizeof(**arr), 256))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "mirror walk: no memory for %zu entries", *n + 1);
 	(*arr)[(*n)++] = v;
 	return 0;
 }

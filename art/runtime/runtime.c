@@ -356,14 +356,8 @@ static int collect_self(struct art_runtime *rt, uint64_t va, const uint8_t *p, s
 	for (size_t off = 0; off + 8 <= n && s->n < RT_MAX_SELF; off += 8) {
 		if (ld_u32le(p + off) != (uint32_t)(va + off))
 			continue;
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 16;
-			uint64_t *v = xreallocarray(s->v, cap, sizeof(*v));
-			if (!v)
-				return rt_nomem(e);
-			s->v = v;
-			s->cap = cap;
-		}
+		if (XALLOC_GROW(s->v, s->cap, s->n + 1, 16))
+			return rt_nomem(e);
 		s->v[s->n++] = va + off;
 	}
 	return 0;

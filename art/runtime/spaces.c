@@ -231,14 +231,8 @@ static const char *keepf(struct finder *f, const char *fmt, ...)
 
 static struct cand *add_cand(struct finder *f)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 32;
-		struct cand *c = xreallocarray(f->c, cap, sizeof(*c));
-		if (!c)
-			return NULL;
-		f->c = c;
-		f->cap = cap;
-	}
+	if (XALLOC_GROW(f->c, f->cap, f->n + 1, 32))
+		return NULL;
 	memset(&f->c[f->n], 0, sizeof(f->c[0]));
 	return &f->c[f->n++];
 }
@@ -567,14 +561,8 @@ static void image_objects_end(const struct finder *f, struct cand *c)
 static int emit(struct finder *f, const struct cand *c)
 {
 	struct art_spaces *s = f->out;
-	if (s->count == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-		struct art_space *v = xreallocarray(s->v, cap, sizeof(*v));
-		if (!v)
-			return nomem(f->e);
-		s->v = v;
-		s->cap = cap;
-	}
+	if (XALLOC_GROW(s->v, s->cap, s->count + 1, 32))
+		return nomem(f->e);
 	struct art_space *o = &s->v[s->count++];
 	memset(o, 0, sizeof(*o));
 	o->kind = c->kind;

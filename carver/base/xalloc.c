@@ -2,8 +2,10 @@
 #include "carver/base/xalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "carver/base/ck.h"
+#include "carver/base/err.h"
 
 static unsigned long xalloc_countdown, xalloc_count;
 
@@ -58,3 +60,21 @@ void *xmalloc_aligned(size_t align, size_t n)
 }
 
 void xfree(void *p) { free(p); }
+
+int xalloc_grow(void *arrp, size_t *cap, size_t need, size_t size, size_t init)
+{
+	size_t nc = *cap ? *cap : init ? init : 1;
+	void *old, *p;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		if (ck_mul(nc, 2, &nc))
+			return -ERR_NOMEM;
+	memcpy(&old, arrp, sizeof(old));
+	if (!(p = xreallocarray(old, nc, size)))
+		return -ERR_NOMEM;
+	memcpy(arrp, &p, sizeof(p));
+	*cap = nc;
+	return 0;
+}

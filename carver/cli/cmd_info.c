@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carver/base/hash.h"
 #include "carver/base/rep.h"
 #include "carver/cli/cli.h"
 #include "carver/image/image.h"
@@ -27,18 +28,6 @@ struct info_section {
 	const char *key;
 	info_section_fn fn;
 };
-
-/* FNV-1a 64 (Fowler/Noll/Vo; offset basis 0xcbf29ce484222325, prime 0x100000001b3):
- * deterministic and dependency-free, to compare the bytes of different containers. */
-static uint64_t info_fnv1a64(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static int info_container(struct info_ctx *cx, const char *key, struct err *e)
 {
@@ -68,7 +57,7 @@ static void info_region_json(struct info_ctx *cx, const struct img_region *g)
 	if (g->file_offset)
 		rep_hex(r, "file_offset", g->file_offset);
 	if (cx->hash) {
-		snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)info_fnv1a64(g->data, g->data_len));
+		snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)hash_fnv1a64(g->data, g->data_len));
 		rep_s(r, "fnv1a64", hash);
 	}
 	rep_close(r);
@@ -82,7 +71,7 @@ static void info_region_text(struct info_ctx *cx, const struct img_region *g)
 	fprintf(fp, "  %016llx-%016llx %s %12zu", (unsigned long long)g->start, (unsigned long long)g->end,
 		img_prot_text(g->prot, prot), g->data_len);
 	if (cx->hash)
-		fprintf(fp, " %016llx", (unsigned long long)info_fnv1a64(g->data, g->data_len));
+		fprintf(fp, " %016llx", (unsigned long long)hash_fnv1a64(g->data, g->data_len));
 	fprintf(fp, " %s\n", g->name);
 }
 

@@ -218,13 +218,8 @@ static int ndump_agg_map(void *ctx, const struct maps_entry *m, struct err *e)
 	struct maps_entry *p;
 	char *name;
 
-	if (a->maps.count == a->maps.cap) {
-		size_t cap = a->maps.cap ? a->maps.cap * 2 : 64;
-		if (!(p = xreallocarray(a->maps.entries, cap, sizeof(*p))))
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu MAPS lines", cap);
-		a->maps.entries = p;
-		a->maps.cap = cap;
-	}
+	if (XALLOC_GROW(a->maps.entries, a->maps.cap, a->maps.count + 1, 64))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu MAPS lines", a->maps.count + 1);
 	if (!(name = arena_strndup(&a->maps.names, m->name, strlen(m->name))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for a MAPS name");
 	p = &a->maps.entries[a->maps.count++];

@@ -248,13 +248,9 @@ static int nrec_event(struct nrec_replay *r, enum nrec_event_kind k, const struc
 	r->event_total[k]++;
 	if (r->event_count == NREC_KEEP_EVENTS)
 		return 0;
-	if (r->event_count == r->event_cap) {
-		size_t cap = r->event_cap ? r->event_cap * 2 : 64;
-		if (!(ev = xreallocarray(r->events, cap, sizeof(*ev))))
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "record_allocs replay: out of memory for %zu events", cap);
-		r->events = ev;
-		r->event_cap = cap;
-	}
+	if (XALLOC_GROW(r->events, r->event_cap, r->event_count + 1, 64))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "record_allocs replay: out of memory for %zu events",
+			       r->event_count + 1);
 	ev = &r->events[r->event_count++];
 	ev->kind = k;
 	ev->op = en->op;

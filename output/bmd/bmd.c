@@ -526,12 +526,10 @@ static int bmd_read_fields(struct bmd_reader *r, struct bmd_class_def *d, struct
 static int bmd_register_def(struct bmd_reader *r, struct bmd_class_def *d, struct err *e)
 {
 	if (r->def_count == r->def_cap) {
-		uint32_t cap = r->def_cap ? r->def_cap * 2 : 256;
-		const struct bmd_class_def **all = cap > r->def_cap ? xreallocarray(r->all, cap, sizeof(*all)) : NULL;
-		if (!all)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %u class definitions", cap);
-		r->all = all;
-		r->def_cap = cap;
+		size_t cap = r->def_cap;   /* a 32-bit count: no more than 2^31 */
+		if (r->def_cap > UINT32_MAX / 2 || XALLOC_GROW(r->all, cap, (size_t)r->def_count + 1, 256))
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %u class definitions", r->def_count + 1);
+		r->def_cap = (uint32_t)cap;
 	}
 	d->serial = r->def_count;
 	r->all[r->def_count++] = d;

@@ -123,13 +123,9 @@ static int om_mark(struct objmap *m, uint64_t id, struct err *e)
 	p = om_find(m, page_no);
 	if (!p) {
 		if (m->page_count == m->page_cap) {
-			size_t cap = m->page_cap ? m->page_cap * 2 : 64;
-			struct om_page *n = xreallocarray(m->page, cap, sizeof(*n));
-			if (!n)
-				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu id pages", cap);
-			m->page = n;
-			m->page_cap = cap;
-			m->last = NULL;
+			if (XALLOC_GROW(m->page, m->page_cap, m->page_count + 1, 64))
+				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu id pages", m->page_count + 1);
+			m->last = NULL;         /* the pages moved */
 		}
 		if ((rc = bmd_idmap_put(&m->pages, page_no, (uint32_t)m->page_count, e)))
 			return rc;
@@ -398,16 +394,10 @@ bool bmd_keep_string(const uint8_t *s, size_t n, const struct bmd_crunch_opts *o
 static int cr_mark_kept(struct cr *c, uint32_t mapped, struct err *e)
 {
 	if (mapped >= c->kept_cap) {
-		size_t cap = c->kept_cap ? c->kept_cap : 4096;
-		uint8_t *k;
-		while (cap <= mapped)
-			cap *= 2;
-		k = xrealloc(c->kept, cap);
-		if (!k)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string flags", cap);
-		memset(k + c->kept_cap, 0, cap - c->kept_cap);
-		c->kept = k;
-		c->kept_cap = cap;
+		size_t old_cap = c->kept_cap;
+		if (XALLOC_GROW(c->kept, c->kept_cap, (size_t)mapped + 1, 4096))
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string flags", (size_t)mapped + 1);
+		memset(c->kept + old_cap, 0, c->kept_cap - old_cap);
 	}
 	c->kept[mapped] = 1;
 	return 0;
@@ -457,14 +447,8 @@ static int cr_load_class(struct cr *c, const struct hprof_record *rec, struct er
 
 	if ((rc = hprof_load_class_parse(rec, c->id, &lc, e)))
 		return rc;
-	if (c->class_count == c->class_cap) {
-		size_t cap = c->class_cap ? c->class_cap * 2 : 1024;
-		struct cr_class *n = xreallocarray(c->classes, cap, sizeof(*n));
-		if (!n)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu classes", cap);
-		c->classes = n;
-		c->class_cap = cap;
-	}
+	if (XALLOC_GROW(c->classes, c->class_cap, c->class_count + 1, 1024))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu classes", c->class_count + 1);
 	if ((rc = bmd_idmap_get_or_put(&c->class_index, lc.class_id, (uint32_t)c->class_count, &idx, &added, e)))
 		return rc;
 	if (added)
@@ -645,20 +629,14 @@ static int cr_record_pass1(struct cr *c, const struct hprof_record *rec, struct 
 
 /* ---- pass 2: objects ----------------------------------------------------------------------------- */
 
-static int cr_plan_push(struct cr_op **ops, uint32_t *n, uint32_t *cap, struct cr_op op)
+static int cr_plan_push(struct cr_op **ops, uint32_t *n, size_t *cap, struct cr_op op)
 {
 	if (op.op == OP_SKIP && *n && (*ops)[*n - 1].op == OP_SKIP) {
 		(*ops)[*n - 1].n += op.n;      /* merge runs of dropped fields */
 		return 0;
 	}
-	if (*n == *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 16;
-		struct cr_op *o = xreallocarray(*ops, nc, sizeof(*o));
-		if (!o)
-			return -ERR_NOMEM;
-		*ops = o;
-		*cap = nc;
-	}
+	if (*n == UINT32_MAX || xalloc_grow(ops, cap, (size_t)*n + 1, sizeof(**ops), 16))
+		return -ERR_NOMEM;
 	(*ops)[(*n)++] = op;
 	return 0;
 }
@@ -667,7 +645,8 @@ static int cr_plan_push(struct cr_op **ops, uint32_t *n, uint32_t *cap, struct c
 static int cr_plan(struct cr *c, struct cr_class *k, struct err *e)
 {
 	struct cr_op *ops = NULL;
-	uint32_t n = 0, cap = 0;
+	uint32_t n = 0;
+	size_t cap = 0;
 	uint64_t payload = 0;
 	size_t depth = 0;
 
@@ -797,14 +776,8 @@ static int cr_root(struct cr *c, const struct hprof_sub *sub, struct err *e)
 		return 0;       /* not among the roots ObjectDumpProcessor collects */
 	if ((rc = hprof_root_parse(sub, c->id, &r, e)))
 		return rc;
-	if (c->root_count == c->root_cap) {
-		size_t cap = c->root_cap ? c->root_cap * 2 : 4096;
-		uint64_t *n = xreallocarray(c->roots, cap, sizeof(*n));
-		if (!n)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu roots", cap);
-		c->roots = n;
-		c->root_cap = cap;
-	}
+	if (XALLOC_GROW(c->roots, c->root_cap, c->root_count + 1, 4096))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu roots", c->root_count + 1);
 	c->roots[c->root_count++] = r.id;
 	return 0;
 }

@@ -181,14 +181,9 @@ int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t ha
 				return 0;
 		d->collisions++;
 	}
-	if (d->count == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 1024;
-		struct bmd_dict_entry *n = xreallocarray(d->entries, cap, sizeof(*n));
-		if (!n || cap >= UINT32_MAX)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu dictionary strings", cap);
-		d->entries = n;
-		d->cap = cap;
-	}
+	/* entries are numbered in 32 bits (UINT32_MAX ends a chain): no more than 2^31 */
+	if (d->count == d->cap && (d->cap > UINT32_MAX / 2 || XALLOC_GROW(d->entries, d->cap, d->count + 1, 1024)))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu dictionary strings", d->count + 1);
 	en = &d->entries[d->count];
 	en->hash = hash;
 	en->next = head;
@@ -363,14 +358,8 @@ static int dc_note_class(struct dc *d, const struct bmd_class_def *def, struct e
 		return rc;
 	if (!added)
 		return 0;
-	if (d->class_count == d->class_cap) {
-		size_t cap = d->class_cap ? d->class_cap * 2 : 1024;
-		uint32_t *k = xreallocarray(d->class_keys, cap, sizeof(*k));
-		if (!k)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu classes", cap);
-		d->class_keys = k;
-		d->class_cap = cap;
-	}
+	if (XALLOC_GROW(d->class_keys, d->class_cap, d->class_count + 1, 1024))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu classes", d->class_count + 1);
 	d->class_keys[d->class_count++] = def->id;
 	return 0;
 }
@@ -747,14 +736,8 @@ static int dc_hold(struct dc *d, const struct bmd_record *rec, struct err *e)
 	}
 	if (d->o->mat && (rec->tag == BMD_CLASS_DEFINITION || rec->tag == BMD_LEGACY_RECORD))
 		return 0;       /* nothing of theirs is written here (dc_emit_a) */
-	if (d->held_count == d->held_cap) {
-		size_t cap = d->held_cap ? d->held_cap * 2 : 4096;
-		uint64_t *h = xreallocarray(d->held, cap, sizeof(*h));
-		if (!h)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string records", cap);
-		d->held = h;
-		d->held_cap = cap;
-	}
+	if (XALLOC_GROW(d->held, d->held_cap, d->held_count + 1, 4096))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu string records", d->held_count + 1);
 	d->held[d->held_count++] = rec->offset;
 	return 0;
 }

@@ -416,13 +416,8 @@ static int jdk_list(const char *dir, char ***names, size_t *count, struct err *e
 		char *copy;
 		if (n < 6 || strcmp(de->d_name + n - 5, ".jmod"))
 			continue;
-		if (*count == cap) {
-			char **grown = xreallocarray(*names, cap ? cap * 2 : 64, sizeof(**names));
-			if (!grown)
-				break;
-			*names = grown;
-			cap = cap ? cap * 2 : 64;
-		}
+		if (XALLOC_GROW(*names, cap, *count + 1, 64))
+			break;
 		if (!(copy = xmalloc(strlen(dir) + n + 2)))
 			break;
 		snprintf(copy, strlen(dir) + n + 2, "%s/%s", dir, de->d_name);
@@ -480,14 +475,8 @@ static int jdk_index(struct bmd_jdk *j, uint32_t module, struct wbuf *name, stru
 		bmd_java_utf8(name->data, name->len, enc, &dotted);
 		if ((rc = wbuf_status(name, e)) || (rc = wbuf_status(enc, e)))
 			return rc;
-		if (j->count == j->cap) {
-			size_t cap = j->cap ? j->cap * 2 : 4096;
-			struct bmd_jdk_class *n = xreallocarray(j->classes, cap, sizeof(*n));
-			if (!n)
-				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu JDK classes", cap);
-			j->classes = n;
-			j->cap = cap;
-		}
+		if (XALLOC_GROW(j->classes, j->cap, j->count + 1, 4096))
+			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu JDK classes", j->count + 1);
 		j->classes[j->count++] = (struct bmd_jdk_class){ hash, dotted, (uint32_t)(enc->len / 2), module, en.offset };
 	}
 	/* the directory is read again only for the few entries bmd_jdk_names inflates */

@@ -104,14 +104,8 @@ static int keep_place(void *arg, const struct walk_candidate *c, struct err *e)
 	struct sf *s = arg;
 	if (!model_is_free_place(s->m, c->addr))
 		return 0;
-	if (s->count == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct sf_place *v = xreallocarray(s->places, cap, sizeof(*v));
-		if (!v)
-			return sf_nomem(e);
-		s->places = v;
-		s->cap = cap;
-	}
+	if (XALLOC_GROW(s->places, s->cap, s->count + 1, 256))
+		return sf_nomem(e);
 	s->places[s->count++] = (struct sf_place){ (uint32_t)c->addr, c->clobbered, c->room };
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "carver/base/cursor.h"
+#include "carver/base/hash.h"
 #include "carver/base/xalloc.h"
 #include "output/hprof/hprof.h"
 
@@ -34,14 +35,6 @@ struct hc_strings {
 	size_t cap, count;
 };
 
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static int strings_grow(struct hc_strings *t, struct err *e)
 {
 	size_t cap = t->cap ? t->cap * 2 : 1024;
@@ -51,7 +44,7 @@ static int strings_grow(struct hc_strings *t, struct err *e)
 	for (size_t i = 0; i < t->cap; i++) {
 		if (!t->v[i].s)
 			continue;
-		size_t j = fnv(t->v[i].s, t->v[i].n) & (cap - 1);
+		size_t j = hash_fnv1a64(t->v[i].s, t->v[i].n) & (cap - 1);
 		while (v[j].s)
 			j = (j + 1) & (cap - 1);
 		v[j] = t->v[i];
@@ -70,7 +63,7 @@ static int string_id(struct hc_strings *t, struct hprof_writer *w, const char *s
 	int rc;
 	if (2 * (t->count + 1) > t->cap && (rc = strings_grow(t, e)))
 		return rc;
-	size_t j = fnv(s, n) & (t->cap - 1);
+	size_t j = hash_fnv1a64(s, n) & (t->cap - 1);
 	for (; t->v[j].s; j = (j + 1) & (t->cap - 1)) {
 		if (t->v[j].n == n && !memcmp(t->v[j].s, s, n)) {
 			*id = t->v[j].id;

@@ -26,14 +26,8 @@ int report_units_add(void *arg, const struct walk_unit *wu, struct err *e)
 	struct report_units *u = arg;
 	struct report_unit *r;
 
-	if (u->count == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 256;
-		struct report_unit *v = cap > u->cap ? xreallocarray(u->v, cap, sizeof(*v)) : NULL;
-		if (!v)
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the heap map's units");
-		u->v = v;
-		u->cap = cap;
-	}
+	if (XALLOC_GROW(u->v, u->cap, u->count + 1, 256))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the heap map's units");
 	r = &u->v[u->count++];
 	memset(r, 0, sizeof(*r));
 	r->begin = wu->begin;

@@ -817,14 +817,14 @@ static uint64_t vd_elem(const struct vd_view *v, uint32_t k)
 static uint64_t vd_view_fnv(const struct vd_view *v)
 {
 	unsigned ms = vd_elem_mem_size(v->elem_type);
-	uint64_t h = VD_FNV_INIT;
+	uint64_t h = HASH_FNV1A64_INIT;
 	uint8_t le[8];
 
 	for (uint32_t k = 0; k < v->count; k++) {
 		uint64_t x = vd_elem(v, k);
 		for (unsigned b = 0; b < ms; b++)
 			le[b] = (uint8_t)(x >> (8 * b));
-		h = vd_fnv(h, le, ms);
+		h = hash_fnv1a64_more(h, le, ms);
 	}
 	return h;
 }

@@ -10,6 +10,7 @@
 #include "carver/base/arena.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
+#include "carver/base/hash.h"
 #include "carver/base/wbuf.h"
 #include "output/hprof/hprof.h"
 #include "output/validate/validate.h"
@@ -199,15 +200,6 @@ int vd_hprof_refs(struct vd_side *s, size_t i, void (*fn)(void *ctx, uint64_t id
 
 int vd_jsonl_load(struct vd_side *s, struct err *e);
 int vd_jsonl_view(struct vd_side *s, size_t i, struct vd_view *v, struct err *e);
-
-/* FNV-1a 64 (the generator's array checksum). */
-#define VD_FNV_INIT 0xcbf29ce484222325ull
-static inline uint64_t vd_fnv(uint64_t h, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
 
 /* Memory size of an array element of HPROF basic type t in an ART heap (references 4 bytes). */
 unsigned vd_elem_mem_size(uint8_t t);

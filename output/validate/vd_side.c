@@ -12,21 +12,8 @@
 
 int vd_grow(void **v, size_t *cap, size_t n, size_t sz, struct err *e)
 {
-	size_t nc;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap : 64;
-	while (nc <= n) {
-		if (ck_mul(nc, 2, &nc))
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory (%zu items)", n);
-	}
-	p = xreallocarray(*v, nc, sz);
-	if (!p)
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory (%zu items of %zu bytes)", nc, sz);
-	*v = p;
-	*cap = nc;
+	if (xalloc_grow(v, cap, n + 1, sz, 64))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory (%zu items of %zu bytes)", n + 1, sz);
 	return 0;
 }
 
@@ -48,7 +35,7 @@ void vd_names_release(struct vd_names *t)
 
 static uint32_t names_hash(const char *s, size_t len)
 {
-	return (uint32_t)(vd_fnv(VD_FNV_INIT, (const uint8_t *)s, len) >> 17);
+	return (uint32_t)(hash_fnv1a64_more(HASH_FNV1A64_INIT, (const uint8_t *)s, len) >> 17);
 }
 
 uint32_t vd_names_find(const struct vd_names *t, const char *s, size_t len)

@@ -749,14 +749,8 @@ static int empty_place(struct model *m, const struct cand_ctx *x, struct err *e)
 	}
 	if (x->aliased)
 		return 0;   /* a reference into a window names nothing, not even a free place */
-	if (m->free_count == m->free_cap) {
-		size_t cap = m->free_cap ? m->free_cap * 2 : 1024;
-		uint32_t *v = xreallocarray(m->free_places, cap, sizeof(*v));
-		if (!v)
-			return model_nomem(e);
-		m->free_places = v;
-		m->free_cap = cap;
-	}
+	if (XALLOC_GROW(m->free_places, m->free_cap, m->free_count + 1, 1024))
+		return model_nomem(e);
 	m->free_places[m->free_count++] = x->addr;
 	return 0;
 }

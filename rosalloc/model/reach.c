@@ -38,14 +38,8 @@ void reach_release(struct reach *r)
 static int add_root(struct reach *r, enum reach_source s, uint32_t obj, uint32_t ref, uint32_t thread,
 		    struct err *e)
 {
-	if (r->count == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct reach_root *v = xreallocarray(r->roots, cap, sizeof(*v));
-		if (!v)
-			return reach_nomem(e);
-		r->roots = v;
-		r->cap = cap;
-	}
+	if (XALLOC_GROW(r->roots, r->cap, r->count + 1, 1024))
+		return reach_nomem(e);
 	r->roots[r->count++] = (struct reach_root){ obj, ref, thread, (uint8_t)s };
 	return 0;
 }
@@ -174,14 +168,8 @@ static int thread_roots(const struct model *m, struct reach *r, struct peers *pe
 		}
 		if (ld_u64le(b) == 0)
 			continue;   /* not attached: never started, or ended */
-		if (pe->n == pe->cap) {
-			size_t cap = pe->cap ? pe->cap * 2 : 16;
-			uint64_t *v = xreallocarray(pe->v, cap, sizeof(*v));
-			if (!v)
-				return reach_nomem(e);
-			pe->v = v;
-			pe->cap = cap;
-		}
+		if (XALLOC_GROW(pe->v, pe->cap, pe->n + 1, 16))
+			return reach_nomem(e);
 		pe->v[pe->n++] = ld_u64le(b);
 		int rc = add_root(r, REACH_THREADS, o->addr, 0, ++serial, e);
 		if (rc)

@@ -295,20 +295,8 @@ static void md_infer(const struct md_voters *vs, struct md_layout *l, struct mde
 
 static int md_grow(void **p, size_t *cap, size_t need, size_t size, struct err *e)
 {
-	size_t cap2;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	cap2 = *cap ? *cap : 64;
-	while (cap2 < need)
-		if (ck_mul(cap2, 2, &cap2))
-			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "malloc_debug scan: too many records");
-	n = xreallocarray(*p, cap2, size);
-	if (!n)
+	if (xalloc_grow(p, cap, need, size, 64))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "malloc_debug scan: out of memory");
-	*p = n;
-	*cap = cap2;
 	return 0;
 }
 

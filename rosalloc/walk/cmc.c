@@ -30,6 +30,7 @@
 
 #include "carver/base/anomaly.h"
 #include "carver/base/ck.h"
+#include "carver/base/hash.h"
 #include "carver/base/xalloc.h"
 #include "rosalloc/walk/walk_int.h"
 
@@ -52,20 +53,18 @@ struct cmc {
 	uint64_t copies, residue;       /* from-space candidates: survivors' copies, residue */
 };
 
+/* FNV-1a 64 over the word's four bytes, least significant first */
 static uint64_t sig_mix(uint64_t h, uint32_t w)
 {
-	for (int i = 0; i < 4; i++) {
-		h ^= (w >> (8 * i)) & 0xff;
-		h *= 0x100000001b3ull;          /* FNV-1a 64 */
-	}
-	return h;
+	const uint8_t b[4] = { (uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16), (uint8_t)(w >> 24) };
+	return hash_fnv1a64_more(h, b, sizeof(b));
 }
 
 /* Hash of the object at va (size bytes), words pointing into the moving space as zero.
  * Returns false when its bytes are not all captured. */
 static bool sig_of(const struct cmc *c, uint64_t va, uint64_t size, uint64_t *out)
 {
-	uint64_t h = sig_mix(0xcbf29ce484222325ull, (uint32_t)size);
+	uint64_t h = sig_mix(HASH_FNV1A64_INIT, (uint32_t)size);
 	uint64_t off = 0;
 	while (off < size) {
 		size_t avail;

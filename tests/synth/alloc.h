@@ -19,7 +19,8 @@ struct ros {
 	struct ros_bracket br[42];
 	int cur[42], tl[42];            /* run index or -1 */
 	struct ros_run *runs;
-	unsigned nruns, cap;
+	unsigned nruns;
+	size_t cap;
 	int *run_of_page;
 };
 

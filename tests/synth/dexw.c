@@ -12,7 +12,7 @@
 #include "tests/synth/synth.h"
 
 struct dexw {
-	const char **str; unsigned ns, cap;
+	const char **str; unsigned ns; size_t cap;
 };
 
 static void add_str(struct dexw *d, const char *s)
@@ -20,13 +20,8 @@ static void add_str(struct dexw *d, const char *s)
 	for (unsigned i = 0; i < d->ns; i++)
 		if (strcmp(d->str[i], s) == 0)
 			return;
-	if (d->ns == d->cap) {
-		d->cap = d->cap ? d->cap * 2 : 64;
-		const char **p = xreallocarray(d->str, d->cap, sizeof(*p));
-		if (!p)
-			return;
-		d->str = p;
-	}
+	if (XALLOC_GROW(d->str, d->cap, (size_t)d->ns + 1, 64))
+		return;
 	d->str[d->ns++] = s;
 }
 

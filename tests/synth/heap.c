@@ -12,14 +12,8 @@ const char *const ow_names[] = {"none", "run", "thread-local-run", "pages", "reg
 
 int model_new_obj(struct model *m, uint64_t addr, uint32_t size, int cls, enum sp_kind sp, uint8_t where)
 {
-	if (m->no == m->cap_o) {
-		unsigned cap = m->cap_o ? m->cap_o * 2 : 1024;
-		struct obj *p = xreallocarray(m->o, cap, sizeof(*p));
-		if (!p)
-			return -1;
-		m->o = p;
-		m->cap_o = cap;
-	}
+	if (XALLOC_GROW(m->o, m->cap_o, (size_t)m->no + 1, 1024))
+		return -1;
 	struct obj *o = &m->o[m->no];
 	memset(o, 0, sizeof(*o));
 	o->addr = addr;

@@ -145,14 +145,8 @@ static int ros_new_run(struct ros *r, unsigned idx, bool tl)
 
 	if (p == UINT32_MAX)
 		return -1;
-	if (r->nruns == r->cap) {
-		unsigned cap = r->cap ? r->cap * 2 : 64;
-		struct ros_run *n = xreallocarray(r->runs, cap, sizeof(*n));
-		if (!n)
-			return -1;
-		r->runs = n;
-		r->cap = cap;
-	}
+	if (XALLOC_GROW(r->runs, r->cap, (size_t)r->nruns + 1, 64))
+		return -1;
 	struct ros_run *run = &r->runs[r->nruns];
 	run->va = r->begin + (uint64_t)p * PAGE;
 	run->idx = idx;

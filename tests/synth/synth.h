@@ -114,7 +114,8 @@ struct vmap {
 
 struct vm {
 	struct vmap *maps;
-	unsigned n, cap;
+	unsigned n;
+	size_t cap;
 	int bits;               /* 32 or 64 */
 	unsigned ptr;           /* 4 or 8 */
 	bool bad;               /* a write went outside every mapping (generator bug) */
@@ -251,7 +252,7 @@ struct model {
 	uint64_t bytes;         /* sum of object sizes so far */
 
 	struct klass *k; unsigned nk;
-	struct obj *o; unsigned no, cap_o;
+	struct obj *o; unsigned no; size_t cap_o;
 
 	struct ros *ros;
 	struct region *region;

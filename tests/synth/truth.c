@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/hash.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
 #include "tests/synth/synth.h"
@@ -37,14 +38,6 @@ static void json_str(struct wbuf *b, const char *s)
 		wbuf_u8(b, (uint8_t)*s);
 	}
 	wbuf_u8(b, '"');
-}
-
-static uint64_t fnv1a(const uint8_t *p, uint64_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (uint64_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
 }
 
 static void value(struct wbuf *b, struct model *m, uint64_t a, const char *type)
@@ -128,7 +121,7 @@ static void payload(struct wbuf *b, struct model *m, int oi)
 		uint8_t *p = vm_ptr(v, d, (uint64_t)es * o->length);
 		wbuf_printf(b, ",\"length\":%u,\"element_type\":\"%s\",\"data_fnv1a64\":\"%016llx\"", o->length,
 			    elem == 'L' ? m->k[k->component].descriptor : (char[]){elem, 0},
-			    (unsigned long long)(p ? fnv1a(p, (uint64_t)es * o->length) : 0));
+			    (unsigned long long)(p ? hash_fnv1a64(p, (size_t)es * o->length) : 0));
 		if (o->length <= 16) {
 			wbuf_printf(b, ",\"elements\":[");
 			for (uint32_t i = 0; i < o->length; i++) {

@@ -35,13 +35,8 @@ struct vmap *vm_add(struct vm *v, const char *name, uint64_t va, uint64_t size, 
 	for (unsigned i = 0; i < v->n; i++)
 		if (va < v->maps[i].va + v->maps[i].size && v->maps[i].va < va + size)
 			return NULL;
-	if (v->n == v->cap) {
-		struct vmap *p = xreallocarray(v->maps, v->cap * 2, sizeof(*p));
-		if (!p)
-			return NULL;
-		v->maps = p;
-		v->cap *= 2;
-	}
+	if (XALLOC_GROW(v->maps, v->cap, (size_t)v->n + 1, 64))
+		return NULL;
 	m = &v->maps[v->n];
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);

@@ -26,14 +26,9 @@ static int order_line(char *line)
 			rc = -1;
 			goto out;
 		}
-		if (n == cap) {
-			uint32_t *k = xreallocarray(keys, cap ? cap * 2 : 64, sizeof(*k));
-			if (!k) {
-				rc = -1;
-				goto out;
-			}
-			keys = k;
-			cap = cap ? cap * 2 : 64;
+		if (XALLOC_GROW(keys, cap, n + 1, 64)) {
+			rc = -1;
+			goto out;
 		}
 		keys[n++] = (uint32_t)v;
 	}

@@ -22,19 +22,6 @@ struct tables {
 	size_t nc, cc;
 };
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t cap2 = *cap ? *cap * 2 : 1024;
-	void *p = xreallocarray(*v, cap2, size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = cap2;
-	return 0;
-}
-
 static int by_str_id(const void *a, const void *b)
 {
 	const struct str *x = a, *y = b;
@@ -78,12 +65,12 @@ static int collect(struct hprof_reader *r, struct tables *t, struct err *e)
 	while ((rc = hprof_next(r, &rec, e)) == 1) {
 		if (rec.tag == HPROF_STRING) {
 			struct hprof_string s;
-			if ((rc = hprof_string_parse(&rec, r->id_size, &s, e)) || grow((void **)&t->s, &t->cs, t->ns, sizeof(*t->s)))
+			if ((rc = hprof_string_parse(&rec, r->id_size, &s, e)) || XALLOC_GROW(t->s, t->cs, t->ns + 1, 1024))
 				return rc ? rc : -1;
 			t->s[t->ns++] = (struct str){ s.id, s.text, s.len };
 		} else if (rec.tag == HPROF_LOAD_CLASS) {
 			struct hprof_load_class lc;
-			if ((rc = hprof_load_class_parse(&rec, r->id_size, &lc, e)) || grow((void **)&t->c, &t->cc, t->nc, sizeof(*t->c)))
+			if ((rc = hprof_load_class_parse(&rec, r->id_size, &lc, e)) || XALLOC_GROW(t->c, t->cc, t->nc + 1, 1024))
 				return rc ? rc : -1;
 			t->c[t->nc++] = (struct cls){ lc.class_id, lc.name_id };
 		}

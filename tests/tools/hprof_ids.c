@@ -73,25 +73,13 @@ static int collect(struct ids *t, const struct hprof_sub *sub)
 
 	if (hprof_class_dump_parse(sub, t->id, &cd, &t->e))
 		return -1;
-	if (t->ncls == t->capcls) {
-		size_t cap = t->capcls ? 2 * t->capcls : 256;
-		struct icls *n = xreallocarray(t->cls, cap, sizeof(*n));
-		if (!n)
-			return -1;
-		t->cls = n;
-		t->capcls = cap;
-	}
+	if (XALLOC_GROW(t->cls, t->capcls, t->ncls + 1, 256))
+		return -1;
 	t->cls[t->ncls] = (struct icls){ cd.class_id, cd.super_id, (uint32_t)t->nf, cd.field_count };
 	t->ncls++;
 	while ((rc = hprof_class_next_field(&cd, &f, &t->e)) == 1) {
-		if (t->nf == t->capf) {
-			size_t cap = t->capf ? 2 * t->capf : 1024;
-			uint8_t *n = xrealloc(t->ftype, cap);
-			if (!n)
-				return -1;
-			t->ftype = n;
-			t->capf = cap;
-		}
+		if (XALLOC_GROW(t->ftype, t->capf, t->nf + 1, 1024))
+			return -1;
 		t->ftype[t->nf++] = f.type;
 	}
 	return rc;

@@ -50,24 +50,11 @@ struct learn {
 	uint64_t pm_begin, pm_pages, los_info, los_pages;
 };
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 1024;
-	void *p = xreallocarray(*v, c, size);
-	if (!p)
-		return -ERR_NOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static int learn_cand(void *arg, const struct walk_candidate *c, struct err *e)
 {
 	struct learn *l = arg;
 	(void)e;
-	if (grow((void **)&l->c, &l->cc, l->nc, sizeof(*l->c)))
+	if (XALLOC_GROW(l->c, l->cc, l->nc + 1, 1024))
 		return -ERR_NOMEM;
 	l->c[l->nc++] = (struct cand){ c->addr, c->where, c->size, (uint8_t)c->alloc, (uint8_t)c->place };
 	return 0;
@@ -79,7 +66,7 @@ static int learn_unit(void *arg, const struct walk_unit *u, struct err *e)
 	(void)e;
 	if (u->kind != WALK_UNIT_RUN)
 		return 0;
-	if (grow((void **)&l->runs, &l->cruns, l->nruns, sizeof(*l->runs)))
+	if (XALLOC_GROW(l->runs, l->cruns, l->nruns + 1, 1024))
 		return -ERR_NOMEM;
 	l->runs[l->nruns++] = (struct unit){ u->begin, u->end, u->bracket, u->slot_size, u->slots, u->space };
 	return 0;

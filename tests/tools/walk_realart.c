@@ -38,14 +38,8 @@ struct vec { uint64_t *v; size_t n, cap; };
 
 static int vpush(struct vec *a, uint64_t x)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 4096;
-		uint64_t *p = xreallocarray(a->v, cap, sizeof(*p));
-		if (!p)
-			return -1;
-		a->v = p;
-		a->cap = cap;
-	}
+	if (XALLOC_GROW(a->v, a->cap, a->n + 1, 4096))
+		return -1;
 	a->v[a->n++] = x;
 	return 0;
 }
@@ -225,13 +219,8 @@ static int dump_read(const char *path, struct dump *d)
 			if (!eq)
 				continue;
 			if (!strncmp(eq + 1, "Run (start)", 11)) {
-				if (d->nruns == rcap) {
-					rcap = rcap ? rcap * 2 : 1024;
-					struct drun *p = xreallocarray(d->runs, rcap, sizeof(*p));
-					if (!p)
-						return -1;
-					d->runs = p;
-				}
+				if (XALLOC_GROW(d->runs, rcap, d->nruns + 1, 1024))
+					return -1;
 				struct drun *r = &d->runs[d->nruns++];
 				r->page = page;
 				r->idx = num(strstr(line, "idx=") + 4, hex);
@@ -243,13 +232,8 @@ static int dump_read(const char *path, struct dump *d)
 			}
 		}
 		if (in_reg && !strncmp(line, "Region[", 7)) {
-			if (d->nregs == gcap) {
-				gcap = gcap ? gcap * 2 : 256;
-				struct dreg *p = xreallocarray(d->regs, gcap, sizeof(*p));
-				if (!p)
-					return -1;
-				d->regs = p;
-			}
+			if (XALLOC_GROW(d->regs, gcap, d->nregs + 1, 256))
+				return -1;
 			struct dreg *g = &d->regs[d->nregs++];
 			memset(g, 0, sizeof(*g));
 			g->idx = strtoull(line + 7, NULL, 10);

@@ -36,14 +36,8 @@ static int on_cand(void *arg, const struct walk_candidate *c, struct err *e)
 {
 	struct st *s = arg;
 	(void)e;
-	if (s->nc == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct cand *p = xreallocarray(s->c, cap, sizeof(*p));
-		if (!p)
-			return -ERR_NOMEM;
-		s->c = p;
-		s->cap = cap;
-	}
+	if (XALLOC_GROW(s->c, s->cap, s->nc + 1, 4096))
+		return -ERR_NOMEM;
 	s->c[s->nc++] = (struct cand){ c->addr, (uint8_t)c->alloc, (uint8_t)c->place };
 	return 0;
 }
@@ -137,13 +131,8 @@ int main(int argc, char **argv)
 		if (!field(line, "addr", a, sizeof(a)) || !field(line, "alloc", alloc, sizeof(alloc)) ||
 		    strcmp(alloc, "allocated"))
 			continue;
-		if (nalloc == acap) {
-			acap = acap ? acap * 2 : 4096;
-			uint64_t *p = xreallocarray(allocs, acap, sizeof(*p));
-			if (!p)
-				return 1;
-			allocs = p;
-		}
+		if (XALLOC_GROW(allocs, acap, nalloc + 1, 4096))
+			return 1;
 		allocs[nalloc++] = strtoull(a, NULL, 16);
 	}
 	qsort(allocs, nalloc, sizeof(*allocs), cmp_u64);

@@ -8,6 +8,7 @@
 #include "carver/base/outfile.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
+#include "carver/base/hash.h"
 #include "t.h"
 
 static void test_wbuf_roundtrip(void)
@@ -262,8 +263,55 @@ static void test_arena(void)
 	T_CHECK(a.head == NULL, "released");
 }
 
+static void test_xalloc_grow(void)
+{
+	uint32_t *v = NULL, *old;
+	size_t cap = 0;
+
+	T_SECTION("xalloc_grow from empty, doubling, no-op when it fits");
+	T_EQ_I(XALLOC_GROW(v, cap, 1, 16), 0);
+	T_CHECK(v != NULL && cap == 16, "empty array grows to init: cap %zu", cap);
+	for (uint32_t i = 0; i < 16; i++)
+		v[i] = i;
+	old = v;
+	T_EQ_I(XALLOC_GROW(v, cap, 16, 16), 0);
+	T_CHECK(v == old && cap == 16, "need <= cap leaves the array alone");
+	T_EQ_I(XALLOC_GROW(v, cap, 17, 16), 0);
+	T_EQ_U(cap, 32);
+	T_EQ_I(XALLOC_GROW(v, cap, 100, 16), 0);
+	T_EQ_U(cap, 128);
+	T_CHECK(v[0] == 0 && v[15] == 15, "contents kept across growth");
+
+	T_SECTION("xalloc_grow refuses count * size overflow, keeping the array");
+	old = v;
+	T_EQ_I(XALLOC_GROW(v, cap, SIZE_MAX / 2, 16), -ERR_NOMEM);
+	T_CHECK(v == old && cap == 128 && v[15] == 15, "old array and capacity kept after overflow");
+	T_EQ_I(xalloc_grow(&v, &cap, SIZE_MAX, 1, 16), -ERR_NOMEM);
+	T_CHECK(v == old && cap == 128, "capacity doubling past SIZE_MAX refused");
+
+	T_SECTION("xalloc_grow allocation failure keeps the old array");
+	xalloc_fail_after(1);
+	T_EQ_I(XALLOC_GROW(v, cap, 129, 16), -ERR_NOMEM);
+	xalloc_fail_after(0);
+	T_CHECK(v == old && cap == 128 && v[0] == 0 && v[15] == 15, "old array and capacity kept after failure");
+	T_EQ_I(XALLOC_GROW(v, cap, 129, 16), 0);
+	T_EQ_U(cap, 256);
+	xfree(v);
+}
+
+static void test_hash_fnv1a64(void)
+{
+	T_SECTION("FNV-1a 64 known vectors");
+	T_EQ_U(hash_fnv1a64("", 0), 0xcbf29ce484222325ull);
+	T_EQ_U(hash_fnv1a64("a", 1), 0xaf63dc4c8601ec8cull);
+	T_EQ_U(hash_fnv1a64("foobar", 6), 0x85944171f73967e8ull);
+	T_EQ_U(hash_fnv1a64_more(hash_fnv1a64("foo", 3), "bar", 3), hash_fnv1a64("foobar", 6));
+}
+
 int main(void)
 {
+	test_xalloc_grow();
+	test_hash_fnv1a64();
 	test_wbuf_roundtrip();
 	test_outfile();
 	test_outfile_big();

@@ -656,10 +656,10 @@ static void test_marks(void)
 
 static uint64_t fnv_le32(const uint32_t *v, unsigned n)
 {
-	uint64_t h = VD_FNV_INIT;
+	uint64_t h = HASH_FNV1A64_INIT;
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t b[4] = { (uint8_t)v[i], (uint8_t)(v[i] >> 8), (uint8_t)(v[i] >> 16), (uint8_t)(v[i] >> 24) };
-		h = vd_fnv(h, b, 4);
+		h = hash_fnv1a64_more(h, b, 4);
 	}
 	return h;
 }
