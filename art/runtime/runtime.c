@@ -793,6 +793,19 @@ static bool dex_vote_carries(size_t agree, size_t voters)
 	return agree >= 3 && voters - agree <= 1 + voters / 50;
 }
 
+/* The DEX a vote chose: the first one its DexCache's location or native pointer confirms,
+ * else the only one (tie: more than one, none confirmed). */
+struct dex_vote { size_t d; bool tie, confirmed; };
+
+static void dex_vote_take(struct dex_vote *v, size_t d, bool confirmed)
+{
+	if (v->confirmed)
+		return;
+	v->tie = !confirmed && v->d != RT_NONE;
+	v->d = d;
+	v->confirmed = confirmed;
+}
+
 /* The DEX whose address is what DexCache.dex_file_->begin_ holds, RT_NONE if none is known
  * (*why says why when DexFile.begin_ does not read). */
 static size_t dex_by_native(struct art_runtime *rt, const struct mirror_dex_cache *dc, struct err *why)
@@ -860,32 +873,30 @@ static int resolve_cache(struct art_runtime *rt, const size_t *order, size_t lo,
 		native = dex_by_native(rt, &dc, &why_native);
 	}
 	/* every class agrees with its DEX in a sound image; damage to a few classes' indexes
-	 * (dissenters, set apart in resolve_dex_caches) must not lose the DEX of the others */
-	for (int pass = 0; pass < 2 && pick == RT_NONE; pass++) {
-		tie = false;
-		for (size_t d = 0; d < rt->dex_count; d++) {
-			size_t agree = 0;
-			voters = 0;
-			for (size_t i = lo; i < hi; i++) {
-				const struct rt_class *k = &rt->classes[order[i]];
-				if (!dex_class_votes(k))
-					continue;
-				voters++;
-				if ((rc = class_def_agrees(&rt->dexes[d].dex, &k->raw, e)) < 0)
-					return rc;
-				agree += (size_t)rc;
-			}
-			if (voters == 0 || (pass == 0 ? agree != voters : !dex_vote_carries(agree, voters)))
+	 * (dissenters, set apart in resolve_dex_caches) must not lose the DEX of the others:
+	 * one count per DEX serves both votes, the near-unanimous one only when none is whole */
+	struct dex_vote whole = { RT_NONE, false, false }, near = { RT_NONE, false, false };
+	for (size_t d = 0; d < rt->dex_count && !whole.confirmed; d++) {
+		size_t agree = 0;
+		voters = 0;
+		for (size_t i = lo; i < hi; i++) {
+			const struct rt_class *k = &rt->classes[order[i]];
+			if (!dex_class_votes(k))
 				continue;
-			if (d == native || same_location(loc, rt->dexes[d].location)) {
-				pick = d;
-				tie = false;
-				break;
-			}
-			tie = pick != RT_NONE;
-			pick = d;
+			voters++;
+			if ((rc = class_def_agrees(&rt->dexes[d].dex, &k->raw, e)) < 0)
+				return rc;
+			agree += (size_t)rc;
 		}
+		bool confirmed = d == native || same_location(loc, rt->dexes[d].location);
+		if (voters && agree == voters)
+			dex_vote_take(&whole, d, confirmed);
+		else if (voters && dex_vote_carries(agree, voters))
+			dex_vote_take(&near, d, confirmed);
 	}
+	const struct dex_vote *v = whole.d != RT_NONE ? &whole : &near;
+	pick = v->d;
+	tie = v->tie;
 	if (pick != RT_NONE && !tie && loc && !*rt->dexes[pick].location)
 		rt->dexes[pick].location = loc;
 	if (pick != RT_NONE && !tie && pick == native)
@@ -984,7 +995,6 @@ static int repair_dissenter(struct art_runtime *rt, struct rt_class *k, struct e
 	int rc;
 
 	err_init(&why);
-	ERR_SET(&why, ERR_CORRUPT, k->addr, "type %u defined by no class_def", ti);
 	/* trust the class_def index: its class_def names the type */
 	if ((rc = class_def_fits(rt, k, d, ci, &why, e)) < 0)
 		return rc;
