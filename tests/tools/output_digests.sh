@@ -1,0 +1,28 @@
+#!/bin/sh
+# tests/tools/output_digests.sh ARTCARVE [DIR...] - one line per carve output of every capture:
+# "capture file sha256".  Run before and after a change that must not alter behaviour and
+# diff the two listings (the samples and every real capture of ../shared/corpus/images by
+# default).  case.db is digested through `.dump` without its runs row (the run's time and
+# command line); the summary without its time: section.
+art=${1:?usage: output_digests.sh ARTCARVE [CAPTURE_DIR...]}; shift
+[ $# -gt 0 ] || set -- samples/*/ ../shared/corpus/images/realart*/*/
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+for d in "$@"; do
+	d=${d%/}
+	if [ -f "$d/core.zst" ]; then
+		zstd -q -d "$d/core.zst" -o "$tmp/core" || exit 2; core=$tmp/core; maps=$d/maps.txt
+	elif [ -f "$d/core" ]; then core=$d/core; maps=$d/maps
+	else continue; fi
+	rm -rf "$tmp/out"
+	if ! "$art" carve --android "$core" --maps "$maps" -o "$tmp/out" >"$tmp/summary" 2>"$tmp/err"; then
+		echo "$d carve-failed $(head -n 1 "$tmp/err")"; continue
+	fi
+	sed '/^time:/,/^[^ ]/{/^time:/d;/^ /d}' "$tmp/summary" | sed "s#$tmp#OUT#g" >"$tmp/out/summary.txt"
+	sqlite3 "$tmp/out/case.db" .dump | grep -v '^INSERT INTO runs' >"$tmp/out/case.dump"
+	rm -f "$tmp/out/case.db"
+	for f in $(ls "$tmp/out" | sort); do
+		echo "$d $f $(sha256sum <"$tmp/out/$f" | cut -c1-64)"
+	done
+	rm -f "$tmp/core"
+done
