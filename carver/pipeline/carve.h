@@ -20,7 +20,7 @@
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 #include "rosalloc/walk/walk.h"
 
 /* The files carve writes into DIR, in the order they are written (a later writer may read an
