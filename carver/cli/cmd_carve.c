@@ -1,6 +1,6 @@
 /* cmd_carve.c - `artcarve carve IMAGE [--maps FILE] -o DIR [--android] [--include LIST]
  * [--json] [--art-version V]`: carves every object of the ART heap of a process image into
- * DIR/heap.hprof and prints what it found (carver/cli/carve.c does the work). */
+ * DIR/heap.hprof and prints what it found (carver/pipeline/carve.c does the work). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "carver/base/rep.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
-#include "carver/cli/carve.h"
+#include "carver/pipeline/carve.h"
 #include "carver/cli/cli.h"
 #include "carver/cli/cli_anomalies.h"
 #include "rosalloc/model/model_stats.h"
@@ -398,6 +398,7 @@ int cmd_carve(int argc, char **argv)
 	}
 	o.native = cl.native;
 	o.symbols = cl.symbols;
+	o.version = ARTCARVE_VERSION;
 	o.argc = argc;
 	o.argv = argv;
 	o.image = argv[1];

@@ -1,13 +1,13 @@
 /* cmd_strings.c - `artcarve strings IMAGE [--maps FILE] [--grep RE] [--json] [--state LIST]
  * [--no-residue] [--min-run N] [--art-version V]`: every java.lang.String the carve recovers
- * (carver/cli/carve.c carve_model) with its address, length, states and what holds it, and
+ * (carver/pipeline/carve.c carve_model) with its address, length, states and what holds it, and
  * string text left in freed memory (output/export/strings_find.h defines what counts). */
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "carver/base/wbuf.h"
-#include "carver/cli/carve.h"
+#include "carver/pipeline/carve.h"
 #include "carver/cli/cli.h"
 #include "carver/base/escape.h"
 #include "output/export/strings_find.h"
