@@ -32,6 +32,7 @@ static int reach_nomem(struct err *e)
 void reach_release(struct reach *r)
 {
 	xfree(r->roots);
+	xfree(r->doubt);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -532,6 +533,20 @@ static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 		}
 }
 
+static void set_reach(struct reach *r, struct model_obj *o, bool seen, const uint8_t *doubt)
+{
+	if (seen) {
+		o->reach = MODEL_REACHABLE;
+		r->reachable[o->alloc]++;
+	} else if (doubt) {
+		o->reach = MODEL_REACH_UNKNOWN;
+		r->unknown[*doubt]++;
+	} else {
+		o->reach = MODEL_UNREACHABLE;
+		r->unreachable[o->alloc]++;
+	}
+}
+
 static int walk(struct model *m, struct reach *r, struct err *e)
 {
 	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0,
@@ -570,17 +585,15 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
 	}
-	for (size_t i = 0; i < m->count; i++) {
-		struct model_obj *o = &m->objs[i];
-		o->reach = w.seen[i / 64] >> (i % 64) & 1 ? MODEL_REACHABLE : MODEL_UNREACHABLE;
-		if (o->reach == MODEL_REACHABLE)
-			r->reachable[o->alloc]++;
-		else
-			r->unreachable[o->alloc]++;
-	}
+	uint64_t *doubt = xcalloc(m->count / 64 + 1, sizeof(uint64_t));
+	int rc = doubt ? reach_doubt(m, r, w.seen, doubt, e) : reach_nomem(e);
+	for (size_t i = 0; !rc && i < m->count; i++)
+		set_reach(r, &m->objs[i], w.seen[i / 64] >> (i % 64) & 1,
+			  doubt[i / 64] >> (i % 64) & 1 ? &r->doubt[i] : NULL);
+	xfree(doubt);
 	xfree(w.stack);
 	xfree(w.seen);
-	return 0;
+	return rc;
 }
 
 int reach_run(struct model *m, struct reach *r, struct err *e)

@@ -32,7 +32,10 @@
  * the `indirect ref table` mappings are not read on their own (their live extent is in
  * the JavaVMExt).
  * Each source is reported present (with its root count) or missing: "unreachable" means
- * unreachable from the roots this image holds. */
+ * unreachable from the roots this image holds and no sign that a missing source holds it.
+ * Where a source is missing, an object it would hold by what ART does (a DEX literal, the
+ * runtime's pre-allocated errors, its sentinel, the class roots: rosalloc/model/reach_doubt.c)
+ * and what only such objects reach get reachability unknown, with the reason. */
 #ifndef ARTCARVE_REACH_H
 #define ARTCARVE_REACH_H
 
@@ -49,6 +52,13 @@ enum reach_source {
 	REACH_VM_INTERNAL,  /* art::Runtime's own roots (art/runtime/native_roots.h) */
 	REACH_INTERNED,     /* the strong intern table */
 	REACH_SOURCE_COUNT
+};
+
+/* Why an object no root reaches is "unknown" (reach_doubt.c); REACH_DOUBT_HELD: only such an
+ * object leads to it. */
+enum reach_doubt {
+	REACH_DOUBT_NONE, REACH_DOUBT_DEX_LITERAL, REACH_DOUBT_RUNTIME_ERROR, REACH_DOUBT_SENTINEL,
+	REACH_DOUBT_CLASS_ROOTS, REACH_DOUBT_HELD, REACH_DOUBT_COUNT
 };
 
 struct reach_root {
@@ -71,6 +81,8 @@ struct reach {
 	struct reach_source_info source[REACH_SOURCE_COUNT];
 	uint64_t reachable[MODEL_ALLOC_COUNT], unreachable[MODEL_ALLOC_COUNT];
 	uint64_t edges;             /* references followed */
+	uint64_t unknown[REACH_DOUBT_COUNT];   /* objects made unknown, per reason */
+	uint8_t *doubt;             /* per object: enum reach_doubt; NULL when no rule applied */
 	char native_missing[600];   /* why the runtime's native roots were not read (a source's
 				     * detail may point here: nroots' own text does not outlive it) */
 };
@@ -82,5 +94,11 @@ void reach_release(struct reach *r);
 /* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
  * "dex cache strings", "vm internal", "interned strings" */
 const char *reach_source_name(unsigned s);
+/* "dex literal", "runtime error", "sentinel", "class roots", "held by unknown" */
+const char *reach_doubt_name(unsigned d);
+/* Sets r->doubt (allocated when a rule applies) and the bits of marked (a bit per object) for
+ * the objects seen (the root walk's bits) leaves out that a missing source would hold.
+ * Returns 0 or -ERR_NOMEM. */
+int reach_doubt(const struct model *m, struct reach *r, const uint64_t *seen, uint64_t *marked, struct err *e);
 
 #endif
