@@ -68,6 +68,12 @@ struct reach_root {
 	uint8_t source;         /* enum reach_source */
 };
 
+/* A String a DexCache's native array holds (7.0+), kept for the first holder of each. */
+struct reach_dex_cache_edge {
+	uint32_t str, cache;    /* object indexes of the String and the DexCache */
+	uint32_t index;         /* the string index in the DEX (string_ids) */
+};
+
 struct reach_source_info {
 	bool present;           /* the image holds this source (mappings captured / objects found) */
 	uint64_t roots;         /* distinct roots it gave */
@@ -83,6 +89,8 @@ struct reach {
 	uint64_t edges;             /* references followed */
 	uint64_t unknown[REACH_DOUBT_COUNT];   /* objects made unknown, per reason */
 	uint8_t *doubt;             /* per object: enum reach_doubt; NULL when no rule applied */
+	struct reach_dex_cache_edge *dex_cache_edges;   /* by String (reach_index_holders) */
+	size_t dex_cache_edge_count, dex_cache_edge_cap;
 	char native_missing[600];   /* why the runtime's native roots were not read (a source's
 				     * detail may point here: nroots' own text does not outlive it) */
 };
@@ -94,6 +102,22 @@ void reach_release(struct reach *r);
 /* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
  * "dex cache strings", "vm internal", "interned strings" */
 const char *reach_source_name(unsigned s);
+/* What holds an object when no object's field or element does: a root (its source and where
+ * it was found), a DexCache's native array (the DexCache and the string index), or why its
+ * reachability is unknown. */
+enum reach_holder_kind { REACH_HOLDER_NONE, REACH_HOLDER_ROOT, REACH_HOLDER_DEX_CACHE, REACH_HOLDER_DOUBT };
+struct reach_holder {
+	enum reach_holder_kind kind;
+	unsigned source;        /* ROOT: enum reach_source */
+	uint32_t ref;           /* ROOT: where it was found (table entry, stack word), or 0 */
+	size_t dex_cache;       /* DEX_CACHE: object index of the DexCache */
+	uint32_t index;         /* DEX_CACHE: string index */
+	unsigned doubt;         /* DOUBT: enum reach_doubt */
+};
+/* Fills h for object i of m after reach_run; false (h->kind NONE) when nothing holds it. */
+bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h);
+/* Sorts the DexCache edges for reach_holder_of (reach_run does it). */
+void reach_index_holders(struct reach *r);
 /* "dex literal", "runtime error", "sentinel", "class roots", "held by unknown" */
 const char *reach_doubt_name(unsigned d);
 /* Sets r->doubt (allocated when a rule applies) and the bits of marked (a bit per object) for
