@@ -125,7 +125,7 @@ static int write_jsonl(struct carve *c, const struct carve_opts *o, struct outf 
 
 static int write_strings(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
-	struct strings_tsv_opts so = { o->image, o->version };
+	struct strings_tsv_opts so = { o->image, o->version, &c->r };
 	struct strings_tsv_stats st;
 	int rc = carve_referrers(c, e);
 	return rc ? rc : strings_tsv_write(&c->m, &c->refs, &so, out, &st, e);
