@@ -539,7 +539,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 				return ERR_SET(e, ERR_CORRUPT, model_va(h->m, o), "object at 0x%llx: a field at +%u past its size %u",
 					       (unsigned long long)model_va(h->m, o), p->off[i], o->size);
 	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, p->bytes, e)))
-		return -e->code;
+		return err_rc(e);
 	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)
 		payload_words(p, h->bytes, d);
 	else
@@ -650,7 +650,7 @@ static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
 	uint8_t *d = hprof_put_instance_room(&h->w, id, 0, mark_class_id(k), 24, e);
 	if (!d)
-		return -e->code;
+		return err_rc(e);
 	h->next_mark_id -= HC_MARK_ID_STEP;
 	for (int f = 0; f < 24; f++)
 		d[f] = (uint8_t)(v[f / 8] >> (56 - 8 * (f % 8)));   /* big-endian */
