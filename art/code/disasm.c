@@ -250,7 +250,8 @@ static void disasm_fill_thumb(const cs_insn *ci, struct disasm_insn *o)
 	for (unsigned i = 0; i < a->op_count; i++) {
 		const cs_arm_op *op = &a->operands[i];
 		if (op->type == ARM_OP_REG) {
-			disasm_note_reg(o, op->reg);
+			if (op->reg >= 0)       /* capstone's arm_reg: 0 (invalid) and up */
+				disasm_note_reg(o, (unsigned)op->reg);
 		} else if (op->type == ARM_OP_IMM) {
 			o->has_imm = true;
 			o->imm = op->imm;

@@ -317,7 +317,7 @@ void art_image_set_release(struct art_image_set *s)
 	for (size_t i = 0; i < s->missing_count; i++)
 		xfree(s->missing[i]);
 	xfree(s->missing);
-	xfree(s->memo);
+	htab_release(&s->memo);
 	xfree(s->images);
 	img_close(&s->view);
 	xfree(s->dexes);
@@ -353,26 +353,19 @@ static void note_missing(struct art_image_set *s, const char *loc, size_t len)
 		s->missing_count++;
 }
 
-static void memo_clear(struct art_image_set *s)
-{
-	if (s->memo_cap)
-		memset(s->memo, 0, s->memo_cap * sizeof(*s->memo));
-	s->memo_count = 0;
-}
-
 void art_image_set_layout(struct art_image_set *s, const struct art_layout *lay)
 {
 	unsigned p = s->image_count ? s->images[0].img.h.pointer_size : 0;
 
 	s->m = (struct mirror){ &s->view, lay, p == 8 ? 8 : 4 };
-	memo_clear(s);
+	htab_clear(&s->memo);
 }
 
 void art_image_set_bind(struct art_image_set *s, const uint32_t *own_dex_caches, size_t own_count)
 {
 	s->own_dex_caches = own_dex_caches;
 	s->own_count = own_count;
-	memo_clear(s);
+	htab_clear(&s->memo);
 }
 
 static long by_location(const struct art_image_set *s, const char *location, size_t len)
@@ -484,46 +477,24 @@ int art_image_set_class_has_dex(struct art_image_set *s, uint32_t klass, struct 
 	return c.dex_cache ? art_image_set_has_dex(s, c.dex_cache, e) : 0;
 }
 
-static size_t memo_slot(const struct art_image_set *s, uint32_t dex_cache)
-{
-	size_t i = (size_t)(dex_cache >> 3) * 2654435761u & (s->memo_cap - 1);   /* Knuth's multiplicative hash */
-	while (s->memo[i].dex_cache && s->memo[i].dex_cache != dex_cache)
-		i = (i + 1) & (s->memo_cap - 1);
-	return i;
-}
-
 /* Remembers dex_cache -> d; without memory it is only not remembered (found again next time). */
 static void memo_put(struct art_image_set *s, uint32_t dex_cache, long d)
 {
-	if (2 * (s->memo_count + 1) > s->memo_cap) {
-		size_t cap = s->memo_cap ? 2 * s->memo_cap : 64, old_cap = s->memo_cap;
-		struct art_set_memo *old = s->memo, *grown = xcalloc(cap, sizeof(*grown));
-		if (!grown)
-			return;
-		s->memo = grown;
-		s->memo_cap = cap;
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].dex_cache)
-				s->memo[memo_slot(s, old[i].dex_cache)] = old[i];
-		xfree(old);
-	}
-	size_t i = memo_slot(s, dex_cache);
-	s->memo[i].dex_cache = dex_cache;
-	s->memo[i].dex = d;
-	s->memo_count++;
+	if (d >= -1 && (unsigned long)(d + 1) <= HTAB_VAL_MAX)   /* stored + 1: -1 is "not found" */
+		(void)htab_put(&s->memo, dex_cache, (uint32_t)(d + 1));
 }
 
 int art_image_set_lookup(void *ctx, uint32_t dex_cache, const struct dex **out, struct err *e)
 {
 	struct art_image_set *s = ctx;
+	uint32_t known;
 	long d;
-	size_t i;
 	int rc;
 
 	if (!s->m.l || !dex_cache)
 		return 0;
-	if (s->memo_cap && s->memo[i = memo_slot(s, dex_cache)].dex_cache) {
-		d = s->memo[i].dex;
+	if (htab_get(&s->memo, dex_cache, &known)) {
+		d = (long)known - 1;
 	} else {
 		if ((rc = find_dex(s, dex_cache, true, &d, e)))
 			return rc;

@@ -22,6 +22,7 @@
 #include "art/mirror/mirror_walk.h"
 #include "carver/base/anomaly.h"
 #include "carver/base/err.h"
+#include "carver/base/htab.h"
 #include "carver/image/image.h"
 
 struct art_set_image {
@@ -57,10 +58,9 @@ struct art_image_set {
 	/* for the lookup */
 	const uint32_t *own_dex_caches;
 	size_t own_count;
-	/* DexCache -> dex (-1: not found), open addressing on dex_cache (0: empty slot): a class
-	 * count of lookups stays linear however many DexCaches a hostile image names */
-	struct art_set_memo { uint32_t dex_cache; long dex; } *memo;
-	size_t memo_count, memo_cap;   /* memo_cap: 0 or a power of two */
+	/* DexCache -> dex + 1 (0: not found), hashed: a class count of lookups stays linear
+	 * however many DexCaches a hostile image names */
+	struct htab memo;
 };
 
 /* Maps and loads path as images[0].  On error the set is released. */

@@ -10,6 +10,7 @@
 #include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "carver/base/cursor.h"
+#include "carver/base/htab.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 
@@ -632,29 +633,15 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static size_t class_slot(uint64_t addr, size_t mask)
-{
-	return (size_t)(((addr >> 3) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
-
 /* runtime_class_at answers for every carved object (its class word), often more than once:
- * an open-addressing table of the class addresses (at least twice the class count, so probes
- * stay short) replaces a binary search over thousands of classes. */
+ * a hash table of the class addresses replaces a binary search over thousands of classes. */
 static int hash_classes(struct art_runtime *rt, struct err *e)
 {
-	size_t cap = 16;
-	while (cap < rt->class_count || cap - rt->class_count < rt->class_count)
-		if (ck_mul(cap, 2, &cap))
-			return rt_nomem(e);
-	if (!(rt->class_hash = xcalloc(cap, sizeof(*rt->class_hash))))
+	if (rt->class_count > HTAB_VAL_MAX || htab_reserve(&rt->class_hash, rt->class_count))
 		return rt_nomem(e);
-	rt->class_hash_mask = cap - 1;
-	for (size_t i = 0; i < rt->class_count; i++) {
-		size_t h = class_slot(rt->classes[i].addr, rt->class_hash_mask);
-		while (rt->class_hash[h])
-			h = (h + 1) & rt->class_hash_mask;
-		rt->class_hash[h] = (uint32_t)i + 1;
-	}
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (htab_add(&rt->class_hash, rt->classes[i].addr, (uint32_t)i))   /* the first of equal addresses answers */
+			return rt_nomem(e);
 	return 0;
 }
 
@@ -662,11 +649,9 @@ static uint64_t class_addr(const void *v, size_t i) { return ((const struct rt_c
 
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr)
 {
-	if (rt->class_hash) {
-		for (size_t h = class_slot(addr, rt->class_hash_mask); rt->class_hash[h]; h = (h + 1) & rt->class_hash_mask)
-			if (rt->classes[rt->class_hash[h] - 1].addr == addr)
-				return &rt->classes[rt->class_hash[h] - 1];
-		return NULL;
+	if (rt->class_hash.cap) {
+		uint32_t i;
+		return htab_get(&rt->class_hash, addr, &i) ? &rt->classes[i] : NULL;
 	}
 	size_t i = bs_find(rt->classes, rt->class_count, class_addr, addr);
 	return i == SIZE_MAX ? NULL : &rt->classes[i];
@@ -1818,7 +1803,7 @@ void runtime_close(struct art_runtime *rt)
 	xfree(rt->dexes);
 	xfree(rt->files);
 	xfree(rt->classes);
-	xfree(rt->class_hash);
+	htab_release(&rt->class_hash);
 	arena_release(&rt->arena);
 	anomaly_release(&rt->anomalies);
 	memset(rt, 0, sizeof(*rt));

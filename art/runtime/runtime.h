@@ -35,6 +35,7 @@
 #include "carver/base/anomaly.h"
 #include "carver/base/arena.h"
 #include "carver/base/err.h"
+#include "carver/base/htab.h"
 #include "carver/image/image.h"
 
 #define RT_NONE ((size_t)-1)
@@ -110,8 +111,7 @@ struct art_runtime {
 	uint64_t java_lang_class;
 	struct rt_class *classes; /* sorted by address */
 	size_t class_count;
-	uint32_t *class_hash;     /* runtime_class_at's table: class index + 1, 0 empty */
-	size_t class_hash_mask;
+	struct htab class_hash;   /* runtime_class_at's table: address -> class index */
 	size_t retired_classes;   /* placeholders replaced during linking (not listed) */
 	size_t rejected_classes;  /* words equal to java.lang.Class's address that are no Class */
 	char first_rejected[160]; /* why the first of them is none */

@@ -57,7 +57,7 @@ int err_prefix(struct err *e, const char *fmt, ...)
 		memcpy(e->msg + hl, old, ol);
 		e->msg[hl + ol] = '\0';
 	}
-	return -(int)e->code;
+	return err_rc(e);
 }
 
 const char *err_code_name(enum err_code code)

@@ -39,6 +39,8 @@ int err_set(struct err *e, enum err_code code, uint64_t va, const char *file, in
  * err_set it accepts a NULL e; it then returns -ERR_INTERNAL (the code went with the error
  * object, the failure must not). */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The return value of a function that fails with the error e holds: -e->code. */
+static inline int err_rc(const struct err *e) { return -(int)e->code; }
 const char *err_code_name(enum err_code code);
 /* Process exit status for an error: 1 input rejected, 2 usage, 3 internal/io/nomem. */
 int err_exit_status(const struct err *e);

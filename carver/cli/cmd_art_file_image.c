@@ -87,9 +87,9 @@ static int name_classes(struct afi_report *r, struct err *e)
 	nm->total = w->class_count;
 	wbuf_init(&name);
 	for (size_t i = 0; i < w->class_count && rc >= 0; i++) {
-		int backed = art_image_set_class_has_dex(&r->set, w->classes[i], e);
-		if ((rc = backed) < 0)
+		if ((rc = art_image_set_class_has_dex(&r->set, w->classes[i], e)) < 0)
 			break;
+		bool backed = rc == 1;
 		wbuf_reset(&name);
 		rc = mw_class_name(&r->set.m, w->classes[i], art_image_set_lookup, &r->set, &name, e);
 		nm->dex_backed += backed;

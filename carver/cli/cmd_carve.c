@@ -183,14 +183,16 @@ static void rep_spaces(struct rep *r, const struct carve *c)
 	for (size_t i = 0; i < c->rt.spaces.count; i++) {
 		const struct model_space_count *s = &m->per_space[i];
 		const struct art_space *sp = &c->rt.spaces.v[i];
-		uint64_t a = s->objects[MODEL_ALLOCATED][MODEL_INTACT], p = s->objects[MODEL_FREE][MODEL_PARTIAL],
-			 rr = s->objects[MODEL_FREE][MODEL_RESIDUE];
-		if (!a && !p && !rr && !s->empty)
+		uint64_t allocated = s->objects[MODEL_ALLOCATED][MODEL_INTACT];
+		uint64_t free_partial = s->objects[MODEL_FREE][MODEL_PARTIAL];
+		uint64_t free_residue = s->objects[MODEL_FREE][MODEL_RESIDUE];
+		if (!allocated && !free_partial && !free_residue && !s->empty)
 			continue;
 		if (!r->json) {
 			rep_line(r, "  %-20s %-30s 0x%08llx %10llu / %llu / %llu; %llu empty (%llu); %llu bytes",
 				 spaces_kind_name(sp->kind), space_name(sp), (unsigned long long)sp->begin,
-				 (unsigned long long)a, (unsigned long long)p, (unsigned long long)rr,
+				 (unsigned long long)allocated, (unsigned long long)free_partial,
+				 (unsigned long long)free_residue,
 				 (unsigned long long)s->empty, (unsigned long long)s->untyped,
 				 (unsigned long long)s->bytes);
 			continue;
@@ -199,9 +201,9 @@ static void rep_spaces(struct rep *r, const struct carve *c)
 		rep_s(r, "kind", spaces_kind_name(sp->kind));
 		rep_s(r, "name", space_name(sp));
 		rep_hex(r, "begin", sp->begin);
-		rep_u(r, "allocated", a);
-		rep_u(r, "free_partial", p);
-		rep_u(r, "free_residue", rr);
+		rep_u(r, "allocated", allocated);
+		rep_u(r, "free_partial", free_partial);
+		rep_u(r, "free_residue", free_residue);
 		rep_u(r, "empty", s->empty);
 		rep_u(r, "untyped_residue", s->untyped);
 		rep_u(r, "bytes", s->bytes);

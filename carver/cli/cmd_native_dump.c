@@ -318,14 +318,14 @@ static void nr_report(struct rep *r, const char *path, const struct nrec_replay 
 		rep_u(r, nrec_op_name((enum nrec_op)k), rp->ops[k]);
 	rep_close(r);
 	rep_u(r, "timed_entries", rp->timed);
-	rep_u(r, "threads", rp->tid_count);
+	rep_u(r, "threads", rp->tids.count);
 	rep_u(r, "failed_allocations", rp->failed_allocs);
 	rep_u(r, "null_frees", rp->null_frees);
-	rep_u(r, "live_allocations", rp->live_count);
+	rep_u(r, "live_allocations", rp->live.count);
 	rep_u(r, "live_bytes", nrec_bytes(rp->live_bytes_hi, rp->live_bytes));
 	rep_u(r, "peak_live_bytes", nrec_bytes(rp->peak_live_bytes_hi, rp->peak_live_bytes));
 	nr_report_events(r, rp);
-	nr_report_live(r, v, rp->live_count);
+	nr_report_live(r, v, rp->live.count);
 	if (r->json) {
 		rep_close(r);
 		fputc('\n', r->fp);
@@ -373,7 +373,7 @@ static int nd_run_rec(const struct nd_opts *o, const char *path, const struct ma
 			*e = e2;
 			rc = rc2;
 		} else if (o->folded) {
-			nr_folded(v, rp.live_count, stdout);
+			nr_folded(v, rp.live.count, stdout);
 		} else {
 			rep_init(&r, stdout, o->json);
 			nr_report(&r, path, &rp, &st, v);

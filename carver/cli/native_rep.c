@@ -119,7 +119,7 @@ static int native_alloc(struct rep *r, const struct mdebug_result *res, const st
 	native_first_bytes(r, a);
 	native_damage(r, res, a);
 	if (native_frames(r, res, a, sz, named, e))
-		return -e->code;
+		return err_rc(e);
 	rep_close(r);
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
+#include "carver/base/htab.h"
 #include "carver/base/xalloc.h"
 
 struct ndump_pcinfo {
@@ -32,8 +33,9 @@ int ndump_agg_symbols(struct ndump_agg *a, const char *dir, struct err *e)
 
 void ndump_agg_release(struct ndump_agg *a)
 {
-	xfree(a->tab);
-	xfree(a->pctab);
+	htab_release(&a->site_tab);
+	htab_release(&a->pc_tab);
+	xfree(a->pcs);
 	xfree(a->sites);
 	xfree(a->libs);
 	symz_free(a->symz);
@@ -62,99 +64,71 @@ static uint64_t ndump_frames_hash(const uint64_t *f, size_t n)
 	return ndump_mix(h);
 }
 
-/* Doubles an open-addressed table of pointers whose key is key_of(entry). */
-static int ndump_grow(void ***tab, size_t *cap, size_t count, uint64_t (*key_of)(const void *), struct err *e)
+/* A new entry of the array *arr (count entries, *cap slots) and of tab (key -> its index). */
+static int ndump_index(struct htab *tab, void *arr, size_t *cap, size_t count, uint64_t key, struct err *e)
 {
-	size_t ncap;
-	void **nt;
-
-	if (count + 1 <= *cap / 4 * 3 && *cap)
-		return 0;
-	if (ck_mul(*cap ? *cap : 512, 2, &ncap) || !(nt = xcalloc(ncap, sizeof(*nt))))
+	if (count >= HTAB_VAL_MAX || xalloc_grow(arr, cap, count + 1, sizeof(void *), 64) ||
+	    htab_add(tab, key, (uint32_t)count))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu table slots", count + 1);
-	for (size_t i = 0; i < *cap; i++) {
-		size_t j;
-		if (!(*tab)[i])
-			continue;
-		for (j = key_of((*tab)[i]) & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = (*tab)[i];
-	}
-	xfree(*tab);
-	*tab = nt;
-	*cap = ncap;
 	return 0;
 }
-
-static uint64_t ndump_site_key(const void *p) { return ((const struct ndump_site *)p)->hash; }
-static uint64_t ndump_pc_key(const void *p) { return ndump_mix(((const struct ndump_pcinfo *)p)->pc); }
 
 static int ndump_find_site(struct ndump_agg *a, const struct ndump_record *r, struct ndump_site **out, struct err *e)
 {
 	uint64_t h = ndump_frames_hash(r->frames, r->nframes);
 	struct ndump_site *s;
 	uint64_t *frames;
-	size_t j;
 	int rc;
 
-	if ((rc = ndump_grow((void ***)&a->tab, &a->tab_cap, a->site_count, ndump_site_key, e)))
-		return rc;
-	for (j = h & (a->tab_cap - 1); (s = a->tab[j]); j = (j + 1) & (a->tab_cap - 1))
-		if (s->hash == h && s->nframes == r->nframes &&
+	for (size_t slot = htab_find(&a->site_tab, h); slot != HTAB_END; slot = htab_find_next(&a->site_tab, h, slot)) {
+		s = a->sites[htab_val(&a->site_tab, slot)];
+		if (s->nframes == r->nframes &&
 		    (r->nframes == 0 || memcmp(s->frames, r->frames, r->nframes * sizeof(*r->frames)) == 0)) {
 			*out = s;
 			return 0;
 		}
+	}
 	s = arena_alloc(&a->arena, sizeof(*s));
 	frames = r->nframes ? arena_array(&a->arena, r->nframes, sizeof(*frames)) : NULL;
 	if (!s || (r->nframes && !frames))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for call site %zu", a->site_count + 1);
+	if ((rc = ndump_index(&a->site_tab, &a->sites, &a->site_cap, a->site_count, h, e)))
+		return rc;
 	if (r->nframes)
 		memcpy(frames, r->frames, r->nframes * sizeof(*frames));
 	s->hash = h;
 	s->nframes = r->nframes;
 	s->frames = frames;
 	s->first_line = r->line;
-	a->tab[j] = s;
-	a->site_count++;
+	a->sites[a->site_count++] = s;
 	*out = s;
 	return 0;
 }
 
 static struct ndump_pcinfo *ndump_pc_lookup(const struct ndump_agg *a, uint64_t pc)
 {
-	struct ndump_pcinfo *p;
-
-	if (!a->pc_cap)
-		return NULL;
-	for (size_t j = ndump_mix(pc) & (a->pc_cap - 1); (p = a->pctab[j]); j = (j + 1) & (a->pc_cap - 1))
-		if (p->pc == pc)
-			return p;
-	return NULL;
+	uint32_t i;
+	return htab_get(&a->pc_tab, pc, &i) ? a->pcs[i] : NULL;
 }
 
 /* Keeps the first bt_info seen for each PC (the unwinder gives the same answer each time). */
 static int ndump_add_info(struct ndump_agg *a, uint64_t pc, const struct ndump_frame_info *fi, struct err *e)
 {
 	struct ndump_pcinfo *p;
-	size_t j;
 	int rc;
 
 	if (ndump_pc_lookup(a, pc))
 		return 0;
-	if ((rc = ndump_grow((void ***)&a->pctab, &a->pc_cap, a->pc_count, ndump_pc_key, e)))
-		return rc;
 	p = arena_alloc(&a->arena, sizeof(*p));
 	if (!p || !(p->map = arena_strndup(&a->arena, fi->map, fi->map_len)) ||
 	    !(p->func = arena_strndup(&a->arena, fi->func, fi->func_len)))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the bt_info of pc 0x%llx", (unsigned long long)pc);
+	if ((rc = ndump_index(&a->pc_tab, &a->pcs, &a->pc_cap, a->pc_count, pc, e)))
+		return rc;
 	p->pc = pc;
 	p->rel_pc = fi->rel_pc;
 	p->func_off = fi->func_off;
-	for (j = ndump_mix(pc) & (a->pc_cap - 1); a->pctab[j]; j = (j + 1) & (a->pc_cap - 1))
-		;
-	a->pctab[j] = p;
-	a->pc_count++;
+	a->pcs[a->pc_count++] = p;
 	return 0;
 }
 
@@ -454,21 +428,16 @@ static int ndump_libs_sum(struct ndump_agg *a, struct err *e)
 
 int ndump_agg_finish(struct ndump_agg *a, struct err *e)
 {
-	size_t k = 0;
 	int rc;
 
 	/* README.md "Backtrace Heap Dump Format": v1.0's NUM may be wrong (treat it as 1); the
 	 * viewer's tests (development/scripts/native_heapdump_viewer_tests.py) trust it when the
 	 * header's Total memory equals the sum of size * num */
 	a->num_trusted = a->h.minor >= 1 || (a->h.has_total && a->h.total_memory == a->total.bytes);
-	if (a->site_count && !(a->sites = xcalloc(a->site_count, sizeof(*a->sites))))
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu call sites", a->site_count);
-	for (size_t i = 0; i < a->tab_cap; i++)
-		if (a->tab[i]) {
-			a->tab[i]->sort_bytes = ndump_site_bytes(a, a->tab[i]);
-			a->tab[i]->sort_allocs = ndump_site_allocs(a, a->tab[i]);
-			a->sites[k++] = a->tab[i];
-		}
+	for (size_t i = 0; i < a->site_count; i++) {
+		a->sites[i]->sort_bytes = ndump_site_bytes(a, a->sites[i]);
+		a->sites[i]->sort_allocs = ndump_site_allocs(a, a->sites[i]);
+	}
 	if (a->site_count)
 		qsort(a->sites, a->site_count, sizeof(*a->sites), ndump_site_cmp);
 	if (a->maps.count)

@@ -14,6 +14,7 @@
 
 #include "carver/base/arena.h"
 #include "carver/base/err.h"
+#include "carver/base/htab.h"
 #include "carver/image/maps.h"
 #include "carver/image/symbolize.h"
 #include "carver/native/ndump.h"
@@ -55,10 +56,13 @@ struct ndump_pcinfo;
 struct ndump_agg {
 	struct arena arena;
 	struct ndump_header h;          /* fingerprint copied into the arena */
-	struct ndump_site **tab;        /* open-addressed by hash, tab_cap a power of two */
-	size_t site_count, tab_cap;
-	struct ndump_pcinfo **pctab;    /* PC -> bt_info, open-addressed */
+	struct ndump_site **sites;      /* site_count, in first-seen order; after ndump_agg_finish
+					 * by bytes then allocations, descending */
+	size_t site_count, site_cap;
+	struct htab site_tab;           /* call-site hash -> index in sites */
+	struct ndump_pcinfo **pcs;      /* bt_info by PC, pc_count */
 	size_t pc_count, pc_cap;
+	struct htab pc_tab;             /* PC -> index in pcs */
 	struct maps maps;               /* MAPS entries; sorted by start in ndump_agg_finish */
 	struct ndump_site total;        /* every record (hash, frames unused) */
 	uint64_t bt_info_records, frames_max;
@@ -68,7 +72,6 @@ struct ndump_agg {
 	struct err place_err;
 	/* after ndump_agg_finish */
 	bool num_trusted;               /* NUM counts (false: a v1.0 dump with the old count bug) */
-	struct ndump_site **sites;      /* site_count, by bytes then allocations, descending */
 	struct ndump_lib *libs;         /* lib_count, by self bytes then bytes, descending */
 	size_t lib_count;
 };

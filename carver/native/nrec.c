@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "carver/base/ck.h"
+#include "carver/base/htab.h"
 #include "carver/base/xalloc.h"
 
-/* One table slot: key 0 is empty (pointer 0 is never tracked, tids are stored + 1). */
-struct nrec_slot {
-	uint64_t key, size, line, tid;
+/* What the replay knows of one pointer, live (all of it) or freed (line: the free). */
+struct nrec_block {
+	uint64_t size, line, tid;
 	uint32_t op;
 };
 
@@ -145,99 +146,27 @@ void nrec_replay_init(struct nrec_replay *r) { memset(r, 0, sizeof(*r)); }
 
 void nrec_replay_release(struct nrec_replay *r)
 {
-	xfree(r->live);
-	xfree(r->freed);
-	xfree(r->tids);
+	htab_release(&r->live);
+	htab_release(&r->freed);
+	htab_release(&r->tids);
+	xfree(r->blocks);
 	xfree(r->events);
 	nrec_replay_init(r);
 }
 
-static size_t nrec_hash(uint64_t k, size_t cap)
+static int nrec_nomem(struct nrec_replay *r, struct err *e)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "record_allocs replay: out of memory for %zu entries",
+		       r->live.count + r->freed.count + 1);
 }
 
-static struct nrec_slot *nrec_find(struct nrec_slot *t, size_t cap, uint64_t key)
+/* *b: a new block.  Each pointer seen has one, in live or in freed, for the whole replay. */
+static int nrec_new_block(struct nrec_replay *r, uint32_t *b, struct err *e)
 {
-	if (!cap)
-		return NULL;
-	for (size_t j = nrec_hash(key, cap);; j = (j + 1) & (cap - 1)) {
-		if (t[j].key == key)
-			return &t[j];
-		if (t[j].key == 0)
-			return NULL;
-	}
-}
-
-static int nrec_grow(struct nrec_slot **t, size_t *cap, size_t count, struct err *e)
-{
-	struct nrec_slot *nt;
-	size_t ncap;
-
-	if (*cap && count + 1 <= *cap / 2)     /* short probe runs: pointers cluster */
-		return 0;
-	if (ck_mul(*cap ? *cap : 512, 2, &ncap) || !(nt = xcalloc(ncap, sizeof(*nt))))
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "record_allocs replay: out of memory for %zu entries", count + 1);
-	for (size_t i = 0; i < *cap; i++) {
-		size_t j;
-		if (!(*t)[i].key)
-			continue;
-		for (j = nrec_hash((*t)[i].key, ncap); nt[j].key; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = (*t)[i];
-	}
-	xfree(*t);
-	*t = nt;
-	*cap = ncap;
+	if (r->block_count >= HTAB_VAL_MAX || XALLOC_GROW(r->blocks, r->block_cap, r->block_count + 1, 1024))
+		return nrec_nomem(r, e);
+	*b = (uint32_t)r->block_count++;
 	return 0;
-}
-
-/* Inserts or overwrites key; the slot. */
-static int nrec_put(struct nrec_slot **t, size_t *cap, size_t *count, uint64_t key, struct nrec_slot **out,
-		    struct err *e)
-{
-	struct nrec_slot *s = nrec_find(*t, *cap, key);
-	size_t j;
-	int rc;
-
-	if (s) {
-		*out = s;
-		return 0;
-	}
-	if ((rc = nrec_grow(t, cap, *count, e)))
-		return rc;
-	for (j = nrec_hash(key, *cap); (*t)[j].key; j = (j + 1) & (*cap - 1))
-		;
-	memset(&(*t)[j], 0, sizeof((*t)[j]));
-	(*t)[j].key = key;
-	(*count)++;
-	*out = &(*t)[j];
-	return 0;
-}
-
-/* Linear-probing deletion by backward shift (no tombstones): later entries of the same
- * cluster move into the hole when their home slot allows it. */
-static void nrec_del(struct nrec_slot *t, size_t cap, size_t *count, struct nrec_slot *s)
-{
-	size_t i = (size_t)(s - t), j = i;
-
-	for (;;) {
-		size_t k;
-		j = (j + 1) & (cap - 1);
-		if (!t[j].key)
-			break;
-		k = nrec_hash(t[j].key, cap);
-		/* t[j] may move to i when its home k is not cyclically in (i, j] */
-		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		t[i] = t[j];
-		i = j;
-	}
-	t[i].key = 0;
-	(*count)--;
 }
 
 static int nrec_event(struct nrec_replay *r, enum nrec_event_kind k, const struct nrec_entry *en, uint64_t ptr,
@@ -280,27 +209,37 @@ static void nrec_add(struct nrec_replay *r, uint64_t n)
 
 static int nrec_alloc(struct nrec_replay *r, const struct nrec_entry *en, uint64_t ptr, struct err *e)
 {
-	struct nrec_slot *s = nrec_find(r->live, r->live_cap, ptr), *f;
+	size_t slot = htab_find(&r->live, ptr), freed = HTAB_END;
+	struct nrec_block *k;
+	uint32_t b = 0;
 	int rc;
 
 	if (ptr == 0) {
 		r->failed_allocs++;
 		return 0;
 	}
-	if (s) {
-		if ((rc = nrec_event(r, NREC_LIVE_REUSED, en, ptr, s->line, e)))
+	if (slot != HTAB_END) {
+		b = htab_val(&r->live, slot);
+		if ((rc = nrec_event(r, NREC_LIVE_REUSED, en, ptr, r->blocks[b].line, e)))
 			return rc;
-		nrec_sub(r, s->size);
-	} else if ((rc = nrec_put(&r->live, &r->live_cap, &r->live_count, ptr, &s, e))) {
-		return rc;
+		nrec_sub(r, r->blocks[b].size);
+	} else {
+		/* a freed pointer allocated again: its block moves from freed to live */
+		if ((freed = htab_find(&r->freed, ptr)) != HTAB_END)
+			b = htab_val(&r->freed, freed);
+		else if ((rc = nrec_new_block(r, &b, e)))
+			return rc;
+		if (htab_put(&r->live, ptr, b))
+			return nrec_nomem(r, e);
+		if (freed != HTAB_END)
+			htab_del(&r->freed, freed);
 	}
-	s->size = en->size;
-	s->line = en->line;
-	s->tid = en->tid;
-	s->op = en->op;
+	k = &r->blocks[b];
+	k->size = en->size;
+	k->line = en->line;
+	k->tid = en->tid;
+	k->op = en->op;
 	nrec_add(r, en->size);
-	if ((f = nrec_find(r->freed, r->freed_cap, ptr)))
-		nrec_del(r->freed, r->freed_cap, &r->freed_count, f);
 	return 0;
 }
 
@@ -308,19 +247,20 @@ static int nrec_alloc(struct nrec_replay *r, const struct nrec_entry *en, uint64
 static int nrec_release(struct nrec_replay *r, const struct nrec_entry *en, uint64_t ptr, bool is_realloc,
 			struct err *e)
 {
-	struct nrec_slot *s = nrec_find(r->live, r->live_cap, ptr), *f;
-	int rc;
+	size_t slot = htab_find(&r->live, ptr);
 
-	if (s) {
-		nrec_sub(r, s->size);
-		nrec_del(r->live, r->live_cap, &r->live_count, s);
-		if ((rc = nrec_put(&r->freed, &r->freed_cap, &r->freed_count, ptr, &f, e)))
-			return rc;
-		f->line = en->line;
+	if (slot != HTAB_END) {
+		uint32_t b = htab_val(&r->live, slot);
+		nrec_sub(r, r->blocks[b].size);
+		if (htab_put(&r->freed, ptr, b))
+			return nrec_nomem(r, e);
+		htab_del(&r->live, slot);
+		r->blocks[b].line = en->line;
 		return 0;
 	}
-	if ((f = nrec_find(r->freed, r->freed_cap, ptr)))
-		return nrec_event(r, is_realloc ? NREC_REALLOC_FREED : NREC_DOUBLE_FREE, en, ptr, f->line, e);
+	if ((slot = htab_find(&r->freed, ptr)) != HTAB_END)
+		return nrec_event(r, is_realloc ? NREC_REALLOC_FREED : NREC_DOUBLE_FREE, en, ptr,
+				  r->blocks[htab_val(&r->freed, slot)].line, e);
 	return nrec_event(r, is_realloc ? NREC_REALLOC_UNKNOWN : NREC_UNKNOWN_FREE, en, ptr, 0, e);
 }
 
@@ -345,14 +285,12 @@ static int nrec_realloc(struct nrec_replay *r, const struct nrec_entry *en, stru
 
 int nrec_replay_apply(struct nrec_replay *r, const struct nrec_entry *en, struct err *e)
 {
-	struct nrec_slot *t;
-	int rc;
-
 	r->entries++;
 	r->ops[en->op]++;
 	r->timed += en->timed;
-	if ((rc = nrec_put(&r->tids, &r->tid_cap, &r->tid_count, en->tid + 1 ? en->tid + 1 : 1, &t, e)))
-		return rc;
+	/* (tids are keyed + 1, 0 and UINT64_MAX both as 1: they count as one thread) */
+	if (htab_put(&r->tids, en->tid + 1 ? en->tid + 1 : 1, 0))
+		return nrec_nomem(r, e);
 	switch (en->op) {
 	case NREC_MALLOC: case NREC_CALLOC: case NREC_MEMALIGN:
 		return nrec_alloc(r, en, en->ptr, e);
@@ -383,19 +321,17 @@ int nrec_replay_live(const struct nrec_replay *r, struct nrec_live **out, struct
 	size_t k = 0;
 
 	*out = NULL;
-	if (!r->live_count)
+	if (!r->live.count)
 		return 0;
-	if (!(v = xcalloc(r->live_count, sizeof(*v))))
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu live allocations", r->live_count);
-	for (size_t i = 0; i < r->live_cap; i++) {
-		const struct nrec_slot *s = &r->live[i];
-		if (!s->key)
-			continue;
-		v[k].ptr = s->key;
-		v[k].size = s->size;
-		v[k].line = s->line;
-		v[k].tid = s->tid;
-		v[k].op = (enum nrec_op)s->op;
+	if (!(v = xcalloc(r->live.count, sizeof(*v))))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu live allocations", r->live.count);
+	for (size_t s = htab_next(&r->live, 0); s != HTAB_END; s = htab_next(&r->live, s + 1)) {
+		const struct nrec_block *b = &r->blocks[htab_val(&r->live, s)];
+		v[k].ptr = r->live.keys[s];
+		v[k].size = b->size;
+		v[k].line = b->line;
+		v[k].tid = b->tid;
+		v[k].op = (enum nrec_op)b->op;
 		k++;
 	}
 	qsort(v, k, sizeof(*v), nrec_live_cmp);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
+#include "carver/base/htab.h"
 #include "carver/native/nheap_text.h"
 
 enum nrec_op { NREC_MALLOC, NREC_CALLOC, NREC_MEMALIGN, NREC_REALLOC, NREC_FREE, NREC_THREAD_DONE, NREC_OPS };
@@ -67,11 +68,13 @@ struct nrec_live {
 	enum nrec_op op;
 };
 
-struct nrec_slot;
+struct nrec_block;
 
 struct nrec_replay {
-	struct nrec_slot *live, *freed, *tids;  /* open-addressed by pointer / by tid */
-	size_t live_cap, live_count, freed_cap, freed_count, tid_cap, tid_count;
+	struct htab live, freed;        /* pointer -> index in blocks; live.count allocations */
+	struct htab tids;               /* thread ids seen (tids.count), values unused */
+	struct nrec_block *blocks;
+	size_t block_count, block_cap;
 	uint64_t ops[NREC_OPS];
 	uint64_t entries, null_frees, failed_allocs, timed;
 	/* sums of live sizes, exact: 64-bit words plus carries (a hostile file can ask for
@@ -89,7 +92,7 @@ void nrec_replay_init(struct nrec_replay *r);
 void nrec_replay_release(struct nrec_replay *r);
 /* Applies one entry.  0 or -ERR_NOMEM. */
 int nrec_replay_apply(struct nrec_replay *r, const struct nrec_entry *en, struct err *e);
-/* The live allocations sorted by pointer (*out xmalloc'd, live_count of them; NULL when
+/* The live allocations sorted by pointer (*out xmalloc'd, live.count of them; NULL when
  * none).  0 or -ERR_NOMEM. */
 int nrec_replay_live(const struct nrec_replay *r, struct nrec_live **out, struct err *e);
 

@@ -91,7 +91,7 @@ static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *
 	struct walk_evidence *ev = walk_evidence_open(&c->rt, &c->sink, e);
 	int rc;
 	if (!ev)
-		return -e->code;
+		return err_rc(e);
 	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev,
 				.progress = c->m.progress, .unit = carve_unit, .unit_arg = c };
 	c->draw_units = o->out_dir && wanted(o, CARVE_OUT_REPORT);
@@ -175,7 +175,7 @@ static int write_bmd(struct carve *c, const struct carve_opts *o, struct outf *o
 	if (!hprof) {
 		phase(o, "writing a temporary heap.hprof for heap.bmd", model_object_bytes(&c->m));
 		if (!(path = out_path(o->out_dir, "heap.hprof", e)))
-			return -e->code;
+			return err_rc(e);
 		if ((rc = outf_open(&own, path, e)) == 0 && (rc = write_hprof(c, o, &own, e)) == 0)
 			rc = outf_close_stream(&own, e);
 		hprof = own.tmp;
@@ -274,7 +274,7 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 		snprintf(line, sizeof(line), "writing %s", carve_outputs[i].file);
 		phase(o, line, objects);
 		if (!(c->path[i] = out_path(o->out_dir, carve_outputs[i].file, e))) {
-			rc = -e->code;
+			rc = err_rc(e);
 			break;
 		}
 		/* heap.hprof is about the size of the heap: past the page cache, unless heap.bmd is

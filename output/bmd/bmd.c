@@ -297,113 +297,9 @@ static int bmd_get_count(struct cursor *c, size_t min_item, const char *what, ui
 
 /* ---- id map ------------------------------------------------------------------------------------ */
 
-void bmd_idmap_init(struct bmd_idmap *m)
+int bmd_idmap_nomem(const struct htab *m, struct err *e)
 {
-	memset(m, 0, sizeof(*m));
-}
-
-void bmd_idmap_release(struct bmd_idmap *m)
-{
-	xfree(m->keys);
-	xfree(m->vals);
-	bmd_idmap_init(m);
-}
-
-static inline size_t bmd_idmap_slot(uint64_t key, size_t mask)
-{
-	/* splitmix64 finaliser: sequential ids spread over the table */
-	key ^= key >> 30;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	key ^= key >> 27;
-	key *= 0x94d049bb133111ebULL;
-	key ^= key >> 31;
-	return (size_t)key & mask;
-}
-
-int bmd_idmap_get(const struct bmd_idmap *m, uint64_t key, uint32_t *val)
-{
-	size_t mask, i;
-
-	if (!m->cap)
-		return 0;
-	mask = m->cap - 1;
-	for (i = bmd_idmap_slot(key, mask); m->vals[i]; i = (i + 1) & mask)
-		if (m->keys[i] == key) {
-			*val = m->vals[i] - 1;
-			return 1;
-		}
-	return 0;
-}
-
-static int bmd_idmap_grow(struct bmd_idmap *m, struct err *e)
-{
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	uint64_t *keys = xcalloc(cap, sizeof(*keys));
-	uint32_t *vals = xcalloc(cap, sizeof(*vals));
-
-	if (!keys || !vals || cap < m->cap) {
-		xfree(keys);
-		xfree(vals);
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for an id map of %zu entries", m->count);
-	}
-	for (size_t j = 0; j < m->cap; j++) {
-		size_t i;
-		if (!m->vals[j])
-			continue;
-		for (i = bmd_idmap_slot(m->keys[j], cap - 1); vals[i]; i = (i + 1) & (cap - 1))
-			;
-		keys[i] = m->keys[j];
-		vals[i] = m->vals[j];
-	}
-	xfree(m->keys);
-	xfree(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
-	return 0;
-}
-
-int bmd_idmap_get_or_put(struct bmd_idmap *m, uint64_t key, uint32_t fresh, uint32_t *val, bool *added,
-			 struct err *e)
-{
-	size_t mask, i;
-	int rc;
-
-	/* load factor <= 1/2 keeps probe chains short */
-	if ((m->count + 1) * 2 > m->cap && (rc = bmd_idmap_grow(m, e)))
-		return rc;
-	mask = m->cap - 1;
-	for (i = bmd_idmap_slot(key, mask); m->vals[i]; i = (i + 1) & mask)
-		if (m->keys[i] == key) {
-			*val = m->vals[i] - 1;
-			*added = false;
-			return 0;
-		}
-	m->keys[i] = key;
-	m->vals[i] = fresh + 1;
-	m->count++;
-	*val = fresh;
-	*added = true;
-	return 0;
-}
-
-int bmd_idmap_put(struct bmd_idmap *m, uint64_t key, uint32_t val, struct err *e)
-{
-	size_t mask, i;
-	int rc;
-
-	if ((m->count + 1) * 2 > m->cap && (rc = bmd_idmap_grow(m, e)))
-		return rc;
-	mask = m->cap - 1;
-	for (i = bmd_idmap_slot(key, mask); m->vals[i]; i = (i + 1) & mask)
-		if (m->keys[i] == key) {
-			m->vals[i] = val + 1;
-			return 0;
-		}
-	m->keys[i] = key;
-	m->vals[i] = val + 1;
-	m->count++;
-	return 0;
+	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for an id map of %zu entries", m->count);
 }
 
 /* ---- reader ------------------------------------------------------------------------------------- */
@@ -417,7 +313,7 @@ int bmd_reader_init(struct bmd_reader *r, const uint8_t *data, size_t len, const
 	cur_init(&r->c, data, len, 0);
 	r->label = label;
 	arena_init(&r->defs);
-	bmd_idmap_init(&r->classes);
+	htab_init(&r->classes);
 	if (len == 0)
 		return ERR_SET(e, ERR_TRUNC, 0, "empty file: no BMD header at 0x0");
 	if ((rc = bmd_get_u32(&r->c, &r->version, e)))
@@ -437,7 +333,7 @@ int bmd_reader_init(struct bmd_reader *r, const uint8_t *data, size_t len, const
 void bmd_reader_release(struct bmd_reader *r)
 {
 	arena_release(&r->defs);
-	bmd_idmap_release(&r->classes);
+	htab_release(&r->classes);
 	xfree(r->all);
 	r->all = NULL;
 }
@@ -445,7 +341,7 @@ void bmd_reader_release(struct bmd_reader *r)
 const struct bmd_class_def *bmd_reader_class(const struct bmd_reader *r, uint32_t id)
 {
 	uint32_t serial;
-	return bmd_idmap_get(&r->classes, id, &serial) ? r->all[serial] : NULL;
+	return htab_get(&r->classes, id, &serial) ? r->all[serial] : NULL;
 }
 
 int bmd_reader_chain(const struct bmd_reader *r, const struct bmd_class_def *def,

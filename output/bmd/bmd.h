@@ -33,6 +33,7 @@
 #include "carver/base/arena.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
+#include "carver/base/htab.h"
 #include "carver/base/wbuf.h"
 
 enum bmd_tag {
@@ -121,23 +122,22 @@ struct bmd_class_def {
 /* Appends the whole CLASS_DEFINITION record (tag included). */
 void bmd_put_class_def(struct wbuf *b, const struct bmd_class_def *def);
 
-/* ---- id map: 64-bit key -> 32-bit value, open addressing (id renumbering, class lookup) -- */
+/* ---- id maps: carver/base/htab.h (id renumbering, class lookup), with the codec's error ---- */
 
-struct bmd_idmap {
-	uint64_t *keys;
-	uint32_t *vals;                 /* value + 1; 0 marks an empty slot */
-	size_t cap, count;              /* cap is a power of two (or 0) */
-};
+int bmd_idmap_nomem(const struct htab *m, struct err *e);
 
-void bmd_idmap_init(struct bmd_idmap *m);
-void bmd_idmap_release(struct bmd_idmap *m);
-/* 1 and *val if key is present, 0 if not. */
-int bmd_idmap_get(const struct bmd_idmap *m, uint64_t key, uint32_t *val);
-/* Inserts or replaces; val must be < UINT32_MAX.  -ERR_NOMEM on allocation failure. */
-int bmd_idmap_put(struct bmd_idmap *m, uint64_t key, uint32_t val, struct err *e);
-/* Returns the value of key, inserting `fresh` first when absent (*added tells which). */
-int bmd_idmap_get_or_put(struct bmd_idmap *m, uint64_t key, uint32_t fresh, uint32_t *val, bool *added,
-			 struct err *e);
+/* htab_put; val must be <= HTAB_VAL_MAX.  -ERR_NOMEM on allocation failure. */
+static inline int bmd_idmap_put(struct htab *m, uint64_t key, uint32_t val, struct err *e)
+{
+	return htab_put(m, key, val) ? bmd_idmap_nomem(m, e) : 0;
+}
+
+/* htab_get_or_put: the value of key, `fresh` inserted first when absent (*added says so). */
+static inline int bmd_idmap_get_or_put(struct htab *m, uint64_t key, uint32_t fresh, uint32_t *val, bool *added,
+				       struct err *e)
+{
+	return htab_get_or_put(m, key, fresh, val, added) ? bmd_idmap_nomem(m, e) : 0;
+}
 
 /* ---- streaming reader ----------------------------------------------------------------------- */
 
@@ -148,7 +148,7 @@ struct bmd_reader {
 	size_t meta_len;
 	const char *label;              /* for messages, may be NULL */
 	struct arena defs;              /* every definition read (stable pointers) */
-	struct bmd_idmap classes;       /* class id -> index in all */
+	struct htab classes;       /* class id -> index in all */
 	const struct bmd_class_def **all;   /* all[serial], every definition read */
 	uint32_t def_count, def_cap;
 	uint64_t records;

@@ -77,7 +77,7 @@ struct bmd_dict_entry { int32_t hash; uint32_t next; size_t off, len; };
 /* Java String.hashCode -> string.  Among different strings with the same hash the one added
  * first-last wins, which is what Badoo's HashSet -> HashMap copy does for colliding names. */
 struct bmd_dict {
-	struct bmd_idmap heads;         /* hash -> index of its most recent distinct string */
+	struct htab heads;         /* hash -> index of its most recent distinct string */
 	struct bmd_dict_entry *entries;
 	size_t count, cap;
 	struct wbuf text;               /* the strings, UTF-8 as Java re-encodes them */

@@ -47,7 +47,7 @@ struct om_page {
 };
 
 struct objmap {
-	struct bmd_idmap pages;         /* page number -> index in page[] */
+	struct htab pages;         /* page number -> index in page[] */
 	uint32_t *dir;                  /* after freeze, when the pages span a modest range: index
 					 * + 1 by page number - dir_lo (0 = no page), no hashing */
 	uint64_t dir_lo, dir_n;
@@ -57,7 +57,7 @@ struct objmap {
 	unsigned shift;                 /* log2 of the granule: 3, less for unaligned ids */
 	uint64_t ranks;
 	bool frozen;
-	struct bmd_idmap other;
+	struct htab other;
 	uint64_t last_no;               /* one-entry page cache */
 	struct om_page *last;
 };
@@ -72,7 +72,7 @@ static struct om_page *om_find(struct objmap *m, uint64_t page_no)
 		if (page_no - m->dir_lo >= m->dir_n || !m->dir[page_no - m->dir_lo])
 			return NULL;
 		idx = m->dir[page_no - m->dir_lo] - 1;
-	} else if (!bmd_idmap_get(&m->pages, page_no, &idx)) {
+	} else if (!htab_get(&m->pages, page_no, &idx)) {
 		return NULL;
 	}
 	m->last_no = page_no;
@@ -94,8 +94,8 @@ static int om_regranulate(struct objmap *m, unsigned shift, struct err *e)
 	m->page = NULL;
 	m->page_count = m->page_cap = 0;
 	m->last = NULL;
-	bmd_idmap_release(&m->pages);
-	bmd_idmap_init(&m->pages);
+	htab_release(&m->pages);
+	htab_init(&m->pages);
 	m->shift = shift;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		for (unsigned w = 0; w < OM_WORDS && rc == 0; w++)
@@ -191,7 +191,7 @@ static void om_direct(struct objmap *m)
 /* After pass 1: ranks, the id array, and pass-1 mappings of marked ids moved into it. */
 static int om_freeze(struct objmap *m, struct err *e)
 {
-	struct bmd_idmap rest;
+	struct htab rest;
 	int rc = 0;
 
 	for (size_t i = 0; i < m->page_count; i++) {
@@ -209,18 +209,15 @@ static int om_freeze(struct objmap *m, struct err *e)
 	if (!m->ids)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %llu object ids", (unsigned long long)m->ranks);
 	m->frozen = true;
-	bmd_idmap_init(&rest);
-	for (size_t s = 0; s < m->other.cap && rc == 0; s++) {
-		uint64_t r;
-		if (!m->other.vals[s])
-			continue;
-		r = om_rank(m, m->other.keys[s]);
+	htab_init(&rest);
+	for (size_t s = htab_next(&m->other, 0); s != HTAB_END && rc == 0; s = htab_next(&m->other, s + 1)) {
+		uint64_t r = om_rank(m, m->other.keys[s]);
 		if (r != OM_NONE)
-			m->ids[r] = m->other.vals[s];   /* mapped id + 1, the same convention */
+			m->ids[r] = htab_val(&m->other, s) + 1;   /* mapped id + 1 */
 		else
-			rc = bmd_idmap_put(&rest, m->other.keys[s], m->other.vals[s] - 1, e);
+			rc = bmd_idmap_put(&rest, m->other.keys[s], htab_val(&m->other, s), e);
 	}
-	bmd_idmap_release(&m->other);
+	htab_release(&m->other);
 	m->other = rest;
 	return rc;
 }
@@ -253,8 +250,8 @@ static int objmap_map(struct objmap *m, uint64_t id, uint32_t *next, uint32_t *o
 static void objmap_release(struct objmap *m)
 {
 	xfree(m->dir);
-	bmd_idmap_release(&m->pages);
-	bmd_idmap_release(&m->other);
+	htab_release(&m->pages);
+	htab_release(&m->other);
 	xfree(m->page);
 	xfree(m->ids);
 }
@@ -289,12 +286,12 @@ struct cr {
 	unsigned id;
 	struct wbuf out;
 	uint64_t flushed;
-	struct bmd_idmap strings;       /* original string id -> mapped */
+	struct htab strings;       /* original string id -> mapped */
 	uint32_t next_string, next_object;
 	uint8_t *kept;                  /* per mapped string id: kept in clear (preserved) */
 	size_t kept_cap;
 	struct objmap objects;
-	struct bmd_idmap class_index;   /* class object id -> index in classes */
+	struct htab class_index;   /* class object id -> index in classes */
 	struct cr_class *classes;
 	size_t class_count, class_cap;
 	uint64_t *roots;
@@ -406,7 +403,7 @@ static int cr_mark_kept(struct cr *c, uint32_t mapped, struct err *e)
 static bool cr_is_kept(const struct cr *c, uint64_t name_id)
 {
 	uint32_t mapped;
-	return bmd_idmap_get(&c->strings, name_id, &mapped) && mapped < c->kept_cap && c->kept[mapped];
+	return htab_get(&c->strings, name_id, &mapped) && mapped < c->kept_cap && c->kept[mapped];
 }
 
 /* STRING: decoded as new String(bytes) (UTF-8, U+FFFD for bad input), kept or hashed. */
@@ -465,7 +462,7 @@ static int cr_load_class(struct cr *c, const struct hprof_record *rec, struct er
 static struct cr_class *cr_class(struct cr *c, uint64_t id)
 {
 	uint32_t idx;
-	return bmd_idmap_get(&c->class_index, id, &idx) ? &c->classes[idx] : NULL;
+	return htab_get(&c->class_index, id, &idx) ? &c->classes[idx] : NULL;
 }
 
 /* The value of a constant or static as writeFieldValue encodes it. */
@@ -907,16 +904,16 @@ int bmd_crunch(const uint8_t *hprof, size_t len, const char *label, const struct
 	c.next_string = c.next_object = 1;
 	wbuf_init(&c.out);
 	wbuf_init(&c.text);
-	bmd_idmap_init(&c.strings);
-	bmd_idmap_init(&c.class_index);
-	bmd_idmap_init(&c.objects.other);
+	htab_init(&c.strings);
+	htab_init(&c.class_index);
+	htab_init(&c.objects.other);
 	c.objects.shift = 3;
 	arena_init(&c.plans);
 	rc = cr_run(&c, e);
 	wbuf_release(&c.out);
 	wbuf_release(&c.text);
-	bmd_idmap_release(&c.strings);
-	bmd_idmap_release(&c.class_index);
+	htab_release(&c.strings);
+	htab_release(&c.class_index);
 	objmap_release(&c.objects);
 	arena_release(&c.plans);
 	xfree(c.classes);

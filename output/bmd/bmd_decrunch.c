@@ -156,13 +156,13 @@ static int heap_sub_done(struct heap *h, struct err *e)
 void bmd_dict_init(struct bmd_dict *d)
 {
 	memset(d, 0, sizeof(*d));
-	bmd_idmap_init(&d->heads);
+	htab_init(&d->heads);
 	wbuf_init(&d->text);
 }
 
 void bmd_dict_release(struct bmd_dict *d)
 {
-	bmd_idmap_release(&d->heads);
+	htab_release(&d->heads);
 	xfree(d->entries);
 	wbuf_release(&d->text);
 	memset(d, 0, sizeof(*d));
@@ -174,7 +174,7 @@ int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t ha
 	struct bmd_dict_entry *en;
 	int rc;
 
-	if (bmd_idmap_get(&d->heads, (uint32_t)hash, &head)) {
+	if (htab_get(&d->heads, (uint32_t)hash, &head)) {
 		/* a string already added keeps its place (a HashSet ignores re-adds) */
 		for (i = head; i != UINT32_MAX; i = d->entries[i].next)
 			if (d->entries[i].len == len && !memcmp(d->text.data + d->entries[i].off, utf8, len))
@@ -199,7 +199,7 @@ int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const 
 {
 	uint32_t i;
 
-	if (!d || !bmd_idmap_get(&d->heads, (uint32_t)hash, &i))
+	if (!d || !htab_get(&d->heads, (uint32_t)hash, &i))
 		return 0;
 	for (; i != UINT32_MAX; i = d->entries[i].next)
 		if (d->entries[i].len == len) {
@@ -213,7 +213,7 @@ int bmd_dict_find(const struct bmd_dict *d, int32_t hash, const uint8_t **s, siz
 {
 	uint32_t i;
 
-	if (!d || !bmd_idmap_get(&d->heads, (uint32_t)hash, &i))
+	if (!d || !htab_get(&d->heads, (uint32_t)hash, &i))
 		return 0;
 	*s = d->text.data + d->entries[i].off;
 	*len = d->entries[i].len;
@@ -235,10 +235,10 @@ struct dc {
 	/* classes in first-definition order, then in HashMap iteration order */
 	uint32_t *class_keys;
 	size_t class_count, class_cap;
-	struct bmd_idmap class_seen;
+	struct htab class_seen;
 	/* --mat bookkeeping */
-	struct bmd_idmap strings_defined;
-	struct bmd_idmap array_classes; /* class ids of object arrays */
+	struct htab strings_defined;
+	struct htab array_classes; /* class ids of object arrays */
 	uint64_t heap_bytes;            /* sum of every sub-record except instances */
 	uint64_t heap_start;            /* output offset of the HEAP_DUMP record */
 	uint32_t next_sid;              /* --mat: next candidate id for a synthesized string */
@@ -250,7 +250,7 @@ struct dc {
 	 * in jdk_wanted), read after pass A; until then pass A holds its output back as the
 	 * offsets of the records that make it */
 	struct bmd_dict jdk;
-	struct bmd_idmap jdk_wanted;
+	struct htab jdk_wanted;
 	uint64_t *held;
 	size_t held_count, held_cap;
 	size_t *offs;                   /* per chain level: start of its values in vals */
@@ -919,7 +919,7 @@ static int dc_fresh_string(struct dc *d, const char *text, uint32_t *id, struct 
 {
 	uint32_t v;
 
-	while (d->next_sid && bmd_idmap_get(&d->strings_defined, d->next_sid, &v))
+	while (d->next_sid && htab_get(&d->strings_defined, d->next_sid, &v))
 		d->next_sid--;
 	if (!d->next_sid)
 		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "no free string id left for synthesized names");
@@ -934,14 +934,14 @@ static int dc_need_string(struct dc *d, uint32_t id, struct err *e)
 	char text[32];
 	uint32_t v;
 
-	if (bmd_idmap_get(&d->strings_defined, id, &v))
+	if (htab_get(&d->strings_defined, id, &v))
 		return 0;
 	snprintf(text, sizeof(text), "Unknown$%u", id);
 	put_string(&d->out, id, text, strlen(text));
 	return bmd_idmap_put(&d->strings_defined, id, 0, e);
 }
 
-static int dc_need_class(struct dc *d, struct bmd_idmap *seen, uint32_t id, struct err *e)
+static int dc_need_class(struct dc *d, struct htab *seen, uint32_t id, struct err *e)
 {
 	uint32_t v;
 	bool added;
@@ -964,7 +964,7 @@ static int cmp_u32(const void *a, const void *b)
 /* Classes referenced as a superclass or an object array's class without a definition. */
 static int dc_collect_missing(struct dc *d, const size_t *order, struct err *e)
 {
-	struct bmd_idmap seen;
+	struct htab seen;
 	size_t max = d->class_count + d->array_classes.count + 1;
 	int rc = 0;
 
@@ -972,13 +972,13 @@ static int dc_collect_missing(struct dc *d, const size_t *order, struct err *e)
 	d->synth_names = xcalloc(max, sizeof(uint32_t));
 	if (!d->synth || !d->synth_names)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu class references", max);
-	bmd_idmap_init(&seen);
+	htab_init(&seen);
 	for (size_t i = 0; i < d->class_count && !rc; i++)
 		rc = dc_need_class(d, &seen, bmd_reader_class(&d->fin, d->class_keys[order[i]])->super_id, e);
 	for (size_t s = 0; s < d->array_classes.cap && !rc; s++)
 		if (d->array_classes.vals[s])
 			rc = dc_need_class(d, &seen, (uint32_t)d->array_classes.keys[s], e);
-	bmd_idmap_release(&seen);
+	htab_release(&seen);
 	qsort(d->synth, d->synth_count, sizeof(uint32_t), cmp_u32);
 	return rc;
 }
@@ -1003,7 +1003,7 @@ static int dc_mat_names(struct dc *d, const size_t *order, struct err *e)
 	}
 	for (size_t i = 0; i < d->synth_count; i++) {
 		char text[48];
-		bool array = bmd_idmap_get(&d->array_classes, d->synth[i], &v);
+		bool array = htab_get(&d->array_classes, d->synth[i], &v);
 		snprintf(text, sizeof(text), "artcarve.MissingClass$%u%s", d->synth[i], array ? "[]" : "");
 		if ((rc = dc_fresh_string(d, text, &d->synth_names[i], e)))
 			return rc;
@@ -1053,12 +1053,12 @@ static void dc_release(struct dc *d)
 	wbuf_release(&d->heap.seg);
 	wbuf_release(&d->vals);
 	wbuf_release(&d->text);
-	bmd_idmap_release(&d->class_seen);
-	bmd_idmap_release(&d->strings_defined);
-	bmd_idmap_release(&d->array_classes);
+	htab_release(&d->class_seen);
+	htab_release(&d->strings_defined);
+	htab_release(&d->array_classes);
 	bmd_dict_release(&d->builtin);
 	bmd_dict_release(&d->jdk);
-	bmd_idmap_release(&d->jdk_wanted);
+	htab_release(&d->jdk_wanted);
 	xfree(d->held);
 	xfree(d->class_keys);
 	xfree(d->offs);
@@ -1123,12 +1123,12 @@ int bmd_decrunch(const uint8_t *bmd, size_t len, const char *label, const struct
 	wbuf_init(&d.heap.seg);
 	wbuf_init(&d.vals);
 	wbuf_init(&d.text);
-	bmd_idmap_init(&d.class_seen);
-	bmd_idmap_init(&d.strings_defined);
-	bmd_idmap_init(&d.array_classes);
+	htab_init(&d.class_seen);
+	htab_init(&d.strings_defined);
+	htab_init(&d.array_classes);
 	bmd_dict_init(&d.builtin);
 	bmd_dict_init(&d.jdk);
-	bmd_idmap_init(&d.jdk_wanted);
+	htab_init(&d.jdk_wanted);
 	d.offs = xcalloc(BMD_CHAIN_MAX + 1, sizeof(*d.offs));
 	if (!d.offs)
 		rc = ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");

@@ -563,7 +563,7 @@ static void jdk_drop(const struct bmd_jdk *j, uint32_t module)
 	mapfile_drop(m, m->data, m->len);
 }
 
-int bmd_jdk_names(const struct bmd_jdk *j, const struct bmd_idmap *wanted, struct bmd_dict *d, struct err *e)
+int bmd_jdk_names(const struct bmd_jdk *j, const struct htab *wanted, struct bmd_dict *d, struct err *e)
 {
 	uint64_t at, dropped = 0;
 	uint32_t v;
@@ -576,8 +576,8 @@ int bmd_jdk_names(const struct bmd_jdk *j, const struct bmd_idmap *wanted, struc
 			jdk_drop(j, j->classes[i - 1].module);
 			dropped = 0;
 		}
-		if (!bmd_idmap_get(wanted, bmd_jdk_key(c->hash, c->len), &v) &&
-		    !bmd_idmap_get(wanted, bmd_jdk_key(c->dotted_hash, c->len), &v))
+		if (!htab_get(wanted, bmd_jdk_key(c->hash, c->len), &v) &&
+		    !htab_get(wanted, bmd_jdk_key(c->dotted_hash, c->len), &v))
 			continue;
 		if ((rc = jdk_class_names(m, c->cd_offset, d, &at, e)))
 			return ERR_PREFIX(e, rc, "%s", m->map.path);

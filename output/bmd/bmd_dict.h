@@ -60,7 +60,7 @@ static inline uint64_t bmd_jdk_key(int32_t hash, uint32_t len) { return (uint64_
  * name's hash and length, slashed or dotted, are a key of wanted (the value is ignored):
  * this_class, then its fields' names.  The modules' pages go back to the kernel as they are
  * done with. */
-int bmd_jdk_names(const struct bmd_jdk *j, const struct bmd_idmap *wanted, struct bmd_dict *d, struct err *e);
+int bmd_jdk_names(const struct bmd_jdk *j, const struct htab *wanted, struct bmd_dict *d, struct err *e);
 void bmd_jdk_release(struct bmd_jdk *j);
 
 #endif

@@ -115,7 +115,7 @@ static const char *const case_db_inserts[ST_COUNT] = {
 	[ST_UNKNOWN] = "INSERT INTO unknown_reasons VALUES(?,?)",
 };
 
-struct cdb {
+struct case_db_writer {
 	struct sqlw *db;
 	struct sqlw_stmt *st[ST_COUNT];
 	const struct model *m;
@@ -132,7 +132,7 @@ struct cdb {
 static int64_t i64(uint64_t v) { return (int64_t)v; }   /* SQLite integers are signed 64-bit */
 
 /* 0 ok, else the step's error */
-static int put_image(struct cdb *c, struct err *e)
+static int put_image(struct case_db_writer *c, struct err *e)
 {
 	const struct art_runtime *rt = c->rt;
 	const struct image *img = rt->img;
@@ -157,7 +157,7 @@ static int put_image(struct cdb *c, struct err *e)
 
 /* Every input file with its size and SHA-256 (read again in blocks: the image maps only
  * what it needs, and the digest is of the file as it is on disk). */
-static int put_inputs(struct cdb *c, struct err *e)
+static int put_inputs(struct case_db_writer *c, struct err *e)
 {
 	const struct image *img = c->rt->img;
 	size_t n = img_input_count(img);
@@ -182,7 +182,7 @@ static int put_inputs(struct cdb *c, struct err *e)
 	return 0;
 }
 
-static int put_run(struct cdb *c, const struct case_db_run *run, struct err *e)
+static int put_run(struct case_db_writer *c, const struct case_db_run *run, struct err *e)
 {
 	struct sqlw_stmt *s;
 	struct wbuf cmd;
@@ -217,7 +217,7 @@ static int put_run(struct cdb *c, const struct case_db_run *run, struct err *e)
 	return rc;
 }
 
-static int put_regions(struct cdb *c, struct err *e)
+static int put_regions(struct case_db_writer *c, struct err *e)
 {
 	const struct image *img = c->rt->img;
 	struct sqlw_stmt *s = c->st[ST_REGION];
@@ -239,7 +239,7 @@ static int put_regions(struct cdb *c, struct err *e)
 	return 0;
 }
 
-static int put_spaces(struct cdb *c, struct err *e)
+static int put_spaces(struct case_db_writer *c, struct err *e)
 {
 	const struct art_spaces *sp = &c->rt->spaces;
 	struct sqlw_stmt *s = c->st[ST_SPACE];
@@ -277,7 +277,8 @@ static void bind_index(struct sqlw_stmt *s, int i, size_t v)
 		sqlw_bind_int(s, i, i64(v));
 }
 
-static int put_fields(struct cdb *c, size_t cls, bool is_static, const struct rt_field *f, uint32_t n, struct err *e)
+static int put_fields(struct case_db_writer *c, size_t cls, bool is_static, const struct rt_field *f,
+		      uint32_t n, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_FIELD];
 	for (uint32_t i = 0; i < n; i++) {
@@ -300,7 +301,7 @@ static int put_fields(struct cdb *c, size_t cls, bool is_static, const struct rt
 	return 0;
 }
 
-static int put_classes(struct cdb *c, struct err *e)
+static int put_classes(struct case_db_writer *c, struct err *e)
 {
 	const struct art_runtime *rt = c->rt;
 	struct sqlw_stmt *s = c->st[ST_CLASS];
@@ -335,7 +336,8 @@ static int put_classes(struct cdb *c, struct err *e)
 
 /* Name of the reference field at offset off of the object (NULL when the layout does not
  * say), or its array index. */
-static const char *ref_field(const struct cdb *c, const struct model_obj *o, uint32_t off, int64_t *index)
+static const char *ref_field(const struct case_db_writer *c, const struct model_obj *o, uint32_t off,
+			     int64_t *index)
 {
 	const struct art_runtime *rt = c->rt;
 	*index = -1;
@@ -360,7 +362,7 @@ static const char *ref_field(const struct cdb *c, const struct model_obj *o, uin
 
 static int put_ref(void *arg, uint32_t off, uint32_t value)
 {
-	struct cdb *c = arg;
+	struct case_db_writer *c = arg;
 	struct sqlw_stmt *s = c->st[ST_REF];
 	int64_t index;
 	const char *name;
@@ -385,7 +387,7 @@ static int put_ref(void *arg, uint32_t off, uint32_t value)
 
 /* The String's value; a value that does not read (residue whose characters are gone) is
  * NULL with the reason in `note`. */
-static int put_string(struct cdb *c, const struct model_obj *o, struct err *e)
+static int put_string(struct case_db_writer *c, const struct model_obj *o, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_STRING];
 	uint32_t n = model_length(c->m, o);
@@ -416,7 +418,7 @@ static int put_string(struct cdb *c, const struct model_obj *o, struct err *e)
 }
 
 /* The elements as stored (little-endian), read in place when one region holds them. */
-static int put_array(struct cdb *c, const struct model_obj *o, struct err *e)
+static int put_array(struct case_db_writer *c, const struct model_obj *o, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_ARRAY];
 	const struct model_class *mc = &c->m->classes[o->cls];
@@ -460,7 +462,7 @@ static int put_array(struct cdb *c, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static int put_objects(struct cdb *c, struct err *e)
+static int put_objects(struct case_db_writer *c, struct err *e)
 {
 	const struct model *m = c->m;
 	struct sqlw_stmt *s = c->st[ST_OBJECT];
@@ -500,7 +502,7 @@ static int put_objects(struct cdb *c, struct err *e)
 	return 0;
 }
 
-static int put_roots(struct cdb *c, const struct reach *r, struct err *e)
+static int put_roots(struct case_db_writer *c, const struct reach *r, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_ROOT], *q = c->st[ST_ROOT_SOURCE];
 	int rc;
@@ -558,7 +560,8 @@ static int put_holders(struct cdb *c, const struct reach *r, struct err *e)
 }
 
 /* The records a sink kept, and its counts per code (all, kept or not). */
-static int put_anomalies(struct cdb *c, const char *phase, const struct anomaly_sink *sink, struct err *e)
+static int put_anomalies(struct case_db_writer *c, const char *phase, const struct anomaly_sink *sink,
+			 struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_ANOMALY], *q = c->st[ST_ANOMALY_COUNT];
 	uint64_t kept[ANOM_CODE_COUNT] = { 0 };
@@ -596,7 +599,7 @@ static int put_anomalies(struct cdb *c, const char *phase, const struct anomaly_
 /* Objects above 4 GiB (the mark-compact from-space of a 64-bit process) have a heap.hprof id
  * that is not their address (rosalloc/model/model.h): the table hprof_ids, made only then,
  * gives it, so that an object seen in MAT is found here. */
-static int put_hprof_ids(struct cdb *c, struct err *e)
+static int put_hprof_ids(struct case_db_writer *c, struct err *e)
 {
 	const struct model *m = c->m;
 	struct sqlw_stmt *s = NULL;
@@ -619,7 +622,8 @@ static int put_hprof_ids(struct cdb *c, struct err *e)
 	return rc;
 }
 
-static int write_all(struct cdb *c, const struct reach *r, const struct case_db_run *run, struct err *e)
+static int write_all(struct case_db_writer *c, const struct reach *r, const struct case_db_run *run,
+		     struct err *e)
 {
 	int rc;
 	if ((rc = sqlw_exec(c->db, case_db_schema, e)))
@@ -644,7 +648,7 @@ static int write_all(struct cdb *c, const struct reach *r, const struct case_db_
 int case_db_write(const char *path, const struct model *m, const struct reach *r, const struct case_db_run *run,
 		  struct case_db_stats *st, struct err *e)
 {
-	struct cdb c;
+	struct case_db_writer c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));

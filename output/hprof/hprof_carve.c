@@ -6,6 +6,7 @@
 
 #include "carver/base/cursor.h"
 #include "carver/base/hash.h"
+#include "carver/base/htab.h"
 #include "carver/base/xalloc.h"
 #include "output/hprof/hprof.h"
 
@@ -27,51 +28,33 @@ enum {
 struct hc_str {
 	const char *s;
 	size_t n;
-	uint32_t id;
 };
 
 struct hc_strings {
-	struct hc_str *v;
+	struct htab by_hash;            /* hash_fnv1a64 of the text -> index in v */
+	struct hc_str *v;               /* v[i] has the id i + 1 */
 	size_t cap, count;
 };
-
-static int strings_grow(struct hc_strings *t, struct err *e)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	struct hc_str *v = xcalloc(cap, sizeof(*v));
-	if (!v)
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for HPROF strings");
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->v[i].s)
-			continue;
-		size_t j = hash_fnv1a64(t->v[i].s, t->v[i].n) & (cap - 1);
-		while (v[j].s)
-			j = (j + 1) & (cap - 1);
-		v[j] = t->v[i];
-	}
-	xfree(t->v);
-	t->v = v;
-	t->cap = cap;
-	return 0;
-}
 
 /* The id of text s (n bytes, borrowed for the writer's lifetime); writes its STRING record
  * the first time. */
 static int string_id(struct hc_strings *t, struct hprof_writer *w, const char *s, size_t n, uint32_t *id,
 		     struct err *e)
 {
-	int rc;
-	if (2 * (t->count + 1) > t->cap && (rc = strings_grow(t, e)))
-		return rc;
-	size_t j = hash_fnv1a64(s, n) & (t->cap - 1);
-	for (; t->v[j].s; j = (j + 1) & (t->cap - 1)) {
-		if (t->v[j].n == n && !memcmp(t->v[j].s, s, n)) {
-			*id = t->v[j].id;
+	uint64_t h = hash_fnv1a64(s, n);
+
+	for (size_t slot = htab_find(&t->by_hash, h); slot != HTAB_END; slot = htab_find_next(&t->by_hash, h, slot)) {
+		const struct hc_str *k = &t->v[htab_val(&t->by_hash, slot)];
+		if (k->n == n && !memcmp(k->s, s, n)) {
+			*id = htab_val(&t->by_hash, slot) + 1;
 			return 0;
 		}
 	}
-	t->v[j] = (struct hc_str){ s, n, (uint32_t)++t->count };
-	*id = t->v[j].id;
+	if (t->count >= HTAB_VAL_MAX || XALLOC_GROW(t->v, t->cap, t->count + 1, 1024) ||
+	    htab_add(&t->by_hash, h, (uint32_t)t->count))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for HPROF strings");
+	t->v[t->count] = (struct hc_str){ s, n };
+	*id = (uint32_t)++t->count;
 	return hprof_write_string(w, *id, s, n, e);
 }
 
@@ -556,7 +539,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 				return ERR_SET(e, ERR_CORRUPT, model_va(h->m, o), "object at 0x%llx: a field at +%u past its size %u",
 					       (unsigned long long)model_va(h->m, o), p->off[i], o->size);
 	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, p->bytes, e)))
-		return -e->code;
+		return err_rc(e);
 	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)
 		payload_words(p, h->bytes, d);
 	else
@@ -667,7 +650,7 @@ static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
 	uint8_t *d = hprof_put_instance_room(&h->w, id, 0, mark_class_id(k), 24, e);
 	if (!d)
-		return -e->code;
+		return err_rc(e);
 	h->next_mark_id -= HC_MARK_ID_STEP;
 	for (int f = 0; f < 24; f++)
 		d[f] = (uint8_t)(v[f / 8] >> (56 - 8 * (f % 8)));   /* big-endian */
@@ -863,6 +846,7 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	hprof_writer_release(&h.w);
 	wbuf_release(&h.obj);
 	xfree(h.str.v);
+	htab_release(&h.str.by_hash);
 	xfree(h.name_id);
 	xfree(h.serial);
 	xfree(h.own_ok);

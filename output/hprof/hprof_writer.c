@@ -379,7 +379,7 @@ int hprof_put_instance(struct hprof_writer *w, uint64_t id, uint32_t trace_seria
 {
 	uint8_t *d = hprof_put_instance_room(w, id, trace_serial, class_id, len, e);
 	if (!d)
-		return -e->code;
+		return err_rc(e);
 	if (len)
 		memcpy(d, values, len);
 	return 0;
@@ -393,7 +393,7 @@ int hprof_put_obj_array(struct hprof_writer *w, uint64_t id, uint32_t trace_seri
 	uint8_t *d = sub_room(w, total, e);
 
 	if (!d)
-		return -e->code;
+		return err_rc(e);
 	*d++ = HPROF_OBJ_ARRAY_DUMP;
 	d = put_be(d, n, id);
 	d = put_be(d, 4, trace_serial);
@@ -446,7 +446,7 @@ int hprof_put_prim_array_le(struct hprof_writer *w, uint64_t id, uint32_t trace_
 	if (size == 0 || type == HPROF_T_OBJECT)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "hprof writer: %u is not a primitive type", type);
 	if (!(d = sub_room(w, total, e)))
-		return -e->code;
+		return err_rc(e);
 	*d++ = HPROF_PRIM_ARRAY_DUMP;
 	d = put_be(d, n, id);
 	d = put_be(d, 4, trace_serial);

@@ -563,7 +563,8 @@ static void hp_flag_syn(struct vd_side *s, uint64_t id, enum vd_kind kind, enum 
 
 	for (; j != SIZE_MAX && j < s->n && s->obj[j].id == id; j++)
 		if (s->obj[j].kind == kind && !(s->obj[j].flags & VD_F_MARK)) {
-			s->obj[j].flags = (uint8_t)((s->obj[j].flags & ~VD_F_SYN_MASK) | (syn + 1));
+			unsigned others = s->obj[j].flags & ~(unsigned)VD_F_SYN_MASK;
+			s->obj[j].flags = (uint8_t)(others | (syn + 1));
 			return;
 		}
 }

@@ -11,6 +11,7 @@
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
 #include "carver/base/hash.h"
+#include "carver/base/htab.h"
 #include "carver/base/wbuf.h"
 #include "output/hprof/hprof.h"
 #include "output/validate/validate.h"
@@ -23,8 +24,7 @@ struct vd_names {
 	struct arena a;         /* the bytes, NUL-terminated */
 	struct vd_name *v;
 	uint32_t n, cap;
-	uint32_t *slot;         /* open addressing: index + 1, 0 = empty; slot_cap a power of 2 */
-	size_t slot_cap;
+	struct htab by_hash;    /* hash_fnv1a64 of the name -> index in v */
 };
 
 void vd_names_init(struct vd_names *t);

@@ -215,12 +215,12 @@ int vd_report_text(const struct vd_report *r, FILE *fp, struct err *e)
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
 /* s as a JSON string (NULL as ""). */
-static void js_str(FILE *fp, const char *s)
+static void json_out_str(FILE *fp, const char *s)
 {
 	rep_json_string(fp, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void js_ratio(FILE *fp, uint64_t num, uint64_t den)
+static void json_out_ratio(FILE *fp, uint64_t num, uint64_t den)
 {
 	if (!den) {
 		fprintf(fp, "null");
@@ -232,125 +232,125 @@ static void js_ratio(FILE *fp, uint64_t num, uint64_t den)
 	fprintf(fp, "%" PRIu64 ".%06" PRIu64, ppm / 1000000, ppm % 1000000);
 }
 
-static void js_count(FILE *fp, const struct vd_count *c)
+static void json_out_count(FILE *fp, const struct vd_count *c)
 {
 	fprintf(fp, "{\"truth\": %" PRIu64 ", \"matched\": %" PRIu64 ", \"recall\": ", c->truth, c->matched);
-	js_ratio(fp, c->matched, c->truth);
+	json_out_ratio(fp, c->matched, c->truth);
 	fprintf(fp, ", \"result\": %" PRIu64 ", \"result_matched\": %" PRIu64 ", \"precision\": ", c->result,
 		c->result_matched);
-	js_ratio(fp, c->result_matched, judged(c));
+	json_out_ratio(fp, c->result_matched, judged(c));
 	fputc('}', fp);
 }
 
-static void js_side(FILE *fp, const struct vd_side_info *s)
+static void json_out_side(FILE *fp, const struct vd_side_info *s)
 {
 	fprintf(fp, "{\"file\": ");
-	js_str(fp, s->label);
+	json_out_str(fp, s->label);
 	fprintf(fp, ", \"format\": ");
-	js_str(fp, s->format);
+	json_out_str(fp, s->format);
 	fprintf(fp, ", \"id_size\": %u, \"objects\": %" PRIu64 ", \"by_kind\": {", s->id_size, s->objects);
 	for (int k = 0; k < VD_KIND_COUNT; k++) {
 		fprintf(fp, "%s", k ? ", " : "");
-		js_str(fp, vd_kind_name((enum vd_kind)k));
+		json_out_str(fp, vd_kind_name((enum vd_kind)k));
 		fprintf(fp, ": %" PRIu64, s->by_kind[k]);
 	}
 	fprintf(fp, "}, \"not_objects\": {");
 	for (int k = 0; k < VD_SYN_COUNT; k++) {
 		fprintf(fp, "%s", k ? ", " : "");
-		js_str(fp, vd_syn_name((enum vd_syn)k));
+		json_out_str(fp, vd_syn_name((enum vd_syn)k));
 		fprintf(fp, ": %" PRIu64, s->synthetic[k]);
 	}
 	fprintf(fp, "}, \"mark_arrays\": %" PRIu64 ", \"states\": [", s->mark_arrays);
 	for (int d = 0, n = 0; d < VD_DIM_COUNT; d++)
 		if (s->states[d]) {
 			fprintf(fp, "%s", n++ ? ", " : "");
-			js_str(fp, vd_dim_name((enum vd_dim)d));
+			json_out_str(fp, vd_dim_name((enum vd_dim)d));
 		}
 	fprintf(fp, "], \"roots\": %" PRIu64 ", \"roots_by_kind\": {", s->roots);
 	for (int k = 0, n = 0; k < VD_ROOT_KIND_COUNT; k++)
 		if (s->roots_by_kind[k]) {
 			fprintf(fp, "%s", n++ ? ", " : "");
-			js_str(fp, vd_root_kind_name((enum vd_root_kind)k));
+			json_out_str(fp, vd_root_kind_name((enum vd_root_kind)k));
 			fprintf(fp, ": %" PRIu64, s->roots_by_kind[k]);
 		}
 	fprintf(fp, "}, \"duplicate_ids\": %" PRIu64 ", \"dangling_refs\": %" PRIu64
 		", \"value_position_objects\": %" PRIu64 "}", s->duplicate_ids, s->dangling_refs, s->value_position_objects);
 }
 
-static void js_examples(FILE *fp, const struct vd_examples *x)
+static void json_out_examples(FILE *fp, const struct vd_examples *x)
 {
 	fprintf(fp, "{\"total\": %" PRIu64 ", \"first\": [", x->total);
 	for (unsigned i = 0; i < x->n; i++) {
 		const struct vd_example *ex = &x->v[i];
 		fprintf(fp, "%s{\"id\": \"0x%" PRIx64 "\", \"class\": ", i ? ", " : "", ex->id);
-		js_str(fp, ex->cls);
+		json_out_str(fp, ex->cls);
 		fprintf(fp, ", \"what\": ");
-		js_str(fp, ex->what ? ex->what : "");
+		json_out_str(fp, ex->what ? ex->what : "");
 		fprintf(fp, ", \"truth\": ");
-		js_str(fp, ex->truth);
+		json_out_str(fp, ex->truth);
 		fprintf(fp, ", \"result\": ");
-		js_str(fp, ex->result);
+		json_out_str(fp, ex->result);
 		fputc('}', fp);
 	}
 	fprintf(fp, "]}");
 }
 
-static void js_named(FILE *fp, const struct vd_named_count *rows, unsigned n)
+static void json_out_named(FILE *fp, const struct vd_named_count *rows, unsigned n)
 {
 	fputc('[', fp);
 	for (unsigned i = 0; i < n; i++) {
 		fprintf(fp, "%s{\"name\": ", i ? ", " : "");
-		js_str(fp, rows[i].name);
+		json_out_str(fp, rows[i].name);
 		fprintf(fp, ", \"counts\": ");
-		js_count(fp, &rows[i].c);
+		json_out_count(fp, &rows[i].c);
 		fputc('}', fp);
 	}
 	fputc(']', fp);
 }
 
-static void js_pair(FILE *fp, const char *name, uint64_t num, uint64_t den, bool comma)
+static void json_out_pair(FILE *fp, const char *name, uint64_t num, uint64_t den, bool comma)
 {
 	fprintf(fp, "%s\"%s\": {\"equal\": %" PRIu64 ", \"compared\": %" PRIu64 ", \"agreement\": ", comma ? ", " : "",
 		name, num, den);
-	js_ratio(fp, num, den);
+	json_out_ratio(fp, num, den);
 	fputc('}', fp);
 }
 
-static void js_fields(FILE *fp, const struct vd_fields *f)
+static void json_out_fields(FILE *fp, const struct vd_fields *f)
 {
 	fputc('{', fp);
-	js_pair(fp, "objects", f->objects_equal, f->objects, false);
-	js_pair(fp, "primitive", f->prim_equal, f->prim, true);
-	js_pair(fp, "reference", f->ref_equal, f->ref, true);
-	js_pair(fp, "static", f->statics_equal, f->statics, true);
-	js_pair(fp, "arrays", f->arrays_equal, f->arrays, true);
-	js_pair(fp, "elements", f->elements_equal, f->elements, true);
+	json_out_pair(fp, "objects", f->objects_equal, f->objects, false);
+	json_out_pair(fp, "primitive", f->prim_equal, f->prim, true);
+	json_out_pair(fp, "reference", f->ref_equal, f->ref, true);
+	json_out_pair(fp, "static", f->statics_equal, f->statics, true);
+	json_out_pair(fp, "arrays", f->arrays_equal, f->arrays, true);
+	json_out_pair(fp, "elements", f->elements_equal, f->elements, true);
 	fprintf(fp, ", \"missing\": %" PRIu64 ", \"extra\": %" PRIu64 ", \"invented\": %" PRIu64
 		", \"class_fields_not_in_result\": %" PRIu64 ", \"undecodable\": %" PRIu64 ", \"disagreeing\": [",
 		f->missing, f->extra, f->invented, f->unreported, f->undecodable);
 	for (unsigned i = 0; i < f->diff_count; i++) {
 		fprintf(fp, "%s{\"class\": ", i ? ", " : "");
-		js_str(fp, f->diffs[i].cls);
+		json_out_str(fp, f->diffs[i].cls);
 		fprintf(fp, ", \"field\": ");
-		js_str(fp, f->diffs[i].field);
+		json_out_str(fp, f->diffs[i].field);
 		fprintf(fp, ", \"count\": %" PRIu64 "}", f->diffs[i].count);
 	}
 	fprintf(fp, "], \"examples\": ");
-	js_examples(fp, &f->ex);
+	json_out_examples(fp, &f->ex);
 	fputc('}', fp);
 }
 
-static void js_states(FILE *fp, const struct vd_report *r)
+static void json_out_states(FILE *fp, const struct vd_report *r)
 {
 	fputc('{', fp);
 	for (int d = 0; d < VD_DIM_COUNT; d++) {
 		fprintf(fp, "%s", d ? ", " : "");
-		js_str(fp, vd_dim_name((enum vd_dim)d));
+		json_out_str(fp, vd_dim_name((enum vd_dim)d));
 		fprintf(fp, ": {");
 		for (unsigned v = 0; v < VD_STATE_VALUES && vd_state_name((enum vd_dim)d, v); v++) {
 			const struct vd_state_row *s = &r->states[d][v];
 			fprintf(fp, "%s", v ? ", " : "");
-			js_str(fp, vd_state_name((enum vd_dim)d, v));
+			json_out_str(fp, vd_state_name((enum vd_dim)d, v));
 			fprintf(fp, ": {\"truth\": %" PRIu64 ", \"matched\": %" PRIu64, s->truth, s->found);
 			if (r->result_dims[d])
 				fprintf(fp, ", \"same\": %" PRIu64 ", \"result\": %" PRIu64 ", \"result_right\": %" PRIu64 "}",
@@ -363,46 +363,46 @@ static void js_states(FILE *fp, const struct vd_report *r)
 	fputc('}', fp);
 }
 
-static void js_roots(FILE *fp, const uint64_t *by)
+static void json_out_roots(FILE *fp, const uint64_t *by)
 {
 	fputc('{', fp);
 	for (int k = 0; k < VD_ROOT_KIND_COUNT; k++) {
 		fprintf(fp, "%s", k ? ", " : "");
-		js_str(fp, vd_root_kind_name((enum vd_root_kind)k));
+		json_out_str(fp, vd_root_kind_name((enum vd_root_kind)k));
 		fprintf(fp, ": %" PRIu64, by[k]);
 	}
 	fputc('}', fp);
 }
 
-static void js_reach(FILE *fp, const struct vd_reach *rr)
+static void json_out_reach(FILE *fp, const struct vd_reach *rr)
 {
 	fprintf(fp, "{\"truth_source\": ");
-	js_str(fp, rr->truth_source);
+	json_out_str(fp, rr->truth_source);
 	fprintf(fp, ", \"result_source\": ");
-	js_str(fp, rr->result_source);
+	json_out_str(fp, rr->result_source);
 	fprintf(fp, ", \"truth_reachable\": %" PRIu64 ", \"truth_unreachable\": %" PRIu64 ", \"reached_by_root\": ",
 		rr->truth_reachable, rr->truth_unreachable);
-	js_roots(fp, rr->reached_by_root);
+	json_out_roots(fp, rr->reached_by_root);
 	fprintf(fp, ", \"unreachable_matched\": %" PRIu64 ", \"unreachable_called_unreachable\": %" PRIu64
 		", \"unreachable_recall\": ", rr->unreachable_found, rr->unreachable_agree);
-	js_ratio(fp, rr->unreachable_agree, rr->truth_unreachable);
+	json_out_ratio(fp, rr->unreachable_agree, rr->truth_unreachable);
 	fprintf(fp, ", \"unreachable_called_reachable\": %" PRIu64 ", \"result_unreachable\": %" PRIu64
 		", \"result_unknown\": %" PRIu64 ", \"false_unreachable\": %" PRIu64 ", \"false_unreachable_by_root\": ",
 		rr->false_reachable, rr->result_unreachable, rr->result_unknown, rr->false_unreachable);
-	js_roots(fp, rr->false_unreachable_by_root);
+	json_out_roots(fp, rr->false_unreachable_by_root);
 	fprintf(fp, ", \"examples\": ");
-	js_examples(fp, &rr->ex);
+	json_out_examples(fp, &rr->ex);
 	fputc('}', fp);
 }
 
 int vd_report_json(const struct vd_report *r, FILE *fp, struct err *e)
 {
 	fprintf(fp, "{\"result\": ");
-	js_side(fp, &r->result_info);
+	json_out_side(fp, &r->result_info);
 	fprintf(fp, ", \"truth\": ");
-	js_side(fp, &r->truth_info);
+	json_out_side(fp, &r->truth_info);
 	fprintf(fp, ", \"objects\": ");
-	js_count(fp, &r->overall);
+	json_out_count(fp, &r->overall);
 	fprintf(fp, ", \"missed\": %" PRIu64 ", \"invented\": %" PRIu64 ", \"class_mismatches\": %" PRIu64
 		", \"result_free_not_judged\": %" PRIu64 ", \"beyond_walk\": %" PRIu64, r->overall.truth - r->overall.matched,
 		judged(&r->overall) - r->overall.result_matched, r->class_mismatch, r->result_free_unjudged,
@@ -410,38 +410,38 @@ int vd_report_json(const struct vd_report *r, FILE *fp, struct err *e)
 	fprintf(fp, ", \"by_kind\": {");
 	for (int k = 0; k < VD_KIND_COUNT; k++) {
 		fprintf(fp, "%s", k ? ", " : "");
-		js_str(fp, vd_kind_name((enum vd_kind)k));
+		json_out_str(fp, vd_kind_name((enum vd_kind)k));
 		fprintf(fp, ": ");
-		js_count(fp, &r->by_kind[k]);
+		json_out_count(fp, &r->by_kind[k]);
 	}
 	fprintf(fp, "}, \"truth_heaps\": ");
-	js_named(fp, r->truth_heaps, r->truth_heap_count);
+	json_out_named(fp, r->truth_heaps, r->truth_heap_count);
 	fprintf(fp, ", \"result_heaps\": ");
-	js_named(fp, r->result_heaps, r->result_heap_count);
+	json_out_named(fp, r->result_heaps, r->result_heap_count);
 	fprintf(fp, ", \"classes_total\": %" PRIu64 ", \"classes_differing\": %" PRIu64 ", \"classes\": ",
 		r->classes_total, r->classes_differing);
-	js_named(fp, r->classes, r->class_count);
+	json_out_named(fp, r->classes, r->class_count);
 	fprintf(fp, ", \"states\": ");
-	js_states(fp, r);
+	json_out_states(fp, r);
 	fprintf(fp, ", \"fields\": ");
-	js_fields(fp, &r->fields);
+	json_out_fields(fp, &r->fields);
 	fprintf(fp, ", \"strings\": {\"truth\": %" PRIu64 ", \"matched\": %" PRIu64 ", \"compared\": %" PRIu64
 		", \"equal\": %" PRIu64 ", \"share_of_truth\": ", r->strings.truth, r->strings.matched,
 		r->strings.compared, r->strings.equal);
-	js_ratio(fp, r->strings.equal, r->strings.truth);
+	json_out_ratio(fp, r->strings.equal, r->strings.truth);
 	fprintf(fp, ", \"no_text_in_result\": %" PRIu64 ", \"no_text_in_truth\": %" PRIu64 ", \"examples\": ",
 		r->strings.no_value_result, r->strings.no_value_truth);
-	js_examples(fp, &r->strings.ex);
+	json_out_examples(fp, &r->strings.ex);
 	fprintf(fp, "}, \"reach\": ");
-	js_reach(fp, &r->reach);
+	json_out_reach(fp, &r->reach);
 	fprintf(fp, ", \"missed_examples\": ");
-	js_examples(fp, &r->missed);
+	json_out_examples(fp, &r->missed);
 	fprintf(fp, ", \"invented_examples\": ");
-	js_examples(fp, &r->invented);
+	json_out_examples(fp, &r->invented);
 	fprintf(fp, ", \"beyond_walk_examples\": ");
-	js_examples(fp, &r->beyond_walk);
+	json_out_examples(fp, &r->beyond_walk);
 	fprintf(fp, ", \"class_mismatch_examples\": ");
-	js_examples(fp, &r->mismatched);
+	json_out_examples(fp, &r->mismatched);
 	fprintf(fp, "}\n");
 	if (fflush(fp) != 0 || ferror(fp))
 		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot write the report");

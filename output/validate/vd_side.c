@@ -29,46 +29,21 @@ void vd_names_release(struct vd_names *t)
 {
 	arena_release(&t->a);
 	xfree(t->v);
-	xfree(t->slot);
+	htab_release(&t->by_hash);
 	memset(t, 0, sizeof(*t));
-}
-
-static uint32_t names_hash(const char *s, size_t len)
-{
-	return (uint32_t)(hash_fnv1a64_more(HASH_FNV1A64_INIT, (const uint8_t *)s, len) >> 17);
 }
 
 uint32_t vd_names_find(const struct vd_names *t, const char *s, size_t len)
 {
-	if (!t->slot_cap)
-		return UINT32_MAX;
-	for (size_t h = names_hash(s, len) & (t->slot_cap - 1);; h = (h + 1) & (t->slot_cap - 1)) {
-		uint32_t k = t->slot[h];
-		if (!k)
-			return UINT32_MAX;
+	uint64_t h = hash_fnv1a64(s, len);
+
+	for (size_t slot = htab_find(&t->by_hash, h); slot != HTAB_END; slot = htab_find_next(&t->by_hash, h, slot)) {
+		uint32_t k = htab_val(&t->by_hash, slot);
 		/* (an empty name may come as NULL: memcmp takes no NULL, even for 0 bytes) */
-		if (t->v[k - 1].len == len && (len == 0 || !memcmp(t->v[k - 1].s, s, len)))
-			return k - 1;
+		if (t->v[k].len == len && (len == 0 || !memcmp(t->v[k].s, s, len)))
+			return k;
 	}
-}
-
-static int names_rehash(struct vd_names *t, struct err *e)
-{
-	size_t nc = t->slot_cap ? t->slot_cap * 2 : 256;
-	uint32_t *ns = xcalloc(nc, sizeof(*ns));
-
-	if (!ns)
-		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for names");
-	for (uint32_t i = 0; i < t->n; i++) {
-		size_t h = names_hash(t->v[i].s, t->v[i].len) & (nc - 1);
-		while (ns[h])
-			h = (h + 1) & (nc - 1);
-		ns[h] = i + 1;
-	}
-	xfree(t->slot);
-	t->slot = ns;
-	t->slot_cap = nc;
-	return 0;
+	return UINT32_MAX;
 }
 
 int vd_names_add(struct vd_names *t, const char *s, size_t len, uint32_t *idx, struct err *e)
@@ -84,8 +59,6 @@ int vd_names_add(struct vd_names *t, const char *s, size_t len, uint32_t *idx, s
 	}
 	if (len > UINT32_MAX || t->n >= UINT32_MAX - 1)
 		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "too many or too long names");
-	if (((size_t)t->n + 1) * 2 > t->slot_cap && (rc = names_rehash(t, e)))
-		return rc;
 	if ((rc = vd_grow((void **)&t->v, &cap, t->n, sizeof(*t->v), e)))
 		return rc;
 	t->cap = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
@@ -94,10 +67,8 @@ int vd_names_add(struct vd_names *t, const char *s, size_t len, uint32_t *idx, s
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for names");
 	t->v[t->n].s = copy;
 	t->v[t->n].len = (uint32_t)len;
-	size_t h = names_hash(s, len) & (t->slot_cap - 1);
-	while (t->slot[h])
-		h = (h + 1) & (t->slot_cap - 1);
-	t->slot[h] = t->n + 1;
+	if (htab_add(&t->by_hash, hash_fnv1a64(s, len), t->n))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for names");
 	*idx = t->n++;
 	return 0;
 }

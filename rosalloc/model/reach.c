@@ -413,13 +413,14 @@ static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_
 
 /* One native string array of a DexCache: n entries of `stride` bytes, the reference in the
  * entry's first 4 bytes. */
-struct dc_array {
+struct dex_cache_array {
 	const uint8_t *p;
 	size_t n, stride;
 };
 
 /* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
-static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t stride, struct dc_array *out)
+static bool dex_cache_array_at(const struct model *m, uint64_t va, size_t n, size_t stride,
+			       struct dex_cache_array *out)
 {
 	const uint8_t *a = captured_bytes(m->rt->img, va, n * stride);
 	if (!a || !n)
@@ -427,7 +428,7 @@ static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t str
 	for (size_t i = 0; stride == 8 && i < n; i++)
 		if (ld_u32le(a + 8 * i) && ld_u32le(a + 8 * i + 4) % n != i)
 			return false;
-	*out = (struct dc_array){ a, n, stride };
+	*out = (struct dex_cache_array){ a, n, stride };
 	return true;
 }
 
@@ -440,7 +441,8 @@ static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t str
  *            GcRoot<String> per string id of the DexFile (its header's string_ids_size); both
  *            are GC roots of the DexCache (runtime/mirror/dex_cache.h, dex_cache-inl.h
  *            VisitNativeRoots @R14U). */
-static size_t dex_cache_strings(const struct model *m, const struct model_obj *o, struct dc_array out[2])
+static size_t dex_cache_strings(const struct model *m, const struct model_obj *o,
+				struct dex_cache_array out[2])
 {
 	struct mirror_dex_cache dc;
 	struct err why;
@@ -455,7 +457,7 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 	}
 	if (m->rt->layout->dex_cache.num_strings == ART_ABSENT) {
 		uint32_t ids = 0;
-		if (dc.strings && dc_array_at(m, dc.strings, REACH_DEX_STRING_CACHE_14, 8, &out[k]))
+		if (dc.strings && dex_cache_array_at(m, dc.strings, REACH_DEX_STRING_CACHE_14, 8, &out[k]))
 			k++;
 		if (!dc.strings_array)
 			return k;
@@ -470,13 +472,14 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 				    (unsigned long long)model_va(m, o), ids, (unsigned)REACH_DEX_CACHE_MAX);
 			return k;
 		}
-		if (dc_array_at(m, dc.strings_array, ids, 4, &out[k]))
+		if (dex_cache_array_at(m, dc.strings_array, ids, 4, &out[k]))
 			k++;
 		return k;
 	}
 	if (!dc.strings || !dc.num_strings || dc.num_strings > REACH_DEX_CACHE_MAX)
 		return 0;
-	if (dc_array_at(m, dc.strings, dc.num_strings, 8, &out[0]) || dc_array_at(m, dc.strings, dc.num_strings, 4, &out[0]))
+	if (dex_cache_array_at(m, dc.strings, dc.num_strings, 8, &out[0]) ||
+	    dex_cache_array_at(m, dc.strings, dc.num_strings, 4, &out[0]))
 		return 1;
 	return 0;
 }
@@ -533,7 +536,7 @@ static void keep_dex_cache_edge(struct walk_ctx_r *w, size_t j, size_t cache, ui
 static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 {
 	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
-	struct dc_array a[2];
+	struct dex_cache_array a[2];
 	size_t k = dex_cache_strings(w->m, o, a);
 	if (!k)
 		return;

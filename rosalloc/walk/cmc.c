@@ -31,23 +31,16 @@
 #include "carver/base/anomaly.h"
 #include "carver/base/ck.h"
 #include "carver/base/hash.h"
-#include "carver/base/xalloc.h"
+#include "carver/base/htab.h"
 #include "rosalloc/walk/walk_int.h"
 
-enum { OBJ_ALIGN = 8, SIG_MIN_CAP = 1024 };
+enum { OBJ_ALIGN = 8 };
 
 static const char from_space_suffix[] = "from-space";
 
-/* Signatures of the moving space's objects: an open-addressing set of 64-bit hashes (0 is
- * the empty slot; a hash of 0 is stored as 1). */
-struct sigset {
-	uint64_t *v;
-	size_t cap, n;
-};
-
 struct cmc {
 	const struct walk_ctx *outer;   /* the caller's context: where residue goes */
-	struct sigset set;
+	struct htab set;                /* signatures of the moving space's objects (values unused) */
 	uint64_t mov_begin, mov_end;    /* the moving space */
 	const struct image *img;
 	uint64_t copies, residue;       /* from-space candidates: survivors' copies, residue */
@@ -97,47 +90,6 @@ static bool sig_of(const struct cmc *c, uint64_t va, uint64_t size, uint64_t *ou
 	return true;
 }
 
-static bool sig_has(const struct sigset *s, uint64_t h)
-{
-	if (!s->cap)
-		return false;
-	for (size_t i = (size_t)h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (s->v[i] == h)
-			return true;
-		if (!s->v[i])
-			return false;
-	}
-}
-
-static int sig_add(struct sigset *s, uint64_t h, struct err *e)
-{
-	if (2 * (s->n + 1) > s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : SIG_MIN_CAP;
-		uint64_t *v = xcalloc(cap, sizeof(*v));
-		if (!v || cap < s->cap)
-			return xfree(v), ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the from-space signatures");
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->v[i])
-				continue;
-			size_t j = (size_t)s->v[i] & (cap - 1);
-			while (v[j])
-				j = (j + 1) & (cap - 1);
-			v[j] = s->v[i];
-		}
-		xfree(s->v);
-		s->v = v;
-		s->cap = cap;
-	}
-	size_t i = (size_t)h & (s->cap - 1);
-	while (s->v[i] && s->v[i] != h)
-		i = (i + 1) & (s->cap - 1);
-	if (!s->v[i]) {
-		s->v[i] = h;
-		s->n++;
-	}
-	return 0;
-}
-
 /* emit() of the moving space's walk: remember each object. */
 static int collect_live(void *arg, const struct walk_candidate *cand, struct err *e)
 {
@@ -145,7 +97,9 @@ static int collect_live(void *arg, const struct walk_candidate *cand, struct err
 	uint64_t h;
 	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h))
 		return 0;
-	return sig_add(&c->set, h, e);
+	if (htab_put(&c->set, h, 0))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the from-space signatures");
+	return 0;
 }
 
 /* emit() of the from-space's walk: a copy of a survivor is dropped, the rest is residue. */
@@ -153,7 +107,7 @@ static int emit_residue(void *arg, const struct walk_candidate *cand, struct err
 {
 	struct cmc *c = arg;
 	uint64_t h;
-	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h) || sig_has(&c->set, h)) {
+	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h) || htab_find(&c->set, h) != HTAB_END) {
 		c->copies++;
 		return 0;
 	}
@@ -247,6 +201,6 @@ int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, s
 			rc = wk_unit(&fw, &u, e);
 		}
 	}
-	xfree(c.set.v);
+	htab_release(&c.set);
 	return rc;
 }

@@ -20,7 +20,7 @@ enum { OBJ_ALIGN = 8, HEAD_MAX = 512 };
  * inside the first zero run after that, done (gap found or none). */
 enum cw_gap { CW_LINEAR, CW_ZERO, CW_DONE };
 
-struct cw {
+struct contig_walk {
 	struct wk *w;
 	struct rt_sizer *z;
 	const struct wk_contig *k;
@@ -32,7 +32,7 @@ struct cw {
 };
 
 /* A zero word at va: the first one after the back-to-back objects opens the gap. */
-static void cw_gap_zero(struct cw *c, uint64_t va)
+static void cw_gap_zero(struct contig_walk *c, uint64_t va)
 {
 	if (c->gap != CW_LINEAR)
 		return;
@@ -41,7 +41,7 @@ static void cw_gap_zero(struct cw *c, uint64_t va)
 }
 
 /* An object at va: it closes an open gap. */
-static void cw_gap_object(struct cw *c, uint64_t va)
+static void cw_gap_object(struct contig_walk *c, uint64_t va)
 {
 	if (c->gap != CW_ZERO)
 		return;
@@ -50,7 +50,7 @@ static void cw_gap_object(struct cw *c, uint64_t va)
 }
 
 /* Anything else (damage, a block header) before the gap closes: no gap. */
-static void cw_gap_other(struct cw *c)
+static void cw_gap_other(struct contig_walk *c)
 {
 	if (c->gap == CW_DONE)
 		return;
@@ -58,7 +58,7 @@ static void cw_gap_other(struct cw *c)
 	c->gap = CW_DONE;
 }
 
-static int cw_flush(struct cw *c, uint64_t next, struct err *e)
+static int cw_flush(struct contig_walk *c, uint64_t next, struct err *e)
 {
 	if (!c->have_pend)
 		return 0;
@@ -67,7 +67,7 @@ static int cw_flush(struct cw *c, uint64_t next, struct err *e)
 	return wk_emit(c->w, &c->pend, e);
 }
 
-static void cw_junk_end(struct cw *c)
+static void cw_junk_end(struct contig_walk *c)
 {
 	if (!c->junk)
 		return;
@@ -79,7 +79,7 @@ static void cw_junk_end(struct cw *c)
 
 /* The next start the live bitmap marks after an object it marks at va (the object's class is
  * in no image of the input, so the bitmap alone sizes it); 0 when it does not. */
-static uint64_t cw_next_live(const struct cw *c, uint64_t va, uint64_t end)
+static uint64_t cw_next_live(const struct contig_walk *c, uint64_t va, uint64_t end)
 {
 	const struct wk *w = c->w;
 	return w->ev && walk_evidence_live(w->ev, w->s, va) == 1
@@ -88,7 +88,7 @@ static uint64_t cw_next_live(const struct cw *c, uint64_t va, uint64_t end)
 
 /* An object at va that ends where the live bitmap's next start (next) is: pending; the walk
  * goes on from next. */
-static int cw_by_bitmap(struct cw *c, uint64_t va, uint64_t next, struct err *e)
+static int cw_by_bitmap(struct contig_walk *c, uint64_t va, uint64_t next, struct err *e)
 {
 	cw_junk_end(c);
 	cw_gap_object(c, va);
@@ -106,7 +106,7 @@ static int cw_by_bitmap(struct cw *c, uint64_t va, uint64_t next, struct err *e)
 }
 
 /* A BlockHeader at p (avail bytes, the space ends at end): size counts the header, unused 0. */
-static bool block_header(const struct cw *c, const uint8_t *p, size_t avail, uint64_t va, uint64_t end, uint64_t *size)
+static bool block_header(const struct contig_walk *c, const uint8_t *p, size_t avail, uint64_t va, uint64_t end, uint64_t *size)
 {
 	unsigned ps = c->w->ps;
 	if (avail < 2 * (size_t)ps || wk_ptr(p + ps, ps) != 0)
@@ -118,7 +118,7 @@ static bool block_header(const struct cw *c, const uint8_t *p, size_t avail, uin
 int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
 		  struct walk_unit *u, struct err *e)
 {
-	struct cw c = { .w = w, .z = z, .k = k, .u = u, .gap = k->gap ? CW_LINEAR : CW_DONE };
+	struct contig_walk c = { .w = w, .z = z, .k = k, .u = u, .gap = k->gap ? CW_LINEAR : CW_DONE };
 	uint64_t va = start;
 	uint8_t buf[HEAD_MAX];
 	int rc;

@@ -33,7 +33,7 @@ struct dl_seg {
 struct dl_walk {
 	struct wk w;
 	uint64_t begin, end, top, topsize;
-	unsigned S, align, min_chunk;
+	unsigned word, align, min_chunk;   /* word: dlmalloc's SIZE_T_SIZE (4 or 8) */
 	uint64_t fencepost;            /* FENCEPOST_HEAD = INUSE_BITS | SIZE_T_SIZE */
 	struct dl_seg seg[DL_MAX_SEG];
 	unsigned nseg;
@@ -43,7 +43,7 @@ struct dl_walk {
 	struct walk_unit u;
 };
 
-static uint64_t rd(const struct dl_walk *d, uint64_t va) { return wk_ptr(d->p + (va - d->begin), d->S); }
+static uint64_t rd(const struct dl_walk *d, uint64_t va) { return wk_ptr(d->p + (va - d->begin), d->word); }
 
 /* [va, va + len) lies in the captured bytes (no wrap-around on hostile values). */
 static bool in_bytes(const struct dl_walk *d, uint64_t va, uint64_t len)
@@ -55,9 +55,9 @@ static bool in_bytes(const struct dl_walk *d, uint64_t va, uint64_t len)
  * minimum, and the chunk ends inside the segment. */
 static bool chunk_ok(const struct dl_walk *d, uint64_t c, uint64_t lim, uint64_t *size)
 {
-	if (c >= lim || lim - c < 2 * (uint64_t)d->S || c + 2 * d->S - d->begin > d->n)
+	if (c >= lim || lim - c < 2 * (uint64_t)d->word || c + 2 * d->word - d->begin > d->n)
 		return false;
-	uint64_t head = rd(d, c + d->S);
+	uint64_t head = rd(d, c + d->word);
 	*size = head & ~(uint64_t)FLAG_BITS;
 	return *size >= d->min_chunk && *size % d->align == 0 && *size <= lim - c;
 }
@@ -72,14 +72,14 @@ static uint64_t resync(const struct dl_walk *d, uint64_t c, uint64_t lim)
 		uint64_t size, size2;
 		if (q == d->top)
 			return q;
-		if (!chunk_ok(d, q, lim, &size) || !(rd(d, q + d->S) & CINUSE))
+		if (!chunk_ok(d, q, lim, &size) || !(rd(d, q + d->word) & CINUSE))
 			continue;
-		uint64_t mem = q + 2 * d->S;
+		uint64_t mem = q + 2 * d->word;
 		if (mem + 4 - d->begin > d->n || !runtime_class_at(rt, wk_u32(d->p + (mem - d->begin))))
 			continue;
 		uint64_t nx = q + size;
 		if (nx == d->top || nx == lim || chunk_ok(d, nx, lim, &size2) ||
-		    (nx + 2 * d->S - d->begin <= d->n && rd(d, nx + d->S) == d->fencepost))
+		    (nx + 2 * d->word - d->begin <= d->n && rd(d, nx + d->word) == d->fencepost))
 			return q;
 	}
 	return lim;
@@ -88,13 +88,14 @@ static uint64_t resync(const struct dl_walk *d, uint64_t c, uint64_t lim)
 /* Bytes dlmalloc writes into a free chunk's payload: the bin links. */
 static uint32_t links_bytes(const struct dl_walk *d, uint64_t size)
 {
-	return size < MIN_LARGE ? 2 * d->S : 5 * d->S + 4; /* fd, bk | + child[2], parent, u32 index */
+	return size < MIN_LARGE ? 2 * d->word : 5 * d->word + 4; /* fd, bk | + child[2], parent, u32 index */
 }
 
 static int emit_chunk(struct dl_walk *d, uint64_t c, uint64_t size, bool inuse, struct err *e)
 {
-	uint64_t room = inuse ? size - d->S : size - 2 * d->S;
-	struct walk_candidate k = { .addr = c + 2 * d->S, .room = room, .alloc = inuse ? WALK_ALLOCATED : WALK_FREE,
+	uint64_t room = inuse ? size - d->word : size - 2 * d->word;
+	struct walk_candidate k = { .addr = c + 2 * d->word, .room = room,
+				    .alloc = inuse ? WALK_ALLOCATED : WALK_FREE,
 				    .place = WALK_DLMALLOC_CHUNK, .where = c };
 	if (!inuse) {
 		uint32_t lb = links_bytes(d, size);
@@ -110,15 +111,16 @@ static int emit_chunk(struct dl_walk *d, uint64_t c, uint64_t size, bool inuse, 
 static void check_free(struct dl_walk *d, uint64_t c, uint64_t size)
 {
 	uint64_t next = c + size;
-	if (next + 2 * d->S - d->begin <= d->n && (rd(d, next) != size || (rd(d, next + d->S) & PINUSE)))
+	if (next + 2 * d->word - d->begin <= d->n &&
+	    (rd(d, next) != size || (rd(d, next + d->word) & PINUSE)))
 		wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, next,
 			"free chunk at 0x%llx of %llu bytes: the next chunk's prev_foot 0x%llx / PINUSE %llu disagree",
 			(unsigned long long)c, (unsigned long long)size, (unsigned long long)rd(d, next),
-			(unsigned long long)(rd(d, next + d->S) & PINUSE));
+			(unsigned long long)(rd(d, next + d->word) & PINUSE));
 	for (unsigned i = 0; i < 2; i++) {
-		uint64_t link = rd(d, c + (2 + i) * (uint64_t)d->S);
+		uint64_t link = rd(d, c + (2 + i) * (uint64_t)d->word);
 		if (link < d->begin || link >= d->end) {
-			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, c + (2 + i) * (uint64_t)d->S,
+			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, c + (2 + i) * (uint64_t)d->word,
 				"free chunk at 0x%llx: %s link 0x%llx is outside the space", (unsigned long long)c,
 				i ? "bk" : "fd", (unsigned long long)link);
 			break;
@@ -153,26 +155,27 @@ static int walk_segment(struct dl_walk *d, uint64_t base, uint64_t lim, uint64_t
 			d->seen_top = true;
 			return 0;
 		}
-		if (lim - c >= 2 * (uint64_t)d->S && rd(d, c + d->S) == d->fencepost)
+		if (lim - c >= 2 * (uint64_t)d->word && rd(d, c + d->word) == d->fencepost)
 			return 0;
 		if (!chunk_ok(d, c, lim, &size)) {
 			uint64_t q = resync(d, c, lim);
-			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, c + d->S,
+			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, c + d->word,
 				"chunk at 0x%llx: head 0x%llx is no chunk size inside its segment (ends 0x%llx); walk "
 				"resumes at 0x%llx", (unsigned long long)c,
-				(unsigned long long)(c + 2 * d->S - d->begin <= d->n ? rd(d, c + d->S) : 0),
+				(unsigned long long)(c + 2 * d->word - d->begin <= d->n ? rd(d, c + d->word) : 0),
 				(unsigned long long)lim, (unsigned long long)q);
 			c = q;
 			continue;
 		}
-		bool inuse = (rd(d, c + d->S) & CINUSE) != 0;
+		bool inuse = (rd(d, c + d->word) & CINUSE) != 0;
 		uint64_t next = c + size;
-		if (inuse && next != d->top && next + 2 * d->S - d->begin <= d->n && !(rd(d, next + d->S) & PINUSE))
-			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, next + d->S,
+		if (inuse && next != d->top && next + 2 * d->word - d->begin <= d->n &&
+		    !(rd(d, next + d->word) & PINUSE))
+			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, next + d->word,
 				"chunk at 0x%llx is in use but the next chunk's PINUSE is clear", (unsigned long long)c);
 		if (!inuse)
 			check_free(d, c, size);
-		if (!(inuse && is_record(d, c + 2 * d->S)) && (rc = emit_chunk(d, c, size, inuse, e)))
+		if (!(inuse && is_record(d, c + 2 * d->word)) && (rc = emit_chunk(d, c, size, inuse, e)))
 			return rc;
 		c = next;
 	}
@@ -190,19 +193,19 @@ static void read_segments(struct dl_walk *d, uint64_t ms)
 {
 	/* malloc_state: 2 u32 binmaps, 8 words, 66 small-bin words, 32 tree bins, footprint,
 	 * max_footprint, footprint_limit, u32 mflags (padded to a word), then msegment seg */
-	uint64_t rec = ms + 8 + (8 + 66 + 32 + 3) * (uint64_t)d->S + (d->S == 8 ? 8 : 4);
+	uint64_t rec = ms + 8 + (8 + 66 + 32 + 3) * (uint64_t)d->word + (d->word == 8 ? 8 : 4);
 	bool first = true;
 	while (d->nseg < DL_MAX_SEG && rec) {
-		if (!in_bytes(d, rec, 3 * (uint64_t)d->S)) {
+		if (!in_bytes(d, rec, 3 * (uint64_t)d->word)) {
 			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, rec, "segment record at 0x%llx is outside the space",
 				(unsigned long long)rec);
 			return;
 		}
 		struct dl_seg *g = &d->seg[d->nseg];
 		g->base = rd(d, rec);
-		g->size = rd(d, rec + d->S);
+		g->size = rd(d, rec + d->word);
 		g->record = first ? 0 : rec;
-		uint64_t next = rd(d, rec + 2 * d->S);
+		uint64_t next = rd(d, rec + 2 * d->word);
 		if (g->base < d->begin || g->base >= d->end || g->size > d->end - g->base) {
 			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, rec,
 				"segment record at 0x%llx: [0x%llx, +0x%llx) is not inside the space", (unsigned long long)rec,
@@ -213,7 +216,7 @@ static void read_segments(struct dl_walk *d, uint64_t ms)
 		first = false;
 		for (unsigned i = 0; i + 1 < d->nseg; i++)
 			if (d->seg[i].record == next && next) {
-				wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, rec + 2 * d->S,
+				wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, rec + 2 * d->word,
 					"segment list returns to the record at 0x%llx", (unsigned long long)next);
 				return;
 			}
@@ -228,10 +231,10 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 
 	memset(&d, 0, sizeof(d));
 	wk_init(&d.w, ctx, s);
-	d.S = d.w.ps;
-	d.align = 2 * d.S;
-	d.min_chunk = 4 * d.S;
-	d.fencepost = PINUSE | CINUSE | d.S;
+	d.word = d.w.ps;
+	d.align = 2 * d.word;
+	d.min_chunk = 4 * d.word;
+	d.fencepost = PINUSE | CINUSE | d.word;
 	d.begin = s->begin;
 	d.end = s->end;
 	d.u = (struct walk_unit){ .kind = WALK_UNIT_CHUNK_SPAN, .begin = s->begin, .bracket = -1,
@@ -239,19 +242,20 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	d.p = wk_at(d.w.img, s->begin, &d.n);
 	if (d.n > s->end - s->begin)
 		d.n = (size_t)(s->end - s->begin);
-	/* malloc_state: chunk 0's payload; topsize at +8+S, least_addr at +8+2S, top at +8+4S */
-	uint64_t ms = s->begin + 2 * d.S;
-	if (!d.p || d.n < 2 * d.S + 8 + 5 * (size_t)d.S) {
+	/* malloc_state: chunk 0's payload; topsize at +8+word, least_addr at +8+2word,
+	 * top at +8+4word */
+	uint64_t ms = s->begin + 2 * d.word;
+	if (!d.p || d.n < 2 * d.word + 8 + 5 * (size_t)d.word) {
 		wk_anom(&d.w, ANOM_CHUNK, ERR_UNMAPPED, s->begin, "mspace header at 0x%llx is not captured",
 			(unsigned long long)s->begin);
 		return 0;
 	}
-	uint64_t size0 = rd(&d, s->begin + d.S) & ~(uint64_t)FLAG_BITS;
-	d.topsize = rd(&d, ms + 8 + d.S);
-	d.top = rd(&d, ms + 8 + 4 * d.S);
-	uint64_t least = rd(&d, ms + 8 + 2 * d.S);
-	if (least != s->begin || !in_bytes(&d, d.top, 2 * d.S) || size0 > d.top - s->begin || size0 < d.min_chunk ||
-	    size0 % d.align) {
+	uint64_t size0 = rd(&d, s->begin + d.word) & ~(uint64_t)FLAG_BITS;
+	d.topsize = rd(&d, ms + 8 + d.word);
+	d.top = rd(&d, ms + 8 + 4 * d.word);
+	uint64_t least = rd(&d, ms + 8 + 2 * d.word);
+	if (least != s->begin || !in_bytes(&d, d.top, 2 * d.word) || size0 > d.top - s->begin ||
+	    size0 < d.min_chunk || size0 % d.align) {
 		wk_anom(&d.w, ANOM_CHUNK, ERR_CORRUPT, ms,
 			"mspace at 0x%llx: least_addr 0x%llx, top 0x%llx, first chunk %llu bytes do not describe it",
 			(unsigned long long)s->begin, (unsigned long long)least, (unsigned long long)d.top,
@@ -275,12 +279,14 @@ int walk_dlmalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 		wk_anom(&d.w, ANOM_CHUNK, ERR_CORRUPT, d.top, "no segment's chunk walk reaches top 0x%llx",
 			(unsigned long long)d.top);
 	/* top: its payload keeps what was merged into it */
-	uint64_t tsize = rd(&d, d.top + d.S) & ~(uint64_t)FLAG_BITS;
+	uint64_t tsize = rd(&d, d.top + d.word) & ~(uint64_t)FLAG_BITS;
 	if (tsize != d.topsize)
-		wk_anom(&d.w, ANOM_CHUNK, ERR_CORRUPT, d.top + d.S, "top chunk at 0x%llx: head says %llu bytes, topsize %llu",
+		wk_anom(&d.w, ANOM_CHUNK, ERR_CORRUPT, d.top + d.word,
+			"top chunk at 0x%llx: head says %llu bytes, topsize %llu",
 			(unsigned long long)d.top, (unsigned long long)tsize, (unsigned long long)d.topsize);
-	if (d.topsize > 2 * d.S && d.topsize <= s->end - d.top) {
-		struct walk_candidate k = { .addr = d.top + 2 * d.S, .room = d.topsize - 2 * d.S, .alloc = WALK_FREE,
+	if (d.topsize > 2 * d.word && d.topsize <= s->end - d.top) {
+		struct walk_candidate k = { .addr = d.top + 2 * d.word, .room = d.topsize - 2 * d.word,
+					    .alloc = WALK_FREE,
 					    .place = WALK_DLMALLOC_CHUNK, .where = d.top };
 		d.u.free++;
 		if ((rc = wk_emit(&d.w, &k, e)))

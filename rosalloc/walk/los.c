@@ -68,13 +68,13 @@ int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct e
 	return wk_unit(&w, &u, e);
 }
 
-/* Score of page size P for the free-list LOS: each of the first allocated blocks the
- * allocation-info entries give (read with P) that starts with an object of a known class
+/* Score of a page size for the free-list LOS: each of the first allocated blocks the
+ * allocation-info entries give (read with that page size) that starts with an object of a known class
  * counts +1, any other -1; a chain that leaves the space ends the count. */
 static int los_page_score(const struct wk *w, const struct art_space *s, const uint8_t *info, size_t n,
-			  const struct los_flags *fl, uint64_t P)
+			  const struct los_flags *fl, uint64_t page_size)
 {
-	size_t pages = (size_t)((s->limit - s->begin) / P), i = 0;
+	size_t pages = (size_t)((s->limit - s->begin) / page_size), i = 0;
 	int score = 0;
 
 	if (n / INFO_SIZE < pages)
@@ -88,7 +88,7 @@ static int los_page_score(const struct wk *w, const struct art_space *s, const u
 			break;
 		if (size > pages - i)
 			return score - 1;
-		if (!(v & fl->free) && (o = wk_at(w->img, s->begin + (uint64_t)i * P, &avail)) && avail >= 4)
+		if (!(v & fl->free) && (o = wk_at(w->img, s->begin + (uint64_t)i * page_size, &avail)) && avail >= 4)
 			score += runtime_class_at(w->ctx->rt, wk_u32(o)) ? 1 : -1;
 		i += size;
 	}
@@ -113,8 +113,9 @@ static uint64_t los_page(const struct wk *w, const struct art_space *s, const ui
 		if (sp->v[i].kind == SPACE_LOS_INFO_MAP && sp->v[i].begin == s->companion)
 			info_size = sp->v[i].limit - sp->v[i].begin;
 	for (unsigned k = 0; k < 2; k++) {
-		uint64_t P = sizes[k];
-		fit[k] = cap % P == 0 && info_size == (cap / P * INFO_SIZE + P - 1) / P * P;
+		uint64_t page_size = sizes[k];
+		uint64_t info_pages = (cap / page_size * INFO_SIZE + page_size - 1) / page_size;
+		fit[k] = cap % page_size == 0 && info_size == info_pages * page_size;
 	}
 	if (fit[0] != fit[1])
 		return fit[1] ? sizes[1] : sizes[0];
@@ -128,7 +129,7 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 	const struct los_flags *fl;
 	const uint8_t *info;
 	size_t n, pages, i = 0;
-	uint64_t P;
+	uint64_t page_size;
 	uint32_t prev_free = 0;
 	int rc = 0;
 
@@ -144,15 +145,15 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 			(unsigned long long)s->begin);
 		return 0;
 	}
-	P = los_page(&w, s, info, n, fl);
-	pages = (size_t)((s->limit - s->begin) / P);
+	page_size = los_page(&w, s, info, n, fl);
+	pages = (size_t)((s->limit - s->begin) / page_size);
 	if (n / INFO_SIZE < pages)
 		pages = n / INFO_SIZE;
 	while (rc == 0 && i < pages) {
 		const uint8_t *ent = info + i * INFO_SIZE;
 		uint32_t pf = wk_u32(ent), v = wk_u32(ent + 4);
 		uint32_t size = v & ~(fl->free | fl->zygote);
-		uint64_t va = s->begin + (uint64_t)i * P;
+		uint64_t va = s->begin + (uint64_t)i * page_size;
 		bool isfree = (v & fl->free) != 0;
 		uint64_t d0 = w.damaged;
 		if (size == 0) {
@@ -160,7 +161,8 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 			if (pf || v || !wk_zero(info + i * INFO_SIZE, (pages - i) * INFO_SIZE))
 				wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
 					"page %zu: allocation-info entry of size 0 before the end, not a zero tail", i);
-			struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = s->begin + (uint64_t)pages * P,
+			struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va,
+					       .end = s->begin + (uint64_t)pages * page_size,
 					       .index = (uint32_t)i, .pages = (uint32_t)(pages - i), .bracket = -1,
 					       .state = WALK_RS_FREE, .damaged = w.damaged - d0 };
 			return wk_unit(&w, &u, e);
@@ -176,12 +178,12 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 		if (isfree && prev_free)
 			wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
 				"page %zu: free block after a free block (free blocks coalesce)", i);
-		struct walk_candidate c = { .addr = va, .room = (uint64_t)size * P,
+		struct walk_candidate c = { .addr = va, .room = (uint64_t)size * page_size,
 					    .alloc = isfree ? WALK_FREE : WALK_ALLOCATED, .place = WALK_LOS, .where = va };
-		struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = va + (uint64_t)size * P,
+		struct walk_unit u = { .kind = WALK_UNIT_LOS, .begin = va, .end = va + (uint64_t)size * page_size,
 				       .index = (uint32_t)i, .pages = size, .bracket = -1,
 				       .state = isfree ? WALK_RS_FREE : WALK_RS_ALLOCATED, .allocated = !isfree,
-				       .free = isfree, .top = va + (uint64_t)size * P };
+				       .free = isfree, .top = va + (uint64_t)size * page_size };
 		size_t avail;
 		if (!wk_at(w.img, va, &avail)) {
 			wk_anom(&w, ANOM_LOS, ERR_UNMAPPED, va, "block at 0x%llx (page %zu) is not captured",

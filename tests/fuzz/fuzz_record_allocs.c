@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = nrec_parse(data, size, "fuzz", NULL, &r, &st, &e);
 	if ((rc == 0 || rc == -ERR_TRUNC) && nrec_replay_live(&r, &v, &e) == 0) {
 		uint64_t lo = 0, hi = 0;
-		for (size_t i = 0; i < r.live_count; i++) {
+		for (size_t i = 0; i < r.live.count; i++) {
 			if (i && v[i - 1].ptr >= v[i].ptr)
 				abort();
 			lo += v[i].size;

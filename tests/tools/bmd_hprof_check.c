@@ -18,17 +18,17 @@
 struct chk {
 	unsigned id;
 	bool mat;
-	struct bmd_idmap strings, loaded, dumped;   /* ids seen */
-	struct bmd_idmap super, field_bytes;        /* class -> super class, own field bytes */
-	struct bmd_idmap wanted;                    /* class ids referenced: must be dumped */
+	struct htab strings, loaded, dumped;   /* ids seen */
+	struct htab super, field_bytes;        /* class -> super class, own field bytes */
+	struct htab wanted;                    /* class ids referenced: must be dumped */
 	uint64_t instances, classes, segments, ends, heap_dumps;
 	char msg[256];
 };
 
-static bool has(const struct bmd_idmap *m, uint64_t k)
+static bool has(const struct htab *m, uint64_t k)
 {
 	uint32_t v;
-	return bmd_idmap_get(m, k, &v) == 1;
+	return htab_get(m, k, &v);
 }
 
 static int fail(struct chk *c, const char *fmt, unsigned long long a, unsigned long long b)
@@ -163,9 +163,9 @@ static int check_instances(struct chk *c, const struct mapfile *m, struct err *e
 			if (sub.tag != HPROF_INSTANCE_DUMP)
 				continue;
 			hprof_instance_parse(&sub, c->id, &in, e);
-			for (k = in.class_id; k && depth++ < 10000 && bmd_idmap_get(&c->field_bytes, k, &v);) {
+			for (k = in.class_id; k && depth++ < 10000 && htab_get(&c->field_bytes, k, &v);) {
 				want += v;
-				bmd_idmap_get(&c->super, k, &v);
+				htab_get(&c->super, k, &v);
 				k = v;
 			}
 			if (want != in.values.len)

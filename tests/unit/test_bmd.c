@@ -526,7 +526,7 @@ static void test_jdk_index(void)
 	char dir[] = "/tmp/artcarve-jdk.XXXXXX", path[300];
 	uint8_t cls[128];
 	size_t n = build_class(cls);
-	struct bmd_idmap wanted;
+	struct htab wanted;
 	struct bmd_jdk j;
 	struct bmd_dict d;
 	struct wbuf jm;
@@ -548,7 +548,7 @@ static void test_jdk_index(void)
 	const char *const names[] = { "p/Foo", "p.Foo", "p/Fo", "bar" };
 	const size_t want_count[] = { 3, 3, 0, 0 };
 	for (int i = 0; i < 4; i++) {
-		bmd_idmap_init(&wanted);
+		htab_init(&wanted);
 		bmd_dict_init(&d);
 		T_EQ_I(bmd_idmap_put(&wanted, jdk_key_of(names[i]), 0, &e), 0);
 		T_EQ_I(bmd_jdk_names(&j, &wanted, &d, &e), 0);
@@ -557,7 +557,7 @@ static void test_jdk_index(void)
 		if (want_count[i])
 			T_CHECK(dict_has(&d, "p/Foo") && dict_has(&d, "bar") && dict_has(&d, "baz"), "p/Foo's names");
 		bmd_dict_release(&d);
-		bmd_idmap_release(&wanted);
+		htab_release(&wanted);
 	}
 	bmd_jdk_release(&j);
 	T_EQ_I(bmd_jdk_open(&j, path, &e), 0);   /* one .jmod file */
@@ -568,13 +568,13 @@ static void test_jdk_index(void)
 	f = fopen(path, "wb");
 	T_CHECK(f && fwrite(jm.data, 1, jm.len, f) == jm.len && fclose(f) == 0, "rewrite %s", path);
 	T_EQ_I(bmd_jdk_open(&j, dir, &e), 0);
-	bmd_idmap_init(&wanted);
+	htab_init(&wanted);
 	bmd_dict_init(&d);
 	T_EQ_I(bmd_idmap_put(&wanted, jdk_key_of("p/Foo"), 0, &e), 0);
 	T_CHECK(bmd_jdk_names(&j, &wanted, &d, &e) < 0 && strstr(e.msg, "a.jmod") && strstr(e.msg, "classes/p/Foo.class"),
 		"damaged class refused: %s", e.msg);
 	bmd_dict_release(&d);
-	bmd_idmap_release(&wanted);
+	htab_release(&wanted);
 	bmd_jdk_release(&j);
 	/* every truncation of the module is refused when it is opened (the directory is at its end) */
 	size_t refused = 0;

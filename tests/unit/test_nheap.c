@@ -229,12 +229,12 @@ static void test_replay_model(void)
 	unsigned live = 0, same = 0;
 	for (unsigned k = 1; k <= N; k++)
 		live += (unsigned)model_live[k];
-	for (size_t i = 0; i < r.live_count; i++)
+	for (size_t i = 0; i < r.live.count; i++)
 		same += model_live[v[i].ptr >> 12] && model_size[v[i].ptr >> 12] == v[i].size;
-	T_EQ_U(r.live_count, live);
+	T_EQ_U(r.live.count, live);
 	T_EQ_U(same, live);
 	T_EQ_U(r.event_total[NREC_DOUBLE_FREE] + r.event_total[NREC_UNKNOWN_FREE] + r.event_total[NREC_LIVE_REUSED], events);
-	printf("  %u steps: %zu live, %u events, as the model says\n", (unsigned)STEPS, r.live_count, events);
+	printf("  %u steps: %zu live, %u events, as the model says\n", (unsigned)STEPS, r.live.count, events);
 	xfree(v);
 	nrec_replay_release(&r);
 }
