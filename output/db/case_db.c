@@ -536,7 +536,7 @@ static int put_roots(struct case_db_writer *c, const struct reach *r, struct err
 
 /* What holds an object beyond heap references: the strings the DexCaches' native arrays hold
  * (the first DexCache of each), and why an object's reachability is unknown. */
-static int put_holders(struct cdb *c, const struct reach *r, struct err *e)
+static int put_holders(struct case_db_writer *c, const struct reach *r, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_DEX_CACHE_STRING], *q = c->st[ST_UNKNOWN];
 	int rc;
