@@ -6,10 +6,11 @@
 # source file must sit in one of these folders, and every folder named must exist.
 # Arrows are checked twice: the #include lines of every .c/.h, and the undefined symbols of
 # every object file of the build (nm), which also sees calls that no header declares.
-# Each third-party header is included by exactly one wrapper file.
+# Each third-party header is included by exactly one wrapper file, and only the files of
+# carver/wrap include third-party headers.
 # Usage: tests/check_layers.sh [BUILD_OBJ_DIR]   (default build/obj; link check skipped if absent)
 cd "$(dirname "$0")/.." || exit 2
-LAYERS="carver/base carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/validate output/export output/report output/db carver/pipeline carver/cli"
+LAYERS="carver/base carver/wrap carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/validate output/export output/report output/db carver/pipeline carver/cli"
 OBJ=${1:-build/obj}
 status=0
 
@@ -71,6 +72,14 @@ else
 	status=1
 fi
 
+# third-party headers: only the wrappers of carver/wrap include them, one wrapper each
+third_party='libelf\.h|gelf\.h|capstone/[^>]*|zlib\.h|zstd\.h|lz4[a-z]*\.h|sqlite3\.h'
+for f in $(grep -lE "^#include <($third_party)>" $sources 2>/dev/null); do
+	case "$f" in
+	carver/wrap/*) ;;
+	*) echo "$f includes $(grep -oE "<($third_party)>" "$f" | head -n 1): only carver/wrap may"; status=1 ;;
+	esac
+done
 for h in libelf.h gelf.h capstone/capstone.h sqlite3.h zlib.h zstd.h lz4.h; do
 	n=$(grep -l "#include <$h>" $sources 2>/dev/null | sed 's/\.[ch]$//' | sort -u | wc -l)
 	if [ "$n" -gt 1 ]; then

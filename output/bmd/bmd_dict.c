@@ -12,7 +12,7 @@
 
 /* err_prefix that tolerates a NULL error (probes and tests pass none) */
 #define ERR_PREFIX(e, rc, ...) ((e) ? err_prefix((e), __VA_ARGS__) : (rc))
-#include "carver/image/zipw.h"
+#include "carver/wrap/zipw.h"
 
 #define DICT_ENTRY_MAX (256u << 20)     /* largest classes*.dex extracted from an APK */
 

@@ -20,7 +20,7 @@
 
 #include "carver/base/err.h"
 #include "carver/base/mapfile.h"
-#include "carver/image/zipw.h"
+#include "carver/wrap/zipw.h"
 #include "output/bmd/bmd_codec.h"
 
 /* Dispatches on the file name's extension; maps the file read-only. */
