@@ -10,7 +10,7 @@
 # carver/wrap include third-party headers.
 # Usage: tests/check_layers.sh [BUILD_OBJ_DIR]   (default build/obj; link check skipped if absent)
 cd "$(dirname "$0")/.." || exit 2
-LAYERS="carver/base carver/wrap carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/validate output/export output/report output/db carver/pipeline carver/cli"
+LAYERS="carver/base carver/wrap carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/compare output/export output/report output/db carver/pipeline carver/cli"
 OBJ=${1:-build/obj}
 status=0
 

@@ -7,7 +7,7 @@
 #include "carver/base/cursor.h"
 #include "carver/base/hash.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 enum {
 	HC_ID = 4,                      /* identifier size */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

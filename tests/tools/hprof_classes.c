@@ -10,7 +10,7 @@
 
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 
 struct str { uint64_t id; const uint8_t *text; size_t len; };
 struct cls { uint64_t class_id, name_id; };

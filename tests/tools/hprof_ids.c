@@ -19,7 +19,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 struct icls { uint64_t id, super; uint32_t f0, nf; };
 

@@ -20,7 +20,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 struct pclass { uint64_t id, super, name_id; uint32_t f0, nf; int elig; };
 struct pfield { uint64_t name_id; uint8_t type; };

@@ -24,7 +24,7 @@
 #include "carver/base/xalloc.h"
 #include "carver/image/image.h"
 #include "output/bmd/bmd.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "output/hprof/hprof_conv.h"
 #include "rosalloc/probe/probe.h"
 #include "t.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "carver/base/outfile.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "output/hprof/hprof_conv.h"
 #include "t.h"
 

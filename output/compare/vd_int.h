@@ -12,8 +12,8 @@
 #include "carver/base/err.h"
 #include "carver/base/hash.h"
 #include "carver/base/wbuf.h"
-#include "output/hprof/hprof.h"
-#include "output/validate/validate.h"
+#include "output/hprof/hprof_reader.h"
+#include "output/compare/validate.h"
 
 /* ---- interned names (class, field, heap and space names) ------------------------------------ */
 
