@@ -10,7 +10,29 @@
 # carver/wrap include third-party headers.
 # Usage: tests/check_layers.sh [BUILD_OBJ_DIR]   (default build/obj; link check skipped if absent)
 cd "$(dirname "$0")/.." || exit 2
-LAYERS="carver/base carver/wrap carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/compare output/export output/report output/db carver/pipeline carver/cli"
+# The layers, lowest first; README.md's "Layout" table lists the same folders in the same
+# order with what each holds (checked below).
+LAYERS=
+layer() { LAYERS="$LAYERS${LAYERS:+ }$1"; }
+layer carver/base       # foundation: cursors, errors, checked arithmetic, buffers, output files
+layer carver/wrap       # the third-party wrappers (libelf, zlib, zstd, lz4, SQLite, Capstone)
+layer carver/image      # process memory images and maps listings, the ELF symboliser
+layer carver/native     # native heap evidence: dump and record_allocs files, malloc_debug scan
+layer art/format        # ART's files: image headers, OAT, VDEX, DEX, layout rows per release
+layer art/mirror        # mirror objects in an image
+layer art/runtime       # the runtime model: spaces, classes, statics, native roots
+layer art/code          # compiled code, hooks, ART's side of the disassembler
+layer rosalloc/probe    # allocator probes for the space finder
+layer rosalloc/walk     # the space walkers
+layer rosalloc/model    # the object model, states, reachability, referrers
+layer output/hprof      # HPROF format, reader, writer, carve's HPROF, conversion
+layer output/bmd        # BMD and the HPROF <-> BMD codec
+layer output/compare    # the comparison engine behind `validate`
+layer output/export     # objects.jsonl, strings.tsv
+layer output/report     # report.html
+layer output/db         # case.db
+layer carver/pipeline   # the carving pipeline
+layer carver/cli        # the command line
 OBJ=${1:-build/obj}
 status=0
 
@@ -86,6 +108,15 @@ for h in libelf.h gelf.h capstone/capstone.h sqlite3.h zlib.h zstd.h lz4.h; do
 		echo "<$h> is included by more than one wrapper:"; grep -l "#include <$h>" $sources; status=1
 	fi
 done
+# README.md's layer table: its first column, in order, is LAYERS
+readme=$(awk '/^\| layer \(lowest first\) \|/ { t = 1; next } t && !/^\|/ { exit }
+	t && !/^\|---/ { split($0, c, "|"); f = c[2]; gsub(/[ `]/, "", f); sub(/\/$/, "", f); print f }' README.md | tr '\n' ' ')
+if [ "${readme% }" != "$LAYERS" ]; then
+	echo "README.md's layer table (\"| layer (lowest first) |\") differs from LAYERS:"
+	echo "  README.md: ${readme% }"; echo "  LAYERS:    $LAYERS"; status=1
+else
+	echo "README.md's layer table lists the $(echo $LAYERS | wc -w) folders of LAYERS in order"
+fi
 echo "layers (lowest first): $LAYERS"
 if [ $status -eq 0 ]; then echo "layers ok"; echo "RESULT 1 0"; else echo "RESULT 0 1"; fi
 exit $status

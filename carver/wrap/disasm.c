@@ -77,7 +77,9 @@ void disasm_close(struct disasm *d)
 /* Capstone names ARM's r9-r12 by their AAPCS roles (capstone arch/ARM/ARMMapping.c). */
 static const char *disasm_capstone_reg_name(enum disasm_arch a, const char *name)
 {
-	static const char *const arm_roles[][2] = { { "r9", "sb" }, { "r10", "sl" }, { "r11", "fp" }, { "r12", "ip" } };
+	static const char *const arm_roles[][2] = {
+		{ "r9", "sb" }, { "r10", "sl" }, { "r11", "fp" }, { "r12", "ip" },
+	};
 
 	for (size_t i = 0; a == DISASM_THUMB2 && i < sizeof(arm_roles) / sizeof(arm_roles[0]); i++)
 		if (!strcmp(name, arm_roles[i][0]))
@@ -89,7 +91,8 @@ static const char *disasm_capstone_reg_name(enum disasm_arch a, const char *name
 static int disasm_reg_id(const struct disasm_handle *hd, enum disasm_arch a, const char *name, unsigned *id,
 			 struct err *e)
 {
-	unsigned end = a == DISASM_ARM64 ? ARM64_REG_ENDING : a == DISASM_THUMB2 ? ARM_REG_ENDING : X86_REG_ENDING;
+	unsigned end = a == DISASM_ARM64 ? ARM64_REG_ENDING
+		       : a == DISASM_THUMB2 ? ARM_REG_ENDING : X86_REG_ENDING;
 	const char *cs_name;
 
 	*id = DISASM_NO_REG;
@@ -103,7 +106,8 @@ static int disasm_reg_id(const struct disasm_handle *hd, enum disasm_arch a, con
 			return 0;
 		}
 	}
-	return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "capstone has no %s register %s", disasm_arch_name(a), name);
+	return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "capstone has no %s register %s", disasm_arch_name(a),
+		       name);
 }
 
 static int disasm_handle_open(struct disasm *d, enum disasm_arch a, struct err *e)
@@ -176,6 +180,12 @@ static bool disasm_is_thread(unsigned tr, unsigned reg)
 	return tr != DISASM_NO_REG && reg == tr;
 }
 
+/* What a register-based memory operand is relative to (ARM: its base register). */
+static enum disasm_base disasm_mem_base(unsigned tr, unsigned base)
+{
+	return disasm_is_thread(tr, base) ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
+}
+
 static void disasm_fill_arm64(const cs_insn *ci, unsigned tr, struct disasm_insn *o)
 {
 	const cs_arm64 *a = &ci->detail->arm64;
@@ -203,7 +213,7 @@ static void disasm_fill_arm64(const cs_insn *ci, unsigned tr, struct disasm_insn
 			o->imm = op->imm;
 		}
 		if (op->type == ARM64_OP_MEM && o->mem_base == DISASM_BASE_NONE) {
-			o->mem_base = disasm_is_thread(tr, op->mem.base) ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
+			o->mem_base = disasm_mem_base(tr, op->mem.base);
 			o->mem_disp = op->mem.disp;
 		} else if (op->type == ARM64_OP_IMM && i + 1 == a->op_count) {
 			if (o->flow != DISASM_FLOW_NONE && o->flow != DISASM_FLOW_RET) {
@@ -289,7 +299,7 @@ static void disasm_fill_thumb(const cs_insn *ci, unsigned tr, struct disasm_insn
 				o->mem_base = DISASM_BASE_PC;
 				o->mem_addr = ((ci->address + 4) & ~(uint64_t)3) + (uint64_t)(int64_t)op->mem.disp;
 			} else {
-				o->mem_base = disasm_is_thread(tr, op->mem.base) ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
+				o->mem_base = disasm_mem_base(tr, op->mem.base);
 			}
 		} else if (op->type == ARM_OP_IMM && i + 1 == a->op_count && !o->indirect &&
 			   (o->flow == DISASM_FLOW_CALL || o->flow == DISASM_FLOW_JUMP ||

@@ -11,7 +11,7 @@
  * elements and every dump's own id.  Strings, frames and serials keep their numbers; other
  * top-level records are copied.  The heap dump records are written as one HEAP_DUMP (or
  * HEAP_DUMP_SEGMENTs of the same size as the input's) by the HPROF writer.  Exit 0, or 1
- * with a message.  This tool reads the HPROF on its own (output/hprof/hprof.h). */
+ * with a message.  This tool reads the HPROF on its own (output/hprof/hprof_reader.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  * change touches nothing but themselves (ART writes a separate record after those).  Every
  * change is printed ("drop 0x...", "field 0x... NAME", "invent 0x...", "string 0x..."), then
  * one line "perturbed: drop D field F invent I string S".  Exit 0, or 1 with a message.
- * This tool reads the HPROF on its own (output/hprof/hprof.h), independently of validate. */
+ * This tool reads the HPROF on its own (output/hprof/hprof_reader.h), independently of validate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
