@@ -6,10 +6,33 @@
 # source file must sit in one of these folders, and every folder named must exist.
 # Arrows are checked twice: the #include lines of every .c/.h, and the undefined symbols of
 # every object file of the build (nm), which also sees calls that no header declares.
-# Each third-party header is included by exactly one wrapper file.
+# Each third-party header is included by exactly one wrapper file, and only the files of
+# carver/wrap include third-party headers.
 # Usage: tests/check_layers.sh [BUILD_OBJ_DIR]   (default build/obj; link check skipped if absent)
 cd "$(dirname "$0")/.." || exit 2
-LAYERS="carver/base carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/validate output/export output/report output/db carver/pipeline carver/cli"
+# The layers, lowest first; README.md's "Layout" table lists the same folders in the same
+# order with what each holds (checked below).
+LAYERS=
+layer() { LAYERS="$LAYERS${LAYERS:+ }$1"; }
+layer carver/base       # foundation: cursors, errors, checked arithmetic, buffers, output files
+layer carver/wrap       # the third-party wrappers (libelf, zlib, zstd, lz4, SQLite, Capstone)
+layer carver/image      # process memory images and maps listings, the ELF symboliser
+layer carver/native     # native heap evidence: dump and record_allocs files, malloc_debug scan
+layer art/format        # ART's files: image headers, OAT, VDEX, DEX, layout rows per release
+layer art/mirror        # mirror objects in an image
+layer art/runtime       # the runtime model: spaces, classes, statics, native roots
+layer art/code          # compiled code, hooks, ART's side of the disassembler
+layer rosalloc/probe    # allocator probes for the space finder
+layer rosalloc/walk     # the space walkers
+layer rosalloc/model    # the object model, states, reachability, referrers
+layer output/hprof      # HPROF format, reader, writer, carve's HPROF, conversion
+layer output/bmd        # BMD and the HPROF <-> BMD codec
+layer output/compare    # the comparison engine behind `validate`
+layer output/export     # objects.jsonl, strings.tsv
+layer output/report     # report.html
+layer output/db         # case.db
+layer carver/pipeline   # the carving pipeline
+layer carver/cli        # the command line
 OBJ=${1:-build/obj}
 status=0
 
@@ -71,12 +94,29 @@ else
 	status=1
 fi
 
+# third-party headers: only the wrappers of carver/wrap include them, one wrapper each
+third_party='libelf\.h|gelf\.h|capstone/[^>]*|zlib\.h|zstd\.h|lz4[a-z]*\.h|sqlite3\.h'
+for f in $(grep -lE "^#include <($third_party)>" $sources 2>/dev/null); do
+	case "$f" in
+	carver/wrap/*) ;;
+	*) echo "$f includes $(grep -oE "<($third_party)>" "$f" | head -n 1): only carver/wrap may"; status=1 ;;
+	esac
+done
 for h in libelf.h gelf.h capstone/capstone.h sqlite3.h zlib.h zstd.h lz4.h; do
 	n=$(grep -l "#include <$h>" $sources 2>/dev/null | sed 's/\.[ch]$//' | sort -u | wc -l)
 	if [ "$n" -gt 1 ]; then
 		echo "<$h> is included by more than one wrapper:"; grep -l "#include <$h>" $sources; status=1
 	fi
 done
+# README.md's layer table: its first column, in order, is LAYERS
+readme=$(awk '/^\| layer \(lowest first\) \|/ { t = 1; next } t && !/^\|/ { exit }
+	t && !/^\|---/ { split($0, c, "|"); f = c[2]; gsub(/[ `]/, "", f); sub(/\/$/, "", f); print f }' README.md | tr '\n' ' ')
+if [ "${readme% }" != "$LAYERS" ]; then
+	echo "README.md's layer table (\"| layer (lowest first) |\") differs from LAYERS:"
+	echo "  README.md: ${readme% }"; echo "  LAYERS:    $LAYERS"; status=1
+else
+	echo "README.md's layer table lists the $(echo $LAYERS | wc -w) folders of LAYERS in order"
+fi
 echo "layers (lowest first): $LAYERS"
 if [ $status -eq 0 ]; then echo "layers ok"; echo "RESULT 1 0"; else echo "RESULT 0 1"; fi
 exit $status

@@ -19,7 +19,7 @@
 
 #include "art/format/art_image.h"
 #include "art/format/art_layout.h"
-#include "art/code/disasm.h"
+#include "carver/wrap/disasm.h"
 #include "carver/base/cursor.h"
 #include "carver/base/err.h"
 #include "carver/image/image.h"

@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include "art/format/dex.h"
-#include "art/code/disasm.h"
+#include "art/code/disasm_art.h"
 #include "art/format/oat.h"
 #include "art/code/oat_code.h"
 #include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/base/xalloc.h"
 
 /* Rows verified against GrapheneOS/platform_art and CyanogenMod/android_art history:

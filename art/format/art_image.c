@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "art/format/lz4w.h"
+#include "carver/wrap/lz4w.h"
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 

@@ -1,4 +1,4 @@
-/* oat.h - OAT file reader (ELF container via carver/image/elfw.h), OAT versions 039 .. 239.
+/* oat.h - OAT file reader (ELF container via carver/wrap/elfw.h), OAT versions 039 .. 239.
  *
  * The ELF dynamic symbols `oatdata` (OatHeader, start of .rodata), `oatexec` (start of
  * .text) and `oatlastword` (last word of .text) delimit the OAT data; every OAT-relative
@@ -20,7 +20,7 @@
 #include "art/format/art_version.h"
 #include "art/format/vdex.h"
 #include "carver/base/cursor.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/base/err.h"
 
 /* InstructionSet values (libartbase/arch/instruction_set.h); meaning depends on the version */

@@ -17,7 +17,7 @@
 #include "art/format/vdex.h"
 #include "carver/cli/cli.h"
 #include "carver/cli/cmd_art_file_image.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/image/image.h"
 #include "carver/base/outfile.h"
 #include "carver/base/rep.h"

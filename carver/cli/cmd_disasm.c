@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "art/code/disasm.h"
+#include "art/code/disasm_art.h"
 #include "art/code/oat_code.h"
 #include "carver/base/rep.h"
 #include "carver/cli/cli.h"

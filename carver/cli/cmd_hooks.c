@@ -16,7 +16,7 @@
 
 #include "art/format/art_image.h"
 #include "art/format/art_layout.h"
-#include "art/code/disasm.h"
+#include "art/code/disasm_art.h"
 #include "art/code/hooks.h"
 #include "art/code/oat_code.h"
 #include "carver/base/rep.h"

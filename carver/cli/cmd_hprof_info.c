@@ -11,7 +11,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/rep.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 
 #define INFO_MAX_HEAPS 16       /* distinct (heap id, name id) pairs tracked; more go to "other" */
 

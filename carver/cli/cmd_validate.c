@@ -1,14 +1,14 @@
 /* cmd_validate.c - `artcarve validate RESULT TRUTH [--json] [--per-class N] [--examples N]`:
- * compares a carved heap with the truth of the same moment (output/validate/validate.h).
+ * compares a carved heap with the truth of the same moment (output/compare/validate.h).
  * Both files are mapped read-only; a zstd-compressed one is first decompressed to an unlinked
- * temporary file (carver/image/zstdw.h), so memory stays proportional to the object count. */
+ * temporary file (carver/wrap/zstdw.h), so memory stays proportional to the object count. */
 #include <stdio.h>
 #include <string.h>
 
 #include "carver/base/mapfile.h"
 #include "carver/cli/cli.h"
-#include "carver/image/zstdw.h"
-#include "output/validate/validate.h"
+#include "carver/wrap/zstdw.h"
+#include "output/compare/validate.h"
 
 #define VALIDATE_ZSTD_MAX ((uint64_t)1 << 40)   /* refuse to decompress more than 1 TiB */
 

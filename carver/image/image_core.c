@@ -15,7 +15,7 @@
 
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/image/image_int.h"
 
 struct core_file {           /* one NT_FILE entry */

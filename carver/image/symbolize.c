@@ -10,7 +10,7 @@
 #include "carver/base/ck.h"
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 
 /* A file rebuilt from an image is at most this big (a larger one is looked up on disk). */
 #define SYMZ_MAX_REBUILT (512u << 20)

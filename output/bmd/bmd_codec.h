@@ -70,35 +70,13 @@ int bmd_crunch_file(const char *path, const struct bmd_crunch_opts *o, const str
  * short char int long float double, or is listed in o (utf8 = the re-encoded string). */
 bool bmd_keep_string(const uint8_t *utf8, size_t len, const struct bmd_crunch_opts *o);
 
-/* ---- string dictionary (decrunch) ------------------------------------------------------------- */
-
-struct bmd_dict_entry { int32_t hash; uint32_t next; size_t off, len; };
-
-/* Java String.hashCode -> string.  Among different strings with the same hash the one added
- * first-last wins, which is what Badoo's HashSet -> HashMap copy does for colliding names. */
-struct bmd_dict {
-	struct htab heads;         /* hash -> index of its most recent distinct string */
-	struct bmd_dict_entry *entries;
-	size_t count, cap;
-	struct wbuf text;               /* the strings, UTF-8 as Java re-encodes them */
-	uint64_t collisions;
-};
-
-void bmd_dict_init(struct bmd_dict *d);
-void bmd_dict_release(struct bmd_dict *d);
-/* Adds one string given as Java would re-encode it (see bmd_java_utf8), with its hash. */
-int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t hash, struct err *e);
-/* 1 and the string for hash, 0 if none. */
-int bmd_dict_find(const struct bmd_dict *d, int32_t hash, const uint8_t **s, size_t *len);
-/* The most recent string with this hash and exactly len bytes: 1, or 0 if none. */
-int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const uint8_t **s);
-
 /* ---- decrunch ------------------------------------------------------------------------------------- */
 
+struct bmd_dict;
 struct bmd_jdk;
 
 struct bmd_decrunch_opts {
-	const struct bmd_dict *dict;    /* may be NULL */
+	const struct bmd_dict *dict;    /* may be NULL (output/bmd/bmd_dict.h) */
 	/* may be NULL: a JDK's class library (bmd_jdk_open, output/bmd/bmd_dict.h) whose class and
 	 * field names are used after dict for a hashed string whose hash and original length both
 	 * match (a JVM dump's own classes and fields: java/lang/System, props, ... that heap

@@ -18,7 +18,7 @@
 #include "carver/base/ck.h"
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 
 #define CR_FLUSH_AT (1u << 20)
 #define CR_RELEASE_EVERY (2u << 20)

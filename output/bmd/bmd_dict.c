@@ -1,4 +1,4 @@
-/* bmd_dict.c - dictionary sources for decrunch (see bmd_dict.h). */
+/* bmd_dict.c - the decrunch string dictionary and its sources (see bmd_dict.h). */
 #include "output/bmd/bmd_dict.h"
 
 #include <dirent.h>
@@ -9,10 +9,81 @@
 #include "art/format/dex.h"
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
+#include "carver/wrap/zipw.h"
 
 /* err_prefix that tolerates a NULL error (probes and tests pass none) */
 #define ERR_PREFIX(e, rc, ...) ((e) ? err_prefix((e), __VA_ARGS__) : (rc))
-#include "carver/image/zipw.h"
+
+/* ---- the dictionary ---- */
+
+void bmd_dict_init(struct bmd_dict *d)
+{
+	memset(d, 0, sizeof(*d));
+	htab_init(&d->heads);
+	wbuf_init(&d->text);
+}
+
+void bmd_dict_release(struct bmd_dict *d)
+{
+	htab_release(&d->heads);
+	xfree(d->entries);
+	wbuf_release(&d->text);
+	memset(d, 0, sizeof(*d));
+}
+
+int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t hash, struct err *e)
+{
+	uint32_t head = UINT32_MAX, i;
+	struct bmd_dict_entry *en;
+	int rc;
+
+	if (htab_get(&d->heads, (uint32_t)hash, &head)) {
+		/* a string already added keeps its place (a HashSet ignores re-adds) */
+		for (i = head; i != UINT32_MAX; i = d->entries[i].next)
+			if (d->entries[i].len == len && !memcmp(d->text.data + d->entries[i].off, utf8, len))
+				return 0;
+		d->collisions++;
+	}
+	/* entries are numbered in 32 bits (UINT32_MAX ends a chain): no more than 2^31 */
+	if (d->count == d->cap && (d->cap > UINT32_MAX / 2 || XALLOC_GROW(d->entries, d->cap, d->count + 1, 1024)))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for %zu dictionary strings", d->count + 1);
+	en = &d->entries[d->count];
+	en->hash = hash;
+	en->next = head;
+	en->off = d->text.len;
+	en->len = len;
+	wbuf_put(&d->text, utf8, len);
+	if ((rc = wbuf_status(&d->text, e)))
+		return rc;
+	return bmd_idmap_put(&d->heads, (uint32_t)hash, (uint32_t)d->count++, e);
+}
+
+int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const uint8_t **s)
+{
+	uint32_t i;
+
+	if (!d || !htab_get(&d->heads, (uint32_t)hash, &i))
+		return 0;
+	for (; i != UINT32_MAX; i = d->entries[i].next)
+		if (d->entries[i].len == len) {
+			*s = d->text.data + d->entries[i].off;
+			return 1;
+		}
+	return 0;
+}
+
+int bmd_dict_find(const struct bmd_dict *d, int32_t hash, const uint8_t **s, size_t *len)
+{
+	uint32_t i;
+
+	if (!d || !htab_get(&d->heads, (uint32_t)hash, &i))
+		return 0;
+	*s = d->text.data + d->entries[i].off;
+	*len = d->entries[i].len;
+	return 1;
+}
+
+/* ---- its sources ---- */
 
 #define DICT_ENTRY_MAX (256u << 20)     /* largest classes*.dex extracted from an APK */
 

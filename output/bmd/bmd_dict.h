@@ -1,5 +1,6 @@
-/* bmd_dict.h - fills the decrunch string dictionary from JAR, APK and DEX files, the way
- * Badoo's decruncher recovers hashed strings (BmdDecruncher, badoo/hprof-tools @ 5e5408e):
+/* bmd_dict.h - the decrunch string dictionary (Java String.hashCode -> string), and its
+ * sources: JAR, APK and DEX files, read the way Badoo's decruncher recovers hashed strings
+ * (BmdDecruncher, badoo/hprof-tools @ 5e5408e):
  *   .jar  every entry ending in ".class" contributes its name without ".class", with ':'
  *         replaced by '.' (JarStringReader replaces File.pathSeparator, so '/' stays: that
  *         matches HotSpot class names, not Android's dotted ones);
@@ -19,9 +20,36 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
+#include "carver/base/htab.h"
 #include "carver/base/mapfile.h"
-#include "carver/image/zipw.h"
+#include "carver/base/wbuf.h"
+#include "carver/wrap/zipw.h"
 #include "output/bmd/bmd_codec.h"
+
+/* ---- the dictionary ---- */
+
+struct bmd_dict_entry { int32_t hash; uint32_t next; size_t off, len; };
+
+/* Java String.hashCode -> string.  Among different strings with the same hash the one added
+ * first-last wins, which is what Badoo's HashSet -> HashMap copy does for colliding names. */
+struct bmd_dict {
+	struct htab heads;              /* hash -> index of its most recent distinct string */
+	struct bmd_dict_entry *entries;
+	size_t count, cap;
+	struct wbuf text;               /* the strings, UTF-8 as Java re-encodes them */
+	uint64_t collisions;
+};
+
+void bmd_dict_init(struct bmd_dict *d);
+void bmd_dict_release(struct bmd_dict *d);
+/* Adds one string given as Java would re-encode it (see bmd_java_utf8), with its hash. */
+int bmd_dict_add(struct bmd_dict *d, const uint8_t *utf8, size_t len, int32_t hash, struct err *e);
+/* 1 and the string for hash, 0 if none. */
+int bmd_dict_find(const struct bmd_dict *d, int32_t hash, const uint8_t **s, size_t *len);
+/* The most recent string with this hash and exactly len bytes: 1, or 0 if none. */
+int bmd_dict_find_len(const struct bmd_dict *d, int32_t hash, size_t len, const uint8_t **s);
+
+/* ---- its sources ---- */
 
 /* Dispatches on the file name's extension; maps the file read-only. */
 int bmd_dict_load_file(struct bmd_dict *d, const char *path, struct err *e);

@@ -1,5 +1,5 @@
 /* case_db.c - the case database writer (see case_db.h; schema documented in README.md,
- * "Case database").  Uses SQLite only through output/db/sqlitew.h. */
+ * "Case database").  Uses SQLite only through carver/wrap/sqlitew.h. */
 #include "output/db/case_db.h"
 
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "carver/base/sha256.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
-#include "output/db/sqlitew.h"
+#include "carver/wrap/sqlitew.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -1,9 +1,9 @@
-/* case_db_native.c - see case_db_native.h.  Uses SQLite only through output/db/sqlitew.h. */
+/* case_db_native.c - see case_db_native.h.  Uses SQLite only through carver/wrap/sqlitew.h. */
 #include "output/db/case_db_native.h"
 
 #include <stdio.h>
 
-#include "output/db/sqlitew.h"
+#include "carver/wrap/sqlitew.h"
 
 static const char native_schema[] =
 	"BEGIN;"

@@ -8,7 +8,7 @@
 #include "carver/base/hash.h"
 #include "carver/base/htab.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 enum {
 	HC_ID = 4,                      /* identifier size */

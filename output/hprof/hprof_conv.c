@@ -11,7 +11,8 @@
 
 #include <string.h>
 
-#include "output/hprof/hprof.h"
+#include "carver/base/wbuf.h"
+#include "output/hprof/hprof_reader.h"
 
 #define CONV_CHUNK ((size_t)128 << 10)   /* output bytes buffered; input bytes between releases */
 #define CONV_HEADER 9                     /* u1 tag, u4 time, u4 length */

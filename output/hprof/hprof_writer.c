@@ -1,12 +1,11 @@
 /* hprof_writer.c - HPROF writer: header, record framing, heap dump segments, sub-record
- * encoders (see hprof.h).  Bytes collect in w->buf; a record's u4 length is back-patched
+ * encoders (see hprof_writer.h).  Bytes collect in w->buf; a record's u4 length is back-patched
  * when it ends, then the buffer goes to the outf.  So memory is one record at most, and a
  * heap dump is cut into segments of about segment_cap bytes. */
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 #include <string.h>
 
-#define HPROF_RECORD_HEADER 9
 #define HPROF_NO_RECORD ((size_t)-1)
 
 int hprof_writer_init(struct hprof_writer *w, struct outf *out, unsigned id_size, struct err *e)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/image/image.h"
 #include "carver/image/image_int.h"
 

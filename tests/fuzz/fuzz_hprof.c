@@ -1,4 +1,4 @@
-/* fuzz_hprof.c - libFuzzer target for the HPROF reader (output/hprof/hprof.h): walks every record
+/* fuzz_hprof.c - libFuzzer target for the HPROF reader (output/hprof/hprof_reader.h): walks every record
  * and heap sub-record, decodes each one, and re-encodes it with the writer, which must give
  * back the same bytes.  Seeds: tests/fuzz/corpus/fuzz_hprof (written by
  * `build/tests/test_hprof --write-seeds DIR`). */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_validate.c - libFuzzer target for the comparison engine of `validate`
- * (output/validate/validate.h).  Input: u32le length of RESULT, RESULT, TRUTH (shorter inputs
+ * (output/compare/validate.h).  Input: u32le length of RESULT, RESULT, TRUTH (shorter inputs
  * are compared with themselves); each may be an HPROF or a truth.jsonl.  A comparison that
  * runs must give consistent figures (nothing matched that is not there) and both reports
  * must render.  Seeds: tests/fuzz/corpus/fuzz_validate (written by
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "carver/base/cursor.h"
-#include "output/validate/validate.h"
+#include "output/compare/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

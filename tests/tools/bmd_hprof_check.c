@@ -13,7 +13,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
 #include "output/bmd/bmd.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 
 struct chk {
 	unsigned id;

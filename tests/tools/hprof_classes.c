@@ -2,7 +2,7 @@
  *   NAME: field type, field type, ...
  * (instance fields in the order the dump lists them; type = HPROF basic type name), one
  * line per class, in file order.  Used by tests/shell/test_realart_runtime.sh to compare
- * `artcarve classes` with the runtime's own HPROF.  Reads through output/hprof/hprof.h.
+ * `artcarve classes` with the runtime's own HPROF.  Reads through output/hprof/hprof_reader.h.
  * usage: hprof_classes FILE.hprof    exit 0 ok, 1 bad input, 2 usage */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 
 struct str { uint64_t id; const uint8_t *text; size_t len; };
 struct cls { uint64_t class_id, name_id; };

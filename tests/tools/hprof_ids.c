@@ -11,7 +11,7 @@
  * elements and every dump's own id.  Strings, frames and serials keep their numbers; other
  * top-level records are copied.  The heap dump records are written as one HEAP_DUMP (or
  * HEAP_DUMP_SEGMENTs of the same size as the input's) by the HPROF writer.  Exit 0, or 1
- * with a message.  This tool reads the HPROF on its own (output/hprof/hprof.h). */
+ * with a message.  This tool reads the HPROF on its own (output/hprof/hprof_reader.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 struct icls { uint64_t id, super; uint32_t f0, nf; };
 

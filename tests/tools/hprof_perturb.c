@@ -12,7 +12,7 @@
  * change touches nothing but themselves (ART writes a separate record after those).  Every
  * change is printed ("drop 0x...", "field 0x... NAME", "invent 0x...", "string 0x..."), then
  * one line "perturbed: drop D field F invent I string S".  Exit 0, or 1 with a message.
- * This tool reads the HPROF on its own (output/hprof/hprof.h), independently of validate. */
+ * This tool reads the HPROF on its own (output/hprof/hprof_reader.h), independently of validate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 
 struct pclass { uint64_t id, super, name_id; uint32_t f0, nf; int elig; };
 struct pfield { uint64_t name_id; uint8_t type; };

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "art/runtime/runtime.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/image/maps.h"
 #include "rosalloc/probe/probe.h"
 

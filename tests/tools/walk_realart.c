@@ -30,7 +30,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
 #include "carver/image/image.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 #include "rosalloc/probe/probe.h"
 #include "rosalloc/walk/walk.h"
 

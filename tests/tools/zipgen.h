@@ -1,6 +1,6 @@
 /* zipgen.h - builds small ZIP archives (APPNOTE 4.3.7 local headers, 4.3.12 central directory,
  * 4.3.16 end record; no ZIP64) for the tests of the ZIP reader and of what reads through it
- * (jmods, JARs, APKs).  Our own writer: it shares nothing with carver/image/zipw.c, so a
+ * (jmods, JARs, APKs).  Our own writer: it shares nothing with carver/wrap/zipw.c, so a
  * mistake in one is not hidden by the other.  Header-only, like dexgen.h. */
 #ifndef ARTCARVE_ZIPGEN_H
 #define ARTCARVE_ZIPGEN_H

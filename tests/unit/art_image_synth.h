@@ -21,7 +21,7 @@
 
 #include "art/format/art_image.h"
 #include "art/format/art_layout.h"
-#include "art/format/lz4w.h"
+#include "carver/wrap/lz4w.h"
 
 enum { SYN_MAX = 16384, SYN_BEGIN = 0x70000000u };
 

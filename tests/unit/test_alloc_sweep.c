@@ -24,7 +24,7 @@
 #include "carver/base/xalloc.h"
 #include "carver/image/image.h"
 #include "output/bmd/bmd.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "output/hprof/hprof_conv.h"
 #include "rosalloc/probe/probe.h"
 #include "t.h"
@@ -542,7 +542,7 @@ static void sweep_heap_dumps(void)
 	T_EQ_I(hprof_sample(&hprof), 0);
 	{
 		struct bytes b = { hprof.data, hprof.len };
-		/* the reader keeps nothing (hprof.h): no allocation at all */
+		/* the reader keeps nothing (hprof_reader.h): no allocation at all */
 		sweep("HPROF reader (records, sub-records, decoders)", parse_hprof, &b, 0);
 		unsigned long before = xalloc_calls();
 		struct err e;

@@ -8,7 +8,7 @@
 
 #include "art/format/art_image.h"
 #include "art/format/dex.h"
-#include "art/format/lz4w.h"
+#include "carver/wrap/lz4w.h"
 #include "art/mirror/mirror_walk.h"
 #include "t.h"
 #include "art_image_synth.h"

@@ -9,7 +9,7 @@
 #include "output/bmd/bmd.h"
 #include "output/bmd/bmd_codec.h"
 #include "output/bmd/bmd_dict.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "t.h"
 #include "tests/tools/zipgen.h"
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "art/code/disasm.h"
+#include "art/code/disasm_art.h"
 #include "tests/unit/t.h"
 
 static struct disasm *dis;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/image/image.h"
 #include "carver/image/maps.h"
 #include "carver/base/mapfile.h"

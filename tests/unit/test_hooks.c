@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "art/code/disasm_art.h"
 #include "art/code/hooks.h"
 #include "carver/base/wbuf.h"
 #include "tests/unit/t.h"

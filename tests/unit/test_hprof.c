@@ -1,4 +1,4 @@
-/* test_hprof.c - HPROF reader, writer and converter (output/hprof/hprof.h, output/hprof/hprof_conv.h):
+/* test_hprof.c - HPROF reader, writer and converter (output/hprof/hprof_{reader,writer,conv}.h):
  * writer -> reader round trips for id sizes 4 and 8 over every record and sub-record kind,
  * segment rotation, every truncation of a small file, corrupted length and count fields,
  * and the hprof-conv rules on a hand-made Android file.
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "carver/base/outfile.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "output/hprof/hprof_conv.h"
 #include "t.h"
 

@@ -15,7 +15,7 @@
 
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "t.h"
 
 /* expected bytes, built without wbuf */

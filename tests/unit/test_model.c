@@ -10,7 +10,7 @@
 #include "carver/base/mapfile.h"
 #include "carver/base/outfile.h"
 #include "output/db/case_db.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_reader.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/hprof/hprof_mark.h"
 #include "rosalloc/model/model.h"

@@ -11,7 +11,7 @@
 
 #include "carver/base/mapfile.h"
 #include "carver/base/xalloc.h"
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 #include "carver/image/image.h"
 #include "carver/image/symbolize.h"
 #include "t.h"

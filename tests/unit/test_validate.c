@@ -1,4 +1,4 @@
-/* test_validate.c - the comparison engine of `validate` (output/validate/validate.h) on small
+/* test_validate.c - the comparison engine of `validate` (output/compare/validate.h) on small
  * HPROFs built here the way ART writes them (a String's characters as a separate array at
  * String + 16, a class's statics array at class + 1 named by "$classOverhead", DexCache's
  * "runtimeInternalObjects" array at + 4), with one change at a time in the RESULT: the figures
@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "carver/base/wbuf.h"
-#include "output/hprof/hprof.h"
+#include "output/hprof/hprof_writer.h"
 #include "output/hprof/hprof_mark.h"
-#include "output/validate/validate.h"
-#include "output/validate/vd_int.h"
+#include "output/compare/validate.h"
+#include "output/compare/vd_int.h"
 #include "t.h"
 
 /* ---- an ART-like heap --------------------------------------------------------------------- */

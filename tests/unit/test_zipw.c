@@ -1,9 +1,9 @@
-/* test_zipw.c - ZIP reading (carver/image/zipw.h) and the decrunch dictionary sources
+/* test_zipw.c - ZIP reading (carver/wrap/zipw.h) and the decrunch dictionary sources
  * (output/bmd/bmd_dict.h) on archives built here: stored and deflated entries, CRC checks,
  * truncations, ZIP64 and encryption refusals; JAR entry names and DEX class/field names
  * (DEX files from tests/tools/dexgen.h, our own generator). */
 #include "carver/base/xalloc.h"
-#include "carver/image/zipw.h"
+#include "carver/wrap/zipw.h"
 #include "output/bmd/bmd_dict.h"
 #include "t.h"
 #include "tests/tools/dexgen.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "carver/base/rep.h"
-#include "output/validate/vd_int.h"
+#include "output/compare/vd_int.h"
 
 /* ---- text ------------------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* sqlitew.c - the SQLite wrapper (see sqlitew.h). */
-#include "output/db/sqlitew.h"
+#include "carver/wrap/sqlitew.h"
 
 #include <sqlite3.h>
 

@@ -1,5 +1,5 @@
 /* zstdw.c - see zstdw.h. */
-#include "carver/image/zstdw.h"
+#include "carver/wrap/zstdw.h"
 
 #include <errno.h>
 #include <stdio.h>

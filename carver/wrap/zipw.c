@@ -1,5 +1,5 @@
 /* zipw.c - ZIP central directory and inflate (see zipw.h; APPNOTE.TXT 6.3). */
-#include "carver/image/zipw.h"
+#include "carver/wrap/zipw.h"
 
 #include <string.h>
 #include <zlib.h>

@@ -13,8 +13,8 @@
 #include "carver/base/hash.h"
 #include "carver/base/htab.h"
 #include "carver/base/wbuf.h"
-#include "output/hprof/hprof.h"
-#include "output/validate/validate.h"
+#include "output/hprof/hprof_reader.h"
+#include "output/compare/validate.h"
 
 /* ---- interned names (class, field, heap and space names) ------------------------------------ */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "carver/base/xalloc.h"
-#include "output/validate/vd_int.h"
+#include "output/compare/vd_int.h"
 
 struct vd_priv {
 	struct vd_names names;

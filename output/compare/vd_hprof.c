@@ -40,7 +40,7 @@
 #include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
 #include "output/hprof/hprof_mark.h"
-#include "output/validate/vd_int.h"
+#include "output/compare/vd_int.h"
 
 #define VD_STRING_VALUE_MAX 16  /* sizeof(mirror::String): runtime/mirror/string.h @R11 */
 #define VD_OBJECT_ALIGN 8       /* kObjectAlignment: runtime/runtime_globals.h @R11 */

@@ -8,7 +8,7 @@
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
 #include "art/mirror/mirror.h"
-#include "output/validate/vd_int.h"
+#include "output/compare/vd_int.h"
 
 int vd_grow(void **v, size_t *cap, size_t n, size_t sz, struct err *e)
 {

@@ -1,6 +1,6 @@
 /* lz4w.c - see lz4w.h.  LZ4's API takes int sizes: every size is checked against
  * LZ4_MAX_INPUT_SIZE / INT_MAX before the call. */
-#include "art/format/lz4w.h"
+#include "carver/wrap/lz4w.h"
 
 #include <limits.h>
 #include <lz4.h>

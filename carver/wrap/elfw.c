@@ -7,7 +7,7 @@
  * Notes are decoded here with a cursor (layout: ELF gABI "Note Section"): namesz, descsz,
  * type (4 bytes each, file byte order), name padded to 4, desc padded to 4 (gcore and the
  * kernel use 4-byte alignment for ELFCLASS64 cores too). */
-#include "carver/image/elfw.h"
+#include "carver/wrap/elfw.h"
 
 #include <gelf.h>
 #include <libelf.h>

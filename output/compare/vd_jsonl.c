@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "carver/base/ck.h"
-#include "output/validate/vd_int.h"
+#include "output/compare/vd_int.h"
 
 struct jl_line {
 	bool have_addr, have_class, have_kind, have_space;

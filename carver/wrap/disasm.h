@@ -1,13 +1,19 @@
-/* disasm.h - instruction decoding of ART compiled code (the only user of Capstone).
+/* disasm.h - the Capstone wrapper: instruction decoding of Thumb-2, arm64, x86 and x86_64
+ * code (the only user of Capstone).
+ *
+ * This file is the wrapper itself rather than a user of a thinner one: everything it does is
+ * the translation of Capstone's per-ISA detail (cs_arm64_op, cs_arm_op, cs_x86_op, groups)
+ * into the plain structs below, so a thinner layer would have to re-export those types.
+ * What is ART's (the OatHeader's InstructionSet numbers, the thread register of compiled
+ * code) is in art/code/disasm_art.h, which opens the disassembler callers use.
  *
  * One Capstone handle per ISA, opened lazily, detail on, and one cs_malloc'd instruction
  * per handle that disasm_next() reuses (no allocation per instruction).  Callers see
  * plain structs: the decoded text plus what the carver needs to follow code: direct
  * branch targets, PC-relative literal addresses, thread-register-relative memory operands
- * (ART's quick entry points) and the register a load writes or a branch reads.
+ * and the register a load writes or a branch reads.
  *
- * 32-bit ARM code in OAT files is Thumb-2 for both InstructionSet kArm and kThumb2
- * (ART entry points carry bit 0; disasm_code_address strips it). */
+ * Thumb-2 entry points carry bit 0 (disasm_code_address strips it). */
 #ifndef ARTCARVE_DISASM_H
 #define ARTCARVE_DISASM_H
 
@@ -38,7 +44,8 @@ enum disasm_flow {
 enum disasm_base {
 	DISASM_BASE_NONE = 0,   /* no memory operand */
 	DISASM_BASE_PC,         /* PC/RIP-relative or literal: mem_addr is absolute */
-	DISASM_BASE_THREAD,     /* ART's thread register (x19, r9, fs:, gs:): mem_disp is the Thread offset */
+	DISASM_BASE_THREAD,     /* the thread register named at disasm_open_thread (ART: x19, r9, fs:,
+				 * gs:): mem_disp is the offset in the thread */
 	DISASM_BASE_OTHER
 };
 
@@ -69,14 +76,19 @@ struct disasm_insn {
 
 struct disasm;
 
-int disasm_open(struct disasm **out, struct err *e);
+/* The register that holds the current thread, per arch, as the ISA names it ("x19", "r9";
+ * on x86 a segment register, "fs", "gs"); NULL: none.  A memory operand based on it (on x86:
+ * through that segment) is DISASM_BASE_THREAD. */
+struct disasm_thread_regs {
+	const char *name[DISASM_ARCH_COUNT];
+};
+
+/* A disassembler (release with disasm_close); tr is copied.  A name Capstone does not know
+ * is an error of the first disasm_iter_init for that arch. */
+int disasm_open_thread(struct disasm **out, const struct disasm_thread_regs *tr, struct err *e);
 void disasm_close(struct disasm *d);
 
 const char *disasm_arch_name(enum disasm_arch a);
-/* Maps ART's InstructionSet value (u32 in the OatHeader) to an arch; the enum gained
- * kRiscv64 = 4 at oat 229 (libartbase/arch/instruction_set.h, commit ebc548c64c).
- * Returns -ERR_UNSUP for None, MIPS and RISC-V. */
-int disasm_arch_from_art_isa(unsigned isa, unsigned oat_version, enum disasm_arch *out, struct err *e);
 /* Minimum instruction size/alignment: 2 (Thumb-2), 4 (arm64), 1 (x86). */
 unsigned disasm_insn_align(enum disasm_arch a);
 /* Pointer width of code for this arch: 4 or 8. */

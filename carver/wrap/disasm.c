@@ -1,41 +1,23 @@
-/* disasm.c - Capstone wrapper: the one file that includes <capstone/capstone.h>. */
+/* disasm.c - Capstone wrapper: the one file that includes <capstone/capstone.h> (see
+ * disasm.h for why it is not a thinner one). */
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "art/code/disasm.h"
-#include "art/format/oat.h"
+#include "carver/wrap/disasm.h"
 #include "carver/base/xalloc.h"
 
 struct disasm_handle {
 	bool open;
 	csh h;
 	cs_insn *insn;          /* the one instruction cs_disasm_iter reuses */
+	unsigned thread_reg;    /* Capstone's id of the thread register, DISASM_NO_REG if none */
 };
 
 struct disasm {
 	struct disasm_handle hs[DISASM_ARCH_COUNT];
+	struct disasm_thread_regs thread;
 };
-
-/* The ART instruction set names of the OAT header rows (art/format/oat.c) that Capstone
- * decodes: kArm code is Thumb-2 in every shipped release (compiler/compiled_method.h). */
-static const struct { const char *isa; enum disasm_arch arch; } disasm_isas[] = {
-	{ "arm", DISASM_THUMB2 }, { "thumb2", DISASM_THUMB2 }, { "arm64", DISASM_ARM64 },
-	{ "x86", DISASM_X86 }, { "x86_64", DISASM_X86_64 },
-};
-
-int disasm_arch_from_art_isa(unsigned isa, unsigned oat_version, enum disasm_arch *out, struct err *e)
-{
-	const char *name = oat_isa_name(oat_version, isa);
-
-	for (size_t i = 0; name && i < sizeof(disasm_isas) / sizeof(disasm_isas[0]); i++)
-		if (!strcmp(disasm_isas[i].isa, name)) {
-			*out = disasm_isas[i].arch;
-			return 0;
-		}
-	return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "instruction set %u%s%s%s (oat %03u) cannot be disassembled", isa,
-		       name ? " (" : "", name ? name : "", name ? ")" : "", oat_version);
-}
 
 const char *disasm_arch_name(enum disasm_arch a)
 {
@@ -67,12 +49,13 @@ uint64_t disasm_code_address(enum disasm_arch a, uint64_t entry_point)
 	return a == DISASM_THUMB2 ? entry_point & ~(uint64_t)1 : entry_point;
 }
 
-int disasm_open(struct disasm **out, struct err *e)
+int disasm_open_thread(struct disasm **out, const struct disasm_thread_regs *tr, struct err *e)
 {
 	struct disasm *d = xcalloc(1, sizeof(*d));
 
 	if (!d)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the disassembler");
+	d->thread = *tr;
 	*out = d;
 	return 0;
 }
@@ -91,12 +74,49 @@ void disasm_close(struct disasm *d)
 	xfree(d);
 }
 
+/* Capstone names ARM's r9-r12 by their AAPCS roles (capstone arch/ARM/ARMMapping.c). */
+static const char *disasm_capstone_reg_name(enum disasm_arch a, const char *name)
+{
+	static const char *const arm_roles[][2] = {
+		{ "r9", "sb" }, { "r10", "sl" }, { "r11", "fp" }, { "r12", "ip" },
+	};
+
+	for (size_t i = 0; a == DISASM_THUMB2 && i < sizeof(arm_roles) / sizeof(arm_roles[0]); i++)
+		if (!strcmp(name, arm_roles[i][0]))
+			return arm_roles[i][1];
+	return name;
+}
+
+/* Capstone's id of the register called name in the handle's ISA, DISASM_NO_REG for NULL. */
+static int disasm_reg_id(const struct disasm_handle *hd, enum disasm_arch a, const char *name, unsigned *id,
+			 struct err *e)
+{
+	unsigned end = a == DISASM_ARM64 ? ARM64_REG_ENDING
+		       : a == DISASM_THUMB2 ? ARM_REG_ENDING : X86_REG_ENDING;
+	const char *cs_name;
+
+	*id = DISASM_NO_REG;
+	if (!name)
+		return 0;
+	cs_name = disasm_capstone_reg_name(a, name);
+	for (unsigned r = 1; r < end; r++) {
+		const char *n = cs_reg_name(hd->h, r);
+		if (n && !strcmp(n, cs_name)) {
+			*id = r;
+			return 0;
+		}
+	}
+	return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "capstone has no %s register %s", disasm_arch_name(a),
+		       name);
+}
+
 static int disasm_handle_open(struct disasm *d, enum disasm_arch a, struct err *e)
 {
 	struct disasm_handle *hd = &d->hs[a];
 	cs_arch arch;
 	cs_mode mode;
 	cs_err rc;
+	int named;
 
 	if (hd->open)
 		return 0;
@@ -119,6 +139,11 @@ static int disasm_handle_open(struct disasm *d, enum disasm_arch a, struct err *
 		cs_close(&hd->h);
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "capstone cannot set up %s: %s",
 			       disasm_arch_name(a), cs_strerror(rc != CS_ERR_OK ? rc : CS_ERR_MEM));
+	}
+	if ((named = disasm_reg_id(hd, a, d->thread.name[a], &hd->thread_reg, e)) < 0) {
+		cs_free(hd->insn, 1);
+		cs_close(&hd->h);
+		return named;
 	}
 	hd->open = true;
 	return 0;
@@ -149,7 +174,19 @@ static void disasm_note_reg(struct disasm_insn *o, unsigned reg)
 
 /* ---- ARM64 ---- */
 
-static void disasm_fill_arm64(const cs_insn *ci, struct disasm_insn *o)
+/* A memory operand's base (or x86 segment) is the thread register tr. */
+static bool disasm_is_thread(unsigned tr, unsigned reg)
+{
+	return tr != DISASM_NO_REG && reg == tr;
+}
+
+/* What a register-based memory operand is relative to (ARM: its base register). */
+static enum disasm_base disasm_mem_base(unsigned tr, unsigned base)
+{
+	return disasm_is_thread(tr, base) ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
+}
+
+static void disasm_fill_arm64(const cs_insn *ci, unsigned tr, struct disasm_insn *o)
 {
 	const cs_arm64 *a = &ci->detail->arm64;
 
@@ -176,7 +213,7 @@ static void disasm_fill_arm64(const cs_insn *ci, struct disasm_insn *o)
 			o->imm = op->imm;
 		}
 		if (op->type == ARM64_OP_MEM && o->mem_base == DISASM_BASE_NONE) {
-			o->mem_base = op->mem.base == ARM64_REG_X19 ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
+			o->mem_base = disasm_mem_base(tr, op->mem.base);
 			o->mem_disp = op->mem.disp;
 		} else if (op->type == ARM64_OP_IMM && i + 1 == a->op_count) {
 			if (o->flow != DISASM_FLOW_NONE && o->flow != DISASM_FLOW_RET) {
@@ -242,7 +279,7 @@ static void disasm_arm_flow(const cs_insn *ci, const cs_arm *a, struct disasm_in
 	}
 }
 
-static void disasm_fill_thumb(const cs_insn *ci, struct disasm_insn *o)
+static void disasm_fill_thumb(const cs_insn *ci, unsigned tr, struct disasm_insn *o)
 {
 	const cs_arm *a = &ci->detail->arm;
 
@@ -263,7 +300,7 @@ static void disasm_fill_thumb(const cs_insn *ci, struct disasm_insn *o)
 				o->mem_base = DISASM_BASE_PC;
 				o->mem_addr = ((ci->address + 4) & ~(uint64_t)3) + (uint64_t)(int64_t)op->mem.disp;
 			} else {
-				o->mem_base = op->mem.base == ARM_REG_R9 ? DISASM_BASE_THREAD : DISASM_BASE_OTHER;
+				o->mem_base = disasm_mem_base(tr, op->mem.base);
 			}
 		} else if (op->type == ARM_OP_IMM && i + 1 == a->op_count && !o->indirect &&
 			   (o->flow == DISASM_FLOW_CALL || o->flow == DISASM_FLOW_JUMP ||
@@ -284,10 +321,9 @@ static bool disasm_in_group(const cs_insn *ci, uint8_t group)
 	return false;
 }
 
-static void disasm_fill_x86(const cs_insn *ci, bool is64, struct disasm_insn *o)
+static void disasm_fill_x86(const cs_insn *ci, bool is64, unsigned tr, struct disasm_insn *o)
 {
 	const cs_x86 *x = &ci->detail->x86;
-	x86_reg thread_seg = is64 ? X86_REG_GS : X86_REG_FS;
 
 	if (disasm_in_group(ci, CS_GRP_CALL) || ci->id == X86_INS_CALL || ci->id == X86_INS_LCALL)
 		o->flow = DISASM_FLOW_CALL;
@@ -312,7 +348,7 @@ static void disasm_fill_x86(const cs_insn *ci, bool is64, struct disasm_insn *o)
 			o->mem_size = op->size;
 			if (o->flow == DISASM_FLOW_JUMP || o->flow == DISASM_FLOW_CALL)
 				o->indirect = true;
-			if (op->mem.segment == thread_seg) {
+			if (disasm_is_thread(tr, op->mem.segment)) {
 				o->mem_base = DISASM_BASE_THREAD;
 			} else if (op->mem.base == X86_REG_RIP && op->mem.index == X86_REG_INVALID) {
 				o->mem_base = DISASM_BASE_PC;
@@ -392,10 +428,10 @@ int disasm_next(struct disasm_iter *it, struct disasm_insn *out)
 	snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", ci->mnemonic);
 	snprintf(out->operands, sizeof(out->operands), "%s", ci->op_str);
 	switch (it->arch) {
-	case DISASM_ARM64: disasm_fill_arm64(ci, out); break;
-	case DISASM_THUMB2: disasm_fill_thumb(ci, out); break;
-	case DISASM_X86: disasm_fill_x86(ci, false, out); break;
-	case DISASM_X86_64: disasm_fill_x86(ci, true, out); break;
+	case DISASM_ARM64: disasm_fill_arm64(ci, hd->thread_reg, out); break;
+	case DISASM_THUMB2: disasm_fill_thumb(ci, hd->thread_reg, out); break;
+	case DISASM_X86: disasm_fill_x86(ci, false, hd->thread_reg, out); break;
+	case DISASM_X86_64: disasm_fill_x86(ci, true, hd->thread_reg, out); break;
 	default: break;
 	}
 	it->code = code;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "output/validate/vd_int.h"
+#include "output/compare/vd_int.h"
 
 int vd_js_error(struct vd_js *j, struct err *e, const char *what)
 {
