@@ -25,7 +25,7 @@ void strings_tsv_holder(const struct model *m, const struct referrers *r, size_t
 	}
 	wbuf_printf(out, "held by ");
 	strings_describe_ref(m, from[0], off[0], out);
-	wbuf_printf(out, "@0x%llx", (unsigned long long)model_va(m, &m->objs[from[0]]));
+	wbuf_printf(out, "@0x%llx", (unsigned long long)model_va(m, model_obj(m, from[0])));
 	if (n > 1)
 		wbuf_printf(out, " (+%u more)", n - 1);
 }

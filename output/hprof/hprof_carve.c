@@ -129,7 +129,7 @@ static int hc_nomem(struct err *e)
 
 static const char *class_name(struct hc *h, size_t i)
 {
-	const struct rt_class *k = &h->m->rt->classes[i];
+	const struct rt_class *k = &model_runtime(h->m)->classes[i];
 	char buf[64];
 	if (k->name)
 		return k->name;
@@ -176,7 +176,7 @@ static uint64_t le_value(const uint8_t *p, unsigned size)
  * common case, no copy), else one bounded copy into h->obj. */
 static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e)
 {
-	const struct img_region *r = img_find(h->m->rt->img, addr);
+	const struct img_region *r = img_find(model_image(h->m), addr);
 	if (r && r->data && addr - r->start <= r->data_len && size <= r->data_len - (addr - r->start)) {
 		h->bytes = r->data + (addr - r->start);
 		h->avail = r->data_len - (addr - r->start);
@@ -185,7 +185,7 @@ static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e
 	wbuf_reset(&h->obj);
 	if (wbuf_reserve(&h->obj, size))
 		return hc_nomem(e);
-	int rc = img_read(h->m->rt->img, addr, h->obj.data, size, e);
+	int rc = img_read(model_image(h->m), addr, h->obj.data, size, e);
 	if (rc == 0) {
 		h->obj.len = size;
 		h->bytes = h->obj.data;
@@ -203,7 +203,7 @@ static uint32_t mark_class_id(int k)
 
 static int load_classes(struct hc *h, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	size_t n = rt->class_count ? rt->class_count : 1;
 	int rc = 0;
 
@@ -224,7 +224,7 @@ static int load_classes(struct hc *h, struct err *e)
 			const char *fn = rt->classes[i].fields[f].name;
 			rc = string_id(&h->str, &h->w, fn, strlen(fn), &id, e);
 		}
-		const struct rt_statics *s = &h->m->classes[i].statics;
+		const struct rt_statics *s = &model_class(h->m, i)->statics;
 		for (uint32_t f = 0; rc == 0 && f < s->count; f++) {
 			uint32_t id;
 			rc = string_id(&h->str, &h->w, s->v[f].name, strlen(s->v[f].name), &id, e);
@@ -365,13 +365,13 @@ static bool statics_read(struct hc *h, const struct model_obj *o, const struct r
 
 static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	const struct rt_class *k = runtime_class_at(rt, model_va(h->m, o));
 	size_t i = (size_t)(k - rt->classes);
-	const struct model_class *mc = &h->m->classes[i];
+	const struct model_class *mc = model_class(h->m, i);
 	const struct rt_statics *s = &mc->statics;
 	struct hprof_class_entry *st = NULL, *fl = NULL;
-	bool string = i == h->m->jls && mc->kind == MODEL_STRING;
+	bool string = i == model_jls(h->m) && mc->kind == MODEL_STRING;
 	uint32_t nf = h->own_ok[i] ? k->field_count : 0, ns = mc->statics_ok ? s->count : 0;
 	int rc;
 
@@ -416,7 +416,7 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 	}
 	if (rc == 0 && (rc = heap_for(h, o, 64, e)) == 0) {
 		uint32_t isize = k->raw.object_size;
-		if (i == h->m->jlc || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
+		if (i == model_jlc(h->m) || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
 			isize = 0;
 		else if (string)
 			isize = rt->layout->string.value;
@@ -444,7 +444,7 @@ static uint64_t string_value_id(const struct hc *h, const struct model_obj *o)
 /* The plan of class c (see struct hc_plan), made once. */
 static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	struct hc_plan *p = &h->plan[cls];
 	uint32_t n = 0;
 	unsigned depth = 0;
@@ -466,7 +466,7 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 		const struct rt_class *k = &rt->classes[c];
 		for (uint32_t f = 0; h->own_ok[c] && f < k->field_count; f++) {
 			uint8_t t = field_type(k->fields[f].type[0]);
-			if (h->m->classes[cls].kind == MODEL_STRING && k->fields[f].offset == rt->layout->string.count &&
+			if (model_class(h->m, cls)->kind == MODEL_STRING && k->fields[f].offset == rt->layout->string.count &&
 			    t == HPROF_T_INT)
 				p->count_at = p->n;
 			p->off[p->n] = k->fields[f].offset;
@@ -479,7 +479,7 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 				p->end = (uint32_t)((uint64_t)k->fields[f].offset + hprof_type_size(t, HC_ID));
 			p->bytes += hprof_type_size(t, HC_ID);
 		}
-		if (h->m->classes[cls].kind == MODEL_STRING && c == h->m->jls) {
+		if (model_class(h->m, cls)->kind == MODEL_STRING && c == model_jls(h->m)) {
 			p->value_at = p->n;
 			p->bytes += HC_ID;
 		}
@@ -555,7 +555,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
 				return ERR_SET(e, ERR_CORRUPT, model_va(h->m, o), "object at 0x%llx: a field at +%u past its size %u",
 					       (unsigned long long)model_va(h->m, o), p->off[i], o->size);
-	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, p->bytes, e)))
+	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, model_runtime(h->m)->classes[o->cls].addr, p->bytes, e)))
 		return -e->code;
 	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)
 		payload_words(p, h->bytes, d);
@@ -596,12 +596,12 @@ static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
 		if (names_window(h, h->elems[i]))
 			h->elems[i] = 0;
 	h->st->obj_arrays++;
-	return hprof_put_obj_array(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->elems, n, e);
+	return hprof_put_obj_array(&h->w, o->addr, 0, model_runtime(h->m)->classes[o->cls].addr, h->elems, n, e);
 }
 
 static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
 {
-	const struct model_class *mc = &h->m->classes[o->cls];
+	const struct model_class *mc = model_class(h->m, o->cls);
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
 
@@ -679,8 +679,8 @@ static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *
 static int alias_records(struct hc *h, struct err *e)
 {
 	int rc = long3_class(h, HPROF_MARK_COUNT, h->alias_field, e);
-	for (size_t i = 0; rc == 0 && i < h->m->alias_count; i++) {
-		const struct model_alias *a = &h->m->alias[i];
+	for (size_t i = 0; rc == 0 && i < model_alias_count(h->m); i++) {
+		const struct model_alias *a = model_alias(h->m, i);
 		if (a->failed)
 			continue;
 		const uint64_t v[3] = { a->alias, a->real, a->len };
@@ -695,8 +695,8 @@ static int alias_records(struct hc *h, struct err *e)
 static int gap_records(struct hc *h, struct err *e)
 {
 	int rc = long3_class(h, HC_GAP_CLASS, h->gap_field, e);
-	for (size_t i = 0; rc == 0 && i < h->m->gap_count; i++) {
-		const struct model_walk_gap *g = &h->m->gaps[i];
+	for (size_t i = 0; rc == 0 && i < model_gap_count(h->m); i++) {
+		const struct model_walk_gap *g = model_gap(h->m, i);
 		const uint64_t v[3] = { g->begin, g->end, g->space_end };
 		rc = long3_instance(h, HC_GAP_CLASS, v, e);
 		h->st->walk_gaps++;
@@ -707,7 +707,7 @@ static int gap_records(struct hc *h, struct err *e)
 /* The mark classes: no fields, super java.lang.Object[] when the model has it. */
 static int mark_classes(struct hc *h, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	uint32_t super = 0;
 	for (size_t i = 0; i < rt->class_count; i++)
 		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.Object[]"))
@@ -780,10 +780,10 @@ static int heap_dump(struct hc *h, struct err *e)
 	uint64_t done = 0;
 	if (rc == 0)
 		rc = marks_begin(h, e);
-	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
-		const struct model_obj *o = &h->m->objs[i];
-		img_drop_behind(h->m->rt->img, &drop, model_va(h->m, o));
-		progress_to(h->m->progress, done += o->size);
+	for (size_t i = 0; rc == 0 && i < model_count(h->m); i++) {
+		const struct model_obj *o = model_obj(h->m, i);
+		img_drop_behind(model_image(h->m), &drop, model_va(h->m, o));
+		progress_to(model_progress(h->m), done += o->size);
 		if (object_written(h, o) && (rc = object(h, o, e)) == 0)
 			rc = mark_object(h, o, e);
 	}
@@ -798,13 +798,13 @@ static int heap_dump(struct hc *h, struct err *e)
  * instance's class chain is described (a reader needs it to decode the payload). */
 static int orphan_classes(struct hc *h, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	for (size_t i = 0; i < rt->class_count; i++) {
 		size_t j = model_find(h->m, rt->classes[i].addr);
-		if (j != MODEL_NONE && h->m->objs[j].kind == MODEL_CLASS && object_written(h, &h->m->objs[j]))
+		if (j != MODEL_NONE && model_obj(h->m, j)->kind == MODEL_CLASS && object_written(h, model_obj(h->m, j)))
 			continue;
 		struct model_obj o = { .addr = (uint32_t)rt->classes[i].addr, .size = rt->classes[i].raw.class_size,
-				       .cls = (uint32_t)h->m->jlc, .kind = MODEL_CLASS, .reach = MODEL_REACH_UNKNOWN };
+				       .cls = (uint32_t)model_jlc(h->m), .kind = MODEL_CLASS, .reach = MODEL_REACH_UNKNOWN };
 		o.space = rt->classes[i].space ? (uint16_t)(rt->classes[i].space - rt->spaces.v) : 0;
 		if (!rt->classes[i].space || rt->spaces.count == 0)
 			continue;   /* a class outside every space cannot be placed in a heap */
@@ -849,9 +849,9 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	h.st = st;
 	h.heap = -1;
 	/* the windows are written when the file holds an object above 4 GiB (--include) */
-	for (size_t i = 0; i < m->count && !h.aliases && m->alias_lo != UINT64_MAX; i++)
-		h.aliases = model_in_alias(m, m->objs[i].addr) && object_written(&h, &m->objs[i]);
-	h.gaps = m->gap_count > 0;
+	for (size_t i = 0; i < model_count(m) && !h.aliases && model_has_alias(m); i++)
+		h.aliases = model_in_alias(m, model_obj(m, i)->addr) && object_written(&h, model_obj(m, i));
+	h.gaps = model_gap_count(m) > 0;
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);

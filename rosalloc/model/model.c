@@ -479,6 +479,12 @@ bool model_is_free_place(const struct model *m, uint64_t addr)
 	return !(addr >> MODEL_LOW4G_SHIFT) && free_place(m, (uint32_t)addr);
 }
 
+bool model_free_place_within(const struct model *m, uint64_t begin, uint64_t end)
+{
+	size_t lo = bs_lower(m->free_places, m->free_count, bs_key_u32, begin);   /* the first at or past begin */
+	return lo < m->free_count && m->free_places[lo] < end;
+}
+
 /* A reference value is null or a plausible object start (see model.h); obj is ix_find(m, ref),
  * which the caller has already looked up. */
 static bool ref_plausible(const struct model *m, uint32_t ref, size_t obj)
@@ -1205,6 +1211,17 @@ size_t model_find(const struct model *m, uint64_t addr)
 		return MODEL_NONE;
 	size_t i = bs_find(m->objs, m->count, obj_addr, addr);
 	return i == SIZE_MAX ? MODEL_NONE : i;
+}
+
+static uint64_t obj_end(const void *v, size_t i)
+{
+	const struct model_obj *o = &((const struct model_obj *)v)[i];
+	return (uint64_t)o->addr + o->size;
+}
+
+size_t model_first_ending_after(const struct model *m, uint64_t addr)
+{
+	return bs_upper(m->objs, m->count, obj_end, addr);
 }
 
 const struct art_space *model_space(const struct model *m, const struct model_obj *o)

@@ -74,10 +74,10 @@ static void dedup_roots(struct reach *r)
 static int class_roots(const struct model *m, struct reach *r, struct err *e)
 {
 	struct reach_source_info *s = &r->source[REACH_CLASSES];
-	for (size_t i = 0; i < m->count; i++) {
-		if (m->objs[i].kind != MODEL_CLASS)
+	for (size_t i = 0; i < model_count(m); i++) {
+		if (model_obj(m, i)->kind != MODEL_CLASS)
 			continue;
-		int rc = add_root(r, REACH_CLASSES, m->objs[i].addr, 0, 0, e);
+		int rc = add_root(r, REACH_CLASSES, model_obj(m, i)->addr, 0, 0, e);
 		if (rc)
 			return rc;
 		s->present = true;
@@ -89,7 +89,7 @@ static int class_roots(const struct model *m, struct reach *r, struct err *e)
 static int image_roots(const struct model *m, struct reach *r, struct err *e)
 {
 	struct reach_source_info *s = &r->source[REACH_IMAGE_ROOTS];
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 
 	s->detail = "no image space in the image";
 	for (size_t i = 0; i < rt->image_count; i++) {
@@ -98,7 +98,7 @@ static int image_roots(const struct model *m, struct reach *r, struct err *e)
 		s->detail = "ImageHeader.image_roots_ of every image space";
 		s->words++;
 		if (model_find(m, obj) == MODEL_NONE) {
-			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, obj, rt->images[i].name,
+			anomaly_add(model_sink(m), ANOM_ROOTS, ERR_CORRUPT, obj, rt->images[i].name,
 				    "image roots 0x%x of the image at 0x%llx are no carved object", obj,
 				    (unsigned long long)rt->images[i].begin);
 			continue;
@@ -138,7 +138,7 @@ struct peers {
 
 static int thread_roots(const struct model *m, struct reach *r, struct peers *pe, struct err *e)
 {
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 	struct reach_source_info *s = &r->source[REACH_THREADS];
 	size_t thread = RT_NONE;
 	uint32_t serial = 0;
@@ -154,8 +154,8 @@ static int thread_roots(const struct model *m, struct reach *r, struct peers *pe
 	if (off == RT_OFFSET_UNKNOWN)
 		return 0;
 	s->detail = "no java.lang.Thread object with nativePeer set";
-	for (size_t i = 0; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; i < model_count(m); i++) {
+		const struct model_obj *o = model_obj(m, i);
 		uint8_t b[8];
 		struct err why;
 		if (o->kind != MODEL_INSTANCE || o->alloc != MODEL_ALLOCATED || !is_subclass(rt, o->cls, thread))
@@ -163,7 +163,7 @@ static int thread_roots(const struct model *m, struct reach *r, struct peers *pe
 		s->words++;
 		err_init(&why);
 		if (img_read(rt->img, model_va(m, o) + off, b, 8, &why)) {
-			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			anomaly_add_err(model_sink(m), ANOM_ROOTS, model_space(m, o)->name, &why);
 			continue;
 		}
 		if (ld_u64le(b) == 0)
@@ -204,7 +204,7 @@ static bool irt_entry(const uint8_t *p, size_t stride, uint64_t *ref)
 /* The entry size that explains the table: every used entry's serial < 3. */
 static size_t irt_stride(const struct model *m, const struct img_region *reg)
 {
-	const size_t strides[2] = { 16, 4 + REACH_IRT_SERIALS * (size_t)m->rt->pointer_size };
+	const size_t strides[2] = { 16, 4 + REACH_IRT_SERIALS * (size_t)model_runtime(m)->pointer_size };
 	for (int t = 0; t < 2; t++) {
 		size_t st = strides[t], bad = 0, used = 0;
 		uint64_t ref;
@@ -224,9 +224,9 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 {
 	size_t st = irt_stride(m, reg);
 	if (st == 0) {
-		anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, reg->start, "indirect ref table",
+		anomaly_add(model_sink(m), ANOM_ROOTS, ERR_CORRUPT, reg->start, "indirect ref table",
 			    "indirect ref table at 0x%llx: entries read as neither 16- nor %u-byte IrtEntry",
-			    (unsigned long long)reg->start, 4 + REACH_IRT_SERIALS * m->rt->pointer_size);
+			    (unsigned long long)reg->start, 4 + REACH_IRT_SERIALS * model_runtime(m)->pointer_size);
 		return 0;
 	}
 	enum reach_source src = (reg->end - reg->start) / st >= REACH_IRT_GLOBALS ? REACH_JNI_GLOBAL : REACH_JNI_LOCAL;
@@ -241,7 +241,7 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 		size_t j = model_find(m, ref);
 		if (j == MODEL_NONE)
 			continue;   /* a cleared weak global (the runtime's sentinel) or a stale entry */
-		int rc = add_root(r, src, m->objs[j].addr, (uint32_t)(reg->start + off), 0, e);
+		int rc = add_root(r, src, model_obj(m, j)->addr, (uint32_t)(reg->start + off), 0, e);
 		if (rc)
 			return rc;
 	}
@@ -255,20 +255,20 @@ static int native_roots(const struct model *m, struct reach *r, struct nroots *n
 {
 	static const enum reach_source src[NROOTS_PART_COUNT] = { REACH_VM_INTERNAL, REACH_INTERNED,
 								  REACH_JNI_GLOBAL, REACH_JNI_LOCAL };
-	int rc = nroots_find(m->rt, n, m->sink, e);
+	int rc = nroots_find(model_runtime(m), n, model_sink(m), e);
 	if (rc)
 		return rc;
 	/* 14+ thread locals: through each attached thread's art::Thread, once the Runtime is found */
 	size_t decoded = 0;
-	for (size_t t = 0; n->runtime && m->rt->layout->irt_single_ref && t < pe->n; t++) {
+	for (size_t t = 0; n->runtime && model_runtime(m)->layout->irt_single_ref && t < pe->n; t++) {
 		struct err why;
 		err_init(&why);
-		if ((rc = nroots_thread_locals(m->rt, pe->v[t], n, &why, e)) < 0)
+		if ((rc = nroots_thread_locals(model_runtime(m), pe->v[t], n, &why, e)) < 0)
 			return rc;
 		if (rc == 0)
 			decoded++;
 		else if (why.code)
-			anomaly_add(m->sink, ANOM_ROOTS, why.code, pe->v[t], "art::Thread", "%s", why.msg);
+			anomaly_add(model_sink(m), ANOM_ROOTS, why.code, pe->v[t], "art::Thread", "%s", why.msg);
 	}
 	if (decoded) {
 		n->present[NROOTS_JNI_LOCAL] = true;
@@ -290,7 +290,7 @@ static int native_roots(const struct model *m, struct reach *r, struct nroots *n
 			size_t j = model_find(m, n->refs[p][i].obj);
 			if (j == MODEL_NONE)
 				continue;   /* e.g. a weak entry already cleared, or an object not carved */
-			if ((rc = add_root(r, src[p], m->objs[j].addr, (uint32_t)n->refs[p][i].at, 0, e)))
+			if ((rc = add_root(r, src[p], model_obj(m, j)->addr, (uint32_t)n->refs[p][i].at, 0, e)))
 				return rc;
 		}
 	}
@@ -307,8 +307,8 @@ static bool irt_decoded(const struct nroots *n, uint64_t start)
 
 static int jni_roots(const struct model *m, struct reach *r, const struct nroots *n, struct err *e)
 {
-	const struct image *img = m->rt->img;
-	if (m->rt->layout->irt_single_ref) {
+	const struct image *img = model_image(m);
+	if (model_runtime(m)->layout->irt_single_ref) {
 		/* 14+: globals only through JavaVMExt (native_roots); locals live in jni::LocalReferenceTables,
 		 * whose live extent is in each thread's JNIEnvExt: not read */
 		if (!r->source[REACH_JNI_GLOBAL].present)
@@ -362,7 +362,7 @@ static int scan_stack(const struct model *m, struct reach *r, const struct img_r
  * frames), then every mapping named as a stack that holds no such pointer, whole. */
 static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 {
-	const struct image *img = m->rt->img;
+	const struct image *img = model_image(m);
 	struct reach_source_info *s = &r->source[REACH_STACKS];
 	size_t from_sp = 0;
 	int rc;
@@ -418,7 +418,7 @@ struct dc_array {
 /* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
 static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t stride, struct dc_array *out)
 {
-	const uint8_t *a = captured_bytes(m->rt->img, va, n * stride);
+	const uint8_t *a = captured_bytes(model_image(m), va, n * stride);
 	if (!a || !n)
 		return false;
 	for (size_t i = 0; stride == 8 && i < n; i++)
@@ -444,25 +444,25 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 	size_t k = 0;
 
 	err_init(&why);
-	if (!m->rt->layout->dex_cache.native_arrays)
+	if (!model_runtime(m)->layout->dex_cache.native_arrays)
 		return 0;
-	if (mirror_dex_cache_read(&m->rt->m, model_va(m, o), &dc, &why)) {
-		anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+	if (mirror_dex_cache_read(&model_runtime(m)->m, model_va(m, o), &dc, &why)) {
+		anomaly_add_err(model_sink(m), ANOM_ROOTS, model_space(m, o)->name, &why);
 		return 0;
 	}
-	if (m->rt->layout->dex_cache.num_strings == ART_ABSENT) {
+	if (model_runtime(m)->layout->dex_cache.num_strings == ART_ABSENT) {
 		uint32_t ids = 0;
 		if (dc.strings && dc_array_at(m, dc.strings, REACH_DEX_STRING_CACHE_14, 8, &out[k]))
 			k++;
 		if (!dc.strings_array)
 			return k;
-		if (mirror_dex_cache_string_ids(&m->rt->m, &dc, &ids, &why)) {
+		if (mirror_dex_cache_string_ids(&model_runtime(m)->m, &dc, &ids, &why)) {
 			if (why.code != ERR_UNMAPPED)   /* uncaptured native memory is normal */
-				anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+				anomaly_add_err(model_sink(m), ANOM_ROOTS, model_space(m, o)->name, &why);
 			return k;
 		}
 		if (ids > REACH_DEX_CACHE_MAX) {
-			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, model_va(m, o), model_space(m, o)->name,
+			anomaly_add(model_sink(m), ANOM_ROOTS, ERR_CORRUPT, model_va(m, o), model_space(m, o)->name,
 				    "dex cache at 0x%llx: its DexFile claims %u string ids (more than %u)",
 				    (unsigned long long)model_va(m, o), ids, (unsigned)REACH_DEX_CACHE_MAX);
 			return k;
@@ -534,13 +534,13 @@ static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 
 static int walk(struct model *m, struct reach *r, struct err *e)
 {
-	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0,
-				xcalloc(m->count / 64 + 1, sizeof(uint64_t)), RT_NONE };
+	struct walk_ctx_r w = { m, r, xcalloc(model_count(m) ? model_count(m) : 1, sizeof(uint32_t)), 0,
+				xcalloc(model_count(m) / 64 + 1, sizeof(uint64_t)), RT_NONE };
 
-	for (size_t i = 0; i < m->rt->class_count; i++)
-		if (m->rt->classes[i].name && !strcmp(m->rt->classes[i].name, "java.lang.DexCache"))
+	for (size_t i = 0; i < model_runtime(m)->class_count; i++)
+		if (model_runtime(m)->classes[i].name && !strcmp(model_runtime(m)->classes[i].name, "java.lang.DexCache"))
 			w.dex_cache = i;
-	r->source[REACH_DEX_CACHES].detail = m->rt->layout->dex_cache.native_arrays
+	r->source[REACH_DEX_CACHES].detail = model_runtime(m)->layout->dex_cache.native_arrays
 						     ? "no DexCache native array captured (LinearAlloc / native heap)"
 						     : "5.x/6.0: DexCache arrays are heap objects, followed as fields";
 
@@ -557,8 +557,8 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 	uint64_t done = 0;
 	while (w.sp) {
 		size_t j = w.stack[--w.sp];
-		const struct model_obj *o = &m->objs[j];
-		progress_to(m->progress, done += o->size);
+		const struct model_obj *o = model_obj(m, j);
+		progress_to(model_progress(m), done += o->size);
 		if (o->alloc != MODEL_ALLOCATED)
 			continue;   /* a free object is reached, but its words are stale: not followed */
 		const uint32_t *refs;
@@ -570,13 +570,13 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
 	}
-	for (size_t i = 0; i < m->count; i++) {
-		struct model_obj *o = &m->objs[i];
-		o->reach = w.seen[i / 64] >> (i % 64) & 1 ? MODEL_REACHABLE : MODEL_UNREACHABLE;
-		if (o->reach == MODEL_REACHABLE)
-			r->reachable[o->alloc]++;
+	for (size_t i = 0; i < model_count(m); i++) {
+		bool reached = w.seen[i / 64] >> (i % 64) & 1;
+		model_set_reach(m, i, reached ? MODEL_REACHABLE : MODEL_UNREACHABLE);
+		if (reached)
+			r->reachable[model_obj(m, i)->alloc]++;
 		else
-			r->unreachable[o->alloc]++;
+			r->unreachable[model_obj(m, i)->alloc]++;
 	}
 	xfree(w.stack);
 	xfree(w.seen);
