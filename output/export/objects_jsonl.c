@@ -240,10 +240,9 @@ static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct 
 static int oj_bytes(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	uint64_t va = model_va(j->m, o);
-	const struct img_region *r = img_find(model_image(j->m), va);
-	uint64_t off = r ? va - r->start : 0;
-	if (r && r->data && off <= r->data_len && o->size <= r->data_len - off) {
-		j->bytes = r->data + off;
+	const uint8_t *p = img_span(model_image(j->m), va, o->size, NULL);
+	if (p) {
+		j->bytes = p;
 		return 0;
 	}
 	wbuf_reset(&j->copy);

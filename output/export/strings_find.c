@@ -234,14 +234,13 @@ static int runs16(struct sf *s, const struct sf_place *p, const uint8_t *bytes, 
 
 static int scan_place(struct sf *s, const struct sf_place *p, struct err *e)
 {
-	const struct img_region *r = img_find(model_image(s->m), p->addr);
-	uint64_t off = r ? p->addr - r->start : 0, from = p->clobbered, after_body = 0;
+	const uint8_t *bytes = p->room ? img_span(model_image(s->m), p->addr, p->room, NULL) : NULL;
+	uint64_t from = p->clobbered, after_body = 0;
 	int rc;
 
 	/* a place whose bytes are not all captured in one region holds nothing to read */
-	if (!r || !r->data || p->room == 0 || off > r->data_len || p->room > r->data_len - off)
+	if (!bytes)
 		return 0;
-	const uint8_t *bytes = r->data + off;
 	if ((rc = body(s, p, bytes, &after_body, e)))
 		return rc;
 	if (after_body > from)

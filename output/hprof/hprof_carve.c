@@ -176,10 +176,11 @@ static uint64_t le_value(const uint8_t *p, unsigned size)
  * common case, no copy), else one bounded copy into h->obj. */
 static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e)
 {
-	const struct img_region *r = img_find(model_image(h->m), addr);
-	if (r && r->data && addr - r->start <= r->data_len && size <= r->data_len - (addr - r->start)) {
-		h->bytes = r->data + (addr - r->start);
-		h->avail = r->data_len - (addr - r->start);
+	size_t rest;
+	const uint8_t *p = img_span(model_image(h->m), addr, size, &rest);
+	if (p) {
+		h->bytes = p;
+		h->avail = rest;
 		return 0;
 	}
 	wbuf_reset(&h->obj);

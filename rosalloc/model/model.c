@@ -429,11 +429,10 @@ static size_t ix_find(const struct model *m, uint64_t addr)
  * "is this a Class?" checks). */
 static bool peek32(const struct model *m, uint64_t va, uint32_t *v)
 {
-	const struct img_region *r = img_find(m->rt->img, va);
-	if (!r || !r->data || va - r->start > r->data_len || r->data_len - (va - r->start) < 4)
-		return false;
-	*v = ld_u32le(r->data + (va - r->start));
-	return true;
+	const uint8_t *p = img_span(m->rt->img, va, 4, NULL);
+	if (p)
+		*v = ld_u32le(p);
+	return p != NULL;
 }
 
 /* The 32-bit word at va; -ERR_UNMAPPED naming it when not captured (the common case is
@@ -465,8 +464,7 @@ static const struct art_space *ospace_at(const struct model *m, uint64_t va)
 /* True when some byte at va is captured. */
 static bool captured(const struct model *m, uint64_t va)
 {
-	const struct img_region *r = img_find(m->rt->img, va);
-	return r && r->data && va - r->start < r->data_len;
+	return img_span(m->rt->img, va, 1, NULL) != NULL;
 }
 
 static bool free_place(const struct model *m, uint32_t addr)
@@ -580,11 +578,10 @@ static int obj_u32(const struct model *m, const struct model_obj *o, const struc
 static void object_view(const struct model *m, const struct model_obj *o, struct cursor *view)
 {
 	uint64_t va = model_va(m, o);
-	const struct img_region *r = img_find(m->rt->img, va);
-	uint64_t off = r ? va - r->start : 0;
+	const uint8_t *p = img_span(m->rt->img, va, o->size, NULL);
 	memset(view, 0, sizeof(*view));
-	if (r && r->data && off <= r->data_len && r->data_len - off >= o->size)
-		cur_init(view, r->data + off, o->size, va);
+	if (p)
+		cur_init(view, p, o->size, va);
 }
 
 /* The reference offsets of an object, in the one order both readers (model_each_ref and
@@ -733,12 +730,13 @@ static int scan_ref(void *arg, uint32_t off, uint32_t value)
 /* True when some byte of [addr + from, addr + room) is captured and not zero. */
 static bool bytes_left(const struct model *m, uint64_t addr, uint64_t from, uint64_t room)
 {
-	const struct img_region *r = img_find(m->rt->img, addr);
-	if (!r || !r->data || from >= room)
+	size_t rest;
+	const uint8_t *p = img_span(m->rt->img, addr, 0, &rest);
+	if (!p || from >= room)
 		return false;
-	uint64_t off = addr - r->start, end = room < r->data_len - off ? room : r->data_len - off;
-	for (uint64_t i = from; off <= r->data_len && i < end; i++)
-		if (r->data[off + i])
+	uint64_t end = room < rest ? room : rest;
+	for (uint64_t i = from; i < end; i++)
+		if (p[i])
 			return true;
 	return false;
 }

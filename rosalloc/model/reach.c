@@ -398,16 +398,6 @@ static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 
 /* ---- dex cache strings (edges, not roots) ---- */
 
-/* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
- * normal case for native memory in a trimmed image: not an anomaly). */
-static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_t n)
-{
-	const struct img_region *r = img_find(img, va);
-	if (!r || !r->data || va - r->start > r->data_len || n > r->data_len - (va - r->start))
-		return NULL;
-	return r->data + (va - r->start);
-}
-
 /* One native string array of a DexCache: n entries of `stride` bytes, the reference in the
  * entry's first 4 bytes. */
 struct dc_array {
@@ -415,10 +405,12 @@ struct dc_array {
 	size_t n, stride;
 };
 
-/* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
+/* The array at va if all of it is captured in one region (not all of it is the normal case
+ * for native memory in a trimmed image: not an anomaly); pairs (stride 8) must keep the
+ * invariant. */
 static bool dc_array_at(const struct model *m, uint64_t va, size_t n, size_t stride, struct dc_array *out)
 {
-	const uint8_t *a = captured_bytes(model_image(m), va, n * stride);
+	const uint8_t *a = img_span(model_image(m), va, n * stride, NULL);
 	if (!a || !n)
 		return false;
 	for (size_t i = 0; stride == 8 && i < n; i++)

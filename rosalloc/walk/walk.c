@@ -95,13 +95,7 @@ int wk_unit(struct wk *w, struct walk_unit *u, struct err *e)
 
 const uint8_t *wk_at(const struct image *img, uint64_t va, size_t *avail)
 {
-	const struct img_region *r = img_find(img, va);
-	if (!r || !r->data || va - r->start >= r->data_len) {
-		*avail = 0;
-		return NULL;
-	}
-	*avail = r->data_len - (size_t)(va - r->start);
-	return r->data + (va - r->start);
+	return img_span(img, va, 1, avail);   /* at least one byte: va itself is captured */
 }
 
 const uint8_t *wk_bytes(const struct image *img, uint64_t va, size_t n, uint8_t *buf, size_t cap)
