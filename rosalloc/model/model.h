@@ -47,8 +47,9 @@
  * alias - window + real base: model_va gives the real address, and every reader of an
  * object's bytes and every output that prints an address goes through it; the HPROF id of
  * such an object is its model address (output/hprof/hprof_mark.h says how a carved HPROF
- * records the windows).  A reference into a window names no object (model_find): it is read
- * as memory the image did not capture, as before the window existed.  A space for which no
+ * records the windows).  A reference into a window names no object (model_find): the window
+ * is the model's own invention, so a heap word pointing there points at memory no mapping
+ * holds, and it is read as memory the image did not capture.  A space for which no
  * window is free is not carved (one anomaly, its candidates counted as rejected).
  *
  * Memory: one 32-byte record per object (struct model_obj, sorted by address after
