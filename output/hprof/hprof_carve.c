@@ -92,7 +92,9 @@ struct hc_plan {
 	uint32_t value_at;           /* String: fields before its value id, else n */
 };
 
-struct hc {
+/* One carved HPROF being written: the model and reachability it writes, the writer, the
+ * current object's bytes, and the ids of the records it invents (marks, alias windows, walk gaps). */
+struct carve_writer {
 	const struct model *m;
 	const struct reach *r;
 	const struct hprof_carve_opts *o;
@@ -127,7 +129,7 @@ static int hc_nomem(struct err *e)
 	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory writing the HPROF");
 }
 
-static const char *class_name(struct hc *h, size_t i)
+static const char *class_name(struct carve_writer *h, size_t i)
 {
 	const struct rt_class *k = &model_runtime(h->m)->classes[i];
 	char buf[64];
@@ -174,7 +176,7 @@ static uint64_t le_value(const uint8_t *p, unsigned size)
 
 /* The object's bytes: a pointer into the image when one captured region holds them all (the
  * common case, no copy), else one bounded copy into h->obj. */
-static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e)
+static int read_object(struct carve_writer *h, uint64_t addr, uint32_t size, struct err *e)
 {
 	size_t rest;
 	const uint8_t *p = img_span(model_image(h->m), addr, size, &rest);
@@ -202,7 +204,7 @@ static uint32_t mark_class_id(int k)
 	return HC_MARK_ID_TOP - (uint32_t)k * HC_MARK_ID_STEP;
 }
 
-static int load_classes(struct hc *h, struct err *e)
+static int load_classes(struct carve_writer *h, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(h->m);
 	size_t n = rt->class_count ? rt->class_count : 1;
@@ -268,7 +270,7 @@ static int load_classes(struct hc *h, struct err *e)
 	return rc;
 }
 
-static bool object_written(const struct hc *h, const struct model_obj *o)
+static bool object_written(const struct carve_writer *h, const struct model_obj *o)
 {
 	if (o->alloc == MODEL_ALLOCATED)
 		return true;
@@ -277,7 +279,7 @@ static bool object_written(const struct hc *h, const struct model_obj *o)
 
 /* ---- heap dump ---- */
 
-static uint8_t root_tag(const struct hc *h, unsigned source)
+static uint8_t root_tag(const struct carve_writer *h, unsigned source)
 {
 	switch (source) {
 	case REACH_CLASSES: return HPROF_ROOT_STICKY_CLASS;
@@ -290,7 +292,7 @@ static uint8_t root_tag(const struct hc *h, unsigned source)
 	}
 }
 
-static int roots(struct hc *h, struct err *e)
+static int roots(struct carve_writer *h, struct err *e)
 {
 	for (size_t i = 0; i < h->r->count; i++) {
 		const struct reach_root *rr = &h->r->roots[i];
@@ -307,7 +309,7 @@ static int roots(struct hc *h, struct err *e)
 
 /* Android heaps: a HEAP_DUMP_INFO whenever the heap changes or a new segment starts (ART
  * resets the current heap at every segment: runtime/hprof/hprof.cc @R11 StartNewHeapDumpSegment). */
-static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct err *e)
+static int heap_for(struct carve_writer *h, const struct model_obj *o, size_t len, struct err *e)
 {
 	static const char *const names[] = { "app", "image", "zygote" };
 	if (!h->o->android)
@@ -333,7 +335,7 @@ static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct 
 /* A reference value in an alias window names no object of the process (the window is
  * unmapped: rosalloc/model/model.h) but is the id of an object above 4 GiB here: written
  * null, so that no reader links it (objects.jsonl and case.db keep the value read). */
-static bool names_window(const struct hc *h, uint64_t v)
+static bool names_window(const struct carve_writer *h, uint64_t v)
 {
 	return model_in_alias(h->m, v);
 }
@@ -341,7 +343,7 @@ static bool names_window(const struct hc *h, uint64_t v)
 /* Reads the bytes of the class o that hold its first ns statics (only those: class_size_
  * may be damaged) into h->bytes.  False when one lies past the Class's size or the bytes are
  * not captured. */
-static bool statics_read(struct hc *h, const struct model_obj *o, const struct rt_statics *s, uint32_t ns)
+static bool statics_read(struct carve_writer *h, const struct model_obj *o, const struct rt_statics *s, uint32_t ns)
 {
 	uint32_t end = 0;
 	struct err why;
@@ -364,7 +366,7 @@ static bool statics_read(struct hc *h, const struct model_obj *o, const struct r
 	return !why.code;
 }
 
-static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
+static int class_dump(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(h->m);
 	const struct rt_class *k = runtime_class_at(rt, model_va(h->m, o));
@@ -437,13 +439,13 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 
 /* Id of a String's character array as ART writes it (+8 for an empty string), from the
  * String's id. */
-static uint64_t string_value_id(const struct hc *h, const struct model_obj *o)
+static uint64_t string_value_id(const struct carve_writer *h, const struct model_obj *o)
 {
 	return (uint64_t)o->addr + (model_length(h->m, o) ? model_data_addr(h->m, o) - model_va(h->m, o) : 8);
 }
 
 /* The plan of class c (see struct hc_plan), made once. */
-static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct err *e)
+static int plan_of(struct carve_writer *h, size_t cls, const struct hc_plan **out, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(h->m);
 	struct hc_plan *p = &h->plan[cls];
@@ -514,7 +516,7 @@ static void payload_words(const struct hc_plan *p, const uint8_t *s, uint8_t *d)
 }
 
 /* The field values one by one, with String's length and value id. */
-static void payload_fields(struct hc *h, const struct model_obj *o, const struct hc_plan *p, uint8_t *d)
+static void payload_fields(struct carve_writer *h, const struct model_obj *o, const struct hc_plan *p, uint8_t *d)
 {
 	for (uint32_t i = 0; i <= p->n; i++) {
 		if (i == p->value_at)
@@ -529,7 +531,7 @@ static void payload_fields(struct hc *h, const struct model_obj *o, const struct
 }
 
 /* Nulls the reference fields of a composed INSTANCE_DUMP payload that name a window. */
-static void null_window_refs(const struct hc *h, const struct hc_plan *p, uint8_t *d)
+static void null_window_refs(const struct carve_writer *h, const struct hc_plan *p, uint8_t *d)
 {
 	for (uint32_t i = 0; i <= p->n; i++) {
 		if (i == p->value_at)
@@ -543,7 +545,7 @@ static void null_window_refs(const struct hc *h, const struct hc_plan *p, uint8_
 }
 
 /* The INSTANCE_DUMP: fields of the class, then of its super classes, composed in the record. */
-static int instance(struct hc *h, const struct model_obj *o, struct err *e)
+static int instance(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	const struct hc_plan *p;
 	uint8_t *d;
@@ -567,7 +569,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
+static int string_chars(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
@@ -580,7 +582,7 @@ static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
 	return rc;
 }
 
-static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
+static int object_array(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
@@ -600,7 +602,7 @@ static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
 	return hprof_put_obj_array(&h->w, o->addr, 0, model_runtime(h->m)->classes[o->cls].addr, h->elems, n, e);
 }
 
-static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
+static int prim_array(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	const struct model_class *mc = model_class(h->m, o->cls);
 	uint32_t n = model_length(h->m, o);
@@ -610,7 +612,7 @@ static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
 	return hprof_put_prim_array_le(&h->w, o->addr, 0, field_type((char)mc->elem), n, h->bytes + data, e);
 }
 
-static int object(struct hc *h, const struct model_obj *o, struct err *e)
+static int object(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	int rc;
 
@@ -651,7 +653,7 @@ static bool has_mark(const struct model_obj *o, int k)
 }
 
 /* The CLASS_DUMP of a record class with three long fields (AddressAlias, WalkGap). */
-static int long3_class(struct hc *h, int k, const uint32_t field[3], struct err *e)
+static int long3_class(struct carve_writer *h, int k, const uint32_t field[3], struct err *e)
 {
 	struct hprof_class_entry fl[3];
 	for (int f = 0; f < 3; f++)
@@ -662,7 +664,7 @@ static int long3_class(struct hc *h, int k, const uint32_t field[3], struct err 
 }
 
 /* One instance of such a class, with its root. */
-static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *e)
+static int long3_instance(struct carve_writer *h, int k, const uint64_t v[3], struct err *e)
 {
 	uint32_t id = h->next_mark_id;
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
@@ -677,7 +679,7 @@ static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *
 
 /* The AddressAlias class and one instance (with its root) per alias window of the model
  * (output/hprof/hprof_mark.h). */
-static int alias_records(struct hc *h, struct err *e)
+static int alias_records(struct carve_writer *h, struct err *e)
 {
 	int rc = long3_class(h, HPROF_MARK_COUNT, h->alias_field, e);
 	for (size_t i = 0; rc == 0 && i < model_alias_count(h->m); i++) {
@@ -693,7 +695,7 @@ static int alias_records(struct hc *h, struct err *e)
 
 /* The WalkGap class and one instance (with its root) per walk gap of the model
  * (output/hprof/hprof_mark.h). */
-static int gap_records(struct hc *h, struct err *e)
+static int gap_records(struct carve_writer *h, struct err *e)
 {
 	int rc = long3_class(h, HC_GAP_CLASS, h->gap_field, e);
 	for (size_t i = 0; rc == 0 && i < model_gap_count(h->m); i++) {
@@ -706,7 +708,7 @@ static int gap_records(struct hc *h, struct err *e)
 }
 
 /* The mark classes: no fields, super java.lang.Object[] when the model has it. */
-static int mark_classes(struct hc *h, struct err *e)
+static int mark_classes(struct carve_writer *h, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(h->m);
 	uint32_t super = 0;
@@ -724,7 +726,7 @@ static int mark_classes(struct hc *h, struct err *e)
 }
 
 /* Writes the ids waiting for mark k as one array (and its root). */
-static int mark_array(struct hc *h, int k, struct err *e)
+static int mark_array(struct carve_writer *h, int k, struct err *e)
 {
 	uint32_t id = h->next_mark_id;
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
@@ -738,7 +740,7 @@ static int mark_array(struct hc *h, int k, struct err *e)
 	return 0;
 }
 
-static int marks_begin(struct hc *h, struct err *e)
+static int marks_begin(struct carve_writer *h, struct err *e)
 {
 	for (int k = 0; k < HPROF_MARK_COUNT; k++)
 		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
@@ -749,7 +751,7 @@ static int marks_begin(struct hc *h, struct err *e)
 
 /* Lists o under each mark of its states, in the same pass that writes it (a mark array may
  * come before or after the objects it names); a full list is written at once. */
-static int mark_object(struct hc *h, const struct model_obj *o, struct err *e)
+static int mark_object(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	if (o->alloc == MODEL_ALLOCATED && o->content == MODEL_INTACT && o->reach == MODEL_REACHABLE)
 		return 0;   /* the default states: no mark */
@@ -765,7 +767,7 @@ static int mark_object(struct hc *h, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static int marks_end(struct hc *h, struct err *e)
+static int marks_end(struct carve_writer *h, struct err *e)
 {
 	int rc = 0;
 	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++)
@@ -774,7 +776,7 @@ static int marks_end(struct hc *h, struct err *e)
 	return rc;
 }
 
-static int heap_dump(struct hc *h, struct err *e)
+static int heap_dump(struct carve_writer *h, struct err *e)
 {
 	struct img_drop drop = { 0 };
 	int rc = roots(h, e);
@@ -797,7 +799,7 @@ static int heap_dump(struct hc *h, struct err *e)
 
 /* Classes of the runtime model that are no carved object still get a CLASS_DUMP, so every
  * instance's class chain is described (a reader needs it to decode the payload). */
-static int orphan_classes(struct hc *h, struct err *e)
+static int orphan_classes(struct carve_writer *h, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(h->m);
 	for (size_t i = 0; i < rt->class_count; i++) {
@@ -816,7 +818,7 @@ static int orphan_classes(struct hc *h, struct err *e)
 	return 0;
 }
 
-static int write_all(struct hc *h, struct err *e)
+static int write_all(struct carve_writer *h, struct err *e)
 {
 	const char *version = h->o->android ? "1.0.3" : "1.0.2";
 	int rc;
@@ -839,7 +841,7 @@ static int write_all(struct hc *h, struct err *e)
 int hprof_carve_write(const struct model *m, const struct reach *r, const struct hprof_carve_opts *o,
 		      struct outf *out, struct hprof_carve_stats *st, struct err *e)
 {
-	struct hc h;
+	struct carve_writer h;
 	int rc;
 
 	memset(&h, 0, sizeof(h));

@@ -249,7 +249,7 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 }
 
 /* The roots art/runtime/native_roots.c decodes: vm internal, interned strings, and (14+)
- * JNI globals; the `indirect ref table` mappings it decoded are not read again by jni_roots. */
+ * JNI globals and the attached threads' locals. */
 static int native_roots(const struct model *m, struct reach *r, struct nroots *n, const struct peers *pe,
 			struct err *e)
 {
@@ -297,6 +297,8 @@ static int native_roots(const struct model *m, struct reach *r, struct nroots *n
 	return 0;
 }
 
+/* True when native_roots decoded the `indirect ref table` mapping at start: jni_roots does not
+ * read it again. */
 static bool irt_decoded(const struct nroots *n, uint64_t start)
 {
 	for (unsigned i = 0; i < n->irt_tables && i < NROOTS_MAX_IRT; i++)
@@ -472,7 +474,9 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 
 /* ---- the walk ---- */
 
-struct walk_ctx_r {
+/* The graph walk from the roots: a stack of object indexes still to follow, and a bit per
+ * object once it is reached. */
+struct graph_walk {
 	struct model *m;
 	struct reach *r;
 	uint32_t *stack;
@@ -482,7 +486,7 @@ struct walk_ctx_r {
 	size_t dex_cache;       /* class index of java.lang.DexCache, RT_NONE */
 };
 
-static void visit(struct walk_ctx_r *w, size_t j)
+static void visit(struct graph_walk *w, size_t j)
 {
 	uint64_t bit = 1ull << (j % 64);
 	if (w->seen[j / 64] & bit)
@@ -493,7 +497,7 @@ static void visit(struct walk_ctx_r *w, size_t j)
 
 static int follow(void *arg, uint32_t off, uint32_t value)
 {
-	struct walk_ctx_r *w = arg;
+	struct graph_walk *w = arg;
 	(void)off;
 	if (value == 0)
 		return 0;
@@ -504,7 +508,7 @@ static int follow(void *arg, uint32_t off, uint32_t value)
 	return 0;
 }
 
-static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
+static void follow_dex_cache(struct graph_walk *w, const struct model_obj *o)
 {
 	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
 	struct dc_array a[2];
@@ -524,9 +528,11 @@ static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 		}
 }
 
-static int walk(struct model *m, struct reach *r, struct err *e)
+/* Marks every object reached from r's roots (each pushed once; a free object is reached but
+ * not followed) and sets each object's reach state, counting both per allocation state. */
+static int walk_graph(struct model *m, struct reach *r, struct err *e)
 {
-	struct walk_ctx_r w = { m, r, xcalloc(model_count(m) ? model_count(m) : 1, sizeof(uint32_t)), 0,
+	struct graph_walk w = { m, r, xcalloc(model_count(m) ? model_count(m) : 1, sizeof(uint32_t)), 0,
 				xcalloc(model_count(m) / 64 + 1, sizeof(uint64_t)), RT_NONE };
 
 	for (size_t i = 0; i < model_runtime(m)->class_count; i++)
@@ -600,5 +606,5 @@ int reach_run(struct model *m, struct reach *r, struct err *e)
 	if (rc)
 		return rc;
 	dedup_roots(r);
-	return walk(m, r, e);
+	return walk_graph(m, r, e);
 }

@@ -31,7 +31,7 @@ struct dl_seg {
 };
 
 struct dl_walk {
-	struct wk w;
+	struct space_walk w;
 	uint64_t begin, end, top, topsize;
 	unsigned S, align, min_chunk;
 	uint64_t fencepost;            /* FENCEPOST_HEAD = INUSE_BITS | SIZE_T_SIZE */

@@ -55,7 +55,7 @@ const char *walk_region_state_name(enum walk_region_state s)
 
 /* ---- helpers ---- */
 
-void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s)
+void wk_init(struct space_walk *w, const struct walk_ctx *ctx, const struct art_space *s)
 {
 	memset(w, 0, sizeof(*w));
 	w->ctx = ctx;
@@ -66,7 +66,7 @@ void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s
 	w->name = s->name && s->name[0] ? s->name : spaces_kind_name(s->kind);
 }
 
-void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
+void wk_anom(struct space_walk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
 {
 	char msg[ANOMALY_MSG_MAX];
 	va_list ap;
@@ -78,7 +78,7 @@ void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t
 	anomaly_add(w->ctx->sink, code, cause, va, w->name, "%s", msg);
 }
 
-int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e)
+int wk_emit(struct space_walk *w, struct walk_candidate *c, struct err *e)
 {
 	c->space = w->s;
 	c->live_bit = w->ev ? (int8_t)walk_evidence_live(w->ev, w->s, c->addr) : -1;
@@ -87,7 +87,7 @@ int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e)
 	return w->ctx->emit(w->ctx->arg, c, e);
 }
 
-int wk_unit(struct wk *w, struct walk_unit *u, struct err *e)
+int wk_unit(struct space_walk *w, struct walk_unit *u, struct err *e)
 {
 	u->space = w->s;
 	return w->ctx->unit ? w->ctx->unit(w->ctx->unit_arg, u, e) : 0;
