@@ -2,17 +2,12 @@
  * by address, linked to their supers, and named. */
 #include "art/runtime/runtime.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "art/format/art_image.h"
 #include "art/runtime/runtime_int.h"
 #include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
-#include "carver/base/cursor.h"
-#include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 
 /* ---- classes ---- */

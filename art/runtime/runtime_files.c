@@ -1,17 +1,10 @@
 /* runtime_files.c - the image spaces and the DEX, OAT and VDEX files the image maps. */
 #include "art/runtime/runtime.h"
 
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "art/format/art_image.h"
 #include "art/runtime/runtime_int.h"
-#include "carver/base/bsearch.h"
-#include "carver/base/ck.h"
-#include "carver/base/cursor.h"
-#include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 
 /* ---- image spaces ---- */

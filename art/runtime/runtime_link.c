@@ -2,17 +2,10 @@
  * (runtime_link_fields). */
 #include "art/runtime/runtime.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "art/format/art_image.h"
 #include "art/runtime/runtime_int.h"
-#include "carver/base/bsearch.h"
-#include "carver/base/ck.h"
-#include "carver/base/cursor.h"
-#include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 
 /* ---- field linking (runtime/class_linker.cc LinkFields) ----

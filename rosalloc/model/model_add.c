@@ -2,12 +2,8 @@
  * free places, and the walk units' gaps (model_unit). */
 #include "rosalloc/model/model_int.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-#include "carver/base/bsearch.h"
-#include "carver/base/ck.h"
-#include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
 struct cand_ctx {

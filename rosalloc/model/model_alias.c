@@ -2,12 +2,6 @@
  * above it (model.h). */
 #include "rosalloc/model/model_int.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "carver/base/bsearch.h"
-#include "carver/base/ck.h"
-#include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
 /* Alias windows (model.h): they lie in [MODEL_ALIAS_FLOOR, MODEL_ALIAS_CEIL), start on a

@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "carver/base/bsearch.h"
-#include "carver/base/ck.h"
-#include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
 static int by_addr(const void *a, const void *b)

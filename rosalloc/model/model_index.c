@@ -1,12 +1,7 @@
-/* model_index.c - the object-start index: model_find's bit test and popcount (model.h). */
+/* model_index.c - the object-start index (model.h struct model_ix), built and ranked; its lookup
+ * (model_ix_find: a bit test and a popcount) is inline in model_int.h. */
 #include "rosalloc/model/model_int.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "carver/base/bsearch.h"
-#include "carver/base/ck.h"
-#include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
 void model_ix_release(struct model *m)

@@ -3,12 +3,9 @@
  * (model_refs). */
 #include "rosalloc/model/model_int.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-#include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
-#include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
 /* The 32-bit pattern written over dead objects in unevacuated regions
