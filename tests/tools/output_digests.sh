@@ -3,7 +3,8 @@
 # "capture file sha256".  Run before and after a change that must not alter behaviour and
 # diff the two listings (the samples and every real capture of ../shared/corpus/images by
 # default).  case.db is digested through `.dump` without its runs row (the run's time and
-# command line); the summary without its time: section.
+# command line); the summary without its time: section; the path of a decompressed core is
+# written OUT everywhere.
 art=${1:?usage: output_digests.sh ARTCARVE [CAPTURE_DIR...]}; shift
 [ $# -gt 0 ] || set -- samples/*/ ../shared/corpus/images/realart*/*/
 tmp=$(mktemp -d) || exit 2
@@ -21,6 +22,11 @@ for d in "$@"; do
 	sed '/^time:/,/^[^ ]/{/^time:/d;/^ /d}' "$tmp/summary" | sed "s#$tmp#OUT#g" >"$tmp/out/summary.txt"
 	sqlite3 "$tmp/out/case.db" .dump | grep -v '^INSERT INTO runs' >"$tmp/out/case.dump"
 	rm -f "$tmp/out/case.db"
+	# case.db, report.html and strings.tsv name the core, which a .zst capture has in the
+	# run's own mktemp folder: without it two runs of one binary would differ
+	for f in case.dump report.html strings.tsv; do
+		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp#OUT#g" "$tmp/out/$f"
+	done
 	for f in $(ls "$tmp/out" | sort); do
 		echo "$d $f $(sha256sum <"$tmp/out/$f" | cut -c1-64)"
 	done
