@@ -15,23 +15,22 @@ enum {
 	UTF16_UNIT = 2,
 };
 
-/* Copies [va, va + n) when captured, region by region (at most one step per region). */
+/* Copies [va, va + n) when captured, region by region (at most one step per region): a
+ * Class or String may straddle two abutting mappings, so unlike img_span this joins them. */
 static bool peek(const struct mirror *m, uint64_t va, uint8_t *buf, size_t n)
 {
 	uint64_t at = va, end;
 	if (ck_add64(va, n, &end))
 		return false;
 	while (at < end) {
-		const struct img_region *r = img_find(m->img, at);
-		uint64_t off, take;
-		if (!r || at - r->start >= r->data_len)
+		size_t take;
+		const uint8_t *p = img_span(m->img, at, 1, &take);   /* to the end of at's capture */
+		if (!p)
 			return false;
-		off = at - r->start;
-		take = r->data_len - off;
 		if (take > end - at)
-			take = end - at;
+			take = (size_t)(end - at);
 		if (buf)
-			memcpy(buf + (at - va), r->data + off, (size_t)take);
+			memcpy(buf + (at - va), p, take);
 		at += take;
 	}
 	return true;

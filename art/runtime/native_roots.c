@@ -52,19 +52,14 @@ static int add_ref(struct nroots *n, enum nroots_part p, uint32_t obj, uint64_t 
 /* The captured bytes [va, va + len) in one region, NULL if not all are captured. */
 static const uint8_t *captured(const struct image *img, uint64_t va, size_t len)
 {
-	const struct img_region *r = img_find(img, va);
-	if (!r || !r->data || va - r->start > r->data_len || len > r->data_len - (va - r->start))
-		return NULL;
-	return r->data + (va - r->start);
+	return img_span(img, va, len, NULL);
 }
 
 /* How many bytes from va (at most max) are captured in one region. */
 static size_t captured_len(const struct image *img, uint64_t va, size_t max)
 {
-	const struct img_region *r = img_find(img, va);
-	if (!r || !r->data || va - r->start >= r->data_len)
-		return 0;
-	size_t n = r->data_len - (size_t)(va - r->start);
+	size_t n;
+	img_span(img, va, 1, &n);
 	return n < max ? n : max;
 }
 

@@ -113,13 +113,13 @@ int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size
 
 int runtime_object_size(const struct art_runtime *rt, uint64_t addr, uint64_t *size, struct err *e)
 {
-	const struct img_region *r = img_find(rt->img, addr);
+	size_t rest;
+	const uint8_t *p = img_span(rt->img, addr, 1, &rest);
 	struct rt_sizer z;
 	struct cursor c;
 
-	if (!r || !r->data || addr - r->start >= r->data_len)
+	if (!p)
 		return img_view(rt->img, addr, OBJ_HEADER, &c, e); /* fails: names the address */
 	runtime_sizer_init(&z, rt);
-	return runtime_sizer_size(&z, addr, r->data + (addr - r->start), r->data_len - (size_t)(addr - r->start), size,
-				  e);
+	return runtime_sizer_size(&z, addr, p, rest, size, e);
 }

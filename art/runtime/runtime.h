@@ -97,7 +97,7 @@ struct art_runtime {
 	const struct art_layout *layout;
 	const char *layout_how;
 	bool layout_by_version;   /* --art-version or an OAT version chose the row: the content
-				   * does not revise it (settle_class_loader_row, runtime.c) */
+				   * does not revise it (rt_settle_class_loader_row, runtime_fields.c) */
 	unsigned pointer_size;
 	const char *pointer_how;
 	struct mirror m;          /* img + layout + pointer size, for decoding objects */

@@ -60,7 +60,7 @@ static int parse_include(const char *cmd, const char *list, struct hprof_carve_o
 
 static const char *cname(const struct model *m, size_t i)
 {
-	const char *n = m->rt->classes[i].name;
+	const char *n = model_runtime(m)->classes[i].name;
 	return n ? n : "?";
 }
 
@@ -80,7 +80,7 @@ static bool string_text(const struct model *m, const struct model_obj *o, struct
 
 	wbuf_reset(b);
 	err_init(&why);
-	if (img_read(m->rt->img, model_data_addr(m, o), chars, (size_t)shown * (narrow ? 1 : 2), &why)) {
+	if (img_read(model_image(m), model_data_addr(m, o), chars, (size_t)shown * (narrow ? 1 : 2), &why)) {
 		wbuf_printf(b, "(unreadable: %s)", why.msg);
 		return !b->failed;
 	}
@@ -96,9 +96,9 @@ static bool string_text(const struct model *m, const struct model_obj *o, struct
 /* Dropped strings worth showing: allocated, unreachable, not empty, in address order. */
 static size_t next_dropped_string(const struct model *m, size_t from)
 {
-	for (size_t i = from; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
-		if (model_stats_is_dropped(o) && o->cls == m->jls && model_length(m, o) > 0)
+	for (size_t i = from; i < model_count(m); i++) {
+		const struct model_obj *o = model_obj(m, i);
+		if (model_stats_is_dropped(o) && o->cls == model_jls(m) && model_length(m, o) > 0)
 			return i;
 	}
 	return MODEL_NONE;
@@ -123,7 +123,7 @@ static void rep_classes(struct rep *r, const char *key, const struct model *m, c
 			const uint64_t *count, const uint64_t *dropped)
 {
 	rep_open(r, key, true);
-	for (size_t k = 0; k < TOP_CLASSES && k < m->rt->class_count; k++) {
+	for (size_t k = 0; k < TOP_CLASSES && k < model_runtime(m)->class_count; k++) {
 		size_t i = order[k];
 		if (!count[i])
 			break;
@@ -157,15 +157,15 @@ static void rep_dropped(struct rep *r, const struct carve *c, const struct model
 	rep_open(r, "sample_strings", true);
 	size_t j = next_dropped_string(m, 0);
 	for (int k = 0; k < SAMPLE_STRINGS && j != MODEL_NONE; k++, j = next_dropped_string(m, j + 1)) {
-		if (!string_text(m, &m->objs[j], b))
+		if (!string_text(m, model_obj(m, j), b))
 			break;
 		if (!r->json) {
-			rep_line(r, "0x%08llx \"%.*s\"", (unsigned long long)model_va(m, &m->objs[j]), (int)b->len,
+			rep_line(r, "0x%08llx \"%.*s\"", (unsigned long long)model_va(m, model_obj(m, j)), (int)b->len,
 				 (const char *)b->data);
 			continue;
 		}
 		rep_open(r, NULL, false);
-		rep_hex(r, "address", model_va(m, &m->objs[j]));
+		rep_hex(r, "address", model_va(m, model_obj(m, j)));
 		rep_sn(r, "text", (const char *)b->data, b->len);
 		rep_close(r);
 	}
@@ -181,7 +181,7 @@ static void rep_spaces(struct rep *r, const struct carve *c)
 	if (r->json)
 		rep_open(r, "spaces", true);
 	for (size_t i = 0; i < c->rt.spaces.count; i++) {
-		const struct model_space_count *s = &m->per_space[i];
+		const struct model_space_count *s = model_space_tally(m, i);
 		const struct art_space *sp = &c->rt.spaces.v[i];
 		uint64_t allocated = s->objects[MODEL_ALLOCATED][MODEL_INTACT];
 		uint64_t free_partial = s->objects[MODEL_FREE][MODEL_PARTIAL];
@@ -342,6 +342,7 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 {
 	const struct model *m = &c->m;
 	uint64_t *counts = xcalloc(c->rt.class_count ? c->rt.class_count : 1, sizeof(uint64_t));
+	const struct model_totals n = model_totals(m);
 
 	if (r->json)
 		rep_open_lines(r, NULL, false);
@@ -350,12 +351,12 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 	rep_s(r, "layout", c->rt.layout->family);
 	rep_u(r, "pointer_size", c->rt.pointer_size);
 	rep_u(r, "classes", c->rt.class_count);
-	rep_u(r, "candidates", m->candidates);
-	rep_u(r, "objects", m->count);
-	rep_u(r, "rejected", m->rejected);
-	rep_u(r, "empty", m->empty);
-	rep_u(r, "untyped_residue", m->untyped);
-	rep_u(r, "retired_classes", m->retired);
+	rep_u(r, "candidates", n.candidates);
+	rep_u(r, "objects", n.objects);
+	rep_u(r, "rejected", n.rejected);
+	rep_u(r, "empty", n.empty);
+	rep_u(r, "untyped_residue", n.untyped);
+	rep_u(r, "retired_classes", n.retired);
 	rep_states(r, t);
 	rep_open(r, "confidence", false);
 	rep_u(r, "100", t->confidence[MODEL_STATS_CONF_100]);
@@ -370,7 +371,7 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 	rep_u(r, "dropped", t->strings_dropped);
 	rep_close(r);
 	for (size_t i = 0; counts && i < c->rt.class_count; i++)
-		counts[i] = m->classes[i].objects;
+		counts[i] = model_class(m, i)->objects;
 	if (counts)
 		rep_classes(r, "top_classes", m, t->order, counts, t->per_class_dropped);
 	xfree(counts);

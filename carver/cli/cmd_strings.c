@@ -117,7 +117,7 @@ static void json_line(struct lister *l, const struct strings_hit *h)
 			wbuf_init(&holder);
 			strings_describe_ref(m, from[i], off[i], &holder);
 			wbuf_printf(b, "%s{\"address\":\"0x%llx\",\"holder\":", i ? "," : "",
-				    (unsigned long long)model_va(m, &m->objs[from[i]]));
+				    (unsigned long long)model_va(m, model_obj(m, from[i])));
 			escape_json_quoted(b, holder.data, holder.len);
 			wbuf_u8(b, '}');
 			if (holder.failed)

@@ -359,6 +359,15 @@ int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *ou
 	return 0;
 }
 
+const uint8_t *img_span(const struct image *img, uint64_t va, size_t n, size_t *rest)
+{
+	const struct img_region *r = img_find(img, va);
+	bool held = r && r->data && va - r->start <= r->data_len && n <= r->data_len - (va - r->start);
+	if (rest)
+		*rest = held ? r->data_len - (size_t)(va - r->start) : 0;
+	return held ? r->data + (va - r->start) : NULL;
+}
+
 /* Copies [va, va+len) region by region; false with *gap = the first byte not captured. */
 static bool img_copy(const struct image *img, uint64_t va, uint8_t *dst, size_t len, uint64_t *gap)
 {

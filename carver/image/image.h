@@ -143,6 +143,14 @@ void img_drop_behind(const struct image *img, struct img_drop *d, uint64_t va);
 /* Zero-copy cursor over [va, va+len) inside ONE region's captured bytes (cursor.va = va);
  * -ERR_UNMAPPED (message names the address) when any byte is not captured. */
 int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *out, struct err *e);
+/* The probe every "bytes at this address" reader goes through: a pointer to the captured
+ * bytes [va, va + n) when ONE region's capture holds them all (no copy; n 0: va may be the
+ * end of a capture shorter than its region), NULL otherwise, with no error made (not captured is an answer: a trimmed
+ * image leaves most native memory out).  Unlike img_peek it never joins abutting regions, so a
+ * reader sees one mapping's bytes.  Holes are captured bytes (they read as zero: img_is_hole).
+ * When rest is not NULL, *rest is the number of bytes captured from va to that capture's end
+ * (0 when NULL is returned). */
+const uint8_t *img_span(const struct image *img, uint64_t va, size_t n, size_t *rest);
 /* Copies [va, va+len) even across abutting captured regions; -ERR_UNMAPPED on a gap. */
 int img_read(const struct image *img, uint64_t va, void *buf, size_t len, struct err *e);
 /* The same for probes that ask "is this X?" (libyal's 0 = "not this"): true when every byte

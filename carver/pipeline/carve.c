@@ -93,7 +93,7 @@ static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *
 	if (!ev)
 		return err_rc(e);
 	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev,
-				.progress = c->m.progress, .unit = carve_unit, .unit_arg = c };
+				.progress = model_progress(&c->m), .unit = carve_unit, .unit_arg = c };
 	c->draw_units = o->out_dir && wanted(o, CARVE_OUT_REPORT);
 	rc = walk_all(&ctx, e);
 	walk_evidence_report(ev, c->evidence);
@@ -330,7 +330,7 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = model_init(&c->m, &c->rt, &c->sink, e)))
 		return rc;
 	c->model_open = true;
-	c->m.progress = o->progress;
+	model_set_progress(&c->m, o->progress);
 	c->heap_bytes = heap_bytes(&c->rt);
 	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
 	if ((rc = walk_spaces(c, o, e)))

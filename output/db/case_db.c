@@ -245,7 +245,7 @@ static int put_spaces(struct case_db_writer *c, struct err *e)
 	struct sqlw_stmt *s = c->st[ST_SPACE];
 	for (size_t i = 0; i < sp->count; i++) {
 		const struct art_space *a = &sp->v[i];
-		const struct model_space_count *n = &c->m->per_space[i];
+		const struct model_space_count *n = model_space_tally(c->m, i);
 		int rc;
 		sqlw_bind_int(s, 1, i64(i));
 		sqlw_bind_str(s, 2, spaces_kind_name(a->kind));
@@ -307,7 +307,7 @@ static int put_classes(struct case_db_writer *c, struct err *e)
 	struct sqlw_stmt *s = c->st[ST_CLASS];
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct rt_class *k = &rt->classes[i];
-		const struct model_class *mc = &c->m->classes[i];
+		const struct model_class *mc = model_class(c->m, i);
 		int rc;
 		sqlw_bind_int(s, 1, i64(i));
 		sqlw_bind_int(s, 2, i64(k->addr));
@@ -352,7 +352,7 @@ static const char *ref_field(const struct case_db_writer *c, const struct model_
 				return rt->classes[k].fields[f].name;
 	if (o->kind == MODEL_CLASS) {
 		const struct rt_class *own = runtime_class_at(rt, model_va(c->m, o));
-		const struct rt_statics *st = own ? &c->m->classes[own - rt->classes].statics : NULL;
+		const struct rt_statics *st = own ? &model_class(c->m, own - rt->classes)->statics : NULL;
 		for (uint32_t f = 0; st && f < st->count; f++)
 			if (st->v[f].offset == off)
 				return st->v[f].name;
@@ -421,7 +421,7 @@ static int put_string(struct case_db_writer *c, const struct model_obj *o, struc
 static int put_array(struct case_db_writer *c, const struct model_obj *o, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_ARRAY];
-	const struct model_class *mc = &c->m->classes[o->cls];
+	const struct model_class *mc = model_class(c->m, o->cls);
 	const struct rt_class *k = &c->rt->classes[o->cls];
 	uint32_t n = model_length(c->m, o);
 	uint64_t bytes = (uint64_t)n * mc->elem_size, data = model_data_addr(c->m, o);
@@ -468,10 +468,10 @@ static int put_objects(struct case_db_writer *c, struct err *e)
 	struct sqlw_stmt *s = c->st[ST_OBJECT];
 	uint64_t done = 0;
 	c->e = e;
-	for (size_t i = 0; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; i < model_count(m); i++) {
+		const struct model_obj *o = model_obj(m, i);
 		int rc;
-		progress_to(m->progress, done += o->size);   /* the long part of case.db: its percent */
+		progress_to(model_progress(m), done += o->size);   /* the long part of case.db: its percent */
 		sqlw_bind_int(s, 1, i64(model_va(m, o)));
 		sqlw_bind_int(s, 2, o->cls);
 		sqlw_bind_int(s, 3, o->size);
@@ -492,7 +492,7 @@ static int put_objects(struct case_db_writer *c, struct err *e)
 		c->seq = 0;
 		if ((rc = model_each_ref(m, o, put_ref, c, e)))
 			return rc;
-		if (o->kind == MODEL_STRING || (m->jls != MODEL_NONE && o->cls == m->jls))
+		if (o->kind == MODEL_STRING || (model_jls(m) != MODEL_NONE && o->cls == model_jls(m)))
 			rc = put_string(c, o, e);
 		else if (o->kind == MODEL_PRIM_ARRAY)
 			rc = put_array(c, o, e);
@@ -542,16 +542,16 @@ static int put_holders(struct case_db_writer *c, const struct reach *r, struct e
 	int rc;
 	for (size_t i = 0; i < r->dex_cache_edge_count; i++) {
 		const struct reach_dex_cache_edge *x = &r->dex_cache_edges[i];
-		sqlw_bind_int(s, 1, i64(model_va(c->m, &c->m->objs[x->str])));
-		sqlw_bind_int(s, 2, i64(model_va(c->m, &c->m->objs[x->cache])));
+		sqlw_bind_int(s, 1, i64(model_va(c->m, model_obj(c->m, x->str))));
+		sqlw_bind_int(s, 2, i64(model_va(c->m, model_obj(c->m, x->cache))));
 		sqlw_bind_int(s, 3, x->index);
 		if ((rc = sqlw_step(s, e)))
 			return rc;
 	}
-	for (size_t i = 0; r->doubt && i < c->m->count; i++) {
-		if (r->doubt[i] == REACH_DOUBT_NONE || c->m->objs[i].reach != MODEL_REACH_UNKNOWN)
+	for (size_t i = 0; r->doubt && i < model_count(c->m); i++) {
+		if (r->doubt[i] == REACH_DOUBT_NONE || model_obj(c->m, i)->reach != MODEL_REACH_UNKNOWN)
 			continue;
-		sqlw_bind_int(q, 1, i64(model_va(c->m, &c->m->objs[i])));
+		sqlw_bind_int(q, 1, i64(model_va(c->m, model_obj(c->m, i))));
 		sqlw_bind_str(q, 2, reach_doubt_name(r->doubt[i]));
 		if ((rc = sqlw_step(q, e)))
 			return rc;
@@ -604,14 +604,14 @@ static int put_hprof_ids(struct case_db_writer *c, struct err *e)
 	const struct model *m = c->m;
 	struct sqlw_stmt *s = NULL;
 	int rc = 0;
-	if (m->alias_lo == UINT64_MAX)
+	if (!model_has_alias(m))
 		return 0;   /* no window was made (alias_lo is the lowest one's start) */
 	if ((rc = sqlw_exec(c->db, "CREATE TABLE hprof_ids(address INTEGER PRIMARY KEY, hprof_id INTEGER NOT NULL);",
 			    e)) ||
 	    (rc = sqlw_prepare(c->db, "INSERT INTO hprof_ids VALUES(?,?)", &s, e)))
 		return rc;
-	for (size_t i = 0; rc == 0 && i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; rc == 0 && i < model_count(m); i++) {
+		const struct model_obj *o = model_obj(m, i);
 		if (!model_in_alias(m, o->addr))
 			continue;
 		sqlw_bind_int(s, 1, i64(model_va(m, o)));
@@ -636,7 +636,7 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 	    (rc = put_objects(c, e)) || (rc = put_hprof_ids(c, e)) || (rc = put_roots(c, r, e)) ||
 	    (rc = put_holders(c, r, e)) ||
 	    (rc = put_anomalies(c, "runtime", &c->rt->anomalies, e)) ||
-	    (rc = put_anomalies(c, "carving", c->m->sink, e)))
+	    (rc = put_anomalies(c, "carving", model_sink(c->m), e)))
 		return rc;
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlw_finalize(c->st[i]);
@@ -654,7 +654,7 @@ int case_db_write(const char *path, const struct model *m, const struct reach *r
 	memset(&c, 0, sizeof(c));
 	memset(st, 0, sizeof(*st));
 	c.m = m;
-	c.rt = m->rt;
+	c.rt = model_runtime(m);
 	c.stats = st;
 	wbuf_init(&c.text);
 	if ((rc = sqlw_open(&c.db, path, e)) == 0)

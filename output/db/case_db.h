@@ -35,7 +35,7 @@ struct case_db_stats {
 	uint64_t inputs, regions, spaces, classes, fields, objects, refs, strings, prim_arrays, roots, anomalies;
 };
 
-/* Writes the database of m (after model_finish and reach_run; m->rt->img is the image) to
+/* Writes the database of m (after model_finish and reach_run; the image is its runtime's) to
  * path, a new or empty file.  Input files are hashed (SHA-256) as they are recorded.  Returns
  * 0, -ERR_DB (SQLite), -ERR_IO (an input file does not read) or -ERR_NOMEM; on error the
  * file is left for the caller to remove. */

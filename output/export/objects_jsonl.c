@@ -194,7 +194,7 @@ static bool key_taken(const struct oj_plan *p, uint32_t n, const char *key, uint
  * already took is keyed "DeclaringClass.name". */
 static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct err *e)
 {
-	const struct art_runtime *rt = j->m->rt;
+	const struct art_runtime *rt = model_runtime(j->m);
 	struct oj_plan *p = &j->plan[cls];
 	uint32_t n = 0;
 	unsigned depth = 0;
@@ -240,16 +240,15 @@ static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct 
 static int oj_bytes(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	uint64_t va = model_va(j->m, o);
-	const struct img_region *r = img_find(j->m->rt->img, va);
-	uint64_t off = r ? va - r->start : 0;
-	if (r && r->data && off <= r->data_len && o->size <= r->data_len - off) {
-		j->bytes = r->data + off;
+	const uint8_t *p = img_span(model_image(j->m), va, o->size, NULL);
+	if (p) {
+		j->bytes = p;
 		return 0;
 	}
 	wbuf_reset(&j->copy);
 	if (wbuf_reserve(&j->copy, o->size))
 		return oj_nomem(e);
-	int rc = img_read(j->m->rt->img, va, j->copy.data, o->size, e);
+	int rc = img_read(model_image(j->m), va, j->copy.data, o->size, e);
 	if (rc)
 		return err_prefix(e, "objects.jsonl: object at 0x%llx", (unsigned long long)va);
 	j->bytes = j->copy.data;
@@ -270,7 +269,7 @@ static void put_field_value(struct wbuf *b, uint8_t t, uint32_t offset, const ui
 /* "fields": {"name": value, ...} of an instance (the class word is class_address). */
 static void put_fields(struct oj *j, const struct model_obj *o, const struct oj_plan *p)
 {
-	uint32_t klass = j->m->rt->layout->object.klass;
+	uint32_t klass = model_runtime(j->m)->layout->object.klass;
 	bool first = true;
 
 	PUT_LIT(&j->line, ",\"fields\":{");
@@ -319,9 +318,9 @@ static void put_layout(struct oj *j, const char *key, const struct rt_field *v, 
  * static field layout and the static values. */
 static void put_class_object(struct oj *j, const struct model_obj *o)
 {
-	const struct art_runtime *rt = j->m->rt;
+	const struct art_runtime *rt = model_runtime(j->m);
 	const struct rt_class *k = runtime_class_at(rt, model_va(j->m, o));
-	const struct rt_statics *s = k ? &j->m->classes[k - rt->classes].statics : NULL;
+	const struct rt_statics *s = k ? &model_class(j->m, k - rt->classes)->statics : NULL;
 
 	PUT_LIT(&j->line, ",\"describes\":");
 	if (k && k->name)
@@ -344,7 +343,7 @@ static void put_class_object(struct oj *j, const struct model_obj *o)
 
 static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 {
-	const struct mirror *mr = &j->m->rt->m;
+	const struct mirror *mr = &model_runtime(j->m)->m;
 	struct mirror_string s;
 	struct err why;
 
@@ -375,8 +374,8 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 
 static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 {
-	const struct art_runtime *rt = j->m->rt;
-	const struct model_class *mc = &j->m->classes[o->cls];
+	const struct art_runtime *rt = model_runtime(j->m);
+	const struct model_class *mc = model_class(j->m, o->cls);
 	const struct rt_class *k = &rt->classes[o->cls];
 	uint32_t n = model_length(j->m, o);
 	const uint8_t *d = j->bytes + (model_data_addr(j->m, o) - model_va(j->m, o));
@@ -447,7 +446,7 @@ static void put_name(struct wbuf *b, const char *key, const char *value)
 
 static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 {
-	const struct art_runtime *rt = j->m->rt;
+	const struct art_runtime *rt = model_runtime(j->m);
 	const struct oj_plan *p;
 	int rc;
 
@@ -483,7 +482,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 		put_fields(j, o, p);
 		if (o->kind == MODEL_CLASS)
 			put_class_object(j, o);
-		else if ((o->kind == MODEL_STRING || (o->cls == j->m->jls && j->m->jls != MODEL_NONE)) &&
+		else if ((o->kind == MODEL_STRING || (o->cls == model_jls(j->m) && model_jls(j->m) != MODEL_NONE)) &&
 			 (rc = put_string(j, o, e)))
 			return rc;   /* 5.x Strings are plain instances (their characters in a char[]) */
 	}
@@ -493,7 +492,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 
 static int oj_init(struct oj *j, const struct model *m, struct err *e)
 {
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 	uint32_t len;
 
 	memset(j, 0, sizeof(*j));
@@ -531,10 +530,10 @@ int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_
 	int rc = oj_init(&j, m, e);
 
 	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < m->count && rc == 0; i++) {
-		const struct model_obj *o = &m->objs[i];
-		img_drop_behind(m->rt->img, &drop, model_va(m, o));   /* in address order: bounded memory */
-		progress_to(m->progress, done += o->size);
+	for (size_t i = 0; i < model_count(m) && rc == 0; i++) {
+		const struct model_obj *o = model_obj(m, i);
+		img_drop_behind(model_image(m), &drop, model_va(m, o));   /* in address order: bounded memory */
+		progress_to(model_progress(m), done += o->size);
 		if ((rc = put_object(&j, o, e)) == 0 && (rc = outf_write(out, j.line.data, j.line.len, e)) == 0) {
 			st->objects++;
 			st->strings += o->kind == MODEL_STRING;

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "carver/base/anomaly.h"
-#include "carver/base/bsearch.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 #include "rosalloc/walk/walk.h"
@@ -38,13 +37,13 @@ static int sf_nomem(struct err *e)
 
 static const char *cls_name(const struct model *m, size_t c)
 {
-	const char *n = c < m->rt->class_count ? m->rt->classes[c].name : NULL;
+	const char *n = c < model_runtime(m)->class_count ? model_runtime(m)->classes[c].name : NULL;
 	return n ? n : "?";
 }
 
 void strings_describe_ref(const struct model *m, size_t from, uint32_t off, struct wbuf *out)
 {
-	const struct model_obj *o = &m->objs[from];
+	const struct model_obj *o = model_obj(m, from);
 	struct referrers_field f;
 
 	if (!referrers_field_at(m, o, off, &f)) {
@@ -62,19 +61,19 @@ void strings_describe_ref(const struct model *m, size_t from, uint32_t off, stru
 
 static int each_object(struct sf *s, struct err *e)
 {
-	const struct mirror *mr = &s->m->rt->m;
+	const struct mirror *mr = &model_runtime(s->m)->m;
 	struct img_drop drop = { 0 };
-	for (size_t i = 0; i < s->m->count; i++) {
-		const struct model_obj *o = &s->m->objs[i];
+	for (size_t i = 0; i < model_count(s->m); i++) {
+		const struct model_obj *o = model_obj(s->m, i);
 		uint64_t va = model_va(s->m, o);
-		img_drop_behind(s->m->rt->img, &drop, va);   /* in address order: bounded memory */
+		img_drop_behind(model_image(s->m), &drop, va);   /* in address order: bounded memory */
 		struct strings_hit h = { .source = STRINGS_OBJECT, .addr = va, .obj = i, .alloc = o->alloc,
 					 .content = o->content, .reach = o->reach, .confidence = o->confidence };
 		struct mirror_string ms;
 		struct err why;
 		int rc;
 
-		if (o->kind != MODEL_STRING && !(o->cls == s->m->jls && s->m->jls != MODEL_NONE))
+		if (o->kind != MODEL_STRING && !(o->cls == model_jls(s->m) && model_jls(s->m) != MODEL_NONE))
 			continue;   /* 5.x Strings are plain instances of java.lang.String (chars in a char[]) */
 		err_init(&why);
 		wbuf_reset(&s->text);
@@ -120,7 +119,7 @@ static int by_place(const void *a, const void *b)
  * damage into a sink of their own: the carve that made the model recorded it already. */
 static int find_places(struct sf *s, struct err *e)
 {
-	const struct art_runtime *rt = s->m->rt;
+	const struct art_runtime *rt = model_runtime(s->m);
 	struct anomaly_sink again;
 	int rc = 0;
 
@@ -130,9 +129,7 @@ static int find_places(struct sf *s, struct err *e)
 		const struct art_space *sp = &rt->spaces.v[i];
 		if (!spaces_holds_objects(sp->kind))
 			continue;
-		/* the first free place at or past the space's begin */
-		size_t lo = bs_lower(s->m->free_places, s->m->free_count, bs_key_u32, sp->begin);
-		if (lo < s->m->free_count && s->m->free_places[lo] < sp->end)
+		if (model_free_place_within(s->m, sp->begin, sp->end))
 			rc = walk_space(&ctx, sp, e);
 	}
 	anomaly_release(&again);
@@ -161,7 +158,7 @@ static bool printable16(uint32_t u) { return (u >= 0x20 && u <= 0x7e) || (u >= 0
  * set past its characters. */
 static int body(struct sf *s, const struct sf_place *p, const uint8_t *bytes, uint64_t *end, struct err *e)
 {
-	const struct art_layout *l = s->m->rt->layout;
+	const struct art_layout *l = model_runtime(s->m)->layout;
 	uint32_t hash = 0, min = s->o->min_run ? s->o->min_run : STRINGS_MIN_RUN;
 	bool printable = true;
 
@@ -185,7 +182,7 @@ static int body(struct sf *s, const struct sf_place *p, const uint8_t *bytes, ui
 		return 0;
 	wbuf_reset(&s->text);
 	/* the bytes were read above from the captured place: a failure here is no "not this" */
-	int rc = mirror_string_wtf8(&s->m->rt->m, p->addr, SF_MAX_CHARS, &s->text, e);
+	int rc = mirror_string_wtf8(&model_runtime(s->m)->m, p->addr, SF_MAX_CHARS, &s->text, e);
 	if (rc)
 		return rc;
 	*end = l->string.value + n;
@@ -237,14 +234,13 @@ static int runs16(struct sf *s, const struct sf_place *p, const uint8_t *bytes, 
 
 static int scan_place(struct sf *s, const struct sf_place *p, struct err *e)
 {
-	const struct img_region *r = img_find(s->m->rt->img, p->addr);
-	uint64_t off = r ? p->addr - r->start : 0, from = p->clobbered, after_body = 0;
+	const uint8_t *bytes = p->room ? img_span(model_image(s->m), p->addr, p->room, NULL) : NULL;
+	uint64_t from = p->clobbered, after_body = 0;
 	int rc;
 
 	/* a place whose bytes are not all captured in one region holds nothing to read */
-	if (!r || !r->data || p->room == 0 || off > r->data_len || p->room > r->data_len - off)
+	if (!bytes)
 		return 0;
-	const uint8_t *bytes = r->data + off;
 	if ((rc = body(s, p, bytes, &after_body, e)))
 		return rc;
 	if (after_body > from)
@@ -263,7 +259,7 @@ int strings_each(const struct model *m, const struct strings_opts *o, strings_fn
 
 	wbuf_init(&s.text);
 	rc = each_object(&s, e);
-	if (rc == 0 && o->residue && m->free_count)
+	if (rc == 0 && o->residue && model_free_place_count(m))
 		rc = find_places(&s, e);
 	for (size_t i = 0; rc == 0 && i < s.count; i++)
 		if (i == 0 || s.places[i].addr != s.places[i - 1].addr)

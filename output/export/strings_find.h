@@ -51,7 +51,7 @@ struct strings_opts {
 struct strings_hit {
 	enum strings_source source;
 	uint64_t addr;          /* the String object, the start of a string-body or of a run */
-	size_t obj;             /* objects: index in m->objs, else MODEL_NONE */
+	size_t obj;             /* objects: index of a model object (model_obj), else MODEL_NONE */
 	uint64_t place;         /* residue: start of the free place, else 0 */
 	uint32_t length;        /* characters */
 	bool compressed;        /* 8-bit characters */
@@ -72,7 +72,7 @@ int strings_each(const struct model *m, const struct strings_opts *o, strings_fn
 /* "object", "string-body", "run8", "run16" */
 const char *strings_source_name(unsigned s);
 
-/* Appends what holds a reference at offset off of object m->objs[from]:
+/* Appends what holds a reference at offset off of object model_obj(m, from):
  * "CLASS.FIELD" (an instance field of the object, CLASS its class), "CLASS[INDEX]" (an
  * object array element), "static CLASS.FIELD" (a static of the class a Class object is),
  * "CLASS+0xOFF" when no field is known there.  Names are as the runtime model has them

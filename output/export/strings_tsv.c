@@ -33,7 +33,7 @@ static void holder_beyond_objects(const struct model *m, const struct reach *rea
 		break;
 	case REACH_HOLDER_DEX_CACHE:
 		wbuf_printf(out, "held by java.lang.DexCache strings[%u]@0x%llx (native array)", h.index,
-			    (unsigned long long)model_va(m, &m->objs[h.dex_cache]));
+			    (unsigned long long)model_va(m, model_obj(m, h.dex_cache)));
 		break;
 	default:
 		wbuf_printf(out, "held by nothing the image shows (unknown: %s)", reach_doubt_name(h.doubt));
@@ -52,7 +52,7 @@ void strings_tsv_holder(const struct model *m, const struct referrers *r, const 
 	}
 	wbuf_printf(out, "held by ");
 	strings_describe_ref(m, from[0], off[0], out);
-	wbuf_printf(out, "@0x%llx", (unsigned long long)model_va(m, &m->objs[from[0]]));
+	wbuf_printf(out, "@0x%llx", (unsigned long long)model_va(m, model_obj(m, from[0])));
 	if (n > 1)
 		wbuf_printf(out, " (+%u more)", n - 1);
 }

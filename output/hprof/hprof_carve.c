@@ -75,7 +75,9 @@ struct hc_plan {
 	uint32_t value_at;           /* String: fields before its value id, else n */
 };
 
-struct hc {
+/* One carved HPROF being written: the model and reachability it writes, the writer, the
+ * current object's bytes, and the ids of the records it invents (marks, alias windows, walk gaps). */
+struct carve_writer {
 	const struct model *m;
 	const struct reach *r;
 	const struct hprof_carve_opts *o;
@@ -110,9 +112,9 @@ static int hc_nomem(struct err *e)
 	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory writing the HPROF");
 }
 
-static const char *class_name(struct hc *h, size_t i)
+static const char *class_name(struct carve_writer *h, size_t i)
 {
-	const struct rt_class *k = &h->m->rt->classes[i];
+	const struct rt_class *k = &model_runtime(h->m)->classes[i];
 	char buf[64];
 	if (k->name)
 		return k->name;
@@ -157,18 +159,19 @@ static uint64_t le_value(const uint8_t *p, unsigned size)
 
 /* The object's bytes: a pointer into the image when one captured region holds them all (the
  * common case, no copy), else one bounded copy into h->obj. */
-static int read_object(struct hc *h, uint64_t addr, uint32_t size, struct err *e)
+static int read_object(struct carve_writer *h, uint64_t addr, uint32_t size, struct err *e)
 {
-	const struct img_region *r = img_find(h->m->rt->img, addr);
-	if (r && r->data && addr - r->start <= r->data_len && size <= r->data_len - (addr - r->start)) {
-		h->bytes = r->data + (addr - r->start);
-		h->avail = r->data_len - (addr - r->start);
+	size_t rest;
+	const uint8_t *p = img_span(model_image(h->m), addr, size, &rest);
+	if (p) {
+		h->bytes = p;
+		h->avail = rest;
 		return 0;
 	}
 	wbuf_reset(&h->obj);
 	if (wbuf_reserve(&h->obj, size))
 		return hc_nomem(e);
-	int rc = img_read(h->m->rt->img, addr, h->obj.data, size, e);
+	int rc = img_read(model_image(h->m), addr, h->obj.data, size, e);
 	if (rc == 0) {
 		h->obj.len = size;
 		h->bytes = h->obj.data;
@@ -184,9 +187,9 @@ static uint32_t mark_class_id(int k)
 	return HC_MARK_ID_TOP - (uint32_t)k * HC_MARK_ID_STEP;
 }
 
-static int load_classes(struct hc *h, struct err *e)
+static int load_classes(struct carve_writer *h, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	size_t n = rt->class_count ? rt->class_count : 1;
 	int rc = 0;
 
@@ -207,7 +210,7 @@ static int load_classes(struct hc *h, struct err *e)
 			const char *fn = rt->classes[i].fields[f].name;
 			rc = string_id(&h->str, &h->w, fn, strlen(fn), &id, e);
 		}
-		const struct rt_statics *s = &h->m->classes[i].statics;
+		const struct rt_statics *s = &model_class(h->m, i)->statics;
 		for (uint32_t f = 0; rc == 0 && f < s->count; f++) {
 			uint32_t id;
 			rc = string_id(&h->str, &h->w, s->v[f].name, strlen(s->v[f].name), &id, e);
@@ -250,7 +253,7 @@ static int load_classes(struct hc *h, struct err *e)
 	return rc;
 }
 
-static bool object_written(const struct hc *h, const struct model_obj *o)
+static bool object_written(const struct carve_writer *h, const struct model_obj *o)
 {
 	if (o->alloc == MODEL_ALLOCATED)
 		return true;
@@ -259,7 +262,7 @@ static bool object_written(const struct hc *h, const struct model_obj *o)
 
 /* ---- heap dump ---- */
 
-static uint8_t root_tag(const struct hc *h, unsigned source)
+static uint8_t root_tag(const struct carve_writer *h, unsigned source)
 {
 	switch (source) {
 	case REACH_CLASSES: return HPROF_ROOT_STICKY_CLASS;
@@ -272,7 +275,7 @@ static uint8_t root_tag(const struct hc *h, unsigned source)
 	}
 }
 
-static int roots(struct hc *h, struct err *e)
+static int roots(struct carve_writer *h, struct err *e)
 {
 	for (size_t i = 0; i < h->r->count; i++) {
 		const struct reach_root *rr = &h->r->roots[i];
@@ -289,7 +292,7 @@ static int roots(struct hc *h, struct err *e)
 
 /* Android heaps: a HEAP_DUMP_INFO whenever the heap changes or a new segment starts (ART
  * resets the current heap at every segment: runtime/hprof/hprof.cc @R11 StartNewHeapDumpSegment). */
-static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct err *e)
+static int heap_for(struct carve_writer *h, const struct model_obj *o, size_t len, struct err *e)
 {
 	static const char *const names[] = { "app", "image", "zygote" };
 	if (!h->o->android)
@@ -315,7 +318,7 @@ static int heap_for(struct hc *h, const struct model_obj *o, size_t len, struct 
 /* A reference value in an alias window names no object of the process (the window is
  * unmapped: rosalloc/model/model.h) but is the id of an object above 4 GiB here: written
  * null, so that no reader links it (objects.jsonl and case.db keep the value read). */
-static bool names_window(const struct hc *h, uint64_t v)
+static bool names_window(const struct carve_writer *h, uint64_t v)
 {
 	return model_in_alias(h->m, v);
 }
@@ -323,7 +326,7 @@ static bool names_window(const struct hc *h, uint64_t v)
 /* Reads the bytes of the class o that hold its first ns statics (only those: class_size_
  * may be damaged) into h->bytes.  False when one lies past the Class's size or the bytes are
  * not captured. */
-static bool statics_read(struct hc *h, const struct model_obj *o, const struct rt_statics *s, uint32_t ns)
+static bool statics_read(struct carve_writer *h, const struct model_obj *o, const struct rt_statics *s, uint32_t ns)
 {
 	uint32_t end = 0;
 	struct err why;
@@ -346,15 +349,15 @@ static bool statics_read(struct hc *h, const struct model_obj *o, const struct r
 	return !why.code;
 }
 
-static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
+static int class_dump(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	const struct rt_class *k = runtime_class_at(rt, model_va(h->m, o));
 	size_t i = (size_t)(k - rt->classes);
-	const struct model_class *mc = &h->m->classes[i];
+	const struct model_class *mc = model_class(h->m, i);
 	const struct rt_statics *s = &mc->statics;
 	struct hprof_class_entry *st = NULL, *fl = NULL;
-	bool string = i == h->m->jls && mc->kind == MODEL_STRING;
+	bool string = i == model_jls(h->m) && mc->kind == MODEL_STRING;
 	uint32_t nf = h->own_ok[i] ? k->field_count : 0, ns = mc->statics_ok ? s->count : 0;
 	int rc;
 
@@ -399,7 +402,7 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 	}
 	if (rc == 0 && (rc = heap_for(h, o, 64, e)) == 0) {
 		uint32_t isize = k->raw.object_size;
-		if (i == h->m->jlc || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
+		if (i == model_jlc(h->m) || k->raw.component_type || (k->raw.primitive_type & rt->layout->klass.primitive_mask))
 			isize = 0;
 		else if (string)
 			isize = rt->layout->string.value;
@@ -419,15 +422,15 @@ static int class_dump(struct hc *h, const struct model_obj *o, struct err *e)
 
 /* Id of a String's character array as ART writes it (+8 for an empty string), from the
  * String's id. */
-static uint64_t string_value_id(const struct hc *h, const struct model_obj *o)
+static uint64_t string_value_id(const struct carve_writer *h, const struct model_obj *o)
 {
 	return (uint64_t)o->addr + (model_length(h->m, o) ? model_data_addr(h->m, o) - model_va(h->m, o) : 8);
 }
 
 /* The plan of class c (see struct hc_plan), made once. */
-static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct err *e)
+static int plan_of(struct carve_writer *h, size_t cls, const struct hc_plan **out, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	struct hc_plan *p = &h->plan[cls];
 	uint32_t n = 0;
 	unsigned depth = 0;
@@ -449,7 +452,7 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 		const struct rt_class *k = &rt->classes[c];
 		for (uint32_t f = 0; h->own_ok[c] && f < k->field_count; f++) {
 			uint8_t t = field_type(k->fields[f].type[0]);
-			if (h->m->classes[cls].kind == MODEL_STRING && k->fields[f].offset == rt->layout->string.count &&
+			if (model_class(h->m, cls)->kind == MODEL_STRING && k->fields[f].offset == rt->layout->string.count &&
 			    t == HPROF_T_INT)
 				p->count_at = p->n;
 			p->off[p->n] = k->fields[f].offset;
@@ -462,7 +465,7 @@ static int plan_of(struct hc *h, size_t cls, const struct hc_plan **out, struct 
 				p->end = (uint32_t)((uint64_t)k->fields[f].offset + hprof_type_size(t, HC_ID));
 			p->bytes += hprof_type_size(t, HC_ID);
 		}
-		if (h->m->classes[cls].kind == MODEL_STRING && c == h->m->jls) {
+		if (model_class(h->m, cls)->kind == MODEL_STRING && c == model_jls(h->m)) {
 			p->value_at = p->n;
 			p->bytes += HC_ID;
 		}
@@ -496,7 +499,7 @@ static void payload_words(const struct hc_plan *p, const uint8_t *s, uint8_t *d)
 }
 
 /* The field values one by one, with String's length and value id. */
-static void payload_fields(struct hc *h, const struct model_obj *o, const struct hc_plan *p, uint8_t *d)
+static void payload_fields(struct carve_writer *h, const struct model_obj *o, const struct hc_plan *p, uint8_t *d)
 {
 	for (uint32_t i = 0; i <= p->n; i++) {
 		if (i == p->value_at)
@@ -511,7 +514,7 @@ static void payload_fields(struct hc *h, const struct model_obj *o, const struct
 }
 
 /* Nulls the reference fields of a composed INSTANCE_DUMP payload that name a window. */
-static void null_window_refs(const struct hc *h, const struct hc_plan *p, uint8_t *d)
+static void null_window_refs(const struct carve_writer *h, const struct hc_plan *p, uint8_t *d)
 {
 	for (uint32_t i = 0; i <= p->n; i++) {
 		if (i == p->value_at)
@@ -525,7 +528,7 @@ static void null_window_refs(const struct hc *h, const struct hc_plan *p, uint8_
 }
 
 /* The INSTANCE_DUMP: fields of the class, then of its super classes, composed in the record. */
-static int instance(struct hc *h, const struct model_obj *o, struct err *e)
+static int instance(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	const struct hc_plan *p;
 	uint8_t *d;
@@ -538,7 +541,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
 				return ERR_SET(e, ERR_CORRUPT, model_va(h->m, o), "object at 0x%llx: a field at +%u past its size %u",
 					       (unsigned long long)model_va(h->m, o), p->off[i], o->size);
-	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, p->bytes, e)))
+	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, model_runtime(h->m)->classes[o->cls].addr, p->bytes, e)))
 		return err_rc(e);
 	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)
 		payload_words(p, h->bytes, d);
@@ -549,7 +552,7 @@ static int instance(struct hc *h, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
+static int string_chars(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
@@ -562,7 +565,7 @@ static int string_chars(struct hc *h, const struct model_obj *o, struct err *e)
 	return rc;
 }
 
-static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
+static int object_array(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
@@ -579,12 +582,12 @@ static int object_array(struct hc *h, const struct model_obj *o, struct err *e)
 		if (names_window(h, h->elems[i]))
 			h->elems[i] = 0;
 	h->st->obj_arrays++;
-	return hprof_put_obj_array(&h->w, o->addr, 0, h->m->rt->classes[o->cls].addr, h->elems, n, e);
+	return hprof_put_obj_array(&h->w, o->addr, 0, model_runtime(h->m)->classes[o->cls].addr, h->elems, n, e);
 }
 
-static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
+static int prim_array(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
-	const struct model_class *mc = &h->m->classes[o->cls];
+	const struct model_class *mc = model_class(h->m, o->cls);
 	uint32_t n = model_length(h->m, o);
 	uint64_t data = model_data_addr(h->m, o) - model_va(h->m, o);
 
@@ -592,7 +595,7 @@ static int prim_array(struct hc *h, const struct model_obj *o, struct err *e)
 	return hprof_put_prim_array_le(&h->w, o->addr, 0, field_type((char)mc->elem), n, h->bytes + data, e);
 }
 
-static int object(struct hc *h, const struct model_obj *o, struct err *e)
+static int object(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	int rc;
 
@@ -633,7 +636,7 @@ static bool has_mark(const struct model_obj *o, int k)
 }
 
 /* The CLASS_DUMP of a record class with three long fields (AddressAlias, WalkGap). */
-static int long3_class(struct hc *h, int k, const uint32_t field[3], struct err *e)
+static int long3_class(struct carve_writer *h, int k, const uint32_t field[3], struct err *e)
 {
 	struct hprof_class_entry fl[3];
 	for (int f = 0; f < 3; f++)
@@ -644,7 +647,7 @@ static int long3_class(struct hc *h, int k, const uint32_t field[3], struct err 
 }
 
 /* One instance of such a class, with its root. */
-static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *e)
+static int long3_instance(struct carve_writer *h, int k, const uint64_t v[3], struct err *e)
 {
 	uint32_t id = h->next_mark_id;
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
@@ -659,11 +662,11 @@ static int long3_instance(struct hc *h, int k, const uint64_t v[3], struct err *
 
 /* The AddressAlias class and one instance (with its root) per alias window of the model
  * (output/hprof/hprof_mark.h). */
-static int alias_records(struct hc *h, struct err *e)
+static int alias_records(struct carve_writer *h, struct err *e)
 {
 	int rc = long3_class(h, HPROF_MARK_COUNT, h->alias_field, e);
-	for (size_t i = 0; rc == 0 && i < h->m->alias_count; i++) {
-		const struct model_alias *a = &h->m->alias[i];
+	for (size_t i = 0; rc == 0 && i < model_alias_count(h->m); i++) {
+		const struct model_alias *a = model_alias(h->m, i);
 		if (a->failed)
 			continue;
 		const uint64_t v[3] = { a->alias, a->real, a->len };
@@ -675,11 +678,11 @@ static int alias_records(struct hc *h, struct err *e)
 
 /* The WalkGap class and one instance (with its root) per walk gap of the model
  * (output/hprof/hprof_mark.h). */
-static int gap_records(struct hc *h, struct err *e)
+static int gap_records(struct carve_writer *h, struct err *e)
 {
 	int rc = long3_class(h, HC_GAP_CLASS, h->gap_field, e);
-	for (size_t i = 0; rc == 0 && i < h->m->gap_count; i++) {
-		const struct model_walk_gap *g = &h->m->gaps[i];
+	for (size_t i = 0; rc == 0 && i < model_gap_count(h->m); i++) {
+		const struct model_walk_gap *g = model_gap(h->m, i);
 		const uint64_t v[3] = { g->begin, g->end, g->space_end };
 		rc = long3_instance(h, HC_GAP_CLASS, v, e);
 		h->st->walk_gaps++;
@@ -688,9 +691,9 @@ static int gap_records(struct hc *h, struct err *e)
 }
 
 /* The mark classes: no fields, super java.lang.Object[] when the model has it. */
-static int mark_classes(struct hc *h, struct err *e)
+static int mark_classes(struct carve_writer *h, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	uint32_t super = 0;
 	for (size_t i = 0; i < rt->class_count; i++)
 		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.Object[]"))
@@ -706,7 +709,7 @@ static int mark_classes(struct hc *h, struct err *e)
 }
 
 /* Writes the ids waiting for mark k as one array (and its root). */
-static int mark_array(struct hc *h, int k, struct err *e)
+static int mark_array(struct carve_writer *h, int k, struct err *e)
 {
 	uint32_t id = h->next_mark_id;
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
@@ -720,7 +723,7 @@ static int mark_array(struct hc *h, int k, struct err *e)
 	return 0;
 }
 
-static int marks_begin(struct hc *h, struct err *e)
+static int marks_begin(struct carve_writer *h, struct err *e)
 {
 	for (int k = 0; k < HPROF_MARK_COUNT; k++)
 		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
@@ -731,7 +734,7 @@ static int marks_begin(struct hc *h, struct err *e)
 
 /* Lists o under each mark of its states, in the same pass that writes it (a mark array may
  * come before or after the objects it names); a full list is written at once. */
-static int mark_object(struct hc *h, const struct model_obj *o, struct err *e)
+static int mark_object(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	if (o->alloc == MODEL_ALLOCATED && o->content == MODEL_INTACT && o->reach == MODEL_REACHABLE)
 		return 0;   /* the default states: no mark */
@@ -747,7 +750,7 @@ static int mark_object(struct hc *h, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static int marks_end(struct hc *h, struct err *e)
+static int marks_end(struct carve_writer *h, struct err *e)
 {
 	int rc = 0;
 	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++)
@@ -756,17 +759,17 @@ static int marks_end(struct hc *h, struct err *e)
 	return rc;
 }
 
-static int heap_dump(struct hc *h, struct err *e)
+static int heap_dump(struct carve_writer *h, struct err *e)
 {
 	struct img_drop drop = { 0 };
 	int rc = roots(h, e);
 	uint64_t done = 0;
 	if (rc == 0)
 		rc = marks_begin(h, e);
-	for (size_t i = 0; rc == 0 && i < h->m->count; i++) {
-		const struct model_obj *o = &h->m->objs[i];
-		img_drop_behind(h->m->rt->img, &drop, model_va(h->m, o));
-		progress_to(h->m->progress, done += o->size);
+	for (size_t i = 0; rc == 0 && i < model_count(h->m); i++) {
+		const struct model_obj *o = model_obj(h->m, i);
+		img_drop_behind(model_image(h->m), &drop, model_va(h->m, o));
+		progress_to(model_progress(h->m), done += o->size);
 		if (object_written(h, o) && (rc = object(h, o, e)) == 0)
 			rc = mark_object(h, o, e);
 	}
@@ -779,15 +782,15 @@ static int heap_dump(struct hc *h, struct err *e)
 
 /* Classes of the runtime model that are no carved object still get a CLASS_DUMP, so every
  * instance's class chain is described (a reader needs it to decode the payload). */
-static int orphan_classes(struct hc *h, struct err *e)
+static int orphan_classes(struct carve_writer *h, struct err *e)
 {
-	const struct art_runtime *rt = h->m->rt;
+	const struct art_runtime *rt = model_runtime(h->m);
 	for (size_t i = 0; i < rt->class_count; i++) {
 		size_t j = model_find(h->m, rt->classes[i].addr);
-		if (j != MODEL_NONE && h->m->objs[j].kind == MODEL_CLASS && object_written(h, &h->m->objs[j]))
+		if (j != MODEL_NONE && model_obj(h->m, j)->kind == MODEL_CLASS && object_written(h, model_obj(h->m, j)))
 			continue;
 		struct model_obj o = { .addr = (uint32_t)rt->classes[i].addr, .size = rt->classes[i].raw.class_size,
-				       .cls = (uint32_t)h->m->jlc, .kind = MODEL_CLASS, .reach = MODEL_REACH_UNKNOWN };
+				       .cls = (uint32_t)model_jlc(h->m), .kind = MODEL_CLASS, .reach = MODEL_REACH_UNKNOWN };
 		o.space = rt->classes[i].space ? (uint16_t)(rt->classes[i].space - rt->spaces.v) : 0;
 		if (!rt->classes[i].space || rt->spaces.count == 0)
 			continue;   /* a class outside every space cannot be placed in a heap */
@@ -798,7 +801,7 @@ static int orphan_classes(struct hc *h, struct err *e)
 	return 0;
 }
 
-static int write_all(struct hc *h, struct err *e)
+static int write_all(struct carve_writer *h, struct err *e)
 {
 	const char *version = h->o->android ? "1.0.3" : "1.0.2";
 	int rc;
@@ -821,7 +824,7 @@ static int write_all(struct hc *h, struct err *e)
 int hprof_carve_write(const struct model *m, const struct reach *r, const struct hprof_carve_opts *o,
 		      struct outf *out, struct hprof_carve_stats *st, struct err *e)
 {
-	struct hc h;
+	struct carve_writer h;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
@@ -832,9 +835,9 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	h.st = st;
 	h.heap = -1;
 	/* the windows are written when the file holds an object above 4 GiB (--include) */
-	for (size_t i = 0; i < m->count && !h.aliases && m->alias_lo != UINT64_MAX; i++)
-		h.aliases = model_in_alias(m, m->objs[i].addr) && object_written(&h, &m->objs[i]);
-	h.gaps = m->gap_count > 0;
+	for (size_t i = 0; i < model_count(m) && !h.aliases && model_has_alias(m); i++)
+		h.aliases = model_in_alias(m, model_obj(m, i)->addr) && object_written(&h, model_obj(m, i));
+	h.gaps = model_gap_count(m) > 0;
 	arena_init(&h.names);
 	wbuf_init(&h.obj);
 	rc = hprof_writer_init(&h.w, out, HC_ID, e);

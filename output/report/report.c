@@ -188,15 +188,15 @@ static void page_figures(struct page *p, const struct page_figure *f, size_t n)
 
 static void page_summary(struct page *p)
 {
-	const struct model *m = p->m;
 	const struct model_stats *t = &p->st;
+	const struct model_totals n = model_totals(p->m);
 	const struct page_figure f[] = {
-		{ "candidates", "candidates", m->candidates },
-		{ "objects", "objects", m->count },
-		{ "rejected candidates", "rejected", m->rejected },
-		{ "empty free places", "empty", m->empty },
-		{ "untyped residue", "untyped_residue", m->untyped },
-		{ "retired classes", "retired_classes", m->retired },
+		{ "candidates", "candidates", n.candidates },
+		{ "objects", "objects", n.objects },
+		{ "rejected candidates", "rejected", n.rejected },
+		{ "empty free places", "empty", n.empty },
+		{ "untyped residue", "untyped_residue", n.untyped },
+		{ "retired classes", "retired_classes", n.retired },
 		{ NULL, "Objects per state", 0 },
 		{ "allocated", "states.allocated", t->alloc[MODEL_ALLOCATED] },
 		{ "free", "states.free", t->alloc[MODEL_FREE] },
@@ -233,7 +233,7 @@ static void page_spaces(struct page *p)
 			       "<th>found by</th></tr>\n");
 	for (size_t i = 0; i < rt->spaces.count; i++) {
 		const struct art_space *s = &rt->spaces.v[i];
-		const struct model_space_count *c = &p->m->per_space[i];
+		const struct model_space_count *c = model_space_tally(p->m, i);
 		uint64_t size = s->end > s->begin ? s->end - s->begin : 0;
 		if (!spaces_holds_objects(s->kind))
 			continue;
@@ -314,7 +314,7 @@ static int page_collect_string(void *arg, uint32_t offset, uint32_t value)
 {
 	struct page_refs *r = arg;
 	size_t j = value ? model_find(r->m, value) : MODEL_NONE;
-	if (j != MODEL_NONE && model_stats_is_string(r->m, &r->m->objs[j]) && r->n < PAGE_STRING_FIELDS) {
+	if (j != MODEL_NONE && model_stats_is_string(r->m, model_obj(r->m, j)) && r->n < PAGE_STRING_FIELDS) {
 		r->offset[r->n] = offset;
 		r->obj[r->n++] = (uint32_t)j;
 	}
@@ -344,7 +344,7 @@ static void page_string_fields(struct page *p, const struct model_obj *o)
 		else
 			report_html_printf(&p->h, "+%u", r.offset[k]);
 		report_html_raw(&p->h, " = ");
-		page_string(p, &p->m->objs[r.obj[k]]);
+		page_string(p, model_obj(p->m, r.obj[k]));
 	}
 }
 
@@ -371,8 +371,8 @@ static uint64_t page_list(struct page *p, bool (*pick)(const struct model *, con
 {
 	const struct model *m = p->m;
 	uint64_t shown = 0;
-	for (size_t i = 0; i < m->count && shown < REPORT_LIST_MAX && !p->h.rc; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; i < model_count(m) && shown < REPORT_LIST_MAX && !p->h.rc; i++) {
+		const struct model_obj *o = model_obj(m, i);
 		if (!pick(m, o))
 			continue;
 		page_obj_row(p, o, states);
@@ -414,7 +414,7 @@ static void page_dropped(struct page *p)
 
 static void page_free(struct page *p)
 {
-	const struct model *m = p->m;
+	const struct model_totals n = model_totals(p->m);
 	uint64_t total = p->st.alloc[MODEL_FREE];
 
 	report_html_printf(&p->h, "<h2 id=\"free\">Free objects</h2>\n<p>%llu objects in places the allocator "
@@ -423,8 +423,8 @@ static void page_free(struct page *p)
 				  "objects.</p>\n<table>\n<tr><th>address</th><th>class</th><th class=\"r\">size</th>"
 				  "<th>space</th><th>content</th><th class=\"r\">confidence</th><th>value</th></tr>\n",
 			   (unsigned long long)total, (unsigned long long)p->st.content[MODEL_PARTIAL],
-			   (unsigned long long)p->st.content[MODEL_RESIDUE], (unsigned long long)m->empty,
-			   (unsigned long long)m->untyped);
+			   (unsigned long long)p->st.content[MODEL_RESIDUE], (unsigned long long)n.empty,
+			   (unsigned long long)n.untyped);
 	page_more(p, page_list(p, pick_free, true), total, "free objects");
 }
 
@@ -436,7 +436,7 @@ static int page_classes(struct page *p, struct err *e)
 	if (!count)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the report");
 	for (size_t i = 0; i < p->rt->class_count; i++)
-		count[i] = p->m->classes[i].objects;
+		count[i] = model_class(p->m, i)->objects;
 	report_html_printf(&p->h, "<h2 id=\"classes\">Top classes</h2>\n<p>The %d classes with the most objects "
 				  "(of %zu).</p>\n", REPORT_TOP_CLASSES, p->rt->class_count);
 	page_class_rows(p, "top_classes", p->st.order, count, p->st.per_class_dropped, REPORT_TOP_CLASSES);
@@ -524,7 +524,7 @@ int report_write(const struct report_input *in, struct outf *out, struct err *e)
 	memset(&p, 0, sizeof(p));
 	p.in = in;
 	p.m = in->m;
-	p.rt = in->m->rt;
+	p.rt = model_runtime(in->m);
 	wbuf_init(&p.text);
 	report_html_init(&p.h, out, e);
 	rc = model_stats_make(&p.st, p.m, e);

@@ -30,9 +30,9 @@
 enum { REPORT_LIST_MAX = 1000, REPORT_TOP_CLASSES = 50, REPORT_STRING_MAX = 4096 };
 
 struct report_input {
-	const struct model *m;          /* finished, reachability run; m->rt and m->rt->img */
+	const struct model *m;          /* finished, reachability run; its runtime and image */
 	const struct reach *r;
-	const struct anomaly_sink *sink;          /* the carving's anomalies (m->rt's own are read too) */
+	const struct anomaly_sink *sink;          /* the carving's anomalies (the runtime's own are read too) */
 	const struct report_units *units;         /* allocation units of the walk; NULL: map by pages */
 	const struct walk_ev_report *evidence;    /* WALK_EV_COUNT entries; NULL: not shown */
 	const struct mdebug_result *native;       /* carve --native's scan; NULL: no native section */

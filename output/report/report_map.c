@@ -38,7 +38,7 @@ struct map_ctx {
 	const struct image *img;
 	uint64_t *anom;           /* addresses of the kept anomalies, sorted */
 	size_t anom_count;
-	uint64_t *done;           /* object bytes tallied so far (m->progress's count) */
+	uint64_t *done;           /* object bytes tallied so far (model_progress(m)'s count) */
 };
 
 /* The map LOS holding va: its index in rt->spaces, SIZE_MAX if none (los: the indexes of
@@ -172,18 +172,6 @@ static uint64_t map_group_height(const struct map_space *ms)
 	return MAP_HEAD + (uint64_t)((ms->cells + MAP_COLS - 1) / MAP_COLS) * MAP_PITCH + MAP_TAIL;
 }
 
-static uint64_t map_obj_end(const void *v, size_t i)
-{
-	const struct model_obj *o = &((const struct model_obj *)v)[i];
-	return (uint64_t)o->addr + o->size;
-}
-
-/* Index of the first object ending after a (objects are sorted and do not overlap). */
-static size_t map_first_obj(const struct model *m, uint64_t a)
-{
-	return bs_upper(m->objs, m->count, map_obj_end, a);
-}
-
 static size_t map_lower(const uint64_t *v, size_t n, uint64_t a)
 {
 	return bs_lower(v, n, bs_key_u64, a);
@@ -219,16 +207,16 @@ static void map_tally(const struct map_ctx *x, struct map_cell *c)
 	const struct model *m = x->m;
 	uint64_t kept, begin = c->begin, end = c->end;
 	/* a cell above 4 GiB that an alias window stands for: its objects by model address */
-	for (size_t i = 0; i < m->alias_count; i++) {
-		const struct model_alias *a = &m->alias[i];
+	for (size_t i = 0; i < model_alias_count(m); i++) {
+		const struct model_alias *a = model_alias(m, i);
 		if (!a->failed && begin >= a->real && begin - a->real < a->len) {
 			begin = begin - a->real + a->alias;
 			end = end - c->begin > a->len - (c->begin - a->real) ? a->alias + a->len : begin + (end - c->begin);
 			break;
 		}
 	}
-	for (size_t k = map_first_obj(m, begin); k < m->count && m->objs[k].addr < end; k++) {
-		const struct model_obj *o = &m->objs[k];
+	for (size_t k = model_first_ending_after(m, begin); k < model_count(m) && model_obj(m, k)->addr < end; k++) {
+		const struct model_obj *o = model_obj(m, k);
 		uint64_t lo = o->addr > begin ? o->addr : begin;
 		uint64_t hi = (uint64_t)o->addr + o->size < end ? (uint64_t)o->addr + o->size : end;
 		enum map_cat cat = map_cat_of(o);
@@ -236,7 +224,7 @@ static void map_tally(const struct map_ctx *x, struct map_cell *c)
 			c->bytes[cat] += hi - lo;
 		if (o->addr >= begin) {
 			c->objects[cat]++;
-			progress_to(m->progress, *x->done += o->size);
+			progress_to(model_progress(m), *x->done += o->size);
 		}
 	}
 	kept = map_lower(x->anom, x->anom_count, c->end) - map_lower(x->anom, x->anom_count, c->begin);
@@ -388,7 +376,7 @@ static void map_legend(struct report_html *h)
 int report_map_write(struct report_html *h, const struct model *m, const struct report_units *units,
 		     const struct anomaly_sink *const sinks[], size_t sink_count, struct err *e)
 {
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 	uint64_t done = 0;
 	struct map_ctx x = { h, m, rt->img, NULL, 0, &done };
 	struct map_space *ms = xcalloc(rt->spaces.count ? rt->spaces.count : 1, sizeof(*ms));

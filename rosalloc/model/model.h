@@ -47,8 +47,9 @@
  * alias - window + real base: model_va gives the real address, and every reader of an
  * object's bytes and every output that prints an address goes through it; the HPROF id of
  * such an object is its model address (output/hprof/hprof_mark.h says how a carved HPROF
- * records the windows).  A reference into a window names no object (model_find): it is read
- * as memory the image did not capture, as before the window existed.  A space for which no
+ * records the windows).  A reference into a window names no object (model_find): the window
+ * is the model's own invention, so a heap word pointing there points at memory no mapping
+ * holds, and it is read as memory the image did not capture.  A space for which no
  * window is free is not carved (one anomaly, its candidates counted as rejected).
  *
  * Memory: one 32-byte record per object (struct model_obj, sorted by address after
@@ -183,6 +184,64 @@ struct model {
 	 * with model_object_bytes as its total) */
 	struct progress *progress;
 };
+
+/* ---- Reading the model.  Every file outside model*.c reads the model through these named
+ * operations, never through struct model's fields; they are inline so that a loop over every
+ * object costs what the field reads cost. ---- */
+
+static inline const struct art_runtime *model_runtime(const struct model *m) { return m->rt; }
+static inline const struct image *model_image(const struct model *m) { return m->rt->img; }
+/* The sink the carving's anomalies go to (model_init's). */
+static inline struct anomaly_sink *model_sink(const struct model *m) { return m->sink; }
+/* The progress each phase over every object reports to, NULL when none (see the field). */
+static inline struct progress *model_progress(const struct model *m) { return m->progress; }
+static inline void model_set_progress(struct model *m, struct progress *p) { m->progress = p; }
+
+/* Objects, sorted by address after model_finish: indexes 0 .. model_count - 1. */
+static inline size_t model_count(const struct model *m) { return m->count; }
+static inline const struct model_obj *model_obj(const struct model *m, size_t i) { return &m->objs[i]; }
+/* Index of the first object ending after addr (after model_finish: objects do not overlap),
+ * model_count when none. */
+size_t model_first_ending_after(const struct model *m, uint64_t addr);
+/* reach_run's verdict on object i. */
+static inline void model_set_reach(struct model *m, size_t i, enum model_reach reach)
+{
+	m->objs[i].reach = (uint8_t)reach;
+}
+
+/* What the model knows of class cls (an index in the runtime's classes, e.g. o->cls). */
+static inline const struct model_class *model_class(const struct model *m, size_t cls)
+{
+	return &m->classes[cls];
+}
+/* Class indexes of java.lang.Class and java.lang.String, MODEL_NONE when the runtime has none. */
+static inline size_t model_jlc(const struct model *m) { return m->jlc; }
+static inline size_t model_jls(const struct model *m) { return m->jls; }
+
+/* The carving's counts of candidates and of what they became. */
+struct model_totals {
+	uint64_t candidates, objects, rejected, empty, untyped, retired;
+};
+static inline struct model_totals model_totals(const struct model *m)
+{
+	return (struct model_totals){ m->candidates, m->count, m->rejected, m->empty, m->untyped, m->retired };
+}
+/* The counts of space s (an index in the runtime's spaces). */
+static inline const struct model_space_count *model_space_tally(const struct model *m, size_t s)
+{
+	return &m->per_space[s];
+}
+/* Empty free places (model_is_free_place): their count, and whether one starts in [begin, end). */
+static inline size_t model_free_place_count(const struct model *m) { return m->free_count; }
+bool model_free_place_within(const struct model *m, uint64_t begin, uint64_t end);
+
+/* Alias windows (the top of this file), failed ones included: index 0 .. count - 1. */
+static inline bool model_has_alias(const struct model *m) { return m->alias_lo != UINT64_MAX; }
+static inline size_t model_alias_count(const struct model *m) { return m->alias_count; }
+static inline const struct model_alias *model_alias(const struct model *m, size_t i) { return &m->alias[i]; }
+/* Walk gaps in walk order: index 0 .. count - 1. */
+static inline size_t model_gap_count(const struct model *m) { return m->gap_count; }
+static inline const struct model_walk_gap *model_gap(const struct model *m, size_t i) { return &m->gaps[i]; }
 
 /* Prepares the per-class tables (field and static layouts; classes whose layouts do not
  * read are recorded in sink).  Returns 0 or -ERR_NOMEM. */

@@ -26,7 +26,7 @@ bool model_stats_is_dropped(const struct model_obj *o)
 
 bool model_stats_is_string(const struct model *m, const struct model_obj *o)
 {
-	return o->kind == MODEL_STRING || (m->jls != MODEL_NONE && o->cls == m->jls);
+	return o->kind == MODEL_STRING || (model_jls(m) != MODEL_NONE && o->cls == model_jls(m));
 }
 
 unsigned model_stats_conf_bin(unsigned confidence)
@@ -52,8 +52,8 @@ static void ms_order(size_t *out, const uint64_t *count, struct ms_key *keys, si
 
 static void ms_count(struct model_stats *s, const struct model *m)
 {
-	for (size_t i = 0; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; i < model_count(m); i++) {
+		const struct model_obj *o = model_obj(m, i);
 		bool dropped = model_stats_is_dropped(o);
 		s->alloc[o->alloc]++;
 		s->content[o->content]++;
@@ -71,7 +71,7 @@ static void ms_count(struct model_stats *s, const struct model *m)
 
 int model_stats_make(struct model_stats *s, const struct model *m, struct err *e)
 {
-	size_t n = m->rt->class_count, alloc_n = n ? n : 1;
+	size_t n = model_runtime(m)->class_count, alloc_n = n ? n : 1;
 	uint64_t *objects;
 	struct ms_key *keys;
 
@@ -89,7 +89,7 @@ int model_stats_make(struct model_stats *s, const struct model *m, struct err *e
 	}
 	ms_count(s, m);
 	for (size_t i = 0; i < n; i++)
-		objects[i] = m->classes[i].objects;
+		objects[i] = model_class(m, i)->objects;
 	ms_order(s->order, objects, keys, n);
 	ms_order(s->dropped_order, s->per_class_dropped, keys, n);
 	xfree(objects);

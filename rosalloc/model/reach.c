@@ -77,10 +77,10 @@ static void dedup_roots(struct reach *r)
 static int class_roots(const struct model *m, struct reach *r, struct err *e)
 {
 	struct reach_source_info *s = &r->source[REACH_CLASSES];
-	for (size_t i = 0; i < m->count; i++) {
-		if (m->objs[i].kind != MODEL_CLASS)
+	for (size_t i = 0; i < model_count(m); i++) {
+		if (model_obj(m, i)->kind != MODEL_CLASS)
 			continue;
-		int rc = add_root(r, REACH_CLASSES, m->objs[i].addr, 0, 0, e);
+		int rc = add_root(r, REACH_CLASSES, model_obj(m, i)->addr, 0, 0, e);
 		if (rc)
 			return rc;
 		s->present = true;
@@ -92,7 +92,7 @@ static int class_roots(const struct model *m, struct reach *r, struct err *e)
 static int image_roots(const struct model *m, struct reach *r, struct err *e)
 {
 	struct reach_source_info *s = &r->source[REACH_IMAGE_ROOTS];
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 
 	s->detail = "no image space in the image";
 	for (size_t i = 0; i < rt->image_count; i++) {
@@ -101,7 +101,7 @@ static int image_roots(const struct model *m, struct reach *r, struct err *e)
 		s->detail = "ImageHeader.image_roots_ of every image space";
 		s->words++;
 		if (model_find(m, obj) == MODEL_NONE) {
-			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, obj, rt->images[i].name,
+			anomaly_add(model_sink(m), ANOM_ROOTS, ERR_CORRUPT, obj, rt->images[i].name,
 				    "image roots 0x%x of the image at 0x%llx are no carved object", obj,
 				    (unsigned long long)rt->images[i].begin);
 			continue;
@@ -141,7 +141,7 @@ struct peers {
 
 static int thread_roots(const struct model *m, struct reach *r, struct peers *pe, struct err *e)
 {
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 	struct reach_source_info *s = &r->source[REACH_THREADS];
 	size_t thread = RT_NONE;
 	uint32_t serial = 0;
@@ -157,8 +157,8 @@ static int thread_roots(const struct model *m, struct reach *r, struct peers *pe
 	if (off == RT_OFFSET_UNKNOWN)
 		return 0;
 	s->detail = "no java.lang.Thread object with nativePeer set";
-	for (size_t i = 0; i < m->count; i++) {
-		const struct model_obj *o = &m->objs[i];
+	for (size_t i = 0; i < model_count(m); i++) {
+		const struct model_obj *o = model_obj(m, i);
 		uint8_t b[8];
 		struct err why;
 		if (o->kind != MODEL_INSTANCE || o->alloc != MODEL_ALLOCATED || !is_subclass(rt, o->cls, thread))
@@ -166,7 +166,7 @@ static int thread_roots(const struct model *m, struct reach *r, struct peers *pe
 		s->words++;
 		err_init(&why);
 		if (img_read(rt->img, model_va(m, o) + off, b, 8, &why)) {
-			anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+			anomaly_add_err(model_sink(m), ANOM_ROOTS, model_space(m, o)->name, &why);
 			continue;
 		}
 		if (ld_u64le(b) == 0)
@@ -207,7 +207,7 @@ static bool irt_entry(const uint8_t *p, size_t stride, uint64_t *ref)
 /* The entry size that explains the table: every used entry's serial < 3. */
 static size_t irt_stride(const struct model *m, const struct img_region *reg)
 {
-	const size_t strides[2] = { 16, 4 + REACH_IRT_SERIALS * (size_t)m->rt->pointer_size };
+	const size_t strides[2] = { 16, 4 + REACH_IRT_SERIALS * (size_t)model_runtime(m)->pointer_size };
 	for (int t = 0; t < 2; t++) {
 		size_t st = strides[t], bad = 0, used = 0;
 		uint64_t ref;
@@ -227,9 +227,9 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 {
 	size_t st = irt_stride(m, reg);
 	if (st == 0) {
-		anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, reg->start, "indirect ref table",
+		anomaly_add(model_sink(m), ANOM_ROOTS, ERR_CORRUPT, reg->start, "indirect ref table",
 			    "indirect ref table at 0x%llx: entries read as neither 16- nor %u-byte IrtEntry",
-			    (unsigned long long)reg->start, 4 + REACH_IRT_SERIALS * m->rt->pointer_size);
+			    (unsigned long long)reg->start, 4 + REACH_IRT_SERIALS * model_runtime(m)->pointer_size);
 		return 0;
 	}
 	enum reach_source src = (reg->end - reg->start) / st >= REACH_IRT_GLOBALS ? REACH_JNI_GLOBAL : REACH_JNI_LOCAL;
@@ -244,7 +244,7 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 		size_t j = model_find(m, ref);
 		if (j == MODEL_NONE)
 			continue;   /* a cleared weak global (the runtime's sentinel) or a stale entry */
-		int rc = add_root(r, src, m->objs[j].addr, (uint32_t)(reg->start + off), 0, e);
+		int rc = add_root(r, src, model_obj(m, j)->addr, (uint32_t)(reg->start + off), 0, e);
 		if (rc)
 			return rc;
 	}
@@ -252,26 +252,26 @@ static int jni_table(const struct model *m, struct reach *r, const struct img_re
 }
 
 /* The roots art/runtime/native_roots.c decodes: vm internal, interned strings, and (14+)
- * JNI globals; the `indirect ref table` mappings it decoded are not read again by jni_roots. */
+ * JNI globals and the attached threads' locals. */
 static int native_roots(const struct model *m, struct reach *r, struct nroots *n, const struct peers *pe,
 			struct err *e)
 {
 	static const enum reach_source src[NROOTS_PART_COUNT] = { REACH_VM_INTERNAL, REACH_INTERNED,
 								  REACH_JNI_GLOBAL, REACH_JNI_LOCAL };
-	int rc = nroots_find(m->rt, n, m->sink, e);
+	int rc = nroots_find(model_runtime(m), n, model_sink(m), e);
 	if (rc)
 		return rc;
 	/* 14+ thread locals: through each attached thread's art::Thread, once the Runtime is found */
 	size_t decoded = 0;
-	for (size_t t = 0; n->runtime && m->rt->layout->irt_single_ref && t < pe->n; t++) {
+	for (size_t t = 0; n->runtime && model_runtime(m)->layout->irt_single_ref && t < pe->n; t++) {
 		struct err why;
 		err_init(&why);
-		if ((rc = nroots_thread_locals(m->rt, pe->v[t], n, &why, e)) < 0)
+		if ((rc = nroots_thread_locals(model_runtime(m), pe->v[t], n, &why, e)) < 0)
 			return rc;
 		if (rc == 0)
 			decoded++;
 		else if (why.code)
-			anomaly_add(m->sink, ANOM_ROOTS, why.code, pe->v[t], "art::Thread", "%s", why.msg);
+			anomaly_add(model_sink(m), ANOM_ROOTS, why.code, pe->v[t], "art::Thread", "%s", why.msg);
 	}
 	if (decoded) {
 		n->present[NROOTS_JNI_LOCAL] = true;
@@ -293,13 +293,15 @@ static int native_roots(const struct model *m, struct reach *r, struct nroots *n
 			size_t j = model_find(m, n->refs[p][i].obj);
 			if (j == MODEL_NONE)
 				continue;   /* e.g. a weak entry already cleared, or an object not carved */
-			if ((rc = add_root(r, src[p], m->objs[j].addr, (uint32_t)n->refs[p][i].at, 0, e)))
+			if ((rc = add_root(r, src[p], model_obj(m, j)->addr, (uint32_t)n->refs[p][i].at, 0, e)))
 				return rc;
 		}
 	}
 	return 0;
 }
 
+/* True when native_roots decoded the `indirect ref table` mapping at start: jni_roots does not
+ * read it again. */
 static bool irt_decoded(const struct nroots *n, uint64_t start)
 {
 	for (unsigned i = 0; i < n->irt_tables && i < NROOTS_MAX_IRT; i++)
@@ -310,8 +312,8 @@ static bool irt_decoded(const struct nroots *n, uint64_t start)
 
 static int jni_roots(const struct model *m, struct reach *r, const struct nroots *n, struct err *e)
 {
-	const struct image *img = m->rt->img;
-	if (m->rt->layout->irt_single_ref) {
+	const struct image *img = model_image(m);
+	if (model_runtime(m)->layout->irt_single_ref) {
 		/* 14+: globals only through JavaVMExt (native_roots); locals live in jni::LocalReferenceTables,
 		 * whose live extent is in each thread's JNIEnvExt: not read */
 		if (!r->source[REACH_JNI_GLOBAL].present)
@@ -365,7 +367,7 @@ static int scan_stack(const struct model *m, struct reach *r, const struct img_r
  * frames), then every mapping named as a stack that holds no such pointer, whole. */
 static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 {
-	const struct image *img = m->rt->img;
+	const struct image *img = model_image(m);
 	struct reach_source_info *s = &r->source[REACH_STACKS];
 	size_t from_sp = 0;
 	int rc;
@@ -401,16 +403,6 @@ static int stack_roots(const struct model *m, struct reach *r, struct err *e)
 
 /* ---- dex cache strings (edges, not roots) ---- */
 
-/* The captured bytes [va, va + n) inside one region, NULL when not all are captured (the
- * normal case for native memory in a trimmed image: not an anomaly). */
-static const uint8_t *captured_bytes(const struct image *img, uint64_t va, size_t n)
-{
-	const struct img_region *r = img_find(img, va);
-	if (!r || !r->data || va - r->start > r->data_len || n > r->data_len - (va - r->start))
-		return NULL;
-	return r->data + (va - r->start);
-}
-
 /* One native string array of a DexCache: n entries of `stride` bytes, the reference in the
  * entry's first 4 bytes. */
 struct dex_cache_array {
@@ -418,11 +410,13 @@ struct dex_cache_array {
 	size_t n, stride;
 };
 
-/* The array at va if all of it is captured: pairs (stride 8) must keep the invariant. */
+/* The array at va if all of it is captured in one region (not all of it is the normal case
+ * for native memory in a trimmed image: not an anomaly); pairs (stride 8) must keep the
+ * invariant. */
 static bool dex_cache_array_at(const struct model *m, uint64_t va, size_t n, size_t stride,
 			       struct dex_cache_array *out)
 {
-	const uint8_t *a = captured_bytes(m->rt->img, va, n * stride);
+	const uint8_t *a = img_span(model_image(m), va, n * stride, NULL);
 	if (!a || !n)
 		return false;
 	for (size_t i = 0; stride == 8 && i < n; i++)
@@ -449,25 +443,25 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 	size_t k = 0;
 
 	err_init(&why);
-	if (!m->rt->layout->dex_cache.native_arrays)
+	if (!model_runtime(m)->layout->dex_cache.native_arrays)
 		return 0;
-	if (mirror_dex_cache_read(&m->rt->m, model_va(m, o), &dc, &why)) {
-		anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+	if (mirror_dex_cache_read(&model_runtime(m)->m, model_va(m, o), &dc, &why)) {
+		anomaly_add_err(model_sink(m), ANOM_ROOTS, model_space(m, o)->name, &why);
 		return 0;
 	}
-	if (m->rt->layout->dex_cache.num_strings == ART_ABSENT) {
+	if (model_runtime(m)->layout->dex_cache.num_strings == ART_ABSENT) {
 		uint32_t ids = 0;
 		if (dc.strings && dex_cache_array_at(m, dc.strings, REACH_DEX_STRING_CACHE_14, 8, &out[k]))
 			k++;
 		if (!dc.strings_array)
 			return k;
-		if (mirror_dex_cache_string_ids(&m->rt->m, &dc, &ids, &why)) {
+		if (mirror_dex_cache_string_ids(&model_runtime(m)->m, &dc, &ids, &why)) {
 			if (why.code != ERR_UNMAPPED)   /* uncaptured native memory is normal */
-				anomaly_add_err(m->sink, ANOM_ROOTS, model_space(m, o)->name, &why);
+				anomaly_add_err(model_sink(m), ANOM_ROOTS, model_space(m, o)->name, &why);
 			return k;
 		}
 		if (ids > REACH_DEX_CACHE_MAX) {
-			anomaly_add(m->sink, ANOM_ROOTS, ERR_CORRUPT, model_va(m, o), model_space(m, o)->name,
+			anomaly_add(model_sink(m), ANOM_ROOTS, ERR_CORRUPT, model_va(m, o), model_space(m, o)->name,
 				    "dex cache at 0x%llx: its DexFile claims %u string ids (more than %u)",
 				    (unsigned long long)model_va(m, o), ids, (unsigned)REACH_DEX_CACHE_MAX);
 			return k;
@@ -486,7 +480,9 @@ static size_t dex_cache_strings(const struct model *m, const struct model_obj *o
 
 /* ---- the walk ---- */
 
-struct walk_ctx_r {
+/* The graph walk from the roots: a stack of object indexes still to follow, and a bit per
+ * object once it is reached. */
+struct graph_walk {
 	struct model *m;
 	struct reach *r;
 	uint32_t *stack;
@@ -497,7 +493,7 @@ struct walk_ctx_r {
 	bool nomem;             /* keeping a DexCache edge failed */
 };
 
-static void visit(struct walk_ctx_r *w, size_t j)
+static void visit(struct graph_walk *w, size_t j)
 {
 	uint64_t bit = 1ull << (j % 64);
 	if (w->seen[j / 64] & bit)
@@ -508,7 +504,7 @@ static void visit(struct walk_ctx_r *w, size_t j)
 
 static int follow(void *arg, uint32_t off, uint32_t value)
 {
-	struct walk_ctx_r *w = arg;
+	struct graph_walk *w = arg;
 	(void)off;
 	if (value == 0)
 		return 0;
@@ -519,9 +515,9 @@ static int follow(void *arg, uint32_t off, uint32_t value)
 	return 0;
 }
 
-/* Remembers that the DexCache m->objs[cache] holds String j in its native arrays (what
+/* Remembers that DexCache object `cache` holds String j in its native arrays (what
  * reach_holder_of answers); the first holder of each String suffices. */
-static void keep_dex_cache_edge(struct walk_ctx_r *w, size_t j, size_t cache, uint32_t idx)
+static void keep_dex_cache_edge(struct graph_walk *w, size_t j, size_t cache, uint32_t idx)
 {
 	struct reach *r = w->r;
 	if (w->seen[j / 64] >> (j % 64) & 1)
@@ -533,8 +529,9 @@ static void keep_dex_cache_edge(struct walk_ctx_r *w, size_t j, size_t cache, ui
 	r->dex_cache_edges[r->dex_cache_edge_count++] = (struct reach_dex_cache_edge){ (uint32_t)j, (uint32_t)cache, idx };
 }
 
-static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
+static void follow_dex_cache(struct graph_walk *w, size_t cache)
 {
+	const struct model_obj *o = model_obj(w->m, cache);
 	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
 	struct dex_cache_array a[2];
 	size_t k = dex_cache_strings(w->m, o, a);
@@ -552,35 +549,39 @@ static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 				/* pairs {GcRoot<String>, u32 string_idx} (dex_cache.h DexCachePair), else
 				 * the array's own index is the string index */
 				uint32_t idx = a[t].stride >= 8 ? ld_u32le(a[t].p + a[t].stride * i + 4) : (uint32_t)i;
-				keep_dex_cache_edge(w, j, (size_t)(o - w->m->objs), idx);
+				keep_dex_cache_edge(w, j, cache, idx);
 				(void)follow(w, 0, ref);
 			}
 		}
 }
 
-static void set_reach(struct reach *r, struct model_obj *o, bool seen, const uint8_t *doubt)
+static void set_reach(struct model *m, struct reach *r, size_t i, bool seen, const uint8_t *doubt)
 {
+	uint8_t alloc = model_obj(m, i)->alloc;
 	if (seen) {
-		o->reach = MODEL_REACHABLE;
-		r->reachable[o->alloc]++;
+		model_set_reach(m, i, MODEL_REACHABLE);
+		r->reachable[alloc]++;
 	} else if (doubt) {
-		o->reach = MODEL_REACH_UNKNOWN;
+		model_set_reach(m, i, MODEL_REACH_UNKNOWN);
 		r->unknown[*doubt]++;
 	} else {
-		o->reach = MODEL_UNREACHABLE;
-		r->unreachable[o->alloc]++;
+		model_set_reach(m, i, MODEL_UNREACHABLE);
+		r->unreachable[alloc]++;
 	}
 }
 
-static int walk(struct model *m, struct reach *r, struct err *e)
+/* Marks every object reached from r's roots (each pushed once; a free object is reached but
+ * not followed), then what a missing root source would hold (reach_doubt.c), and sets each
+ * object's reach state, counting them. */
+static int walk_graph(struct model *m, struct reach *r, struct err *e)
 {
-	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0,
-				xcalloc(m->count / 64 + 1, sizeof(uint64_t)), RT_NONE, false };
+	struct graph_walk w = { m, r, xcalloc(model_count(m) ? model_count(m) : 1, sizeof(uint32_t)), 0,
+				xcalloc(model_count(m) / 64 + 1, sizeof(uint64_t)), RT_NONE, false };
 
-	for (size_t i = 0; i < m->rt->class_count; i++)
-		if (m->rt->classes[i].name && !strcmp(m->rt->classes[i].name, "java.lang.DexCache"))
+	for (size_t i = 0; i < model_runtime(m)->class_count; i++)
+		if (model_runtime(m)->classes[i].name && !strcmp(model_runtime(m)->classes[i].name, "java.lang.DexCache"))
 			w.dex_cache = i;
-	r->source[REACH_DEX_CACHES].detail = m->rt->layout->dex_cache.native_arrays
+	r->source[REACH_DEX_CACHES].detail = model_runtime(m)->layout->dex_cache.native_arrays
 						     ? "no DexCache native array captured (LinearAlloc / native heap)"
 						     : "5.x/6.0: DexCache arrays are heap objects, followed as fields";
 
@@ -597,8 +598,8 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 	uint64_t done = 0;
 	while (w.sp) {
 		size_t j = w.stack[--w.sp];
-		const struct model_obj *o = &m->objs[j];
-		progress_to(m->progress, done += o->size);
+		const struct model_obj *o = model_obj(m, j);
+		progress_to(model_progress(m), done += o->size);
 		if (o->alloc != MODEL_ALLOCATED)
 			continue;   /* a free object is reached, but its words are stale: not followed */
 		const uint32_t *refs;
@@ -608,13 +609,12 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 			if (refs[k] != MODEL_REF_NONE)
 				visit(&w, refs[k]);
 		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
-			follow_dex_cache(&w, o);
+			follow_dex_cache(&w, j);
 	}
-	uint64_t *doubt = xcalloc(m->count / 64 + 1, sizeof(uint64_t));
+	uint64_t *doubt = xcalloc(model_count(m) / 64 + 1, sizeof(uint64_t));
 	int rc = doubt && !w.nomem ? reach_doubt(m, r, w.seen, doubt, e) : reach_nomem(e);
-	for (size_t i = 0; !rc && i < m->count; i++)
-		set_reach(r, &m->objs[i], w.seen[i / 64] >> (i % 64) & 1,
-			  doubt[i / 64] >> (i % 64) & 1 ? &r->doubt[i] : NULL);
+	for (size_t i = 0; !rc && i < model_count(m); i++)
+		set_reach(m, r, i, w.seen[i / 64] >> (i % 64) & 1, doubt[i / 64] >> (i % 64) & 1 ? &r->doubt[i] : NULL);
 	xfree(doubt);
 	xfree(w.stack);
 	xfree(w.seen);
@@ -646,7 +646,7 @@ int reach_run(struct model *m, struct reach *r, struct err *e)
 	if (rc)
 		return rc;
 	dedup_roots(r);
-	if ((rc = walk(m, r, e)) == 0)
+	if ((rc = walk_graph(m, r, e)) == 0)
 		reach_index_holders(r);
 	return rc;
 }
@@ -674,7 +674,7 @@ void reach_index_holders(struct reach *r)
 
 bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h)
 {
-	const struct model_obj *o = &m->objs[i];
+	const struct model_obj *o = model_obj(m, i);
 	memset(h, 0, sizeof(*h));
 	/* r->roots: sorted by source, then object (dedup_roots) */
 	for (unsigned s = 0; s < REACH_SOURCE_COUNT; s++) {

@@ -76,7 +76,7 @@ static int doubt_nomem(struct err *e)
  * not decode is left out (it can match no String). */
 static int literals_load(struct doubt_ctx *c, struct err *e)
 {
-	const struct art_runtime *rt = c->m->rt;
+	const struct art_runtime *rt = model_runtime(c->m);
 	size_t cap = 0;
 	for (size_t d = 0; d < rt->dex_count; d++) {
 		const struct dex *dx = &rt->dexes[d].dex;
@@ -89,7 +89,7 @@ static int literals_load(struct doubt_ctx *c, struct err *e)
 				if (why.code == ERR_NOMEM)
 					return doubt_nomem(e);
 				/* a damaged literal can match no String: recorded, the others still count */
-				anomaly_add_err(c->m->sink, ANOM_ROOTS, "DEX string literal", &why);
+				anomaly_add_err(model_sink(c->m), ANOM_ROOTS, "DEX string literal", &why);
 				continue;
 			}
 			if (XALLOC_GROW(c->lit, cap, c->lit_count + 1, 4096))
@@ -110,7 +110,7 @@ static bool string_text(struct doubt_ctx *c, const struct model_obj *o)
 	struct err why;
 	err_init(&why);
 	wbuf_reset(&c->text);
-	if (mirror_string_wtf8(&c->m->rt->m, model_va(c->m, o), DOUBT_MAX_CHARS, &c->text, &why) == 0)
+	if (mirror_string_wtf8(&model_runtime(c->m)->m, model_va(c->m, o), DOUBT_MAX_CHARS, &c->text, &why) == 0)
 		return true;
 	c->nomem |= why.code == ERR_NOMEM;
 	return false;
@@ -126,7 +126,7 @@ static size_t literal_of(struct doubt_ctx *c, const struct model_obj *o)
 		struct err why;
 		err_init(&why);
 		wbuf_reset(&c->other);
-		if (dex_string_wtf8(&c->m->rt->dexes[c->lit[i].dex].dex, c->lit[i].idx, &c->other, &why)) {
+		if (dex_string_wtf8(&model_runtime(c->m)->dexes[c->lit[i].dex].dex, c->lit[i].idx, &c->other, &why)) {
 			c->nomem |= why.code == ERR_NOMEM;   /* else: it decoded when loaded */
 			continue;
 		}
@@ -164,7 +164,7 @@ static bool runtime_error(struct doubt_ctx *c, size_t i)
 	for (uint32_t k = 0; k < n; k++) {
 		if (refs[k] == MODEL_REF_NONE || c->m->objs[refs[k]].kind != MODEL_STRING)
 			continue;
-		if (string_text(c, &c->m->objs[refs[k]]) && ends_with(&c->text, "; no stack trace available"))
+		if (string_text(c, model_obj(c->m, refs[k)]) && ends_with(&c->text, "; no stack trace available"))
 			return true;
 	}
 	return false;
@@ -193,7 +193,7 @@ static bool class_roots_array(const struct model *m, size_t i, const struct doub
 /* The rule that names object i, REACH_DOUBT_NONE if none. */
 static enum reach_doubt doubt_of(struct doubt_ctx *c, size_t i, const struct doubt_classes *k)
 {
-	const struct model_obj *o = &c->m->objs[i];
+	const struct model_obj *o = model_obj(c->m, i);
 	if ((o->cls == k->oome || o->cls == k->ncdfe) && runtime_error(c, i))
 		return REACH_DOUBT_RUNTIME_ERROR;
 	if (o->cls == k->object && o->kind == MODEL_INSTANCE && non_moving(c->m, o))
@@ -217,7 +217,7 @@ static void spread(struct doubt_ctx *c)
 {
 	while (c->sp) {
 		size_t i = c->stack[--c->sp];
-		if (c->m->objs[i].alloc != MODEL_ALLOCATED)
+		if (model_obj(c->m, i)->alloc != MODEL_ALLOCATED)
 			continue;   /* stale words: not followed, as in the root walk */
 		const uint32_t *refs;
 		uint32_t n = model_refs(c->m, i, &refs);
@@ -229,7 +229,7 @@ static void spread(struct doubt_ctx *c)
 
 static void doubt_classes_find(const struct model *m, struct doubt_classes *k)
 {
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 	k->oome = class_named(rt, "java.lang.OutOfMemoryError");
 	k->ncdfe = class_named(rt, "java.lang.NoClassDefFoundError");
 	k->object = class_named(rt, "java.lang.Object");
@@ -242,8 +242,8 @@ static void runtime_seeds(struct doubt_ctx *c)
 {
 	struct doubt_classes k;
 	doubt_classes_find(c->m, &k);
-	for (size_t i = 0; i < c->m->count; i++) {
-		if (bit(c->seen, i) || bit(c->marked, i) || c->m->objs[i].alloc != MODEL_ALLOCATED)
+	for (size_t i = 0; i < model_count(c->m); i++) {
+		if (bit(c->seen, i) || bit(c->marked, i) || model_obj(c->m, i)->alloc != MODEL_ALLOCATED)
 			continue;
 		enum reach_doubt d = doubt_of(c, i, &k);
 		if (d != REACH_DOUBT_NONE) {
@@ -255,7 +255,7 @@ static void runtime_seeds(struct doubt_ctx *c)
 
 static bool is_string(const struct model *m, const struct model_obj *o)
 {
-	return o->alloc == MODEL_ALLOCATED && (o->kind == MODEL_STRING || (o->cls == m->jls && m->jls != MODEL_NONE));
+	return o->alloc == MODEL_ALLOCATED && (o->kind == MODEL_STRING || (o->cls == model_jls(m) && model_jls(m) != MODEL_NONE));
 }
 
 /* DEX literals (interned strings missing).  The intern table holds one String per text, so
@@ -271,9 +271,9 @@ static int literal_seeds(struct doubt_ctx *c, struct err *e)
 		return doubt_nomem(e);
 	}
 	memset(first, 0xff, (c->lit_count ? c->lit_count : 1) * sizeof(*first));
-	for (size_t i = 0; i < c->m->count; i++) {
+	for (size_t i = 0; i < model_count(c->m); i++) {
 		size_t l;
-		if (!is_string(c->m, &c->m->objs[i]) || (l = literal_of(c, &c->m->objs[i])) == SIZE_MAX)
+		if (!is_string(c->m, model_obj(c->m, i)) || (l = literal_of(c, model_obj(c->m, i))) == SIZE_MAX)
 			continue;
 		if (bit(c->seen, i))
 			live[l / 64] |= 1ull << (l % 64);
@@ -301,8 +301,8 @@ int reach_doubt(const struct model *m, struct reach *r, const uint64_t *seen, ui
 		return 0;
 	wbuf_init(&c.text);
 	wbuf_init(&c.other);
-	c.stack = xcalloc(m->count ? m->count : 1, sizeof(*c.stack));
-	r->doubt = xcalloc(m->count ? m->count : 1, 1);
+	c.stack = xcalloc(model_count(m) ? model_count(m) : 1, sizeof(*c.stack));
+	r->doubt = xcalloc(model_count(m) ? model_count(m) : 1, 1);
 	if (!c.stack || !r->doubt)
 		rc = doubt_nomem(e);
 	if (!rc && runtime)

@@ -48,11 +48,11 @@ static int ref_edge(void *arg, uint32_t offset, uint32_t value)
 static int ref_pass(struct ref_pass *p, struct err *e)
 {
 	struct img_drop drop = { 0 };
-	for (size_t i = 0; i < p->m->count; i++) {
-		const struct model_obj *o = &p->m->objs[i];
+	for (size_t i = 0; i < model_count(p->m); i++) {
+		const struct model_obj *o = model_obj(p->m, i);
 		if (o->alloc != MODEL_ALLOCATED)
 			continue;
-		img_drop_behind(p->m->rt->img, &drop, model_va(p->m, o));   /* in address order: bounded memory */
+		img_drop_behind(model_image(p->m), &drop, model_va(p->m, o));   /* in address order: bounded memory */
 		p->self = (uint32_t)i;
 		int rc = model_each_ref(p->m, o, ref_edge, p, e);
 		if (rc < 0)
@@ -65,20 +65,20 @@ static int ref_pass(struct ref_pass *p, struct err *e)
 
 int referrers_build(struct referrers *r, const struct model *m, struct err *e)
 {
-	struct ref_pass p = { .m = m, .r = r, .klass_off = m->rt->layout->object.klass };
+	struct ref_pass p = { .m = m, .r = r, .klass_off = model_runtime(m)->layout->object.klass };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (m->count >= UINT32_MAX)
-		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%zu objects exceed the referrer index", m->count);
-	r->count = m->count;
-	if (!(r->first = xcalloc(m->count + 1, sizeof(*r->first))))
+	if (model_count(m) >= UINT32_MAX)
+		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%zu objects exceed the referrer index", model_count(m));
+	r->count = model_count(m);
+	if (!(r->first = xcalloc(model_count(m) + 1, sizeof(*r->first))))
 		return ref_nomem(r, e);
 	if ((rc = ref_pass(&p, e))) {
 		referrers_release(r);
 		return rc;
 	}
-	for (size_t i = 1; i <= m->count; i++)   /* counts -> starts: first[i] = edges before i */
+	for (size_t i = 1; i <= model_count(m); i++)   /* counts -> starts: first[i] = edges before i */
 		r->first[i] += r->first[i - 1];
 	if (r->edges && (!(r->from = xreallocarray(NULL, r->edges, sizeof(*r->from))) ||
 			 !(r->off = xreallocarray(NULL, r->edges, sizeof(*r->off)))))
@@ -89,7 +89,7 @@ int referrers_build(struct referrers *r, const struct model *m, struct err *e)
 		return rc;
 	}
 	/* each cursor first[t] now stands at t's end, the start of t + 1: shift back by one */
-	memmove(r->first + 1, r->first, m->count * sizeof(*r->first));
+	memmove(r->first + 1, r->first, model_count(m) * sizeof(*r->first));
 	r->first[0] = 0;
 	return 0;
 }
@@ -120,7 +120,7 @@ static bool is_ref_field(const struct rt_field *f)
 
 bool referrers_field_at(const struct model *m, const struct model_obj *o, uint32_t off, struct referrers_field *f)
 {
-	const struct art_runtime *rt = m->rt;
+	const struct art_runtime *rt = model_runtime(m);
 	unsigned depth = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -135,7 +135,7 @@ bool referrers_field_at(const struct model *m, const struct model_obj *o, uint32
 	}
 	if (o->kind == MODEL_CLASS) {
 		const struct rt_class *k = runtime_class_at(rt, model_va(m, o));
-		const struct rt_statics *s = k ? &m->classes[k - rt->classes].statics : NULL;
+		const struct rt_statics *s = k ? &model_class(m, k - rt->classes)->statics : NULL;
 		for (uint32_t i = 0; s && i < s->count; i++)
 			if (s->v[i].offset == off && is_ref_field(&s->v[i])) {
 				f->field = &s->v[i];

@@ -2,7 +2,7 @@
  *
  * referrers_build (after model_finish) walks the references of every allocated object once
  * with model_each_ref and keeps, for each object, the objects that name it and where:
- *   from  the index (in m->objs) of the referring object;
+ *   from  the index (model_obj) of the referring object;
  *   off   the byte offset of the reference inside it: an instance field (of the class or a
  *         super class), an object array element (data offset + 4 * index), or, in a Class
  *         object, one of that class's static fields.

@@ -161,7 +161,7 @@ int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, s
 	uint64_t end = captured_end(img, s->begin, s->end);
 	if (end == s->begin)
 		return 0;       /* zeroed after the compaction, or not captured */
-	struct wk w;
+	struct space_walk w;
 	wk_init(&w, ctx, s);
 	const struct art_space *mov = moving_space(ctx->rt, s);
 	if (!mov) {
@@ -178,7 +178,7 @@ int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, s
 	from.emit = emit_residue;
 	from.arg = &c;
 	struct rt_sizer z;
-	struct wk lw;
+	struct space_walk lw;
 	struct walk_unit lu = { .kind = WALK_UNIT_CONTIGUOUS, .begin = mov->begin, .end = mov->end, .bracket = -1 };
 	struct wk_contig lk = { .place = WALK_BUMP, .where = mov->begin, .blocks = true };
 	runtime_sizer_init(&z, ctx->rt);
@@ -186,7 +186,7 @@ int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, s
 	int rc = wk_contiguous(&lw, &z, mov->begin, mov->end, &lk, &lu, e);
 	anomaly_release(&quiet);
 	if (rc == 0) {
-		struct wk fw;
+		struct space_walk fw;
 		uint64_t d0;
 		struct walk_unit u = { .kind = WALK_UNIT_CONTIGUOUS, .begin = s->begin, .end = end, .bracket = -1,
 				       .state = WALK_RS_ALLOCATED };

@@ -21,7 +21,7 @@ enum { OBJ_ALIGN = 8, HEAD_MAX = 512 };
 enum cw_gap { CW_LINEAR, CW_ZERO, CW_DONE };
 
 struct contig_walk {
-	struct wk *w;
+	struct space_walk *w;
 	struct rt_sizer *z;
 	const struct wk_contig *k;
 	struct walk_unit *u;
@@ -81,7 +81,7 @@ static void cw_junk_end(struct contig_walk *c)
  * in no image of the input, so the bitmap alone sizes it); 0 when it does not. */
 static uint64_t cw_next_live(const struct contig_walk *c, uint64_t va, uint64_t end)
 {
-	const struct wk *w = c->w;
+	const struct space_walk *w = c->w;
 	return w->ev && walk_evidence_live(w->ev, w->s, va) == 1
 		       ? walk_evidence_next_live(w->ev, w->s, va + OBJ_ALIGN, end) : 0;
 }
@@ -115,7 +115,7 @@ static bool block_header(const struct contig_walk *c, const uint8_t *p, size_t a
 	return *size >= 2 * ps && *size % OBJ_ALIGN == 0 && *size <= end - va;
 }
 
-int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
+int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
 		  struct walk_unit *u, struct err *e)
 {
 	struct contig_walk c = { .w = w, .z = z, .k = k, .u = u, .gap = k->gap ? CW_LINEAR : CW_DONE };
@@ -220,7 +220,7 @@ int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end
 
 int walk_image(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
-	struct wk w;
+	struct space_walk w;
 	struct rt_sizer z;
 	const struct art_layout *l = ctx->rt->layout;
 	struct wk_contig k = { .place = WALK_IMAGE, .where = s->begin, .number = true };
@@ -280,7 +280,7 @@ static void bump_walk_gap(struct walk_unit *u)
 
 int walk_bump(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
-	struct wk w;
+	struct space_walk w;
 	struct rt_sizer z;
 	struct wk_contig k = { .place = WALK_BUMP, .where = s->begin, .blocks = true, .gap = true };
 	struct walk_unit u = { .kind = WALK_UNIT_CONTIGUOUS, .begin = s->begin, .end = s->end, .bracket = -1,

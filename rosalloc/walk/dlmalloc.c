@@ -31,7 +31,7 @@ struct dl_seg {
 };
 
 struct dl_walk {
-	struct wk w;
+	struct space_walk w;
 	uint64_t begin, end, top, topsize;
 	unsigned word, align, min_chunk;   /* word: dlmalloc's SIZE_T_SIZE (4 or 8) */
 	uint64_t fencepost;            /* FENCEPOST_HEAD = INUSE_BITS | SIZE_T_SIZE */

@@ -44,7 +44,7 @@ static const struct los_flags *los_row(const char *family)
 
 int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
-	struct wk w;
+	struct space_walk w;
 	size_t avail;
 	int rc;
 
@@ -71,7 +71,7 @@ int walk_los_map(const struct walk_ctx *ctx, const struct art_space *s, struct e
 /* Score of a page size for the free-list LOS: each of the first allocated blocks the
  * allocation-info entries give (read with that page size) that starts with an object of a known class
  * counts +1, any other -1; a chain that leaves the space ends the count. */
-static int los_page_score(const struct wk *w, const struct art_space *s, const uint8_t *info, size_t n,
+static int los_page_score(const struct space_walk *w, const struct art_space *s, const uint8_t *info, size_t n,
 			  const struct los_flags *fl, uint64_t page_size)
 {
 	size_t pages = (size_t)((s->limit - s->begin) / page_size), i = 0;
@@ -101,7 +101,7 @@ static int los_page_score(const struct wk *w, const struct art_space *s, const u
  * runtime/gc/space/large_object_space.cc @R15), and a block's size counts pages: the size
  * whose info map has that length wins; when both or neither do, the one whose blocks start
  * with objects of known classes (ties: 4 KiB). */
-static uint64_t los_page(const struct wk *w, const struct art_space *s, const uint8_t *info, size_t n,
+static uint64_t los_page(const struct space_walk *w, const struct art_space *s, const uint8_t *info, size_t n,
 			 const struct los_flags *fl)
 {
 	static const uint64_t sizes[2] = { 4096, 16384 };
@@ -125,7 +125,7 @@ static uint64_t los_page(const struct wk *w, const struct art_space *s, const ui
 
 int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
-	struct wk w;
+	struct space_walk w;
 	const struct los_flags *fl;
 	const uint8_t *info;
 	size_t n, pages, i = 0;

@@ -35,7 +35,7 @@ static bool family_poisons(const char *f)
 }
 
 struct region_walk {
-	struct wk w;
+	struct space_walk w;
 	struct rt_sizer z;
 	bool poison;
 	struct walk_candidate pend;    /* the last object, emitted when the next start is known */

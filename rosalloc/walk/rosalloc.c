@@ -143,7 +143,7 @@ int walk_rosalloc_geometry(const char *family, unsigned idx, uint32_t *size, uin
 /* ---- one run ---- */
 
 struct ros_walk {
-	struct wk w;
+	struct space_walk w;
 	struct ros_geom g;
 	uint8_t *scratch;              /* a run that spans two captured regions is copied here */
 	uint64_t runs, large, free_pages;

@@ -55,7 +55,7 @@ const char *walk_region_state_name(enum walk_region_state s)
 
 /* ---- helpers ---- */
 
-void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s)
+void wk_init(struct space_walk *w, const struct walk_ctx *ctx, const struct art_space *s)
 {
 	memset(w, 0, sizeof(*w));
 	w->ctx = ctx;
@@ -66,7 +66,7 @@ void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s
 	w->name = s->name && s->name[0] ? s->name : spaces_kind_name(s->kind);
 }
 
-void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
+void wk_anom(struct space_walk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
 {
 	char msg[ANOMALY_MSG_MAX];
 	va_list ap;
@@ -78,7 +78,7 @@ void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t
 	anomaly_add(w->ctx->sink, code, cause, va, w->name, "%s", msg);
 }
 
-int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e)
+int wk_emit(struct space_walk *w, struct walk_candidate *c, struct err *e)
 {
 	c->space = w->s;
 	c->live_bit = w->ev ? (int8_t)walk_evidence_live(w->ev, w->s, c->addr) : -1;
@@ -87,7 +87,7 @@ int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e)
 	return w->ctx->emit(w->ctx->arg, c, e);
 }
 
-int wk_unit(struct wk *w, struct walk_unit *u, struct err *e)
+int wk_unit(struct space_walk *w, struct walk_unit *u, struct err *e)
 {
 	u->space = w->s;
 	return w->ctx->unit ? w->ctx->unit(w->ctx->unit_arg, u, e) : 0;
@@ -95,13 +95,7 @@ int wk_unit(struct wk *w, struct walk_unit *u, struct err *e)
 
 const uint8_t *wk_at(const struct image *img, uint64_t va, size_t *avail)
 {
-	const struct img_region *r = img_find(img, va);
-	if (!r || !r->data || va - r->start >= r->data_len) {
-		*avail = 0;
-		return NULL;
-	}
-	*avail = r->data_len - (size_t)(va - r->start);
-	return r->data + (va - r->start);
+	return img_span(img, va, 1, avail);   /* at least one byte: va itself is captured */
 }
 
 const uint8_t *wk_bytes(const struct image *img, uint64_t va, size_t n, uint8_t *buf, size_t cap)

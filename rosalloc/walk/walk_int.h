@@ -13,7 +13,7 @@
 enum { WK_PAGE = 4096 };
 
 /* One walk of one space. */
-struct wk {
+struct space_walk {
 	const struct walk_ctx *ctx;
 	const struct art_space *s;
 	const struct image *img;
@@ -23,14 +23,14 @@ struct wk {
 	uint64_t damaged;           /* anomalies recorded so far (units take differences) */
 };
 
-void wk_init(struct wk *w, const struct walk_ctx *ctx, const struct art_space *s);
+void wk_init(struct space_walk *w, const struct walk_ctx *ctx, const struct art_space *s);
 /* Records an anomaly against the walked space. */
-void wk_anom(struct wk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
+void wk_anom(struct space_walk *w, enum anomaly_code code, enum err_code cause, uint64_t va, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* Fills space, evidence fields (live bit, allocation stack) and calls emit. */
-int wk_emit(struct wk *w, struct walk_candidate *c, struct err *e);
+int wk_emit(struct space_walk *w, struct walk_candidate *c, struct err *e);
 /* Calls unit() when set. */
-int wk_unit(struct wk *w, struct walk_unit *u, struct err *e);
+int wk_unit(struct space_walk *w, struct walk_unit *u, struct err *e);
 
 /* Captured bytes from va to the end of its image region's capture (*avail bytes); NULL when
  * va is not captured. */
@@ -66,7 +66,7 @@ struct wk_contig {
 /* Emits every object of [start, end); u->allocated counts them, u->top ends the last.  With
  * k->gap, u->gap_begin/gap_end give the first run of zero words after the objects that lie
  * back to back from start, when an object follows it (nothing else in between). */
-int wk_contiguous(struct wk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
+int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
 		  struct walk_unit *u, struct err *e);
 
 /* True when the n bytes at p are all zero (word at a time). */

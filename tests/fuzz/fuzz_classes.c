@@ -1,4 +1,4 @@
-/* fuzz_classes.c - class decoding (art/runtime/runtime.c, art/mirror/mirror.c, art/runtime/spaces.c) over an image
+/* fuzz_classes.c - class decoding (art/runtime/runtime*.c, art/mirror/mirror.c, art/runtime/spaces.c) over an image
  * built from the input: [u8 flags][u32le heap_len][u32le linear_len][heap][linear][DEX].
  * The heap is mapped at 0x12c00000 (named "non moving space" when flags bit 0 is set, else
  * unnamed and found by content), the linear part at 0x7f0000100000 (ArtField arrays), the

@@ -202,6 +202,22 @@ static void test_regions(void)
 		T_CHECK(!img_peek(&img, UINT64_MAX - 2, pk, 8), "peek past the address space is false");
 		T_CHECK(img_peek(&img, 0x3000, pk, 0), "an empty peek is true");
 	}
+	{
+		/* img_span: one region's bytes in place; unlike img_peek it does not join abutting ones */
+		size_t rest = 1;
+		T_CHECK(img_span(&img, 0x1ff0, 0x10, &rest) == a + 0xff0, "span inside region a points into a");
+		T_EQ_U(rest, 0x10);
+		T_CHECK(img_span(&img, 0x1ffc, 8, &rest) == NULL, "span across abutting regions is NULL");
+		T_EQ_U(rest, 0);
+		T_CHECK(img_span(&img, 0x2000, 4, NULL) == b, "span at region b's start points at b");
+		T_CHECK(img_span(&img, 0x5400, 0, &rest) == c + 0x400, "an empty span inside region c");
+		T_EQ_U(rest, 0x400);
+		T_CHECK(img_span(&img, 0x5800, 0, &rest) == NULL, "the region's end is outside it, even empty");
+		T_EQ_U(rest, 0);
+		T_CHECK(img_span(&img, 0x3000, 0, &rest) == NULL, "span in a gap is NULL, even empty");
+		T_CHECK(img_span(&img, 0x5000, SIZE_MAX, &rest) == NULL, "a span longer than the region is NULL");
+		T_EQ_U(rest, 0);
+	}
 	T_CHECK(img_find(&img, 0xfff) == NULL, "below");
 	T_EQ_S(img_find(&img, 0x1000)->name, "a");
 	T_EQ_S(img_find(&img, 0x1fff)->name, "a");

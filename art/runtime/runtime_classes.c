@@ -1,0 +1,248 @@
+/* runtime_classes.c - the Class objects: collected from the object chunks, sorted, hashed
+ * by address, linked to their supers, and named. */
+#include "art/runtime/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "art/runtime/runtime_int.h"
+#include "carver/base/bsearch.h"
+#include "carver/base/ck.h"
+#include "carver/base/htab.h"
+#include "carver/base/xalloc.h"
+
+/* ---- classes ---- */
+
+static int add_class(struct art_runtime *rt, const struct mirror_class *c, struct err *e)
+{
+	if (rt->class_count % 256 == 0) {
+		struct rt_class *v = xreallocarray(rt->classes, rt->class_count + 256, sizeof(*v));
+		if (!v)
+			return rt_nomem(e);
+		rt->classes = v;
+	}
+	struct rt_class *k = &rt->classes[rt->class_count++];
+	memset(k, 0, sizeof(*k));
+	k->addr = c->addr;
+	k->raw = *c;
+	k->name_how = "";
+	k->fields_how = "";
+	k->dex = k->dissent_dex = k->super = k->component = RT_NONE;
+	k->space = spaces_at(&rt->spaces, c->addr);
+	return 0;
+}
+
+static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
+			   struct err *e)
+{
+	uint32_t jlc = (uint32_t)rt->java_lang_class;
+	(void)ctx;
+	for (size_t off = 0; off + 8 <= n; off += 8) {
+		struct mirror_class c;
+		struct err why;
+		if (ld_u32le(p + off) != jlc)
+			continue;
+		/* a from-space copy left behind by a moving GC carries a forwarding lock word: a
+		 * normal leftover, not damage */
+		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD) {
+			rt->rejected_classes++;
+			continue;
+		}
+		/* a word equal to java.lang.Class's address is a candidate only: inside another
+		 * object (a Field whose type is Class, an array of classes) or in free memory it is
+		 * no Class, and that is no damage.  A damaged real Class is an object start the
+		 * walkers find: the model records it there ("class word is java.lang.Class but the
+		 * runtime model has no Class"), so only the count is kept here. */
+		err_init(&why);
+		if (mirror_class_read(&rt->m, va + off, &c, &why) ||
+		    (!mirror_class_plausible(&rt->m, &c, jlc) &&
+		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
+			     (unsigned long long)(va + off)))) {
+			if (!rt->rejected_classes++)
+				snprintf(rt->first_rejected, sizeof(rt->first_rejected), "%.150s", why.msg);
+			continue;
+		}
+		if (mirror_class_retired(&rt->m, &c)) {
+			rt->retired_classes++;
+			continue;
+		}
+		int rc = add_class(rt, &c, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct rt_class *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* runtime_class_at answers for every carved object (its class word), often more than once:
+ * a hash table of the class addresses replaces a binary search over thousands of classes. */
+static int hash_classes(struct art_runtime *rt, struct err *e)
+{
+	if (rt->class_count > HTAB_VAL_MAX || htab_reserve(&rt->class_hash, rt->class_count))
+		return rt_nomem(e);
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (htab_add(&rt->class_hash, rt->classes[i].addr, (uint32_t)i))   /* the first of equal addresses answers */
+			return rt_nomem(e);
+	return 0;
+}
+
+static uint64_t class_addr(const void *v, size_t i) { return ((const struct rt_class *)v)[i].addr; }
+
+const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr)
+{
+	if (rt->class_hash.cap) {
+		uint32_t i;
+		return htab_get(&rt->class_hash, addr, &i) ? &rt->classes[i] : NULL;
+	}
+	size_t i = bs_find(rt->classes, rt->class_count, class_addr, addr);
+	return i == SIZE_MAX ? NULL : &rt->classes[i];
+}
+
+static size_t class_index(const struct art_runtime *rt, uint64_t addr)
+{
+	const struct rt_class *k = addr ? runtime_class_at(rt, addr) : NULL;
+	return k ? (size_t)(k - rt->classes) : RT_NONE;
+}
+
+void rt_link_classes(struct art_runtime *rt)
+{
+	for (size_t i = 0; i < rt->class_count; i++) {
+		struct rt_class *k = &rt->classes[i];
+		k->super = class_index(rt, k->raw.super_class);
+		k->component = class_index(rt, k->raw.component_type);
+	}
+}
+
+int rt_find_classes(struct art_runtime *rt, struct err *e)
+{
+	int rc = rt_each_chunk(rt, false, collect_classes, NULL, e);
+	if (rc)
+		return rc;
+	if (rt->class_count > 1) /* none when every Class is a forwarded copy: classes is NULL */
+		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
+	if (rt->class_count > UINT32_MAX - 1)
+		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%zu classes: more than the model holds", rt->class_count);
+	return hash_classes(rt, e);
+}
+
+/* ---- names ---- */
+
+static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b, struct err *e);
+
+/* Appends the name from the class's DEX type_ids: 0, 1 if unknown (*why says why when the
+ * type does not read), <0 error. */
+static int name_from_dex(struct art_runtime *rt, struct rt_class *k, struct wbuf *b, struct err *why,
+			 struct err *e)
+{
+	const uint8_t *s;
+	size_t n;
+	int rc;
+
+	if (k->dex == RT_NONE)
+		return 1;
+	if ((rc = dex_type_descriptor(&rt->dexes[k->dex].dex, k->raw.dex_type_idx, &s, &n, why)) == 0)
+		rc = mirror_java_name(s, n, b, why);
+	if (rc < 0) {
+		err_prefix(why, "dex_type_idx %u", k->raw.dex_type_idx);
+		return rt_source_failed(rc, why, e);
+	}
+	k->name_how = "dex";
+	rt->dexes[k->dex].classes++;
+	return 0;
+}
+
+/* Appends Class.name_ when it is set: 0, 1 if unset or unreadable (*why), <0 error. */
+static int name_from_string(struct art_runtime *rt, struct rt_class *k, struct wbuf *b, struct err *why,
+			    struct err *e)
+{
+	size_t start = b->len;
+	int rc;
+
+	if (!k->raw.name)
+		return 1;
+	if ((rc = mirror_class_name_string(&rt->m, k->raw.name, RT_MAX_NAME, b, why)) == 0) {
+		k->name_how = "name_";
+		return 0;
+	}
+	b->len = start;
+	err_prefix(why, "name_");
+	return rt_source_failed(rc, why, e);
+}
+
+/* Appends the name from name_, else the primitive type, the component type or the DEX:
+ * 0, 1 if unknown, <0 error.  Failed reads are settled (recorded) here. */
+static int name_sources(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b, struct err *e)
+{
+	struct rt_class *k = &rt->classes[i];
+	struct err why_name, why_dex;
+	const char *p;
+	int rc;
+
+	err_init(&why_name);
+	err_init(&why_dex);
+	if ((rc = name_from_string(rt, k, b, &why_name, e)) != 1) {
+		if (rc < 0)
+			return rc;
+	} else if ((p = mirror_primitive_name(k->raw.primitive_type & rt->layout->klass.primitive_mask))) {
+		wbuf_put(b, p, strlen(p));
+		k->name_how = "primitive";
+		rc = 0;
+	} else if (k->component != RT_NONE && k->component != i) {
+		if ((rc = name_class(rt, k->component, depth + 1, b, e)) == 0) {
+			wbuf_put(b, "[]", 2);
+			k->name_how = "array";
+		}
+	} else {
+		rc = name_from_dex(rt, k, b, &why_dex, e);
+	}
+	if (rc < 0)
+		return rc;
+	rt_settle(rt, ANOM_CLASS_NAME, k->addr, "name of class", rc == 1, &why_name, &why_dex);
+	return rc;
+}
+
+/* Appends the name of class i to b (computing and caching it): 0, 1 if unknown, <0 error.
+ * A class is worked out once: an unknown name is not retried (nor its damage recorded
+ * again) when an array class of it asks. */
+static int name_class(struct art_runtime *rt, size_t i, unsigned depth, struct wbuf *b, struct err *e)
+{
+	struct rt_class *k = &rt->classes[i];
+	size_t start = b->len;
+	int rc;
+
+	if (k->name) {
+		wbuf_put(b, k->name, strlen(k->name));
+		return 0;
+	}
+	if (k->name_tried || depth > RT_MAX_ARRAY_DEPTH)
+		return 1;
+	k->name_tried = true;
+	if ((rc = name_sources(rt, i, depth, b, e)) != 0)
+		return rc;
+	if (b->failed)
+		return wbuf_status(b, e);
+	/* an empty name leaves the buffer unallocated: no offset on a NULL pointer */
+	k->name = rt_strdup(rt, b->data ? (const char *)b->data + start : "", b->len - start);
+	return k->name ? 0 : rt_nomem(e);
+}
+
+int rt_name_classes(struct art_runtime *rt, struct err *e)
+{
+	struct wbuf b;
+	int rc = 0;
+
+	wbuf_init(&b);
+	for (size_t i = 0; i < rt->class_count && rc >= 0; i++) {
+		b.len = 0;
+		rc = name_class(rt, i, 0, &b, e);
+	}
+	if (rc >= 0)
+		rc = wbuf_status(&b, e);
+	wbuf_release(&b);
+	return rc < 0 ? rc : 0;
+}

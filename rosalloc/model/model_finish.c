@@ -1,0 +1,190 @@
+/* model_finish.c - the object table once every candidate is in: sorted by address,
+ * duplicates and overlaps dropped, every reference checked, counted per space and class. */
+#include "rosalloc/model/model_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/xalloc.h"
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct model_obj *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* allocated before free at the same address, then by space for a stable order */
+	if (x->alloc != y->alloc)
+		return x->alloc < y->alloc ? -1 : 1;
+	return x->space < y->space ? -1 : x->space > y->space;
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Drops the objects overlapping the one before them (the first of two claims is kept). */
+/* Marks every object that overlaps the one kept before it. */
+static size_t mark_overlaps(struct model *m)
+{
+	size_t kept = MODEL_NONE, dropped = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		struct model_obj *o = &m->objs[i];
+		const struct model_obj *p = kept != MODEL_NONE ? &m->objs[kept] : NULL;
+		if (p && o->addr < (uint64_t)p->addr + p->size) {
+			m->duplicates++;
+			m->rejected++;
+			o->flags |= MODEL_F_DROPPED;
+			dropped++;
+			anomaly_add(m->sink, ANOM_CANDIDATE, ERR_CORRUPT, model_va(m, o), m->rt->spaces.v[o->space].name,
+				    "object at 0x%llx (%u bytes) overlaps the object at 0x%llx (%u bytes)",
+				    (unsigned long long)model_va(m, o), o->size, (unsigned long long)model_va(m, p), p->size);
+			continue;
+		}
+		kept = i;
+	}
+	return dropped;
+}
+
+/* Removes the objects marked dropped, with their references.  When the references are
+ * already object indexes (resolved), they are renumbered; one to a dropped object becomes
+ * MODEL_REF_NONE. */
+static int drop_marked(struct model *m, bool resolved, struct err *e)
+{
+	uint32_t *renumber = resolved ? xreallocarray(NULL, m->count ? m->count : 1, sizeof(uint32_t)) : NULL;
+	size_t out = 0, rout = 0;
+
+	if (resolved && !renumber)
+		return model_nomem(e);
+	for (size_t i = 0; i < m->count; i++) {
+		uint32_t a = m->ref_at[i], n = m->ref_at[i + 1] - a;
+		if (renumber)
+			renumber[i] = m->objs[i].flags & MODEL_F_DROPPED ? MODEL_REF_NONE : (uint32_t)out;
+		if (m->objs[i].flags & MODEL_F_DROPPED) {
+			m->object_bytes -= m->objs[i].size;
+			continue;
+		}
+		if (n)   /* refs is NULL while no reference was kept */
+			memmove(&m->refs[rout], &m->refs[a], (size_t)n * sizeof(*m->refs));
+		m->objs[out] = m->objs[i];
+		m->ref_at[out++] = (uint32_t)rout;
+		rout += n;
+	}
+	m->ref_at[out] = (uint32_t)rout;
+	m->ref_count = rout;
+	m->count = out;
+	for (size_t k = 0; renumber && k < rout; k++)
+		if (m->refs[k] != MODEL_REF_NONE)
+			m->refs[k] = renumber[m->refs[k]];
+	xfree(renumber);
+	return 0;
+}
+
+/* The references again, from the image, in the objects' (sorted) order: when the walkers did
+ * not hand the objects over in address order, the slices gathered by push no longer match. */
+static int regather_refs(struct model *m, struct err *e)
+{
+	struct img_drop drop = { 0 };
+	m->ref_count = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		img_drop_behind(m->rt->img, &drop, model_va(m, &m->objs[i]));
+		int rc = model_gather_refs(m, i, e);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The first implausible reference of o, for the anomaly (read again: this is rare). */
+static void bad_ref_anomaly(struct model *m, struct model_obj *o, uint32_t value)
+{
+	const struct rt_class *k = &m->rt->classes[o->cls];
+	const char *space = m->rt->spaces.v[o->space].name;
+	struct model_ref_scan b = { m, true, false, 0, 0 };
+	struct err why;
+
+	err_init(&why);
+	o->flags |= MODEL_F_BAD_REF | MODEL_F_DROPPED;
+	m->rejected++;
+	if (model_each_ref(m, o, model_scan_ref, &b, &why) < 0) {   /* it read when added: say so if not now */
+		anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, model_va(m, o), space,
+			    "candidate at 0x%llx (%s): reference 0x%x is no object start (its offset unknown: %s)",
+			    (unsigned long long)model_va(m, o), k->name ? k->name : "class ?", value, why.msg);
+		return;
+	}
+	anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, model_va(m, o), space,
+		    "candidate at 0x%llx (%s): reference 0x%x at +%u is no object start", (unsigned long long)model_va(m, o),
+		    k->name ? k->name : "class ?", b.value, b.off);
+}
+
+/* Every allocated object's references (kept by push) must each be plausible; a candidate with
+ * one that is not is dropped as an anomaly.  Reads from the image only the class word of a
+ * target that is no object of the model, and the rare failure's bytes. */
+static int check_refs(struct model *m, struct err *e)
+{
+	size_t dropped = 0;
+	uint64_t done = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		struct model_obj *o = &m->objs[i];
+		progress_to(m->progress, done += o->size);
+		bool check = !(o->flags & MODEL_F_UNCHECKED);
+		if (i % 65536 == 65535)   /* a target that is no object is read at its class word, anywhere */
+			img_drop(m->rt->img, 0, UINT64_MAX);
+		/* free objects have no references kept: their slices are empty */
+		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
+			uint32_t v = m->refs[k];
+			size_t j = model_ix_find(m, v);
+			if (j == MODEL_NONE && check && !model_ref_plausible(m, v, j)) {
+				bad_ref_anomaly(m, o, v);
+				dropped++;
+				break;
+			}
+			m->refs[k] = j == MODEL_NONE ? MODEL_REF_NONE : (uint32_t)j;   /* resolved once, for reach */
+		}
+	}
+	if (!dropped)
+		return 0;
+	int rc = drop_marked(m, true, e);
+	if (rc)
+		return rc;
+	/* the index runs hold the old positions: build it again when objects went */
+	if ((rc = model_ix_build(m, e)) == 0)
+		model_ix_rank(m);
+	return rc;
+}
+
+int model_finish(struct model *m, struct err *e)
+{
+	bool sorted = true;
+	int rc;
+
+	/* the walkers emit in address order within a space and walk the spaces in address order */
+	for (size_t i = 1; i < m->count && sorted; i++)
+		sorted = by_addr(&m->objs[i - 1], &m->objs[i]) < 0;
+	if (!sorted)
+		qsort(m->objs, m->count, sizeof(*m->objs), by_addr);
+	if (!sorted && (rc = regather_refs(m, e)))
+		return rc;
+	sorted = true;
+	for (size_t i = 1; i < m->free_count && sorted; i++)
+		sorted = m->free_places[i - 1] < m->free_places[i];
+	if (!sorted)
+		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
+	if (mark_overlaps(m) && (rc = drop_marked(m, false, e)))
+		return rc;
+	if ((rc = model_ix_build(m, e)))
+		return rc;
+	model_ix_rank(m);
+	if ((rc = check_refs(m, e)))
+		return rc;
+	for (size_t i = 0; i < m->count; i++) {
+		const struct model_obj *o = &m->objs[i];
+		struct model_space_count *s = &m->per_space[o->space];
+		s->objects[o->alloc][o->content]++;
+		s->bytes += o->size;
+		m->classes[o->cls].objects++;
+	}
+	m->finished = true;
+	return 0;
+}
