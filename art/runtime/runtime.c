@@ -585,6 +585,16 @@ static int add_class(struct art_runtime *rt, const struct mirror_class *c, struc
 	return 0;
 }
 
+/* A Class's lock word in the forwarding state (lock_word.h @R11: ForwardingAddress() =
+ * value_ << kForwardingAddressShift, in 32 bits) marks a from-space copy a moving GC left
+ * behind, when its target is a captured Class too; any other target makes the word damage,
+ * and the Class is read on. */
+static bool forwarded_copy(const struct art_runtime *rt, uint32_t lock)
+{
+	uint32_t k;
+	return mirror_peek_u32(&rt->m, (uint32_t)(lock << 3), &k) && k == (uint32_t)rt->java_lang_class;
+}
+
 static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
 			   struct err *e)
 {
@@ -593,11 +603,12 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 	for (size_t off = 0; off + 8 <= n; off += 8) {
 		struct mirror_class c;
 		struct err why;
+		const char *damaged;
 		if (ld_u32le(p + off) != jlc)
 			continue;
 		/* a from-space copy left behind by a moving GC carries a forwarding lock word: a
 		 * normal leftover, not damage */
-		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD) {
+		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD && forwarded_copy(rt, ld_u32le(p + off + 4))) {
 			rt->rejected_classes++;
 			continue;
 		}
@@ -607,8 +618,12 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		 * walkers find: the model records it there ("class word is java.lang.Class but the
 		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		if (mirror_class_read(&rt->m, va + off, &c, &why) ||
-		    (!mirror_class_plausible(&rt->m, &c, jlc) &&
+		if (mirror_class_read(&rt->m, va + off, &c, &why) == 0 && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
+			anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, va + off, space_name(rt, va + off),
+				    "class at 0x%llx: %s out of range (damage); read as a Class by its other fields",
+				    (unsigned long long)(va + off), damaged);
+			mirror_class_repair(&rt->m, &c, damaged);
+		} else if (why.code || (!mirror_class_plausible(&rt->m, &c, jlc) &&
 		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
 			     (unsigned long long)(va + off)))) {
 			if (!rt->rejected_classes++)
