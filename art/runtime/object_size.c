@@ -14,11 +14,9 @@ void runtime_sizer_init(struct rt_sizer *z, const struct art_runtime *rt)
 	z->rt = rt;
 	if (rt->layout && rt->layout->string.value == ART_ABSENT)
 		return; /* 5.x: a String is an ordinary instance (its chars are in a char[]) */
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String")) {
-			z->jls = rt->classes[i].addr;
-			break;
-		}
+	size_t jls = runtime_string_class(rt);
+	if (jls != RT_NONE)
+		z->jls = rt->classes[jls].addr;
 }
 
 const struct rt_class *runtime_sizer_class(struct rt_sizer *z, uint32_t klass)

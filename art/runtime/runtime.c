@@ -1838,3 +1838,24 @@ void runtime_close(struct art_runtime *rt)
 	anomaly_release(&rt->anomalies);
 	memset(rt, 0, sizeof(*rt));
 }
+
+/* By name; else (the name lost to damage or to bytes not captured) the one class whose
+ * class_flags_ say String: kClassFlagString = 0x4 (runtime/class_flags.h @R11; 7.0+). */
+size_t runtime_string_class(const struct art_runtime *rt)
+{
+	size_t found = RT_NONE;
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String"))
+			return i;
+	if (!rt->layout || rt->layout->klass.class_flags == ART_ABSENT)
+		return RT_NONE;
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct rt_class *k = &rt->classes[i];
+		if (!(k->raw.class_flags & 0x4u) || k->raw.component_type || (k->name && strcmp(k->name, "java.lang.String")))
+			continue;
+		if (found != RT_NONE)
+			return RT_NONE;   /* two: the flags do not tell */
+		found = i;
+	}
+	return found;
+}

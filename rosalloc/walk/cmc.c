@@ -13,7 +13,8 @@
  * the runtime model and its size must fit).  A candidate whose bytes equal an object of the
  * moving space, references aside, is a copy of a survivor and is not reported: every 8-aligned
  * word that points into the moving space is compared as zero, since compaction rewrites the
- * references (and class words) of what it moves.  Every other candidate is emitted free:
+ * references (and class words) of what it moves.  A hash of each object finds the candidate
+ * match; the bytes confirm it.  A candidate whose bytes are not all captured is no copy.  Every other candidate is emitted free:
  * residue of a dead object, which the object model checks like any free candidate.  Equal
  * dead and live objects (two equal empty arrays) are thus not reported: the bytes cannot tell
  * them apart.
@@ -39,9 +40,14 @@ enum { OBJ_ALIGN = 8, SIG_MIN_CAP = 1024 };
 static const char from_space_suffix[] = "from-space";
 
 /* Signatures of the moving space's objects: an open-addressing set of 64-bit hashes (0 is
- * the empty slot; a hash of 0 is stored as 1). */
+ * the empty slot; a hash of 0 is stored as 1), each with the object it was taken of, so that
+ * a match is confirmed byte by byte (a hash alone proves no copy). */
+struct sig {
+	uint64_t h, va, size;
+};
+
 struct sigset {
-	uint64_t *v;
+	struct sig *v;
 	size_t cap, n;
 };
 
@@ -52,6 +58,34 @@ struct cmc {
 	const struct image *img;
 	uint64_t copies, residue;       /* from-space candidates: survivors' copies, residue */
 };
+
+/* The word at va as sig_of hashes it (a pointer into the moving space as zero); false when
+ * its bytes are not captured. */
+static bool sig_word(const struct cmc *c, uint64_t va, uint64_t left, uint32_t *w)
+{
+	uint8_t buf[4], tail[4] = { 0 };
+	size_t n = left < 4 ? (size_t)left : 4;
+	const uint8_t *p = wk_bytes(c->img, va, n, buf, sizeof(buf));
+	if (!p)
+		return false;
+	memcpy(tail, p, n);
+	*w = wk_u32(tail);
+	if (n == 4 && !(*w & (OBJ_ALIGN - 1)) && *w >= c->mov_begin && *w < c->mov_end)
+		*w = 0;
+	return true;
+}
+
+/* True when the objects at a and b (size bytes each) are equal, references into the moving
+ * space aside: what the signatures stand for. */
+static bool same_object(const struct cmc *c, uint64_t a, uint64_t b, uint64_t size)
+{
+	for (uint64_t off = 0; off < size; off += 4) {
+		uint32_t x, y;
+		if (!sig_word(c, a + off, size - off, &x) || !sig_word(c, b + off, size - off, &y) || x != y)
+			return false;
+	}
+	return true;
+}
 
 /* FNV-1a 64 over the word's four bytes, least significant first */
 static uint64_t sig_mix(uint64_t h, uint32_t w)
@@ -97,30 +131,31 @@ static bool sig_of(const struct cmc *c, uint64_t va, uint64_t size, uint64_t *ou
 	return true;
 }
 
-static bool sig_has(const struct sigset *s, uint64_t h)
+/* The live object whose signature is h, NULL if none. */
+static const struct sig *sig_find(const struct sigset *s, uint64_t h)
 {
 	if (!s->cap)
-		return false;
+		return NULL;
 	for (size_t i = (size_t)h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (s->v[i] == h)
-			return true;
-		if (!s->v[i])
-			return false;
+		if (s->v[i].h == h)
+			return &s->v[i];
+		if (!s->v[i].h)
+			return NULL;
 	}
 }
 
-static int sig_add(struct sigset *s, uint64_t h, struct err *e)
+static int sig_add(struct sigset *s, uint64_t h, uint64_t va, uint64_t size, struct err *e)
 {
 	if (2 * (s->n + 1) > s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : SIG_MIN_CAP;
-		uint64_t *v = xcalloc(cap, sizeof(*v));
+		struct sig *v = xcalloc(cap, sizeof(*v));
 		if (!v || cap < s->cap)
 			return xfree(v), ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the from-space signatures");
 		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->v[i])
+			if (!s->v[i].h)
 				continue;
-			size_t j = (size_t)s->v[i] & (cap - 1);
-			while (v[j])
+			size_t j = (size_t)s->v[i].h & (cap - 1);
+			while (v[j].h)
 				j = (j + 1) & (cap - 1);
 			v[j] = s->v[i];
 		}
@@ -129,10 +164,10 @@ static int sig_add(struct sigset *s, uint64_t h, struct err *e)
 		s->cap = cap;
 	}
 	size_t i = (size_t)h & (s->cap - 1);
-	while (s->v[i] && s->v[i] != h)
+	while (s->v[i].h && s->v[i].h != h)
 		i = (i + 1) & (s->cap - 1);
-	if (!s->v[i]) {
-		s->v[i] = h;
+	if (!s->v[i].h) {
+		s->v[i] = (struct sig){ h, va, size };
 		s->n++;
 	}
 	return 0;
@@ -145,7 +180,7 @@ static int collect_live(void *arg, const struct walk_candidate *cand, struct err
 	uint64_t h;
 	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h))
 		return 0;
-	return sig_add(&c->set, h, e);
+	return sig_add(&c->set, h, cand->addr, cand->size, e);
 }
 
 /* emit() of the from-space's walk: a copy of a survivor is dropped, the rest is residue. */
@@ -153,7 +188,11 @@ static int emit_residue(void *arg, const struct walk_candidate *cand, struct err
 {
 	struct cmc *c = arg;
 	uint64_t h;
-	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h) || sig_has(&c->set, h)) {
+	const struct sig *live;
+	/* a candidate whose bytes are not all captured is no known copy: the object model
+	 * judges it (and records what is missing) like any other */
+	if (cand->size && sig_of(c, cand->addr, cand->size, &h) && (live = sig_find(&c->set, h)) &&
+	    live->size == cand->size && same_object(c, cand->addr, live->va, cand->size)) {
 		c->copies++;
 		return 0;
 	}
