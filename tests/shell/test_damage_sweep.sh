@@ -22,11 +22,8 @@
 . "$(dirname "$0")/lib.sh"
 REAL=$CORPUS/images/realart
 SWEEP=build/tools/damage_sweep
-t_need zstd || { t_done; exit; }
-[ -x "$SWEEP" ] || { t_fail "no $SWEEP (make all)"; t_done; exit; }
-# the cores are written once per run: tmpfs when there is one
-W=$TMP
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/artcarve-damage.XXXXXX) && trap 'rm -rf "$TMP" "$W"' EXIT
+t_need zstd && t_built "$SWEEP" || { t_done; exit; }
+t_scratch   # the cores are written once per run: tmpfs when there is one
 
 sweep() {   # NAME CORE MAPS ARGS...
 	name=$1; shift

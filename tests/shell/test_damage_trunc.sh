@@ -13,10 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 REAL=$CORPUS/images/realart
 TRUNC=build/tools/damage_trunc
-t_need zstd || { t_done; exit; }
-[ -x "$TRUNC" ] || { t_fail "no $TRUNC (make all)"; t_done; exit; }
-W=$TMP
-[ -d /dev/shm ] && W=$(mktemp -d /dev/shm/artcarve-trunc.XXXXXX) && trap 'rm -rf "$TMP" "$W"' EXIT
+t_need zstd && t_built "$TRUNC" || { t_done; exit; }
+t_scratch
 
 trunc_run() {   # NAME CORE MAPS MIN_RECALL
 	mkdir -p "$W/out"
