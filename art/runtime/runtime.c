@@ -673,6 +673,69 @@ static int hash_classes(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
+/* A Class whose own class word is damaged is no candidate of collect_classes; the classes
+ * that name it as their super or component class (or, for java.lang.String, whose name_
+ * Strings have it as their class) are its second source.  Such an address
+ * whose object reads as a sound Class but for its class word is read as one, with an anomaly.
+ * At most CLASS_RECOVER_MAX of them (damage, not the rule); the table is sorted and hashed
+ * again when one is added. */
+enum { CLASS_RECOVER_MAX = 64 };
+
+static size_t damaged_class_words(const struct art_runtime *rt, uint64_t *found)
+{
+	uint32_t jlc = (uint32_t)rt->java_lang_class;
+	size_t n = 0;
+	for (size_t i = 0; i < rt->class_count && n < CLASS_RECOVER_MAX; i++) {
+		uint32_t named[3] = { rt->classes[i].raw.super_class, rt->classes[i].raw.component_type, 0 };
+		/* and java.lang.String: the class of every class's name_ */
+		if (rt->classes[i].raw.name && !mirror_peek_u32(&rt->m, rt->classes[i].raw.name, &named[2]))
+			named[2] = 0;
+		for (size_t j = 0; j < 3 && n < CLASS_RECOVER_MAX; j++) {
+			struct mirror_class c;
+			struct err why;
+			bool seen = false;
+			if (!named[j] || runtime_class_at(rt, named[j]))
+				continue;
+			for (size_t k = 0; k < n && !seen; k++)
+				seen = found[k] == named[j];
+			err_init(&why);
+			if (seen || mirror_class_read(&rt->m, named[j], &c, &why) || c.klass == jlc)
+				continue;
+			c.klass = jlc;
+			if (mirror_class_plausible(&rt->m, &c, jlc) && !mirror_class_retired(&rt->m, &c))
+				found[n++] = named[j];
+		}
+	}
+	return n;
+}
+
+static int recover_damaged_classes(struct art_runtime *rt, struct err *e)
+{
+	uint64_t found[CLASS_RECOVER_MAX];
+	size_t n = damaged_class_words(rt, found);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct mirror_class c;
+		struct err why;
+		err_init(&why);
+		if (mirror_class_read(&rt->m, found[i], &c, &why))
+			continue;
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, found[i], space_name(rt, found[i]),
+			    "class at 0x%llx: class word 0x%x is not java.lang.Class (damage); read as a Class, "
+			    "which other classes name (super or component class, class of their name_)",
+			    (unsigned long long)found[i], c.klass);
+		c.klass = (uint32_t)rt->java_lang_class;
+		rc = add_class(rt, &c, e);
+	}
+	if (rc == 0 && n) {
+		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
+		xfree(rt->class_hash);
+		rt->class_hash = NULL;
+		rc = hash_classes(rt, e);
+	}
+	return rc;
+}
+
 static uint64_t class_addr(const void *v, size_t i) { return ((const struct rt_class *)v)[i].addr; }
 
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr)
@@ -1802,6 +1865,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		else
 			rc = hash_classes(rt, e);
 	}
+	if (rc == 0)
+		rc = recover_damaged_classes(rt, e);
 	if (rc == 0) {
 		link_classes(rt);
 		choose_pointer_size(rt);
