@@ -681,12 +681,12 @@ static int hash_classes(struct art_runtime *rt, struct err *e)
  * again when one is added. */
 enum { CLASS_RECOVER_MAX = 64 };
 
-static size_t damaged_class_words(const struct art_runtime *rt, uint64_t *found)
+static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *found)
 {
 	uint32_t jlc = (uint32_t)rt->java_lang_class;
 	size_t n = 0;
 	for (size_t i = 0; i < rt->class_count && n < CLASS_RECOVER_MAX; i++) {
-		uint32_t named[3] = { rt->classes[i].raw.super_class, rt->classes[i].raw.component_type, 0 };
+		uint32_t named[3] = { rt->classes[i].raw.super_class, rt->classes[i].raw.component_type, 0 }, klass;
 		/* and java.lang.String: the class of every class's name_ */
 		if (rt->classes[i].raw.name && !mirror_peek_u32(&rt->m, rt->classes[i].raw.name, &named[2]))
 			named[2] = 0;
@@ -697,13 +697,20 @@ static size_t damaged_class_words(const struct art_runtime *rt, uint64_t *found)
 			if (!named[j] || runtime_class_at(rt, named[j]))
 				continue;
 			for (size_t k = 0; k < n && !seen; k++)
-				seen = found[k] == named[j];
-			err_init(&why);
-			if (seen || mirror_class_read(&rt->m, named[j], &c, &why) || c.klass == jlc)
+				seen = found[k].addr == named[j];
+			/* not captured, or a Class collect_classes already judged */
+			if (seen || !mirror_peek_u32(&rt->m, named[j], &klass) || klass == jlc)
 				continue;
+			err_init(&why);
+			if (mirror_class_read(&rt->m, named[j], &c, &why)) {
+				anomaly_add_err(&rt->anomalies, ANOM_CLASS, space_name(rt, named[j]), &why);
+				continue;
+			}
 			c.klass = jlc;
-			if (mirror_class_plausible(&rt->m, &c, jlc) && !mirror_class_retired(&rt->m, &c))
-				found[n++] = named[j];
+			if (mirror_class_plausible(&rt->m, &c, jlc) && !mirror_class_retired(&rt->m, &c)) {
+				c.klass = klass;
+				found[n++] = c;
+			}
 		}
 	}
 	return n;
@@ -711,21 +718,16 @@ static size_t damaged_class_words(const struct art_runtime *rt, uint64_t *found)
 
 static int recover_damaged_classes(struct art_runtime *rt, struct err *e)
 {
-	uint64_t found[CLASS_RECOVER_MAX];
+	struct mirror_class found[CLASS_RECOVER_MAX];
 	size_t n = damaged_class_words(rt, found);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct mirror_class c;
-		struct err why;
-		err_init(&why);
-		if (mirror_class_read(&rt->m, found[i], &c, &why))
-			continue;
-		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, found[i], space_name(rt, found[i]),
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, found[i].addr, space_name(rt, found[i].addr),
 			    "class at 0x%llx: class word 0x%x is not java.lang.Class (damage); read as a Class, "
 			    "which other classes name (super or component class, class of their name_)",
-			    (unsigned long long)found[i], c.klass);
-		c.klass = (uint32_t)rt->java_lang_class;
-		rc = add_class(rt, &c, e);
+			    (unsigned long long)found[i].addr, found[i].klass);
+		found[i].klass = (uint32_t)rt->java_lang_class;
+		rc = add_class(rt, &found[i], e);
 	}
 	if (rc == 0 && n) {
 		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
