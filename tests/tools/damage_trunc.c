@@ -7,7 +7,7 @@
  * passes when
  *   - carve_run returns 0 and every output it wants exists;
  *   - the image reports the bytes lost: img.cut_bytes is the file bytes the PT_LOAD headers
- *     list past the cut (and a "capture" anomaly names them);
+ *     list past the cut, and the summary's "capture" anomaly says "lack N bytes";
  *   - every baseline object whose bytes and whose Class's bytes lie in the kept part of the
  *     file is carved alike (same address, size and class); --min-recall R (default 1) accepts
  *     a share R of them (objects whose allocator metadata was cut: issue 23 left open);
@@ -118,7 +118,13 @@ static int one_cut(struct dmg_core *k, const struct dmg_objects *base, const str
 		else if (lost++ == 0)
 			first_lost = b->va;
 	}
-	bool ok = written && c.img.cut_bytes == want_cut && (want_cut == 0 || capture >= 1) &&
+	/* the summary's capture anomaly names the bytes absent */
+	char absent[32];
+	bool said = want_cut == 0;
+	snprintf(absent, sizeof(absent), "lack %" PRIu64 " bytes", want_cut);
+	for (size_t i = 0; i < c.rt.anomalies.count && !said; i++)
+		said = c.rt.anomalies.v[i].code == ANOM_CAPTURE && strstr(c.rt.anomalies.v[i].msg, absent);
+	bool ok = written && c.img.cut_bytes == want_cut && (want_cut == 0 || capture >= 1) && said &&
 		  (double)kept >= min_recall * (double)expected;
 	printf("%s cut at %" PRIu64 " (%.1f%%): %" PRIu64 " of %" PRIu64 " objects in the kept part carved; cut_bytes %" PRIu64
 	       " (headers list %" PRIu64 " past the cut), %" PRIu64 " capture anomalies%s%s",
