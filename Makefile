@@ -115,6 +115,7 @@ $(BA)/fuzz/%: $(BA)/obj/tests/fuzz/%.o $(BA)/obj/tests/fuzz/run_one.o $(BA)/liba
 # real libFuzzer builds (clang), for `make fuzz`: the library is compiled once with coverage
 # (fuzzer-no-link) and linked into every target (the command layer and its CLI helpers are left
 # out: they need main.c)
+# (the carving pipeline, carver/pipeline, stays: fuzz_damage carves in-process)
 FUZZ_LIB_SRCS := $(filter-out carver/cli/%,$(LIB_SRCS))
 LF_CFLAGS = $(WARN) $(DEFS) -O1 -g -I. $(PKG_CFLAGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

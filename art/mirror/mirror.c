@@ -181,27 +181,81 @@ static bool may_be_class_ref(const struct mirror *m, uint32_t ref, uint64_t jlc)
 	return !mirror_peek_u32(m, (uint64_t)ref + m->l->object.klass, &k) || k == jlc;
 }
 
-bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c, uint64_t jlc)
+/* The checks of a Class candidate, each on one field (so that one damaged word fails one). */
+static bool status_ok(const struct art_layout *l, const struct mirror_class *c)
+{
+	int32_t status = (int32_t)c->status;
+	return status >= l->klass.status_min && status <= l->klass.status_max;
+}
+
+unsigned mirror_class_misfits(const struct mirror *m, const struct mirror_class *c, uint64_t jlc, const char **what)
 {
 	const struct art_layout *l = m->l;
-	int32_t status = (int32_t)c->status;
-	uint32_t prim = c->primitive_type & l->klass.primitive_mask;
+	const struct { bool ok; const char *field; } check[] = {
+		{ !c->super_class || may_be_class_ref(m, c->super_class, jlc), "super_class_" },
+		{ !c->component_type || may_be_class_ref(m, c->component_type, jlc), "component_type_" },
+		{ ref_ok(c->dex_cache), "dex_cache_" },
+		{ ref_ok(c->name), "name_" },
+		{ ref_ok(c->class_loader), "class_loader_" },
+		{ status_ok(l, c), "status_" },
+		{ (c->primitive_type & l->klass.primitive_mask) <= PRIM_VOID, "primitive_type_" },
+		{ c->object_size <= MIRROR_MAX_OBJECT_SIZE, "object_size_" },
+		/* class_size_ covers at least the fixed part for every Class, placeholders included */
+		{ c->class_size >= l->klass.size && c->class_size <= MIRROR_MAX_CLASS_SIZE, "class_size_" },
+	};
+	unsigned n = c->klass == jlc ? 0 : 1;
+	*what = n ? "klass_" : "";
+	for (size_t i = 0; i < sizeof(check) / sizeof(check[0]); i++)
+		if (!check[i].ok && n++ == 0)
+			*what = check[i].field;
+	return n;
+}
 
-	if (c->klass != jlc || !ref_ok(c->super_class) || !ref_ok(c->component_type) ||
-	    !ref_ok(c->dex_cache) || !ref_ok(c->name) || !ref_ok(c->class_loader))
+bool mirror_class_damaged(const struct mirror *m, const struct mirror_class *c, uint64_t jlc, const char **what)
+{
+	unsigned anchors = 0;
+	if (c->klass != jlc || mirror_class_misfits(m, c, jlc, what) != 1)
 		return false;
-	if (status < l->klass.status_min || status > l->klass.status_max || prim > PRIM_VOID)
-		return false;
-	if (c->object_size > MIRROR_MAX_OBJECT_SIZE || c->class_size > MIRROR_MAX_CLASS_SIZE)
-		return false;
-	/* class_size_ covers at least the fixed part for every Class, placeholders included */
-	if (c->class_size < l->klass.size)
-		return false;
-	if (c->super_class && !may_be_class_ref(m, c->super_class, jlc))
-		return false;
-	if (c->component_type && !may_be_class_ref(m, c->component_type, jlc))
-		return false;
-	return true;
+	/* the fields that tie a Class to others: a zero-filled or foreign candidate has few */
+	anchors += c->super_class && may_be_class_ref(m, c->super_class, jlc);
+	anchors += c->component_type && may_be_class_ref(m, c->component_type, jlc);
+	anchors += c->name && ref_ok(c->name);
+	anchors += c->dex_cache && ref_ok(c->dex_cache);
+	anchors += c->class_size >= m->l->klass.size && c->class_size <= MIRROR_MAX_CLASS_SIZE;
+	/* a primitive class has none of those references, a primitive type and no class_def
+	 * (ClassLinker::CreatePrimitiveClass, runtime/class_linker.cc @R11: kDexNoIndex16) */
+	uint32_t prim = c->primitive_type & m->l->klass.primitive_mask;
+	anchors += !c->super_class && !c->component_type && prim >= 1 && prim <= 8 && c->dex_class_def_idx == 0xffffu;
+	return anchors >= 2;
+}
+
+void mirror_class_repair(const struct mirror *m, struct mirror_class *c, const char *what)
+{
+	const struct art_layout *l = m->l;
+	if (!strcmp(what, "super_class_"))
+		c->super_class = 0;
+	else if (!strcmp(what, "component_type_"))
+		c->component_type = 0;
+	else if (!strcmp(what, "dex_cache_"))
+		c->dex_cache = 0;
+	else if (!strcmp(what, "name_"))
+		c->name = 0;
+	else if (!strcmp(what, "class_loader_"))
+		c->class_loader = 0;
+	else if (!strcmp(what, "status_"))
+		c->status = (uint32_t)l->klass.status_max;
+	else if (!strcmp(what, "primitive_type_"))
+		c->primitive_type = 0;
+	else if (!strcmp(what, "object_size_"))
+		c->object_size = 0;
+	else if (!strcmp(what, "class_size_"))
+		c->class_size = l->klass.size;
+}
+
+bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c, uint64_t jlc)
+{
+	const char *what;
+	return mirror_class_misfits(m, c, jlc, &what) == 0;
 }
 
 bool mirror_class_retired(const struct mirror *m, const struct mirror_class *c)

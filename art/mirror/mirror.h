@@ -76,6 +76,17 @@ int mirror_class_read(const struct mirror *m, uint64_t va, struct mirror_class *
  * super/component classes have class jlc where the image holds them, status, primitive
  * type and sizes in range. */
 bool mirror_class_plausible(const struct mirror *m, const struct mirror_class *c, uint64_t jlc);
+/* The number of those checks c fails (its class word first), the first failing field's
+ * name in *what ("" when none): one damaged word fails at most one. */
+unsigned mirror_class_misfits(const struct mirror *m, const struct mirror_class *c, uint64_t jlc, const char **what);
+/* True when c is a Class with one damaged field: its class word is jlc, exactly one check
+ * fails (*what names the field) and at least two of the fields that tie it to other
+ * objects hold (super and component classes, name_, dex_cache_, class_size_ in range). */
+bool mirror_class_damaged(const struct mirror *m, const struct mirror_class *c, uint64_t jlc, const char **what);
+/* Sets the damaged field what (a mirror_class_misfits name) to a neutral value: a null
+ * reference, status initialized, primitive kPrimNot, object_size_ 0 (sized from the field
+ * layout), class_size_ the fixed part. */
+void mirror_class_repair(const struct mirror *m, struct mirror_class *c, const char *what);
 /* True when the class is retired (a placeholder replaced during linking). */
 bool mirror_class_retired(const struct mirror *m, const struct mirror_class *c);
 

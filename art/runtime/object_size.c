@@ -14,11 +14,9 @@ void runtime_sizer_init(struct rt_sizer *z, const struct art_runtime *rt)
 	z->rt = rt;
 	if (rt->layout && rt->layout->string.value == ART_ABSENT)
 		return; /* 5.x: a String is an ordinary instance (its chars are in a char[]) */
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String")) {
-			z->jls = rt->classes[i].addr;
-			break;
-		}
+	size_t jls = runtime_string_class(rt);
+	if (jls != RT_NONE)
+		z->jls = rt->classes[jls].addr;
 }
 
 const struct rt_class *runtime_sizer_class(struct rt_sizer *z, uint32_t klass)
@@ -42,6 +40,21 @@ static int need(uint64_t addr, size_t n, size_t avail, const char *what, struct 
 	return 0;
 }
 
+/* The array class's own name as the second source of its component when the component Class
+ * is not known (damaged): "T[]" with T no primitive type holds references (kPrimNot). */
+static bool refs_by_name(const struct rt_class *k)
+{
+	static const char *const prims[] = { "boolean[]", "byte[]", "char[]", "short[]", "int[]", "long[]",
+					     "float[]", "double[]" };
+	size_t n = k->name ? strlen(k->name) : 0;
+	if (n < 3 || strcmp(k->name + n - 2, "[]"))
+		return false;
+	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++)
+		if (!strcmp(k->name, prims[i]))
+			return false;
+	return true;
+}
+
 static int array_size(struct rt_sizer *z, const struct rt_class *k, uint64_t addr, const uint8_t *p, size_t avail,
 		      uint64_t *size, struct err *e)
 {
@@ -51,11 +64,11 @@ static int array_size(struct rt_sizer *z, const struct rt_class *k, uint64_t add
 	uint32_t len, prim;
 	int rc;
 
-	if (!c)
+	if (!c && !refs_by_name(k))
 		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: component class 0x%x of class 0x%llx is not known",
 			       (unsigned long long)addr, k->raw.component_type, (unsigned long long)k->addr);
 	/* 6.0+: the high half of primitive_type_ is log2 of the component size */
-	prim = c->raw.primitive_type & l->klass.primitive_mask;
+	prim = c ? c->raw.primitive_type & l->klass.primitive_mask : 0;
 	if (!(cs = mirror_component_size(prim)))
 		return ERR_SET(e, ERR_CORRUPT, addr, "array at 0x%llx: component class 0x%llx has primitive type %u",
 			       (unsigned long long)addr, (unsigned long long)c->addr, prim);
@@ -95,6 +108,10 @@ int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size
 		if ((rc = need(addr, (size_t)l->klass.class_size + 4, avail, "class_size_", e)))
 			return rc;
 		*size = ld_u32le(p + l->klass.class_size);
+		/* a Class the runtime model read with a damaged class_size_ has it repaired */
+		const struct rt_class *self = *size < l->klass.size ? runtime_sizer_class(z, (uint32_t)addr) : NULL;
+		if (self && self->addr == addr)
+			*size = self->raw.class_size;
 		if (*size < l->klass.size)
 			return ERR_SET(e, ERR_CORRUPT, addr, "class at 0x%llx: class_size_ %llu is smaller than a Class (%u)",
 				       (unsigned long long)addr, (unsigned long long)*size, l->klass.size);

@@ -141,6 +141,8 @@ void runtime_close(struct art_runtime *rt);
 
 /* The class at addr, NULL if none. */
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr);
+/* Index of java.lang.String in rt->classes (by name, else by its class flags), RT_NONE. */
+size_t runtime_string_class(const struct art_runtime *rt);
 /* Comma-separated list of the layout families the table knows (for messages). */
 const char *runtime_families(void);
 

@@ -32,6 +32,16 @@ static int add_class(struct art_runtime *rt, const struct mirror_class *c, struc
 	return 0;
 }
 
+/* A Class's lock word in the forwarding state (lock_word.h @R11: ForwardingAddress() =
+ * value_ << kForwardingAddressShift, in 32 bits) marks a from-space copy a moving GC left
+ * behind, when its target is a captured Class too; any other target makes the word damage,
+ * and the Class is read on. */
+static bool forwarded_copy(const struct art_runtime *rt, uint32_t lock)
+{
+	uint32_t k;
+	return mirror_peek_u32(&rt->m, (uint32_t)(lock << 3), &k) && k == (uint32_t)rt->java_lang_class;
+}
+
 static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
 			   struct err *e)
 {
@@ -40,11 +50,12 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 	for (size_t off = 0; off + 8 <= n; off += 8) {
 		struct mirror_class c;
 		struct err why;
+		const char *damaged;
 		if (ld_u32le(p + off) != jlc)
 			continue;
 		/* a from-space copy left behind by a moving GC carries a forwarding lock word: a
 		 * normal leftover, not damage */
-		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD) {
+		if (ld_u32le(p + off + 4) >> 30 == MIRROR_LOCK_FORWARD && forwarded_copy(rt, ld_u32le(p + off + 4))) {
 			rt->rejected_classes++;
 			continue;
 		}
@@ -54,8 +65,12 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		 * walkers find: the model records it there ("class word is java.lang.Class but the
 		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		if (mirror_class_read(&rt->m, va + off, &c, &why) ||
-		    (!mirror_class_plausible(&rt->m, &c, jlc) &&
+		if (mirror_class_read(&rt->m, va + off, &c, &why) == 0 && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
+			anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, va + off, rt_space_name(rt, va + off),
+				    "class at 0x%llx: %s out of range (damage); read as a Class by its other fields",
+				    (unsigned long long)(va + off), damaged);
+			mirror_class_repair(&rt->m, &c, damaged);
+		} else if (why.code || (!mirror_class_plausible(&rt->m, &c, jlc) &&
 		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
 			     (unsigned long long)(va + off)))) {
 			if (!rt->rejected_classes++)
@@ -89,6 +104,70 @@ static int hash_classes(struct art_runtime *rt, struct err *e)
 		if (htab_add(&rt->class_hash, rt->classes[i].addr, (uint32_t)i))   /* the first of equal addresses answers */
 			return rt_nomem(e);
 	return 0;
+}
+
+/* A Class whose own class word is damaged is no candidate of collect_classes; the classes
+ * that name it as their super or component class (or, for java.lang.String, whose name_
+ * Strings have it as their class) are its second source.  Such an address
+ * whose object reads as a sound Class but for its class word is read as one, with an anomaly.
+ * At most CLASS_RECOVER_MAX of them (damage, not the rule); the table is sorted and hashed
+ * again when one is added. */
+enum { CLASS_RECOVER_MAX = 64 };
+
+static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *found)
+{
+	uint32_t jlc = (uint32_t)rt->java_lang_class;
+	size_t n = 0;
+	for (size_t i = 0; i < rt->class_count && n < CLASS_RECOVER_MAX; i++) {
+		uint32_t named[3] = { rt->classes[i].raw.super_class, rt->classes[i].raw.component_type, 0 }, klass;
+		/* and java.lang.String: the class of every class's name_ */
+		if (rt->classes[i].raw.name && !mirror_peek_u32(&rt->m, rt->classes[i].raw.name, &named[2]))
+			named[2] = 0;
+		for (size_t j = 0; j < 3 && n < CLASS_RECOVER_MAX; j++) {
+			struct mirror_class c;
+			struct err why;
+			bool seen = false;
+			if (!named[j] || runtime_class_at(rt, named[j]))
+				continue;
+			for (size_t k = 0; k < n && !seen; k++)
+				seen = found[k].addr == named[j];
+			/* not captured, or a Class collect_classes already judged */
+			if (seen || !mirror_peek_u32(&rt->m, named[j], &klass) || klass == jlc)
+				continue;
+			err_init(&why);
+			if (mirror_class_read(&rt->m, named[j], &c, &why)) {
+				anomaly_add_err(&rt->anomalies, ANOM_CLASS, rt_space_name(rt, named[j]), &why);
+				continue;
+			}
+			c.klass = jlc;
+			if (mirror_class_plausible(&rt->m, &c, jlc) && !mirror_class_retired(&rt->m, &c)) {
+				c.klass = klass;
+				found[n++] = c;
+			}
+		}
+	}
+	return n;
+}
+
+static int recover_damaged_classes(struct art_runtime *rt, struct err *e)
+{
+	struct mirror_class found[CLASS_RECOVER_MAX];
+	size_t n = damaged_class_words(rt, found);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, found[i].addr, rt_space_name(rt, found[i].addr),
+			    "class at 0x%llx: class word 0x%x is not java.lang.Class (damage); read as a Class, "
+			    "which other classes name (super or component class, class of their name_)",
+			    (unsigned long long)found[i].addr, found[i].klass);
+		found[i].klass = (uint32_t)rt->java_lang_class;
+		rc = add_class(rt, &found[i], e);
+	}
+	if (rc == 0 && n) {
+		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
+		htab_clear(&rt->class_hash);
+		rc = hash_classes(rt, e);
+	}
+	return rc;
 }
 
 static uint64_t class_addr(const void *v, size_t i) { return ((const struct rt_class *)v)[i].addr; }
@@ -127,7 +206,9 @@ int rt_find_classes(struct art_runtime *rt, struct err *e)
 		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
 	if (rt->class_count > UINT32_MAX - 1)
 		return ERR_SET(e, ERR_UNSUP, ERR_NO_VA, "%zu classes: more than the model holds", rt->class_count);
-	return hash_classes(rt, e);
+	if ((rc = hash_classes(rt, e)))
+		return rc;
+	return recover_damaged_classes(rt, e);
 }
 
 /* ---- names ---- */
@@ -245,4 +326,25 @@ int rt_name_classes(struct art_runtime *rt, struct err *e)
 		rc = wbuf_status(&b, e);
 	wbuf_release(&b);
 	return rc < 0 ? rc : 0;
+}
+
+/* By name; else (the name lost to damage or to bytes not captured) the one class whose
+ * class_flags_ say String: kClassFlagString = 0x4 (runtime/class_flags.h @R11; 7.0+). */
+size_t runtime_string_class(const struct art_runtime *rt)
+{
+	size_t found = RT_NONE;
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String"))
+			return i;
+	if (!rt->layout || rt->layout->klass.class_flags == ART_ABSENT)
+		return RT_NONE;
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct rt_class *k = &rt->classes[i];
+		if (!(k->raw.class_flags & 0x4u) || k->raw.component_type || (k->name && strcmp(k->name, "java.lang.String")))
+			continue;
+		if (found != RT_NONE)
+			return RT_NONE;   /* two: the flags do not tell */
+		found = i;
+	}
+	return found;
 }

@@ -351,7 +351,9 @@ static int map_anomalies(struct map_ctx *x, const struct anomaly_sink *const sin
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the heap map");
 	for (size_t i = 0; i < sink_count; i++)
 		for (size_t k = 0; sinks[i] && k < sinks[i]->count; k++)
-			if (sinks[i]->v[k].va != ERR_NO_VA)
+			/* red cells are damage: what contradicts the image's metadata, not a
+			 * candidate rejected in memory the allocator calls free */
+			if (sinks[i]->v[k].va != ERR_NO_VA && !model_anomaly_free_candidate(&sinks[i]->v[k]))
 				x->anom[x->anom_count++] = sinks[i]->v[k].va;
 	qsort(x->anom, x->anom_count, sizeof(uint64_t), map_by_u64);
 	return 0;

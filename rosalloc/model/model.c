@@ -177,11 +177,8 @@ int model_init(struct model *m, const struct art_runtime *rt, struct anomaly_sin
 	m->sink = sink;
 	arena_init(&m->arena);
 	m->jlc = jlc ? (size_t)(jlc - rt->classes) : MODEL_NONE;
-	m->jls = MODEL_NONE;
+	m->jls = runtime_string_class(rt);   /* RT_NONE is MODEL_NONE */
 	m->alias_lo = UINT64_MAX;
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String"))
-			m->jls = i;
 	m->classes = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*m->classes));
 	m->per_space = xcalloc(rt->spaces.count ? rt->spaces.count : 1, sizeof(*m->per_space));
 	if (!m->classes || !m->per_space)

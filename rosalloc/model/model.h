@@ -306,6 +306,12 @@ bool model_string_compressed(const struct model *m, const struct model_obj *o);
 typedef int (*model_ref_fn)(void *arg, uint32_t offset, uint32_t value);
 int model_each_ref(const struct model *m, const struct model_obj *o, model_ref_fn fn, void *arg, struct err *e);
 
+/* A candidate the checks reject is an anomaly "candidate at 0x... (free, room N): ..." when
+ * the allocator's metadata says its place is free: a rejected candidate, which contradicts no
+ * metadata (residue, or bytes that never were an object).  True for such a record. */
+#define MODEL_FREE_CANDIDATE "free,"
+bool model_anomaly_free_candidate(const struct anomaly *a);
+
 /* Stable names: "allocated"/"free", "intact"/"partial"/"residue",
  * "unknown"/"reachable"/"unreachable", "instance"/"string"/"class"/"object-array"/"primitive-array". */
 const char *model_alloc_name(unsigned v);

@@ -17,9 +17,15 @@ static void reject(struct model *m, const struct cand_ctx *x, enum anomaly_code 
 		   const char *what, uint64_t detail)
 {
 	m->rejected++;
-	anomaly_add(m->sink, code, cause, x->c->addr, x->space, "candidate at 0x%llx (%s, room %llu): %s 0x%llx",
-		    (unsigned long long)x->c->addr, x->c->alloc == WALK_FREE ? "free" : "allocated",
+	anomaly_add(m->sink, code, cause, x->c->addr, x->space, "candidate at 0x%llx (%s room %llu): %s 0x%llx",
+		    (unsigned long long)x->c->addr, x->c->alloc == WALK_FREE ? MODEL_FREE_CANDIDATE : "allocated,",
 		    (unsigned long long)x->c->room, what, (unsigned long long)detail);
+}
+
+bool model_anomaly_free_candidate(const struct anomaly *a)
+{
+	return a->code >= ANOM_CANDIDATE && a->code <= ANOM_OBJ_UNMAPPED && !strncmp(a->msg, "candidate at ", 13) &&
+	       strstr(a->msg, " (" MODEL_FREE_CANDIDATE " room ");
 }
 
 /* Size of an array or string object from its length; false when it cannot fit room. */

@@ -162,9 +162,9 @@ static bool runtime_error(struct doubt_ctx *c, size_t i)
 	const uint32_t *refs;
 	uint32_t n = model_refs(c->m, i, &refs);
 	for (uint32_t k = 0; k < n; k++) {
-		if (refs[k] == MODEL_REF_NONE || c->m->objs[refs[k]].kind != MODEL_STRING)
+		if (refs[k] == MODEL_REF_NONE || model_obj(c->m, refs[k])->kind != MODEL_STRING)
 			continue;
-		if (string_text(c, model_obj(c->m, refs[k)]) && ends_with(&c->text, "; no stack trace available"))
+		if (string_text(c, model_obj(c->m, refs[k])) && ends_with(&c->text, "; no stack trace available"))
 			return true;
 	}
 	return false;

@@ -13,7 +13,8 @@
  * the runtime model and its size must fit).  A candidate whose bytes equal an object of the
  * moving space, references aside, is a copy of a survivor and is not reported: every 8-aligned
  * word that points into the moving space is compared as zero, since compaction rewrites the
- * references (and class words) of what it moves.  Every other candidate is emitted free:
+ * references (and class words) of what it moves.  A hash of each object finds the candidate
+ * match; the bytes confirm it.  A candidate whose bytes are not all captured is no copy.  Every other candidate is emitted free:
  * residue of a dead object, which the object model checks like any free candidate.  Equal
  * dead and live objects (two equal empty arrays) are thus not reported: the bytes cannot tell
  * them apart.
@@ -32,19 +33,56 @@
 #include "carver/base/ck.h"
 #include "carver/base/hash.h"
 #include "carver/base/htab.h"
+#include "carver/base/xalloc.h"
 #include "rosalloc/walk/walk_int.h"
 
 enum { OBJ_ALIGN = 8 };
 
 static const char from_space_suffix[] = "from-space";
 
+/* A live object of the moving space, the one a signature was taken of: a match is confirmed
+ * byte by byte (a hash alone proves no copy). */
+struct live_obj {
+	uint64_t va, size;
+};
+
 struct cmc {
 	const struct walk_ctx *outer;   /* the caller's context: where residue goes */
-	struct htab set;                /* signatures of the moving space's objects (values unused) */
+	struct htab set;                /* signature -> index in live (several per signature) */
+	struct live_obj *live;          /* the moving space's objects, in walk order */
+	size_t live_count, live_cap;
 	uint64_t mov_begin, mov_end;    /* the moving space */
 	const struct image *img;
 	uint64_t copies, residue;       /* from-space candidates: survivors' copies, residue */
 };
+
+/* The word at va as sig_of hashes it (a pointer into the moving space as zero); false when
+ * its bytes are not captured. */
+static bool sig_word(const struct cmc *c, uint64_t va, uint64_t left, uint32_t *w)
+{
+	uint8_t buf[4], tail[4] = { 0 };
+	size_t n = left < 4 ? (size_t)left : 4;
+	const uint8_t *p = wk_bytes(c->img, va, n, buf, sizeof(buf));
+	if (!p)
+		return false;
+	memcpy(tail, p, n);
+	*w = wk_u32(tail);
+	if (n == 4 && !(*w & (OBJ_ALIGN - 1)) && *w >= c->mov_begin && *w < c->mov_end)
+		*w = 0;
+	return true;
+}
+
+/* True when the objects at a and b (size bytes each) are equal, references into the moving
+ * space aside: what the signatures stand for. */
+static bool same_object(const struct cmc *c, uint64_t a, uint64_t b, uint64_t size)
+{
+	for (uint64_t off = 0; off < size; off += 4) {
+		uint32_t x, y;
+		if (!sig_word(c, a + off, size - off, &x) || !sig_word(c, b + off, size - off, &y) || x != y)
+			return false;
+	}
+	return true;
+}
 
 /* FNV-1a 64 over the word's four bytes, least significant first */
 static uint64_t sig_mix(uint64_t h, uint32_t w)
@@ -90,6 +128,18 @@ static bool sig_of(const struct cmc *c, uint64_t va, uint64_t size, uint64_t *ou
 	return true;
 }
 
+/* True when the candidate at va (size bytes, signature h) equals a live object of the same
+ * signature and size, references into the moving space aside. */
+static bool is_copy(const struct cmc *c, uint64_t h, uint64_t va, uint64_t size)
+{
+	for (size_t slot = htab_find(&c->set, h); slot != HTAB_END; slot = htab_find_next(&c->set, h, slot)) {
+		const struct live_obj *l = &c->live[htab_val(&c->set, slot)];
+		if (l->size == size && same_object(c, va, l->va, size))
+			return true;
+	}
+	return false;
+}
+
 /* emit() of the moving space's walk: remember each object. */
 static int collect_live(void *arg, const struct walk_candidate *cand, struct err *e)
 {
@@ -97,8 +147,10 @@ static int collect_live(void *arg, const struct walk_candidate *cand, struct err
 	uint64_t h;
 	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h))
 		return 0;
-	if (htab_put(&c->set, h, 0))
+	if (c->live_count > HTAB_VAL_MAX || XALLOC_GROW(c->live, c->live_cap, c->live_count + 1, 1024) ||
+	    htab_add(&c->set, h, (uint32_t)c->live_count))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the from-space signatures");
+	c->live[c->live_count++] = (struct live_obj){ cand->addr, cand->size };
 	return 0;
 }
 
@@ -107,7 +159,9 @@ static int emit_residue(void *arg, const struct walk_candidate *cand, struct err
 {
 	struct cmc *c = arg;
 	uint64_t h;
-	if (!cand->size || !sig_of(c, cand->addr, cand->size, &h) || htab_find(&c->set, h) != HTAB_END) {
+	/* a candidate whose bytes are not all captured is no known copy: the object model
+	 * judges it (and records what is missing) like any other */
+	if (cand->size && sig_of(c, cand->addr, cand->size, &h) && is_copy(c, h, cand->addr, cand->size)) {
 		c->copies++;
 		return 0;
 	}
@@ -202,5 +256,6 @@ int walk_cmc_from_space(const struct walk_ctx *ctx, const struct art_space *s, s
 		}
 	}
 	htab_release(&c.set);
+	xfree(c.live);
 	return rc;
 }

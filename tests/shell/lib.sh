@@ -52,3 +52,18 @@ t_need() {
 	t_fail "not installed:$t_need_missing (make deps installs it)"
 	return 1
 }
+# t_scratch: W, a scratch folder on tmpfs (/dev/shm) when there is one, else $TMP, removed at
+# exit (for tests that rewrite large cores many times)
+t_scratch() {
+	if [ -d /dev/shm ] && W=$(mktemp -d /dev/shm/artcarve-test.XXXXXX); then
+		trap 'rm -rf "$TMP" "$W"' EXIT
+	else
+		W=$TMP
+	fi
+}
+# t_built PROGRAM: true when the test program is built; otherwise a failure and false
+t_built() {
+	[ -x "$1" ] && return 0
+	t_fail "no $1 (make all)"
+	return 1
+}

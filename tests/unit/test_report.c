@@ -246,6 +246,9 @@ static void test_map(void)
 	m.count = 2;
 	anomaly_init(&sink, 0);
 	anomaly_add(&sink, ANOM_SLOT, ERR_CORRUPT, 0x12c00020, "main space", "a free slot not zero");
+	/* a candidate rejected in free memory is no damage: no red cell for it (dlmalloc span) */
+	anomaly_add(&sink, ANOM_OBJ_CLASS, ERR_CORRUPT, 0x13000010, "non moving space",
+		    "candidate at 0x13000010 (" MODEL_FREE_CANDIDATE " room 32): class word names no Class: 0x1");
 	report_units_init(&u);
 	wu = (struct walk_unit){ .kind = WALK_UNIT_RUN, .space = &sp[0], .begin = 0x12c00000, .end = 0x12c01000,
 				 .bracket = 1, .slot_size = 16, .slots = 256, .allocated = 2, .free = 254 };

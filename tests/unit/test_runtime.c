@@ -430,10 +430,25 @@ static void test_anomalies(void)
 	runtime_close(&rt);
 	img_close(&img);
 
-	T_SECTION("anomalies: a corrupted Class object is left out, the rest is unchanged");
-	/* the runtime cannot tell it from a false candidate; the model records it where a
-	 * walker finds an object start (test_model) */
+	T_SECTION("anomalies: a Class with one field out of range is read by its other fields");
+	/* class_size_ 0xffffffff, the rest a sound Class (super class, name_, dex_cache_): a
+	 * damaged Class, its class_size_ repaired to the fixed part, one anomaly (issue 23) */
 	hg_put32(&h, proxy + l->klass.class_size, 0xffffffffu);
+	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
+	T_EQ_U(rt.class_count, 9);
+	T_EQ_U(rt.rejected_classes, 1);
+	T_EQ_U(rt.anomalies.per_code[ANOM_CLASS], 1);
+	T_CHECK(rt.anomalies.count && strstr(rt.anomalies.v[0].msg, "class_size_ out of range (damage)"), "%s",
+		rt.anomalies.count ? rt.anomalies.v[0].msg : "no anomaly");
+	T_CHECK(runtime_class_at(&rt, proxy) && runtime_class_at(&rt, proxy)->raw.class_size == l->klass.size,
+		"class_size_ repaired");
+	runtime_close(&rt);
+	img_close(&img);
+
+	T_SECTION("anomalies: a corrupted Class object is left out, the rest is unchanged");
+	/* two fields out of range: the runtime cannot tell it from a false candidate; the model
+	 * records it where a walker finds an object start (test_model) */
+	hg_put32(&h, proxy + l->klass.name, 0x13u);   /* and name_ misaligned */
 	T_EQ_I(open_hg(&rt, &img, &h, &with_probes, &e), 0);
 	T_EQ_U(rt.class_count, 8);
 	T_EQ_U(rt.rejected_classes, 2);
@@ -444,6 +459,7 @@ static void test_anomalies(void)
 	runtime_close(&rt);
 	img_close(&img);
 	hg_put32(&h, proxy + l->klass.class_size, l->klass.size);
+	hg_put32(&h, proxy + l->klass.name, (uint32_t)(HG_HEAP + 2400));   /* its name_ String */
 
 	T_SECTION("anomalies: keep bounds the records, not the counts");
 	hg_put32(&h, HG_HEAP + 2400 + l->string.count, 0x7ffffff0u);     /* the proxy's name_ */
