@@ -120,7 +120,7 @@ static int write_jsonl(struct carve *c, const struct carve_opts *o, struct outf 
 {
 	struct objects_jsonl_stats st;
 	(void)o;
-	return objects_jsonl_write(&c->m, out, &st, e);
+	return objects_jsonl_write(&c->m, &c->r, out, &st, e);
 }
 
 static int write_strings(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)

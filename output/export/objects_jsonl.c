@@ -46,6 +46,8 @@ struct oj {
 	const uint8_t *bytes;           /* the current object's bytes (image or copy) */
 	struct oj_plan *plan;           /* per class */
 	const char **space_name;        /* per space: quoted, escaped name */
+	const struct reach *reach;      /* NULL: no root or unknown reason is written */
+	uint8_t *root_source;           /* per object: 1 + its first root source, 0 if none */
 	struct arena a;
 };
 
@@ -444,6 +446,34 @@ static void put_name(struct wbuf *b, const char *key, const char *value)
 	wbuf_u8(b, '"');
 }
 
+/* "root": the root source of a root object; "unknown_reason": why no root reaches it and yet
+ * it may be held (reach.h enum reach_doubt). */
+static void put_why_held(struct oj *j, const struct model_obj *o)
+{
+	size_t i = (size_t)(o - model_obj(j->m, 0));
+	if (!j->reach)
+		return;
+	if (j->root_source && j->root_source[i])
+		put_name(&j->line, "root", reach_source_name(j->root_source[i] - 1u));
+	if (o->reach == MODEL_REACH_UNKNOWN && j->reach->doubt && j->reach->doubt[i] != REACH_DOUBT_NONE)
+		put_name(&j->line, "unknown_reason", reach_doubt_name(j->reach->doubt[i]));
+}
+
+/* Each root object's first source (the roots are sorted by source, so the first kept wins). */
+static int index_roots(struct oj *j, struct err *e)
+{
+	if (!j->reach || !j->reach->count)
+		return 0;
+	if (!(j->root_source = xcalloc(model_count(j->m) ? model_count(j->m) : 1, 1)))
+		return oj_nomem(e);
+	for (size_t r = 0; r < j->reach->count; r++) {
+		size_t i = model_find(j->m, j->reach->roots[r].obj);
+		if (i != MODEL_NONE && !j->root_source[i])
+			j->root_source[i] = (uint8_t)(j->reach->roots[r].source + 1);
+	}
+	return 0;
+}
+
 static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(j->m);
@@ -473,6 +503,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	put_name(&j->line, "alloc", model_alloc_name(o->alloc));
 	put_name(&j->line, "content", model_content_name(o->content));
 	put_name(&j->line, "reach", model_reach_name(o->reach));
+	put_why_held(j, o);
 	PUT_LIT(&j->line, ",\"confidence\":");
 	put_u64(&j->line, o->confidence);
 	if (o->kind == MODEL_OBJ_ARRAY || o->kind == MODEL_PRIM_ARRAY) {
@@ -520,14 +551,20 @@ static void oj_release(struct oj *j)
 	wbuf_release(&j->text);
 	wbuf_release(&j->scratch);
 	arena_release(&j->a);
+	xfree(j->root_source);
 }
 
-int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_jsonl_stats *st, struct err *e)
+int objects_jsonl_write(const struct model *m, const struct reach *reach, struct outf *out,
+			struct objects_jsonl_stats *st, struct err *e)
 {
 	struct oj j;
 	struct img_drop drop = { 0 };
 	uint64_t done = 0;
 	int rc = oj_init(&j, m, e);
+
+	j.reach = reach;
+	if (rc == 0)
+		rc = index_roots(&j, e);
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < model_count(m) && rc == 0; i++) {

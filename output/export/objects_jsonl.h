@@ -22,6 +22,10 @@
  *                  header; los: where = allocation; image: where = image begin, index =
  *                  object number; bump: where = space begin), offset = address - where
  *   alloc, content, reach   the three states (rosalloc/model/model.h names)
+ *   root           a root object: its first root source ("class statics", "interned
+ *                  strings", ...: rosalloc/model/reach.h)
+ *   unknown_reason reach "unknown": why a missing root source may hold it ("dex literal",
+ *                  "runtime error", "sentinel", "class roots", "held by unknown")
  *   confidence     0-100
  *   fields         instances, strings and Class objects: {"name": value, ...}, the
  *                  class's own instance fields in declaration order, then its super
@@ -57,6 +61,7 @@
 #include "carver/base/err.h"
 #include "carver/base/outfile.h"
 #include "rosalloc/model/model.h"
+#include "rosalloc/model/reach.h"
 
 struct objects_jsonl_stats {
 	uint64_t objects, strings, bytes;
@@ -64,6 +69,7 @@ struct objects_jsonl_stats {
 
 /* Writes every object of a finished model to out.  Returns 0 or -ERR_* (I/O, memory, an
  * object whose bytes no longer read). */
-int objects_jsonl_write(const struct model *m, struct outf *out, struct objects_jsonl_stats *st, struct err *e);
+int objects_jsonl_write(const struct model *m, const struct reach *reach, struct outf *out,
+			struct objects_jsonl_stats *st, struct err *e);
 
 #endif

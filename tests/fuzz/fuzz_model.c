@@ -58,7 +58,7 @@ static void exports(const struct model *m, const struct reach *r, const struct a
 	if (!sink && !(sink = fopen("/dev/null", "w")))
 		return;
 	struct outf out = { .fp = sink, .path = "/dev/null" };
-	(void)objects_jsonl_write(m, &out, &js, e);
+	(void)objects_jsonl_write(m, NULL, &out, &js, e);
 	(void)strings_each(m, &so, count_string, &sum, e);
 	if (referrers_build(&refs, m, e) == 0) {
 		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);

@@ -251,7 +251,7 @@ static int jsonl(const struct model *m, const struct referrers *r, struct outf *
 {
 	struct objects_jsonl_stats st;
 	(void)r;
-	return objects_jsonl_write(m, out, &st, e);
+	return objects_jsonl_write(m, NULL, out, &st, e);
 }
 
 static int tsv(const struct model *m, const struct referrers *r, struct outf *out, struct err *e)
