@@ -40,6 +40,7 @@ void img_close(struct image *img)
 	xfree(img->file_order_);
 	xfree(img->reg_);
 	xfree(img->thr_);
+	xfree(img->listing_digest_);
 	arena_release(&img->strings_);
 	memset(img, 0, sizeof(*img));
 }
@@ -72,24 +73,26 @@ const char *img_input_path(const struct image *img, size_t i)
 	return i == img->file_count_ ? img->listing : NULL;
 }
 
+/* Where input file i's digest is remembered, NULL past the end. */
+static struct sha256_memo *img_input_digest(const struct image *img, size_t i)
+{
+	if (i < img->file_count_)
+		return &img->files_[i].digest;
+	return i == img->file_count_ ? img->listing_digest_ : NULL;
+}
+
 int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e)
 {
 	const char *path = img_input_path(img, i);
-	struct mapfile *f = i < img->file_count_ ? &img->files_[i] : NULL;
+	struct sha256_memo *m = img_input_digest(img, i);
 	int rc;
 
-	if (!path)
+	if (!path || !m)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: no input file %zu", img->path, i);
-	if (f && f->hashed) {
-		memcpy(out, f->sha256, SHA256_DIGEST);
-		*size = f->disk_size;
-		return 0;
-	}
-	if ((rc = sha256_file(path, out, size, e)) || !f)
+	if ((rc = sha256_memo_file(m, path, NULL, 0, e)))
 		return rc;
-	memcpy(f->sha256, out, SHA256_DIGEST);   /* a cache: every output that lists the inputs asks */
-	f->disk_size = *size;
-	f->hashed = true;
+	memcpy(out, m->digest, SHA256_DIGEST);
+	*size = m->size;
 	return 0;
 }
 
@@ -104,13 +107,11 @@ uint64_t img_inputs_bytes(const struct image *img)
 int img_inputs_hash(const struct image *img, struct progress *p, struct err *e)
 {
 	uint64_t done = 0;
-	for (size_t i = 0; i < img->file_count_; i++) {
-		struct mapfile *f = &img->files_[i];
-		int rc = f->hashed ? 0 : sha256_file_progress(f->path, f->sha256, &f->disk_size, p, done, e);
+	for (size_t i = 0; i < img_input_count(img); i++) {
+		int rc = sha256_memo_file(img_input_digest(img, i), img_input_path(img, i), p, done, e);
 		if (rc)
 			return rc;
-		f->hashed = true;
-		done += f->len;
+		done += i < img->file_count_ ? img->files_[i].len : 0;   /* the listing is not counted */
 		progress_to(p, done);
 	}
 	return 0;
@@ -794,7 +795,8 @@ static int img_listing(struct image *img, const char *path, const struct img_ope
 	if (!found)
 		return 0;
 	*have = true;
-	if (!(img->listing = img_strdup(img, found, strlen(found))))
+	if (!(img->listing = img_strdup(img, found, strlen(found))) ||
+	    !(img->listing_digest_ = xcalloc(1, sizeof(*img->listing_digest_))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", found);
 	return maps_load(m, found, e);
 }
