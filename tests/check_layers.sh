@@ -9,7 +9,7 @@
 # Each third-party header is included by exactly one wrapper file.
 # Usage: tests/check_layers.sh [BUILD_OBJ_DIR]   (default build/obj; link check skipped if absent)
 cd "$(dirname "$0")/.." || exit 2
-LAYERS="carver/base carver/image carver/nheap art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model rosalloc/native output/hprof output/bmd output/validate output/export output/report output/db carver/cli"
+LAYERS="carver/base carver/image carver/native art/format art/mirror art/runtime art/code rosalloc/probe rosalloc/walk rosalloc/model output/hprof output/bmd output/validate output/export output/report output/db carver/pipeline carver/cli"
 OBJ=${1:-build/obj}
 status=0
 

@@ -397,6 +397,48 @@ int dex_string(const struct dex *d, uint32_t idx, const uint8_t **s, size_t *len
 	return 0;
 }
 
+/* One UTF-16 unit of MUTF-8 at p[*i] (dex-format.html "MUTF-8 encoding": 1 to 3 bytes, NUL as
+ * C0 80, a supplementary character as two 3-byte surrogates); -1 for a malformed sequence. */
+static int32_t mutf8_unit(const uint8_t *p, size_t n, size_t *i)
+{
+	uint8_t b = p[*i];
+	if (b < 0x80) {
+		*i += 1;
+		return b;
+	}
+	if ((b & 0xe0) == 0xc0 && n - *i >= 2 && (p[*i + 1] & 0xc0) == 0x80) {
+		*i += 2;
+		return (b & 0x1f) << 6 | (p[*i - 1] & 0x3f);
+	}
+	if ((b & 0xf0) == 0xe0 && n - *i >= 3 && (p[*i + 1] & 0xc0) == 0x80 && (p[*i + 2] & 0xc0) == 0x80) {
+		*i += 3;
+		return (b & 0x0f) << 12 | (p[*i - 2] & 0x3f) << 6 | (p[*i - 1] & 0x3f);
+	}
+	return -1;
+}
+
+int dex_string_wtf8(const struct dex *d, uint32_t idx, struct wbuf *out, struct err *e)
+{
+	const uint8_t *s;
+	size_t n, i = 0;
+	int rc = dex_string(d, idx, &s, &n, e);
+
+	while (rc == 0 && i < n) {
+		int32_t u = mutf8_unit(s, n, &i), lo;
+		size_t j = i;
+		if (u < 0)
+			return ERR_SET(e, ERR_CORRUPT, d->file.va, "dex at 0x%llx: string %u is not MUTF-8 (byte %zu)",
+				       (unsigned long long)d->file.va, idx, i);
+		if (u >= 0xd800 && u < 0xdc00 && j < n && (lo = mutf8_unit(s, n, &j)) >= 0xdc00 && lo < 0xe000) {
+			wbuf_utf8(out, 0x10000 + ((uint32_t)(u - 0xd800) << 10) + (uint32_t)(lo - 0xdc00));
+			i = j;
+		} else {
+			wbuf_utf8(out, (uint32_t)u);
+		}
+	}
+	return rc ? rc : wbuf_status(out, e);
+}
+
 int dex_string_utf16_len(const struct dex *d, uint32_t idx, uint32_t *out, struct err *e)
 {
 	struct cursor c;

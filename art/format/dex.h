@@ -86,6 +86,10 @@ uint32_t dex_checksum_of(const struct dex *d);
 
 /* MUTF-8 bytes of string_ids[idx], without the NUL */
 int  dex_string(const struct dex *d, uint32_t idx, const uint8_t **s, size_t *len, struct err *e);
+/* Appends string_ids[idx] as WTF-8, the form mirror_string_wtf8 gives a String's text (UTF-8;
+ * a surrogate pair as one 4-byte character, a lone surrogate as 3 bytes, NUL as 00), so that
+ * a DEX literal and a heap String compare byte for byte.  -ERR_CORRUPT for malformed MUTF-8. */
+int  dex_string_wtf8(const struct dex *d, uint32_t idx, struct wbuf *out, struct err *e);
 /* the UTF-16 length stored before the string data */
 int  dex_string_utf16_len(const struct dex *d, uint32_t idx, uint32_t *out, struct err *e);
 /* descriptor of type_ids[idx], e.g. "Ljava/lang/String;" */

@@ -1,6 +1,6 @@
 /* cmd_carve.c - `artcarve carve IMAGE [--maps FILE] -o DIR [--android] [--include LIST]
  * [--json] [--art-version V]`: carves every object of the ART heap of a process image into
- * DIR/heap.hprof and prints what it found (carver/cli/carve.c does the work). */
+ * DIR/heap.hprof and prints what it found (carver/pipeline/carve.c does the work). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "carver/base/rep.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
-#include "carver/cli/carve.h"
+#include "carver/pipeline/carve.h"
 #include "carver/cli/cli.h"
 #include "carver/cli/cli_anomalies.h"
 #include "rosalloc/model/model_stats.h"
@@ -237,6 +237,28 @@ static void rep_roots(struct rep *r, const struct carve *c)
 		rep_close(r);
 }
 
+/* Objects of reachability unknown, per reason (reach.h enum reach_doubt). */
+static void rep_unknown(struct rep *r, const struct carve *c)
+{
+	static const char *const keys[REACH_DOUBT_COUNT] = { "none", "dex_literal", "runtime_error", "sentinel",
+							     "class_roots", "held_by_unknown" };
+	uint64_t total = 0;
+	for (unsigned i = 1; i < REACH_DOUBT_COUNT; i++)
+		total += c->r.unknown[i];
+	if (r->json) {
+		rep_open(r, "unknown_reasons", false);
+		for (unsigned i = 1; i < REACH_DOUBT_COUNT; i++)
+			rep_u(r, keys[i], c->r.unknown[i]);
+		rep_close(r);
+	} else if (total) {
+		rep_line(r, "unknown (%llu: no root of the image reaches them; a missing root source would):",
+			 (unsigned long long)total);
+		for (unsigned i = 1; i < REACH_DOUBT_COUNT; i++)
+			if (c->r.unknown[i])
+				rep_line(r, "  %-16s %8llu", reach_doubt_name(i), (unsigned long long)c->r.unknown[i]);
+	}
+}
+
 static void rep_tail(struct rep *r, const struct carve *c)
 {
 	const struct anomaly_sink *s = &c->sink;
@@ -351,6 +373,7 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 		rep_classes(r, "top_classes", m, t->order, counts, t->per_class_dropped);
 	xfree(counts);
 	rep_roots(r, c);
+	rep_unknown(r, c);
 	if (c->native_done)
 		rep_native(r, c);
 	rep_tail(r, c);
@@ -398,6 +421,7 @@ int cmd_carve(int argc, char **argv)
 	}
 	o.native = cl.native;
 	o.symbols = cl.symbols;
+	o.version = ARTCARVE_VERSION;
 	o.argc = argc;
 	o.argv = argv;
 	o.image = argv[1];

@@ -1,6 +1,6 @@
 /* cmd_native.c - `artcarve native IMAGE [--maps FILE] [--symbols DIR] [--json]
  * [--options STR]`: allocations made under Android's malloc_debug in the image's native
- * heap (rosalloc/native/mdebug.h), with guard damage, fill and use-after-free evidence, and
+ * heap (carver/native/mdebug.h), with guard damage, fill and use-after-free evidence, and
  * the header's backtrace named through carver/image/symbolize.h (the ELF files mapped in the
  * image, else DIR + their path). */
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "carver/cli/native_rep.h"
 #include "carver/image/image.h"
 #include "carver/image/symbolize.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 struct native_cli {
 	bool json;

@@ -1,7 +1,7 @@
 /* cmd_native_dump.c - `artcarve native-dump FILE [--json | --folded]`: an Android native
- * heap dump (v1.0, v1.1, v1.2; carver/nheap/ndump.h) summed per call site and library with
+ * heap dump (v1.0, v1.1, v1.2; carver/native/ndump.h) summed per call site and library with
  * every PC placed in the dump's MAPS section, or a malloc_debug record_allocs file
- * (carver/nheap/nrec.h) replayed to its live allocations, double frees and unknown frees.
+ * (carver/native/nrec.h) replayed to its live allocations, double frees and unknown frees.
  * The file is read once from a read-only mapping. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,9 +12,9 @@
 #include "carver/base/rep.h"
 #include "carver/base/xalloc.h"
 #include "carver/cli/cli.h"
-#include "carver/nheap/ndump.h"
-#include "carver/nheap/ndump_agg.h"
-#include "carver/nheap/nrec.h"
+#include "carver/native/ndump.h"
+#include "carver/native/ndump_agg.h"
+#include "carver/native/nrec.h"
 
 struct nd_opts {
 	bool json, folded;

@@ -1,13 +1,13 @@
 /* cmd_strings.c - `artcarve strings IMAGE [--maps FILE] [--grep RE] [--json] [--state LIST]
  * [--no-residue] [--min-run N] [--art-version V]`: every java.lang.String the carve recovers
- * (carver/cli/carve.c carve_model) with its address, length, states and what holds it, and
+ * (carver/pipeline/carve.c carve_model) with its address, length, states and what holds it, and
  * string text left in freed memory (output/export/strings_find.h defines what counts). */
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "carver/base/wbuf.h"
-#include "carver/cli/carve.h"
+#include "carver/pipeline/carve.h"
 #include "carver/cli/cli.h"
 #include "carver/base/escape.h"
 #include "output/export/strings_find.h"
@@ -125,6 +125,16 @@ static void json_line(struct lister *l, const struct strings_hit *h)
 			wbuf_release(&holder);
 		}
 		wbuf_u8(b, ']');
+		if (n == 0) {   /* a root, a DexCache's native array, or why unknown */
+			struct wbuf holder;
+			wbuf_init(&holder);
+			strings_tsv_holder(m, &l->c->refs, &l->c->r, h->obj, &holder);
+			wbuf_printf(b, ",\"held_by\":");
+			escape_json_quoted(b, holder.data, holder.len);
+			if (holder.failed)
+				b->failed = 1;
+			wbuf_release(&holder);
+		}
 	} else {
 		wbuf_printf(b, ",\"place\":\"0x%llx\"", (unsigned long long)h->place);
 	}
@@ -148,7 +158,7 @@ static void text_line(struct lister *l, const struct strings_hit *h)
 	if (h->obj != MODEL_NONE) {
 		struct wbuf holder;
 		wbuf_init(&holder);
-		strings_tsv_holder(&l->c->m, &l->c->refs, h->obj, &holder);
+		strings_tsv_holder(&l->c->m, &l->c->refs, &l->c->r, h->obj, &holder);
 		escape_json(b, holder.data, holder.len);
 		if (holder.failed)
 			b->failed = 1;

@@ -5,7 +5,7 @@
 #include "carver/base/rep.h"
 #include "carver/image/image.h"
 #include "carver/image/symbolize.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 /* Writes the whole report of res (frames named through sz) to r. */
 int native_report(struct rep *r, const struct image *img, const struct mdebug_result *res, struct symz *sz,

@@ -60,7 +60,10 @@ static const char case_db_schema[] =
 	"CREATE TABLE roots(id INTEGER PRIMARY KEY, object INTEGER NOT NULL, source TEXT NOT NULL,"
 	" found_at INTEGER, thread INTEGER);"
 	"CREATE TABLE root_sources(source TEXT PRIMARY KEY, present INTEGER NOT NULL, roots INTEGER NOT NULL,"
-	" words INTEGER NOT NULL, detail TEXT);";
+	" words INTEGER NOT NULL, detail TEXT);"
+	"CREATE TABLE dex_cache_strings(string INTEGER PRIMARY KEY, dex_cache INTEGER NOT NULL,"
+	" string_index INTEGER NOT NULL);"
+	"CREATE TABLE unknown_reasons(object INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
 
 /* Indexes after the rows (one sort each instead of a b-tree insert per row), then views. */
 static const char case_db_finish[] =
@@ -83,10 +86,16 @@ static const char case_db_finish[] =
 	" printf('0x%08x', r.from_address) AS from_hex, c.name AS from_class, r.field, r.array_index,"
 	" o.allocation AS from_allocation, o.reach AS from_reach"
 	" FROM refs r LEFT JOIN objects o ON o.address = r.from_address LEFT JOIN classes c ON c.id = o.class_id;"
+	"CREATE VIEW holders AS SELECT to_address AS address, 'object' AS kind, from_address AS holder,"
+	" coalesce(field, '[' || array_index || ']') AS via FROM refs"
+	" UNION ALL SELECT object, 'root', found_at, source FROM roots"
+	" UNION ALL SELECT string, 'dex cache', dex_cache, 'strings[' || string_index || '] (native array)'"
+	" FROM dex_cache_strings"
+	" UNION ALL SELECT object, 'unknown', NULL, reason FROM unknown_reasons;"
 	"COMMIT;";
 
 enum { ST_INPUT, ST_REGION, ST_SPACE, ST_CLASS, ST_FIELD, ST_OBJECT, ST_REF, ST_STRING, ST_ARRAY, ST_ANOMALY,
-       ST_ANOMALY_COUNT, ST_ROOT, ST_ROOT_SOURCE, ST_COUNT };
+       ST_ANOMALY_COUNT, ST_ROOT, ST_ROOT_SOURCE, ST_DEX_CACHE_STRING, ST_UNKNOWN, ST_COUNT };
 
 static const char *const case_db_inserts[ST_COUNT] = {
 	[ST_INPUT] = "INSERT INTO inputs VALUES(?,?,?,?,?)",
@@ -102,6 +111,8 @@ static const char *const case_db_inserts[ST_COUNT] = {
 	[ST_ANOMALY_COUNT] = "INSERT INTO anomaly_counts VALUES(?,?,?,?)",
 	[ST_ROOT] = "INSERT INTO roots(object, source, found_at, thread) VALUES(?,?,?,?)",
 	[ST_ROOT_SOURCE] = "INSERT INTO root_sources VALUES(?,?,?,?,?)",
+	[ST_DEX_CACHE_STRING] = "INSERT INTO dex_cache_strings VALUES(?,?,?)",
+	[ST_UNKNOWN] = "INSERT INTO unknown_reasons VALUES(?,?)",
 };
 
 struct cdb {
@@ -521,6 +532,31 @@ static int put_roots(struct cdb *c, const struct reach *r, struct err *e)
 	return 0;
 }
 
+/* What holds an object beyond heap references: the strings the DexCaches' native arrays hold
+ * (the first DexCache of each), and why an object's reachability is unknown. */
+static int put_holders(struct cdb *c, const struct reach *r, struct err *e)
+{
+	struct sqlw_stmt *s = c->st[ST_DEX_CACHE_STRING], *q = c->st[ST_UNKNOWN];
+	int rc;
+	for (size_t i = 0; i < r->dex_cache_edge_count; i++) {
+		const struct reach_dex_cache_edge *x = &r->dex_cache_edges[i];
+		sqlw_bind_int(s, 1, i64(model_va(c->m, &c->m->objs[x->str])));
+		sqlw_bind_int(s, 2, i64(model_va(c->m, &c->m->objs[x->cache])));
+		sqlw_bind_int(s, 3, x->index);
+		if ((rc = sqlw_step(s, e)))
+			return rc;
+	}
+	for (size_t i = 0; r->doubt && i < c->m->count; i++) {
+		if (r->doubt[i] == REACH_DOUBT_NONE || c->m->objs[i].reach != MODEL_REACH_UNKNOWN)
+			continue;
+		sqlw_bind_int(q, 1, i64(model_va(c->m, &c->m->objs[i])));
+		sqlw_bind_str(q, 2, reach_doubt_name(r->doubt[i]));
+		if ((rc = sqlw_step(q, e)))
+			return rc;
+	}
+	return 0;
+}
+
 /* The records a sink kept, and its counts per code (all, kept or not). */
 static int put_anomalies(struct cdb *c, const char *phase, const struct anomaly_sink *sink, struct err *e)
 {
@@ -594,6 +630,7 @@ static int write_all(struct cdb *c, const struct reach *r, const struct case_db_
 	if ((rc = put_image(c, e)) || (rc = put_inputs(c, e)) || (rc = put_run(c, run, e)) ||
 	    (rc = put_regions(c, e)) || (rc = put_spaces(c, e)) || (rc = put_classes(c, e)) ||
 	    (rc = put_objects(c, e)) || (rc = put_hprof_ids(c, e)) || (rc = put_roots(c, r, e)) ||
+	    (rc = put_holders(c, r, e)) ||
 	    (rc = put_anomalies(c, "runtime", &c->rt->anomalies, e)) ||
 	    (rc = put_anomalies(c, "carving", c->m->sink, e)))
 		return rc;

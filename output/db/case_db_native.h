@@ -1,5 +1,5 @@
 /* case_db_native.h - the native heap tables of case.db (`carve --native`): the malloc_debug
- * allocations rosalloc/native/mdebug.h found, their damaged bytes and backtrace frames, added
+ * allocations carver/native/mdebug.h found, their damaged bytes and backtrace frames, added
  * to a database case_db_write made, in one transaction of their own.
  *
  *   native_scan(bits, options, options_from, regions_by, regions_scanned, bytes_scanned,
@@ -17,7 +17,7 @@
 
 #include "carver/base/err.h"
 #include "carver/image/symbolize.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 /* Adds the tables to the database at path.  Returns 0, -ERR_DB or -ERR_NOMEM. */
 int case_db_add_native(const char *path, const struct mdebug_result *res, struct symz *sz, struct err *e);

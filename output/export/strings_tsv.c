@@ -10,17 +10,44 @@
 struct st_ctx {
 	const struct model *m;
 	const struct referrers *r;
+	const struct reach *reach;
 	struct outf *out;
 	struct strings_tsv_stats *st;
 	struct wbuf line, ctx;
 };
 
-void strings_tsv_holder(const struct model *m, const struct referrers *r, size_t i, struct wbuf *out)
+/* What holds object i when no object references it (reach.h reach_holder_of). */
+static void holder_beyond_objects(const struct model *m, const struct reach *reach, size_t i, struct wbuf *out)
+{
+	struct reach_holder h;
+	if (!reach || !reach_holder_of(reach, m, i, &h)) {
+		wbuf_printf(out, "held by nothing");
+		return;
+	}
+	switch (h.kind) {
+	case REACH_HOLDER_ROOT:
+		wbuf_printf(out, "a root (%s", reach_source_name(h.source));
+		if (h.ref)
+			wbuf_printf(out, " at 0x%llx", (unsigned long long)h.ref);
+		wbuf_printf(out, ")");
+		break;
+	case REACH_HOLDER_DEX_CACHE:
+		wbuf_printf(out, "held by java.lang.DexCache strings[%u]@0x%llx (native array)", h.index,
+			    (unsigned long long)model_va(m, &m->objs[h.dex_cache]));
+		break;
+	default:
+		wbuf_printf(out, "held by nothing the image shows (unknown: %s)", reach_doubt_name(h.doubt));
+		break;
+	}
+}
+
+void strings_tsv_holder(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
+			struct wbuf *out)
 {
 	const uint32_t *from, *off;
 	uint32_t n = referrers_of(r, i, &from, &off);
 	if (n == 0) {
-		wbuf_printf(out, "held by nothing");
+		holder_beyond_objects(m, reach, i, out);
 		return;
 	}
 	wbuf_printf(out, "held by ");
@@ -39,7 +66,7 @@ static int line(void *arg, const struct strings_hit *h, struct err *e)
 	wbuf_printf(&c->line, "%llu\t", (unsigned long long)h->addr);
 	escape_feature(&c->line, h->text, h->text_len);
 	wbuf_printf(&c->ctx, "java.lang.String len=%u %s; ", h->length, h->compressed ? "compressed" : "utf16");
-	strings_tsv_holder(c->m, c->r, h->obj, &c->ctx);
+	strings_tsv_holder(c->m, c->r, c->reach, h->obj, &c->ctx);
 	wbuf_printf(&c->ctx, "; %s %s %s confidence=%u", model_alloc_name(h->alloc), model_content_name(h->content),
 		    model_reach_name(h->reach), h->confidence);
 	if (!h->text_ok)
@@ -75,7 +102,7 @@ static int header(struct st_ctx *c, const struct strings_tsv_opts *o, struct err
 int strings_tsv_write(const struct model *m, const struct referrers *r, const struct strings_tsv_opts *o,
 		      struct outf *out, struct strings_tsv_stats *st, struct err *e)
 {
-	struct st_ctx c = { .m = m, .r = r, .out = out, .st = st };
+	struct st_ctx c = { .m = m, .r = r, .reach = o->reach, .out = out, .st = st };
 	struct strings_opts so = { .residue = false };
 	int rc;
 

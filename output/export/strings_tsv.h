@@ -26,11 +26,13 @@
 #include "carver/base/err.h"
 #include "carver/base/outfile.h"
 #include "rosalloc/model/model.h"
+#include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
 
 struct strings_tsv_opts {
 	const char *image;      /* input path for "# Filename:", NULL to leave the line out */
 	const char *version;    /* artcarve's version for "# ARTCARVE-Version:", NULL to leave out */
+	const struct reach *reach;   /* roots, DexCache holders, unknown reasons; NULL: none */
 };
 
 struct strings_tsv_stats {
@@ -40,8 +42,11 @@ struct strings_tsv_stats {
 int strings_tsv_write(const struct model *m, const struct referrers *r, const struct strings_tsv_opts *o,
 		      struct outf *out, struct strings_tsv_stats *st, struct err *e);
 
-/* Appends the holder part of a context, "held by HOLDER@0xADDR (+K more)" or "held by
- * nothing", for object i (unescaped). */
-void strings_tsv_holder(const struct model *m, const struct referrers *r, size_t i, struct wbuf *out);
+/* Appends the holder part of a context for object i (unescaped): "held by HOLDER@0xADDR (+K
+ * more)"; with no holding object, from reach (may be NULL): "a root (SOURCE at 0xWHERE)",
+ * "held by java.lang.DexCache strings[IDX]@0xADDR (native array)", "held by nothing the image
+ * shows (unknown: REASON)"; else "held by nothing". */
+void strings_tsv_holder(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
+			struct wbuf *out);
 
 #endif

@@ -24,7 +24,7 @@
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 #include "rosalloc/walk/walk.h"
 
 enum { REPORT_LIST_MAX = 1000, REPORT_TOP_CLASSES = 50, REPORT_STRING_MAX = 4096 };

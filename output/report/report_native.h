@@ -7,7 +7,7 @@
 
 #include "carver/image/symbolize.h"
 #include "output/report/report_html.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 int report_native_section(struct report_html *h, const struct mdebug_result *res, struct symz *sz, struct err *e);
 

@@ -6,6 +6,7 @@
 
 #include "art/mirror/mirror.h"
 #include "art/runtime/native_roots.h"
+#include "carver/base/bsearch.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
 
@@ -32,6 +33,8 @@ static int reach_nomem(struct err *e)
 void reach_release(struct reach *r)
 {
 	xfree(r->roots);
+	xfree(r->doubt);
+	xfree(r->dex_cache_edges);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -488,6 +491,7 @@ struct walk_ctx_r {
 	uint64_t *seen;         /* a bit per object: a few MB that stay in cache, where the objects'
 	                         * own reach fields are spread over the whole table */
 	size_t dex_cache;       /* class index of java.lang.DexCache, RT_NONE */
+	bool nomem;             /* keeping a DexCache edge failed */
 };
 
 static void visit(struct walk_ctx_r *w, size_t j)
@@ -512,6 +516,20 @@ static int follow(void *arg, uint32_t off, uint32_t value)
 	return 0;
 }
 
+/* Remembers that the DexCache m->objs[cache] holds String j in its native arrays (what
+ * reach_holder_of answers); the first holder of each String suffices. */
+static void keep_dex_cache_edge(struct walk_ctx_r *w, size_t j, size_t cache, uint32_t idx)
+{
+	struct reach *r = w->r;
+	if (w->seen[j / 64] >> (j % 64) & 1)
+		return;   /* reached before: a root or an object already holds it */
+	if (XALLOC_GROW(r->dex_cache_edges, r->dex_cache_edge_cap, r->dex_cache_edge_count + 1, 1024)) {
+		w->nomem = true;
+		return;
+	}
+	r->dex_cache_edges[r->dex_cache_edge_count++] = (struct reach_dex_cache_edge){ (uint32_t)j, (uint32_t)cache, idx };
+}
+
 static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 {
 	struct reach_source_info *s = &w->r->source[REACH_DEX_CACHES];
@@ -525,17 +543,36 @@ static void follow_dex_cache(struct walk_ctx_r *w, const struct model_obj *o)
 		for (size_t i = 0; i < a[t].n; i++) {
 			uint32_t ref = ld_u32le(a[t].p + a[t].stride * i);
 			s->words++;
-			if (ref && model_find(w->m, ref) != MODEL_NONE) {
+			size_t j = ref ? model_find(w->m, ref) : MODEL_NONE;
+			if (j != MODEL_NONE) {
 				s->roots++;
+				/* pairs {GcRoot<String>, u32 string_idx} (dex_cache.h DexCachePair), else
+				 * the array's own index is the string index */
+				uint32_t idx = a[t].stride >= 8 ? ld_u32le(a[t].p + a[t].stride * i + 4) : (uint32_t)i;
+				keep_dex_cache_edge(w, j, (size_t)(o - w->m->objs), idx);
 				(void)follow(w, 0, ref);
 			}
 		}
 }
 
+static void set_reach(struct reach *r, struct model_obj *o, bool seen, const uint8_t *doubt)
+{
+	if (seen) {
+		o->reach = MODEL_REACHABLE;
+		r->reachable[o->alloc]++;
+	} else if (doubt) {
+		o->reach = MODEL_REACH_UNKNOWN;
+		r->unknown[*doubt]++;
+	} else {
+		o->reach = MODEL_UNREACHABLE;
+		r->unreachable[o->alloc]++;
+	}
+}
+
 static int walk(struct model *m, struct reach *r, struct err *e)
 {
 	struct walk_ctx_r w = { m, r, xcalloc(m->count ? m->count : 1, sizeof(uint32_t)), 0,
-				xcalloc(m->count / 64 + 1, sizeof(uint64_t)), RT_NONE };
+				xcalloc(m->count / 64 + 1, sizeof(uint64_t)), RT_NONE, false };
 
 	for (size_t i = 0; i < m->rt->class_count; i++)
 		if (m->rt->classes[i].name && !strcmp(m->rt->classes[i].name, "java.lang.DexCache"))
@@ -570,17 +607,15 @@ static int walk(struct model *m, struct reach *r, struct err *e)
 		if (o->cls == w.dex_cache && o->kind == MODEL_INSTANCE)
 			follow_dex_cache(&w, o);
 	}
-	for (size_t i = 0; i < m->count; i++) {
-		struct model_obj *o = &m->objs[i];
-		o->reach = w.seen[i / 64] >> (i % 64) & 1 ? MODEL_REACHABLE : MODEL_UNREACHABLE;
-		if (o->reach == MODEL_REACHABLE)
-			r->reachable[o->alloc]++;
-		else
-			r->unreachable[o->alloc]++;
-	}
+	uint64_t *doubt = xcalloc(m->count / 64 + 1, sizeof(uint64_t));
+	int rc = doubt && !w.nomem ? reach_doubt(m, r, w.seen, doubt, e) : reach_nomem(e);
+	for (size_t i = 0; !rc && i < m->count; i++)
+		set_reach(r, &m->objs[i], w.seen[i / 64] >> (i % 64) & 1,
+			  doubt[i / 64] >> (i % 64) & 1 ? &r->doubt[i] : NULL);
+	xfree(doubt);
 	xfree(w.stack);
 	xfree(w.seen);
-	return 0;
+	return rc;
 }
 
 int reach_run(struct model *m, struct reach *r, struct err *e)
@@ -608,5 +643,52 @@ int reach_run(struct model *m, struct reach *r, struct err *e)
 	if (rc)
 		return rc;
 	dedup_roots(r);
-	return walk(m, r, e);
+	if ((rc = walk(m, r, e)) == 0)
+		reach_index_holders(r);
+	return rc;
+}
+
+/* ---- what holds an object no object references ---- */
+
+static uint64_t root_key(const void *base, size_t i)
+{
+	const struct reach_root *x = &((const struct reach_root *)base)[i];
+	return (uint64_t)x->source << 32 | x->obj;
+}
+static uint64_t edge_key(const void *base, size_t i) { return ((const struct reach_dex_cache_edge *)base)[i].str; }
+
+static int by_str(const void *a, const void *b)
+{
+	const struct reach_dex_cache_edge *x = a, *y = b;
+	return x->str < y->str ? -1 : x->str > y->str;
+}
+
+void reach_index_holders(struct reach *r)
+{
+	qsort(r->dex_cache_edges, r->dex_cache_edge_count, sizeof(*r->dex_cache_edges), by_str);
+}
+
+bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h)
+{
+	const struct model_obj *o = &m->objs[i];
+	memset(h, 0, sizeof(*h));
+	/* r->roots: sorted by source, then object (dedup_roots) */
+	for (unsigned s = 0; s < REACH_SOURCE_COUNT; s++) {
+		size_t k = bs_find(r->roots, r->count, root_key, (uint64_t)s << 32 | o->addr);
+		if (k != SIZE_MAX) {
+			*h = (struct reach_holder){ .kind = REACH_HOLDER_ROOT, .source = s, .ref = r->roots[k].ref };
+			return true;
+		}
+	}
+	size_t k = bs_find(r->dex_cache_edges, r->dex_cache_edge_count, edge_key, i);
+	if (k != SIZE_MAX) {
+		*h = (struct reach_holder){ .kind = REACH_HOLDER_DEX_CACHE, .dex_cache = r->dex_cache_edges[k].cache,
+					    .index = r->dex_cache_edges[k].index };
+		return true;
+	}
+	if (o->reach == MODEL_REACH_UNKNOWN && r->doubt && r->doubt[i] != REACH_DOUBT_NONE) {
+		*h = (struct reach_holder){ .kind = REACH_HOLDER_DOUBT, .doubt = r->doubt[i] };
+		return true;
+	}
+	return false;
 }

@@ -32,7 +32,10 @@
  * the `indirect ref table` mappings are not read on their own (their live extent is in
  * the JavaVMExt).
  * Each source is reported present (with its root count) or missing: "unreachable" means
- * unreachable from the roots this image holds. */
+ * unreachable from the roots this image holds and no sign that a missing source holds it.
+ * Where a source is missing, an object it would hold by what ART does (a DEX literal, the
+ * runtime's pre-allocated errors, its sentinel, the class roots: rosalloc/model/reach_doubt.c)
+ * and what only such objects reach get reachability unknown, with the reason. */
 #ifndef ARTCARVE_REACH_H
 #define ARTCARVE_REACH_H
 
@@ -51,11 +54,24 @@ enum reach_source {
 	REACH_SOURCE_COUNT
 };
 
+/* Why an object no root reaches is "unknown" (reach_doubt.c); REACH_DOUBT_HELD: only such an
+ * object leads to it. */
+enum reach_doubt {
+	REACH_DOUBT_NONE, REACH_DOUBT_DEX_LITERAL, REACH_DOUBT_RUNTIME_ERROR, REACH_DOUBT_SENTINEL,
+	REACH_DOUBT_CLASS_ROOTS, REACH_DOUBT_HELD, REACH_DOUBT_COUNT
+};
+
 struct reach_root {
 	uint32_t obj;           /* object address */
 	uint32_t ref;           /* where the root was found (table entry, stack word), or 0 */
 	uint32_t thread;        /* thread serial (1-based) for thread objects, else 0 */
 	uint8_t source;         /* enum reach_source */
+};
+
+/* A String a DexCache's native array holds (7.0+), kept for the first holder of each. */
+struct reach_dex_cache_edge {
+	uint32_t str, cache;    /* object indexes of the String and the DexCache */
+	uint32_t index;         /* the string index in the DEX (string_ids) */
 };
 
 struct reach_source_info {
@@ -71,6 +87,10 @@ struct reach {
 	struct reach_source_info source[REACH_SOURCE_COUNT];
 	uint64_t reachable[MODEL_ALLOC_COUNT], unreachable[MODEL_ALLOC_COUNT];
 	uint64_t edges;             /* references followed */
+	uint64_t unknown[REACH_DOUBT_COUNT];   /* objects made unknown, per reason */
+	uint8_t *doubt;             /* per object: enum reach_doubt; NULL when no rule applied */
+	struct reach_dex_cache_edge *dex_cache_edges;   /* by String (reach_index_holders) */
+	size_t dex_cache_edge_count, dex_cache_edge_cap;
 	char native_missing[600];   /* why the runtime's native roots were not read (a source's
 				     * detail may point here: nroots' own text does not outlive it) */
 };
@@ -82,5 +102,27 @@ void reach_release(struct reach *r);
 /* "class statics", "image roots", "thread objects", "jni globals", "jni locals", "thread stacks",
  * "dex cache strings", "vm internal", "interned strings" */
 const char *reach_source_name(unsigned s);
+/* What holds an object when no object's field or element does: a root (its source and where
+ * it was found), a DexCache's native array (the DexCache and the string index), or why its
+ * reachability is unknown. */
+enum reach_holder_kind { REACH_HOLDER_NONE, REACH_HOLDER_ROOT, REACH_HOLDER_DEX_CACHE, REACH_HOLDER_DOUBT };
+struct reach_holder {
+	enum reach_holder_kind kind;
+	unsigned source;        /* ROOT: enum reach_source */
+	uint32_t ref;           /* ROOT: where it was found (table entry, stack word), or 0 */
+	size_t dex_cache;       /* DEX_CACHE: object index of the DexCache */
+	uint32_t index;         /* DEX_CACHE: string index */
+	unsigned doubt;         /* DOUBT: enum reach_doubt */
+};
+/* Fills h for object i of m after reach_run; false (h->kind NONE) when nothing holds it. */
+bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h);
+/* Sorts the DexCache edges for reach_holder_of (reach_run does it). */
+void reach_index_holders(struct reach *r);
+/* "dex literal", "runtime error", "sentinel", "class roots", "held by unknown" */
+const char *reach_doubt_name(unsigned d);
+/* Sets r->doubt (allocated when a rule applies) and the bits of marked (a bit per object) for
+ * the objects seen (the root walk's bits) leaves out that a missing source would hold.
+ * Returns 0 or -ERR_NOMEM. */
+int reach_doubt(const struct model *m, struct reach *r, const uint64_t *seen, uint64_t *marked, struct err *e);
 
 #endif

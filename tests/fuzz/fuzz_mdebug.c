@@ -1,11 +1,11 @@
-/* fuzz_mdebug.c - the malloc_debug header scan (rosalloc/native/mdebug.c) over arbitrary
+/* fuzz_mdebug.c - the malloc_debug header scan (carver/native/mdebug.c) over arbitrary
  * heap bytes.  The first byte picks the word size and whether the option set is inferred
  * or given (the inference and the given layout read different offsets); the rest is the
  * heap, at an address where the generator places it.  Every allocation reported must lie in
  * the buffer's address range and every listed record inside the result's arrays. */
 #include <stdlib.h>
 
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

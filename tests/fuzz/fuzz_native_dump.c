@@ -3,8 +3,8 @@
  * must agree: the sites add up to the totals unless a sum saturated. */
 #include <stdlib.h>
 
-#include "carver/nheap/ndump.h"
-#include "carver/nheap/ndump_agg.h"
+#include "carver/native/ndump.h"
+#include "carver/native/ndump_agg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

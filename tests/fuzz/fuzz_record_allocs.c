@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "carver/base/xalloc.h"
-#include "carver/nheap/nrec.h"
+#include "carver/native/nrec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

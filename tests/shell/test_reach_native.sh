@@ -10,6 +10,8 @@
 #     breakdown printed;
 #   - no reachable claim for an object the truth calls unreachable
 #     (.reach.unreachable_called_reachable 0: a native root never makes a dropped object live);
+#   - every reachable String names what holds it (an object, a root, a DexCache's native array:
+#     `strings --json` referrers or held_by), and no object is of reachability unknown;
 #   - the summary's roots section lists the native sources as present: vm internal,
 #     interned strings, dex cache strings, and on ART 14 jni globals (JavaVMExt::globals_) and
 #     jni locals (each thread's jni::LocalReferenceTable).
@@ -39,6 +41,19 @@ while read -r cap limit; do
 		>"$w/summary" 2>"$w/err" </dev/null; then
 		t_fail "$cap: carve failed: $(head -n 1 "$w/err")"; rm -f "$w/core"; continue
 	fi
+	# every reachable String says what holds it: an object, a root or a DexCache's native
+	# array (strings --json: referrers, else held_by); and nothing is unknown
+	if "$ART" strings --json --no-residue "$w/core" --maps "$dir/maps.txt" >"$w/strings.json" 2>"$w/serr" </dev/null; then
+		held=$(jq '[.[] | select(.reach == "reachable")] | length' "$w/strings.json")
+		bare=$(jq '[.[] | select(.reach == "reachable" and .referrer_count == 0 and ((.held_by // "held by nothing") | startswith("held by nothing")))] | length' "$w/strings.json")
+		kinds=$(jq -r '[.[] | select(.referrer_count == 0) | .held_by // "none" | sub(" at 0x[0-9a-f]+"; "") | sub("@0x[0-9a-f]+"; "") | sub("strings\\[[0-9]+\\]"; "strings[i]")] | group_by(.) | map("\(.[0]): \(length)") | join("; ")' "$w/strings.json")
+		echo "# $cap: Strings without a holding object: $kinds"
+		t_check "$cap: all $held reachable Strings name a holder ($bare held by nothing)" [ "$bare" = 0 ]
+	else
+		t_fail "$cap: strings failed: $(head -n 1 "$w/serr")"
+	fi
+	t_check "$cap: nothing of reachability unknown (every root source present)" \
+		[ -z "$(grep '^unknown (' "$w/summary")" ]
 	rm -f "$w/core"
 	if ! "$ART" validate --json "$w/out/heap.hprof" "$dir/heap.hprof.zst" >"$w/v.json" 2>"$w/verr" </dev/null; then
 		t_fail "$cap: validate failed: $(head -n 1 "$w/verr")"; continue

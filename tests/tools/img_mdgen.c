@@ -7,7 +7,7 @@
  * Written from bionic libc/malloc_debug (malloc_debug.h Header; DebugData.cpp offsets;
  * BacktraceData.cpp: the frames block in the header up to android-8.1; Config.cpp values
  * and alignment) and the ELF gABI / linux fs/binfmt_elf.c (core, NT_FILE), not from the
- * scanner (it shares no code with rosalloc/native).
+ * scanner (it shares no code with carver/native).
  *
  * usage: img_mdgen --out DIR --bits 32|64 --era 7|9 [--front N] [--rear N] [--frames N]
  *          [--fill-alloc] [--fill-free] [--free-track] [--count N] [--seed N]

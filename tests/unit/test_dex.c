@@ -273,6 +273,54 @@ static void test_index_bounds(void)
 	wbuf_release(&b);
 }
 
+/* string_ids[0] pointed at MUTF-8 bytes appended to the file, read back as WTF-8 */
+static int wtf8_of(struct wbuf *b, const char *mutf8, size_t n, struct wbuf *out, struct err *e)
+{
+	struct dex d;
+	size_t at = b->len;
+	wbuf_u8(b, (uint8_t)n);           /* uleb128 UTF-16 length: not checked against the bytes */
+	wbuf_put(b, mutf8, n);
+	wbuf_u8(b, 0);
+	dg_put32(b, 32, (uint32_t)b->len);                          /* file_size */
+	dg_put32(b, 104, (uint32_t)(b->len - ld_u32le(b->data + 108)));  /* data_size from data_off */
+	T_EQ_I(parse(&d, b, b->len, e), 0);
+	dg_put32(b, d.string_ids_off, (uint32_t)at);
+	wbuf_reset(out);
+	return dex_string_wtf8(&d, 0, out, e);
+}
+
+static void test_string_wtf8(void)
+{
+	static const struct { const char *name, *in; size_t n; const char *want; size_t want_n; } cases[] = {
+		{ "ASCII", "abc", 3, "abc", 3 },
+		{ "NUL as C0 80", "A\xc0\x80" "B", 4, "A\0B", 3 },
+		{ "2-byte", "\xc3\xa9", 2, "\xc3\xa9", 2 },
+		{ "surrogate pair -> one 4-byte character", "\xed\xa0\xbd\xed\xb8\x80", 6, "\xf0\x9f\x98\x80", 4 },
+		{ "lone high surrogate kept as 3 bytes", "x\xed\xa0\x80y", 5, "x\xed\xa0\x80y", 5 },
+		{ "low surrogate first: two lone ones", "\xed\xb8\x80\xed\xa0\xbd", 6, "\xed\xb8\x80\xed\xa0\xbd", 6 },
+	};
+	struct wbuf b, out;
+	struct err e;
+
+	T_SECTION("string as WTF-8 (heap String form)");
+	wbuf_init(&out);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(&b, 35, false);
+		int rc = wtf8_of(&b, cases[i].in, cases[i].n, &out, &e);
+		T_CHECK(rc == 0 && out.len == cases[i].want_n && !memcmp(out.data, cases[i].want, out.len),
+			"%s: rc %d, %zu bytes (want %zu)", cases[i].name, rc, out.len, cases[i].want_n);
+		wbuf_release(&b);
+	}
+	static const char *const bad[] = { "\x80", "\xc3", "\xe0\x80", "\xf0\x9f\x98\x80" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		build(&b, 35, false);
+		T_EQ_I(wtf8_of(&b, bad[i], strlen(bad[i]), &out, &e), -ERR_CORRUPT);
+		wbuf_release(&b);
+	}
+	T_CHECK(strstr(e.msg, "is not MUTF-8") != NULL, "%s", e.msg);
+	wbuf_release(&out);
+}
+
 static void test_adler(void)
 {
 	T_SECTION("adler32");
@@ -294,6 +342,7 @@ static void test_adler(void)
 
 int main(void)
 {
+	test_string_wtf8();
 	test_valid(35, false);
 	test_valid(38, false);
 	test_valid(40, false);

@@ -256,7 +256,7 @@ static int jsonl(const struct model *m, const struct referrers *r, struct outf *
 
 static int tsv(const struct model *m, const struct referrers *r, struct outf *out, struct err *e)
 {
-	struct strings_tsv_opts o = { "core\tx", "0.1.0" };
+	struct strings_tsv_opts o = { "core\tx", "0.1.0", NULL };
 	struct strings_tsv_stats st;
 	return strings_tsv_write(m, r, &o, out, &st, e);
 }

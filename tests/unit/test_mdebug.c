@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 #include "t.h"
 
 #define VA64 0x7a00000000ull

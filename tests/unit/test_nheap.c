@@ -1,14 +1,14 @@
-/* test_nheap.c - the native heap text formats (carver/nheap): fields and their errors with
+/* test_nheap.c - the native heap text formats (carver/native): fields and their errors with
  * file, line and column; dump headers, records, bt_info, MAPS and truncation; the v1.0 count
  * rule; the record_allocs replay against a plain list model over many random operations
  * (the hash tables delete by backward shift). */
 #include <stdlib.h>
 
 #include "carver/base/xalloc.h"
-#include "carver/nheap/ndump.h"
-#include "carver/nheap/ndump_agg.h"
-#include "carver/nheap/nheap_text.h"
-#include "carver/nheap/nrec.h"
+#include "carver/native/ndump.h"
+#include "carver/native/ndump_agg.h"
+#include "carver/native/nheap_text.h"
+#include "carver/native/nrec.h"
 #include "tests/unit/t.h"
 
 static void test_fields(void)

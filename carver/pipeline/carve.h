@@ -1,6 +1,7 @@
-/* carve.h - the carving pipeline behind `artcarve carve`: image -> runtime model -> space
- * walkers -> object model (checks, states) -> reachability -> DIR/heap.hprof, and the
- * figures its summary prints. */
+/* carve.h - the carving pipeline behind `artcarve carve` and `artcarve strings`: image ->
+ * runtime model -> space walkers -> object model (checks, states) -> reachability -> the
+ * outputs in DIR, and the figures the CLI's summary prints.  A library layer (carver/pipeline)
+ * below carver/cli: it parses no arguments and prints nothing. */
 #ifndef ARTCARVE_CARVE_H
 #define ARTCARVE_CARVE_H
 
@@ -19,7 +20,7 @@
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 #include "rosalloc/walk/walk.h"
 
 /* The files carve writes into DIR, in the order they are written (a later writer may read an
@@ -38,6 +39,7 @@ struct carve_opts {
 	bool native;                /* --native: scan the native heap for malloc_debug allocations */
 	const char *symbols;        /* --symbols DIR for the native backtraces, may be NULL */
 	const struct mdebug_options *native_options;   /* NULL: inferred */
+	const char *version;        /* artcarve's version, as recorded in case.db and strings.tsv */
 	int argc;                   /* the command line, as recorded in case.db */
 	char **argv;
 };
@@ -84,10 +86,10 @@ void carve_release(struct carve *c);
  * output this build does not have). */
 const char *carve_output_file(unsigned i);
 const char *carve_output_name(unsigned i);
-/* Parses a comma-separated --skip list into *skip; on an unknown name returns false with
- * *bad and *bad_len naming it. */
 /* "hprof, bmd, ...": the names --skip takes, for messages. */
 const char *carve_skip_names(void);
+/* Parses a comma-separated --skip list into *skip; on an unknown name returns false with
+ * *bad and *bad_len naming it. */
 bool carve_output_parse_skip(const char *list, unsigned *skip, const char **bad, size_t *bad_len);
 
 #endif

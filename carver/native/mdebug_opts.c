@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 enum { MDEBUG_DEFAULT_GUARD = 32, MDEBUG_DEFAULT_FRAMES = 16 };
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "carver/base/err.h"
-#include "carver/nheap/nheap_text.h"
+#include "carver/native/nheap_text.h"
 
 enum nrec_op { NREC_MALLOC, NREC_CALLOC, NREC_MEMALIGN, NREC_REALLOC, NREC_FREE, NREC_THREAD_DONE, NREC_OPS };
 

@@ -1,5 +1,5 @@
 /* nheap_text.c - lines and fields of the native heap text formats (see nheap_text.h). */
-#include "carver/nheap/nheap_text.h"
+#include "carver/native/nheap_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include "carver/base/err.h"
 #include "carver/image/maps.h"
 #include "carver/image/symbolize.h"
-#include "carver/nheap/ndump.h"
+#include "carver/native/ndump.h"
 
 struct ndump_site {
 	uint64_t hash;

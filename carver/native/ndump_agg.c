@@ -1,6 +1,6 @@
 /* ndump_agg.c - call sites, libraries and PC placement of a native heap dump (see
  * ndump_agg.h). */
-#include "carver/nheap/ndump_agg.h"
+#include "carver/native/ndump_agg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* carve.c - the carving pipeline (see carve.h). */
-#include "carver/cli/carve.h"
+#include "carver/pipeline/carve.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,6 @@
 
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
-#include "carver/cli/cli.h"
 #include "output/bmd/bmd_codec.h"
 #include "output/db/case_db_native.h"
 #include "output/export/objects_jsonl.h"
@@ -126,7 +125,7 @@ static int write_jsonl(struct carve *c, const struct carve_opts *o, struct outf 
 
 static int write_strings(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
-	struct strings_tsv_opts so = { o->image, ARTCARVE_VERSION };
+	struct strings_tsv_opts so = { o->image, o->version, &c->r };
 	struct strings_tsv_stats st;
 	int rc = carve_referrers(c, e);
 	return rc ? rc : strings_tsv_write(&c->m, &c->refs, &so, out, &st, e);
@@ -143,7 +142,7 @@ static int write_report(struct carve *c, const struct carve_opts *o, struct outf
 /* SQLite opens the file itself: the stream is closed and the temporary written by path */
 static int write_db(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
-	struct case_db_run run = { ARTCARVE_VERSION, o->argc, o->argv, c->started, now() - c->t0 };
+	struct case_db_run run = { o->version, o->argc, o->argv, c->started, now() - c->t0 };
 	int rc = outf_close_stream(out, e);
 	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e)))
 		err_prefix(e, "writing %s", out->path);

@@ -1,13 +1,13 @@
 /* ndump.c - "Android Native Heap Dump" v1.0/v1.1/v1.2 parser (see ndump.h and
  * doc/malloc-debug.md).  One pass over the lines; the record of the current "z" line is held
  * until the next line shows whether a v1.2 bt_info line belongs to it. */
-#include "carver/nheap/ndump.h"
+#include "carver/native/ndump.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "carver/base/arena.h"
-#include "carver/nheap/nheap_text.h"
+#include "carver/native/nheap_text.h"
 
 #define NDUMP_MAGIC "Android Native Heap Dump v1."
 

@@ -19,7 +19,7 @@
 #include "carver/base/ck.h"
 #include "carver/base/cursor.h"
 #include "carver/base/xalloc.h"
-#include "rosalloc/native/mdebug.h"
+#include "carver/native/mdebug.h"
 
 enum {
 	MD_VOTERS = 512,              /* headers the layout is inferred from */

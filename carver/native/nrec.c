@@ -1,5 +1,5 @@
 /* nrec.c - record_allocs parser and replay (see nrec.h and doc/malloc-debug.md). */
-#include "carver/nheap/nrec.h"
+#include "carver/native/nrec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* nheap_text.h - the line reader and field scanner shared by the native heap text formats
- * (carver/nheap/ndump.c: "Android Native Heap Dump", carver/nheap/nrec.c: malloc_debug
+ * (carver/native/ndump.c: "Android Native Heap Dump", carver/native/nrec.c: malloc_debug
  * record_allocs).  Both formats are lines of space-separated fields written with printf by
  * bionic's libc/malloc_debug (see doc/malloc-debug.md).
  *
