@@ -340,17 +340,21 @@ bool img_overlaps(const struct image *img, uint64_t start, uint64_t end)
 	return start < end && at < img->region_count && img->regions[at].start < end;
 }
 
-/* Readers go through the heap in address order, so the region of the previous lookup is
- * checked first (hint_ is a cache: writing it through the const pointer is defined, no
- * struct image is itself const). */
+/* Readers go through the heap in address order, so the region of the calling thread's
+ * previous lookup is checked first: one cache per thread (carve's output writers read one
+ * image at once), checked against the regions, so a stale one only costs the search. */
+static _Thread_local const struct image *img_hint_of;
+static _Thread_local size_t img_hint;
+
 const struct img_region *img_find(const struct image *img, uint64_t va)
 {
-	size_t i = img->hint_;
-	if (i < img->region_count && img->regions[i].start <= va && va < img->regions[i].end)
+	size_t i = img_hint;
+	if (img_hint_of == img && i < img->region_count && img->regions[i].start <= va && va < img->regions[i].end)
 		return &img->regions[i];
 	i = img_lower(img, va);
 	if (i < img->region_count && img->regions[i].start <= va) {
-		((struct image *)img)->hint_ = i;
+		img_hint_of = img;
+		img_hint = i;
 		return &img->regions[i];
 	}
 	return NULL;

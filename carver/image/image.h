@@ -78,7 +78,6 @@ struct image {
 	size_t *file_order_;       /* indexes of the mapped files_ with bytes, by address of their bytes */
 	size_t file_order_count_;
 	struct arena strings_;     /* names and the path */
-	size_t hint_;              /* img_find's last hit (a cache) */
 	bool sorted_;
 	bool label_nomem_;         /* img_init_empty could not copy its label: adding fails */
 };
