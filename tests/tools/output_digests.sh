@@ -3,7 +3,9 @@
 # "capture file sha256".  Run before and after a change that must not alter behaviour and
 # diff the two listings (the samples and every real capture of ../shared/corpus/images by
 # default).  case.db is digested through `.dump` without its runs row (the run's time and
-# command line); the summary without its time: section.
+# command line); the summary without its time: section; the temporary path of a decompressed
+# core is replaced by OUT in case.db's dump, report.html and strings.tsv (else two runs of the
+# same binary differ).
 art=${1:?usage: output_digests.sh ARTCARVE [CAPTURE_DIR...]}; shift
 [ $# -gt 0 ] || set -- samples/*/ ../shared/corpus/images/realart*/*/
 tmp=$(mktemp -d) || exit 2
@@ -19,8 +21,12 @@ for d in "$@"; do
 		echo "$d carve-failed $(head -n 1 "$tmp/err")"; continue
 	fi
 	sed '/^time:/,/^[^ ]/{/^time:/d;/^ /d}' "$tmp/summary" | sed "s#$tmp#OUT#g" >"$tmp/out/summary.txt"
-	sqlite3 "$tmp/out/case.db" .dump | grep -v '^INSERT INTO runs' >"$tmp/out/case.dump"
+	sqlite3 "$tmp/out/case.db" .dump | grep -v '^INSERT INTO runs' | sed "s#$tmp#OUT#g" >"$tmp/out/case.dump"
 	rm -f "$tmp/out/case.db"
+	# the decompressed core's path (a fresh temporary directory each run) is named in these
+	for f in report.html strings.tsv; do
+		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp#OUT#g" "$tmp/out/$f"
+	done
 	for f in $(ls "$tmp/out" | sort); do
 		echo "$d $f $(sha256sum <"$tmp/out/$f" | cut -c1-64)"
 	done
