@@ -665,7 +665,8 @@ static int by_str(const void *a, const void *b)
 
 void reach_index_holders(struct reach *r)
 {
-	qsort(r->dex_cache_edges, r->dex_cache_edge_count, sizeof(*r->dex_cache_edges), by_str);
+	if (r->dex_cache_edge_count > 1)
+		qsort(r->dex_cache_edges, r->dex_cache_edge_count, sizeof(*r->dex_cache_edges), by_str);
 }
 
 bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h)

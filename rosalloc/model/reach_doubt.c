@@ -54,6 +54,7 @@ struct doubt_ctx {
 	struct literal *lit;    /* sorted by hash */
 	size_t lit_count;
 	struct wbuf text, other;
+	bool nomem;             /* a String or literal could not be read for want of memory */
 };
 
 static uint64_t literal_key(const void *base, size_t i) { return ((const struct literal *)base)[i].hash; }
@@ -84,27 +85,35 @@ static int literals_load(struct doubt_ctx *c, struct err *e)
 			struct err why;
 			err_init(&why);
 			wbuf_reset(&c->text);
-			int rc = dex_string_wtf8(dx, i, &c->text, &why);
-			if (rc == -ERR_NOMEM)
-				return doubt_nomem(e);
-			if (rc)
-				continue;   /* damaged DEX data: the runtime model records the DEX's damage */
+			if (dex_string_wtf8(dx, i, &c->text, &why)) {
+				if (why.code == ERR_NOMEM)
+					return doubt_nomem(e);
+				/* a damaged literal can match no String: recorded, the others still count */
+				anomaly_add_err(c->m->sink, ANOM_ROOTS, "DEX string literal", &why);
+				continue;
+			}
 			if (XALLOC_GROW(c->lit, cap, c->lit_count + 1, 4096))
 				return doubt_nomem(e);
 			c->lit[c->lit_count++] = (struct literal){ hash_fnv1a64(c->text.data, c->text.len), (uint32_t)d, i };
 		}
 	}
-	qsort(c->lit, c->lit_count, sizeof(*c->lit), by_hash);
+	if (c->lit_count > 1)
+		qsort(c->lit, c->lit_count, sizeof(*c->lit), by_hash);
 	return 0;
 }
 
-/* The WTF-8 text of String object o into c->text; false when it cannot be read. */
+/* The WTF-8 text of String object o into c->text; false when it cannot be read (a String
+ * whose characters are not captured or too long is no literal; running out of memory sets
+ * c->nomem). */
 static bool string_text(struct doubt_ctx *c, const struct model_obj *o)
 {
 	struct err why;
 	err_init(&why);
 	wbuf_reset(&c->text);
-	return mirror_string_wtf8(&c->m->rt->m, model_va(c->m, o), DOUBT_MAX_CHARS, &c->text, &why) == 0;
+	if (mirror_string_wtf8(&c->m->rt->m, model_va(c->m, o), DOUBT_MAX_CHARS, &c->text, &why) == 0)
+		return true;
+	c->nomem |= why.code == ERR_NOMEM;
+	return false;
 }
 
 /* The index in c->lit of the first literal entry whose text String o holds, SIZE_MAX if none. */
@@ -117,8 +126,11 @@ static size_t literal_of(struct doubt_ctx *c, const struct model_obj *o)
 		struct err why;
 		err_init(&why);
 		wbuf_reset(&c->other);
-		if (dex_string_wtf8(&c->m->rt->dexes[c->lit[i].dex].dex, c->lit[i].idx, &c->other, &why) == 0 &&
-		    c->other.len == c->text.len && !memcmp(c->other.data, c->text.data, c->text.len))
+		if (dex_string_wtf8(&c->m->rt->dexes[c->lit[i].dex].dex, c->lit[i].idx, &c->other, &why)) {
+			c->nomem |= why.code == ERR_NOMEM;   /* else: it decoded when loaded */
+			continue;
+		}
+		if (c->other.len == c->text.len && !memcmp(c->other.data, c->text.data, c->text.len))
 			return i;   /* the same text always stops at the same entry */
 	}
 	return SIZE_MAX;
@@ -297,6 +309,8 @@ int reach_doubt(const struct model *m, struct reach *r, const uint64_t *seen, ui
 		runtime_seeds(&c);
 	if (!rc && literals && !(rc = literals_load(&c, e)))
 		rc = literal_seeds(&c, e);
+	if (!rc && (c.nomem || c.text.failed || c.other.failed))
+		rc = doubt_nomem(e);
 	xfree(c.stack);
 	xfree(c.lit);
 	wbuf_release(&c.text);
