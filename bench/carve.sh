@@ -49,7 +49,7 @@ bench() {
 		hmb = heap / 1e6; cmb = core / 1e6; c = cpu / 1000
 		printf "%s: core %.0f MB, mapped heap %.0f MB, %d objects\n", n, cmb, hmb, objs
 		printf "  carve: %.2f s CPU -> %.0f MB of heap per CPU second; %.2f s wall, %.2f s CPU (process); %d minor page faults (%.0f per 100 MB of heap); peak RSS %.0f MB (mapped core pages included), anonymous %.0f MB (%.1f bytes per object)\n",
-			c, hmb / (c > 0 ? c : 0.001), wall, pcpu, minflt, hmb > 0 ? minflt * 100 / hmb : 0, rss / 1024,
+			c, hmb / (c > 0 ? c : 0.001), wall, pcpu, minflt, (hmb > 0 ? minflt * 100 / hmb : 0), rss / 1024,
 			anon / 1024, objs ? anon * 1024 / objs : 0
 		printf "  baseline over the same core: cat %.0f MB/s wall (%.2f s), its data runs only (cp --sparse=always to /dev/null) %.2f s, gzip -1 %.0f MB per CPU second\n",
 			cmb / (cat > 0 ? cat : 0.01), cat, data, cmb / (gz > 0 ? gz : 0.01)
