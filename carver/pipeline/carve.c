@@ -305,20 +305,45 @@ struct carve_job {
 	struct carve *c;
 	const struct carve_opts *o;
 	unsigned out;
+	bool shown;   /* this job draws the progress line (the others are muted) */
 };
 
 static int carve_job_run(void *arg, struct err *e)
 {
 	struct carve_job *j = arg;
-	return j->out == CARVE_OUT_COUNT ? img_inputs_hash(&j->c->img, NULL, e) : write_one(j->c, j->o, j->out, e);
+	char line[96];
+	int rc;
+
+	progress_muted = !j->shown;
+	if (j->shown) {
+		snprintf(line, sizeof(line), "writing %s and the other outputs", carve_outputs[j->out].file);
+		progress_phase(j->c->m.progress, line, model_object_bytes(&j->c->m));
+	}
+	rc = j->out == CARVE_OUT_COUNT ? img_inputs_hash(&j->c->img, NULL, e) : write_one(j->c, j->o, j->out, e);
+	progress_muted = false;
+	return rc;
+}
+
+/* The writer whose progress is shown while all run: the longest as a rule (case.db, then
+ * objects.jsonl); heap.bmd never (its progress goes through the options, silenced);
+ * CARVE_OUT_COUNT when none is wanted. */
+static unsigned shown_output(const struct carve_opts *o)
+{
+	static const unsigned pref[] = { CARVE_OUT_DB, CARVE_OUT_JSONL, CARVE_OUT_HPROF, CARVE_OUT_STRINGS,
+					 CARVE_OUT_REPORT };
+	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
+		if (wanted(o, pref[i]))
+			return pref[i];
+	return CARVE_OUT_COUNT;
 }
 
 /* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
  * reachability result and the image; each writes its own file and its own fields of c
  * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
  * c->refs only for strings.tsv).  heap.bmd waits for heap.hprof's file, case.db and
- * report.html for the hashes.  No progress line (it is one thread's): the model's is
- * silenced while they run.  The first failure in the serial order is the one reported. */
+ * report.html for the hashes.  The progress line is one writer's (shown_output; the other
+ * jobs' threads are muted while they run).  The first failure in the serial order is the
+ * one reported. */
 struct carve_jobs {
 	struct jobs_job v[CARVE_OUT_COUNT + 1];
 	struct carve_job arg[CARVE_OUT_COUNT + 1];
@@ -333,7 +358,7 @@ static void add_job(struct carve_jobs *t, struct carve *c, const struct carve_op
 	for (unsigned i = 0; i <= CARVE_OUT_COUNT; i++)
 		if (after & 1u << i)
 			wait |= 1u << t->at[i];
-	t->arg[t->n] = (struct carve_job){ c, o, out };
+	t->arg[t->n] = (struct carve_job){ c, o, out, out == shown_output(o) };
 	t->v[t->n] = (struct jobs_job){ .run = carve_job_run, .arg = &t->arg[t->n], .after = wait };
 	t->at[out] = t->n++;
 }
@@ -342,7 +367,6 @@ static int write_parallel(struct carve *c, const struct carve_opts *o, unsigned 
 {
 	struct carve_opts quiet = *o;
 	struct carve_jobs t = { .n = 0 };
-	struct progress *shown = c->m.progress;
 	const unsigned hashes = needs_hashes(o) ? 1u << CARVE_OUT_COUNT : 0;
 	struct jobs_job *jobs = t.v;
 	unsigned n;
@@ -360,10 +384,8 @@ static int write_parallel(struct carve *c, const struct carve_opts *o, unsigned 
 			add_job(&t, c, &quiet, i, i == CARVE_OUT_DB || i == CARVE_OUT_REPORT ? hashes : 0);
 	}
 	n = t.n;
-	progress_phase(o->progress, "writing the outputs (threads: no progress line)", 0);
-	c->m.progress = NULL;
+	progress_phase(o->progress, "writing the outputs", 0);
 	rc = jobs_run(jobs, n, threads, e);
-	c->m.progress = shown;
 	for (unsigned k = 0; rc == 0 && k < n; k++)
 		if (jobs[k].rc) {   /* a job not run follows a failed one: never the first */
 			*e = jobs[k].err;
