@@ -2,17 +2,18 @@
 # bench/carve.sh - speed and memory of `artcarve carve` (walk, checks, reachability, HPROF):
 # on every real capture of ../shared/corpus/images/realart* and on two big synthetic images
 # (Android 7.1: RosAlloc; 11: region space), with `cat` and `gzip -1` over the same core in
-# the same run as the baseline.  Per image: objects, MB of mapped heap per CPU second (the
-# summary's time.cpu_ms; the run writes an HPROF about the size of the heap, past the page
-# cache (O_DIRECT) where the file system allows it, as carve does whenever no heap.bmd is made
-# from it), wall time, peak RSS (which counts the pages of
-# the mapped core the run touched) and the anonymous memory carve itself holds (RssAnon, per
-# object).
+# the same run as the baseline, and `cp --sparse=always CORE /dev/null`, which reads the core's
+# data runs only (not its holes: what carve itself must read at least).  Per image: objects,
+# MB of mapped heap per CPU second (the summary's time.cpu_ms; the run writes an HPROF about
+# the size of the heap, past the page cache (O_DIRECT) where the file system allows it, as
+# carve does whenever no heap.bmd is made from it), wall time, CPU time and minor page faults
+# (/usr/bin/time: the whole process), peak RSS (which counts the pages of the mapped core the
+# run touched) and the anonymous memory carve itself holds (RssAnon, per object).
 # Then pairs: the trimmed and the whole-process core of the same capture (realart14
 # cmc-collections and -full, cc-nodes-nogc and -full: the same heap, the full one adds
 # address space that is nearly all holes), decompressed sparse, heap.hprof alone, best of 3
 # by CPU time: wall and CPU time, minor page faults, peak RSS and full/trimmed ratios, with
-# `cp --sparse=always` (which reads only the data runs) and `cat` (every byte, holes too) over
+# `cp --sparse=always CORE /dev/null` (which reads only the data runs) and `cat` (every byte, holes too) over
 # each core as the baseline.  Goal: full within 1.5x of trimmed CPU.
 #   CARVE_BENCH_MB     object bytes per synthetic image (default 2048)
 #   CARVE_BENCH_ONLY   "pairs": only the pair table
@@ -32,23 +33,26 @@ not_hprof=$(echo "$outputs" | tr ',' '\n' | grep -v '^hprof$' | paste -sd, -)
 # bench NAME CORE MAPS
 bench() {
 	cat "$2" >/dev/null                       # same page-cache state for everyone
-	/usr/bin/time -f '%e %M' -o "$tmp/time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/out" \
+	/usr/bin/time -f '%e %M %R %U %S' -o "$tmp/time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/out" \
 		${not_hprof:+--skip "$not_hprof"} >"$tmp/carve.json"
-	read -r wall rss_kb <"$tmp/time"
+	read -r wall rss_kb minflt user sys <"$tmp/time"
 	/usr/bin/time -f '%e' -o "$tmp/cat.time" cat "$2" >/dev/null
+	/usr/bin/time -f '%e' -o "$tmp/data.time" cp --sparse=always "$2" /dev/null
 	/usr/bin/time -f '%U' -o "$tmp/gzip.time" gzip -1 -c "$2" >/dev/null
 	set -- "$1" "$(stat -c %s "$2")" "$(sed -n 's/.*"objects": \([0-9]*\),.*/\1/p' "$tmp/carve.json" | head -n 1)"
 	cpu=$(sed -n 's/.*"cpu_ms": \([0-9]*\).*/\1/p' "$tmp/carve.json")
 	heap=$(sed -n 's/.*"heap_bytes": \([0-9]*\).*/\1/p' "$tmp/carve.json")
 	anon=$(sed -n 's/.*"anon_kb": \([0-9]*\).*/\1/p' "$tmp/carve.json")
 	awk -v n="$1" -v core="$2" -v objs="$3" -v cpu="$cpu" -v heap="$heap" -v anon="$anon" -v wall="$wall" \
-	    -v rss="$rss_kb" -v cat="$(cat "$tmp/cat.time")" -v gz="$(cat "$tmp/gzip.time")" 'BEGIN {
+	    -v rss="$rss_kb" -v cat="$(cat "$tmp/cat.time")" -v gz="$(cat "$tmp/gzip.time")" -v minflt="$minflt" \
+	    -v pcpu="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" -v data="$(cat "$tmp/data.time")" 'BEGIN {
 		hmb = heap / 1e6; cmb = core / 1e6; c = cpu / 1000
 		printf "%s: core %.0f MB, mapped heap %.0f MB, %d objects\n", n, cmb, hmb, objs
-		printf "  carve: %.2f s CPU -> %.0f MB of heap per CPU second; %.2f s wall; peak RSS %.0f MB (mapped core pages included), anonymous %.0f MB (%.1f bytes per object)\n",
-			c, hmb / (c > 0 ? c : 0.001), wall, rss / 1024, anon / 1024, objs ? anon * 1024 / objs : 0
-		printf "  baseline over the same core: cat %.0f MB/s wall, gzip -1 %.0f MB per CPU second\n",
-			cmb / (cat > 0 ? cat : 0.01), cmb / (gz > 0 ? gz : 0.01)
+		printf "  carve: %.2f s CPU -> %.0f MB of heap per CPU second; %.2f s wall, %.2f s CPU (process); %d minor page faults (%.0f per 100 MB of heap); peak RSS %.0f MB (mapped core pages included), anonymous %.0f MB (%.1f bytes per object)\n",
+			c, hmb / (c > 0 ? c : 0.001), wall, pcpu, minflt, (hmb > 0 ? minflt * 100 / hmb : 0), rss / 1024,
+			anon / 1024, objs ? anon * 1024 / objs : 0
+		printf "  baseline over the same core: cat %.0f MB/s wall (%.2f s), its data runs only (cp --sparse=always to /dev/null) %.2f s, gzip -1 %.0f MB per CPU second\n",
+			cmb / (cat > 0 ? cat : 0.01), cat, data, cmb / (gz > 0 ? gz : 0.01)
 		mbps = hmb / (c > 0 ? c : 0.001); per = objs ? anon * 1024 / objs : 0
 		if (objs >= 1000000)   # the targets are per object: judged where the objects dominate memory
 			printf "  targets (>= 300 MB of heap per CPU second; <= 64 bytes per object): %s, %s\n",
@@ -94,8 +98,7 @@ pair_core() {
 	zstd -q -d -f --sparse "$2" -o "$tmp/$1.core"
 	cat "$tmp/$1.core" >/dev/null                  # same page-cache state for everyone
 	set -- "$@" "$(pair_run "$tmp/$1.core" "$3")"
-	/usr/bin/time -f '%e' -o "$tmp/cp.time" cp --sparse=always "$tmp/$1.core" "$tmp/copy"
-	rm -f "$tmp/copy"
+	/usr/bin/time -f '%e' -o "$tmp/cp.time" cp --sparse=always "$tmp/$1.core" /dev/null
 	/usr/bin/time -f '%e' -o "$tmp/cat.time" cat "$tmp/$1.core" >/dev/null
 	echo "$1 $(stat -c '%s %b %B' "$tmp/$1.core") $4 $(cat "$tmp/cp.time") $(cat "$tmp/cat.time")" >>"$tmp/pairs"
 	rm -f "$tmp/$1.core"
@@ -121,8 +124,8 @@ pairs() {
 		printf "  %-22s %7.0f MB %5.0f MB %7.2f %7.2f %8d %7.0f %8s %7.2f %7.2f\n", $1, $2 / 1e6, $3 * $4 / 1e6,
 			$5, $6, $7, $8 / 1024, ratio, $9, $10
 	} END {
-		print "  (x trim: CPU of the whole-process core over the trimmed one; goal <= 1.5x.  cp: cp --sparse=always,"
-		print "   which reads the data runs only; cat: every byte, holes included)"
+		print "  (x trim: CPU of the whole-process core over the trimmed one; goal <= 1.5x.  cp: cp --sparse=always"
+		print "   to /dev/null, which reads the data runs only; cat: every byte, holes included)"
 	}' "$tmp/pairs"
 }
 

@@ -84,6 +84,14 @@ static const char *class_of(const struct art_runtime *rt, uint32_t ref, struct e
 	return c->name;
 }
 
+/* False when class_of(ref) must fail: ref is null, misaligned or its class word is not
+ * captured.  A scan by content asks for every word: this answers most without formatting
+ * the error message that class_of would (most of the scan's time on a whole-process core). */
+static bool maybe_object(const struct art_runtime *rt, uint32_t ref)
+{
+	return ref && !(ref & (MIRROR_OBJECT_ALIGN - 1)) && captured_len(rt->img, ref + rt->m.l->object.klass, 1);
+}
+
 static bool is_class(const struct art_runtime *rt, uint32_t ref, const char *name, struct err *why)
 {
 	const char *n = class_of(rt, ref, why);
@@ -130,6 +138,10 @@ int nroots_runtime_errors(const struct art_runtime *rt, uint64_t runtime, struct
 	int rc;
 
 	for (size_t o = 0; b && o + 16 <= len; o += 4) {
+		/* the rejections' messages are dropped below: the cheap test first */
+		if (!maybe_object(rt, ld_u32le(b + o)) || !maybe_object(rt, ld_u32le(b + o + 4)) ||
+		    !maybe_object(rt, ld_u32le(b + o + 8)) || !maybe_object(rt, ld_u32le(b + o + 12)))
+			continue;
 		if (!is_class(rt, ld_u32le(b + o), "java.lang.OutOfMemoryError", why) ||
 		    !is_class(rt, ld_u32le(b + o + 4), "java.lang.OutOfMemoryError", why) ||
 		    !is_class(rt, ld_u32le(b + o + 8), "java.lang.OutOfMemoryError", why) ||
@@ -526,6 +538,7 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 	uint32_t class_roots = 0;
 	uint64_t class_roots_at = 0;
 	struct err intern_why, roots_why;   /* the last candidate's rejection, for the anomalies */
+	uint32_t unexplained = 0;           /* the last candidate, when rejected by maybe_object */
 	err_init(&intern_why);
 	err_init(&roots_why);
 	for (size_t o = 0; b && o + 8 <= len; o += 8) {
@@ -552,13 +565,29 @@ int nroots_from_runtime(const struct art_runtime *rt, uint64_t runtime, struct n
 			continue;
 		for (size_t k = 0; k + 4 <= plen; k += 4) {
 			uint32_t v = ld_u32le(q + k);
-			if (v && v != class_roots && class_roots_array(rt, v, &roots_why)) {
+			if (!v || v == class_roots)
+				continue;
+			if (!maybe_object(rt, v)) {   /* rejected unformatted: its message is made if last */
+				unexplained = v;
+				continue;
+			}
+			/* a rejection that writes roots_why supersedes an unexplained one (the code
+			 * is cleared to see the write, and put back when there was none) */
+			enum err_code last = roots_why.code;
+			roots_why.code = ERR_OK;
+			if (class_roots_array(rt, v, &roots_why)) {
 				class_roots = v;
 				class_roots_at = p + k;
 				roots_found++;
 			}
+			if (roots_why.code != ERR_OK)
+				unexplained = 0;
+			else
+				roots_why.code = last;
 		}
 	}
+	if (unexplained)   /* the last candidate's rejection, as if every one had been checked */
+		class_roots_array(rt, unexplained, &roots_why);
 	if (!out->present[NROOTS_INTERNED])
 		anomaly_add(sink, ANOM_ROOTS, ERR_CORRUPT, runtime, "art::Runtime",
 			    "art::Runtime at 0x%llx: no InternTable with a valid strong Table found through its members "

@@ -64,17 +64,13 @@ void mapfile_close(struct mapfile *m)
 
 void mapfile_drop(const struct mapfile *m, const uint8_t *p, size_t n)
 {
-	static uintptr_t page;
-	uintptr_t lo, hi;
+	long ps = sysconf(_SC_PAGESIZE);   /* each time: output writers call this at once */
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096, lo, hi;
 
 	if (!m->data || p < m->data || p >= m->data + m->len)
 		return;
 	if (n > (size_t)(m->data + m->len - p))
 		n = (size_t)(m->data + m->len - p);
-	if (!page) {
-		long ps = sysconf(_SC_PAGESIZE);
-		page = ps > 0 ? (uintptr_t)ps : 4096;
-	}
 	lo = ((uintptr_t)p + page - 1) & ~(page - 1);
 	hi = ((uintptr_t)p + n) & ~(page - 1);
 	if (hi > lo)

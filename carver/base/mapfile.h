@@ -27,10 +27,7 @@ struct mapfile {
 	struct mapfile_extent *ext;
 	size_t ext_count;
 	char *path;
-	/* the file's SHA-256 and size on disk once someone asked (img_input_sha256) */
-	uint8_t sha256[SHA256_DIGEST];
-	uint64_t disk_size;
-	bool hashed;
+	struct sha256_memo digest;   /* once someone asked (img_input_sha256) */
 };
 
 /* Maps path PROT_READ/MAP_PRIVATE.  Empty files map to data=NULL, len=0. */

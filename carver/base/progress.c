@@ -52,12 +52,14 @@ static void progress_show(struct progress *p, double t)
 	progress_draw(p, t, line);
 }
 
+_Thread_local bool progress_muted;
+
 void progress_phase(struct progress *p, const char *phase, uint64_t total)
 {
 	uint64_t step = total / 1024;
 	double t;
 
-	if (!p || !p->fp)
+	if (!p || !p->fp || progress_muted)
 		return;
 	t = p->clock();
 	snprintf(p->phase, sizeof(p->phase), "%s", phase);

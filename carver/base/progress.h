@@ -39,10 +39,14 @@ void progress_init(struct progress *p, FILE *fp, const char *task);
 void progress_phase(struct progress *p, const char *phase, uint64_t total);
 /* Slow path of progress_to: records done and redraws the line when it is time. */
 void progress_tick(struct progress *p, uint64_t done);
+/* Per thread: while true, progress_phase and progress_to do nothing on this thread.  Passes
+ * run at once on several threads (carve's output writers) share one progress: all but one
+ * are muted, so one thread alone draws the line. */
+extern _Thread_local bool progress_muted;
 /* `done` bytes of the phase are through (monotonic within a phase).  p may be NULL. */
 static inline void progress_to(struct progress *p, uint64_t done)
 {
-	if (p && done >= p->next)
+	if (p && !progress_muted && done >= p->next)
 		progress_tick(p, done);
 }
 /* Ends the task: when a line was shown, a last one ("carve: done in 6.2 s") and a newline,

@@ -5,7 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "carver/base/mapfile.h"
+#include "carver/base/xalloc.h"
 
 /* 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes */
 static const uint32_t sha256_k[64] = {
@@ -61,6 +65,73 @@ static void sha256_block(uint32_t h[8], const uint8_t *p)
 	h[7] += hh;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The SHA extensions (Intel SHA-NI, AMD Zen): CPUID leaf 7 EBX bit 29, with SSSE3 and SSE4.1
+ * (leaf 1 ECX bits 9, 19) for the byte shuffles and blends around them.  About 5 times the
+ * portable rounds: the input hash of a whole-process core is gigabytes, mostly holes. */
+static bool sha256_cpu_has_ni(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & 1u << 9) || !(c & 1u << 19))
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1u << 29);
+}
+
+/* 6.2.2 for n blocks with SHA256RNDS2 (two rounds each) and SHA256MSG1/MSG2 (the message
+ * schedule, four words each).  The instructions keep the state as ABEF and CDGH. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+	__m128i dcba = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);
+	__m128i hgfe = _mm_loadu_si128((const __m128i *)(const void *)&h[4]);
+	__m128i cdab = _mm_shuffle_epi32(dcba, 0xb1);
+	__m128i efgh = _mm_shuffle_epi32(hgfe, 0x1b);
+	__m128i abef = _mm_alignr_epi8(cdab, efgh, 8);
+	__m128i cdgh = _mm_blend_epi16(efgh, cdab, 0xf0);
+
+	for (; n; n--, p += 64) {
+		__m128i w[16], abef0 = abef, cdgh0 = cdgh;
+		for (unsigned g = 0; g < 16; g++) {
+			if (g < 4)
+				w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * g)), bswap);
+			else   /* W[t-16] + s0(W[t-15]) + W[t-7], then + s1(W[t-2]) */
+				w[g] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w[g - 4], w[g - 3]),
+									  _mm_alignr_epi8(w[g - 1], w[g - 2], 4)),
+							    w[g - 1]);
+			__m128i k = _mm_add_epi32(w[g], _mm_loadu_si128((const __m128i *)(const void *)&sha256_k[4 * g]));
+			/* two rounds make the old ABEF the new CDGH: the two variables trade roles
+			 * and trade back */
+			cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
+			abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0e));
+		}
+		abef = _mm_add_epi32(abef, abef0);
+		cdgh = _mm_add_epi32(cdgh, cdgh0);
+	}
+	__m128i feba = _mm_shuffle_epi32(abef, 0x1b);
+	__m128i dchg = _mm_shuffle_epi32(cdgh, 0xb1);
+	_mm_storeu_si128((__m128i *)(void *)&h[0], _mm_blend_epi16(feba, dchg, 0xf0));
+	_mm_storeu_si128((__m128i *)(void *)&h[4], _mm_alignr_epi8(dchg, feba, 8));
+}
+#else
+static bool sha256_cpu_has_ni(void) { return false; }
+static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t n) { (void)h, (void)p, (void)n; }
+#endif
+
+/* n whole blocks at p */
+static void sha256_blocks(struct sha256 *s, const uint8_t *p, size_t n)
+{
+	if (s->ni) {
+		sha256_blocks_ni(s->h, p, n);
+		return;
+	}
+	for (; n; n--, p += 64)
+		sha256_block(s->h, p);
+}
+
 void sha256_init(struct sha256 *s)
 {
 	/* 5.3.3: the first 32 bits of the fractional parts of the square roots of the first 8 primes */
@@ -69,6 +140,7 @@ void sha256_init(struct sha256 *s)
 	memcpy(s->h, h0, sizeof(h0));
 	s->bytes = 0;
 	s->used = 0;
+	s->ni = sha256_cpu_has_ni();
 }
 
 void sha256_update(struct sha256 *s, const void *p, size_t n)
@@ -84,11 +156,12 @@ void sha256_update(struct sha256 *s, const void *p, size_t n)
 		n -= take;
 		if (s->used < 64)
 			return;
-		sha256_block(s->h, s->block);
+		sha256_blocks(s, s->block, 1);
 		s->used = 0;
 	}
-	for (; n >= 64; b += 64, n -= 64)
-		sha256_block(s->h, b);
+	sha256_blocks(s, b, n / 64);
+	b += n / 64 * 64;
+	n %= 64;
 	if (n)
 		memcpy(s->block, b, n);
 	s->used = n;
@@ -102,13 +175,13 @@ void sha256_final(struct sha256 *s, uint8_t out[SHA256_DIGEST])
 	s->block[s->used++] = 0x80;
 	if (s->used > 56) {
 		memset(s->block + s->used, 0, 64 - s->used);
-		sha256_block(s->h, s->block);
+		sha256_blocks(s, s->block, 1);
 		s->used = 0;
 	}
 	memset(s->block + s->used, 0, 56 - s->used);
 	for (unsigned i = 0; i < 8; i++)
 		s->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha256_block(s->h, s->block);
+	sha256_blocks(s, s->block, 1);
 	for (unsigned i = 0; i < 8; i++)
 		for (unsigned j = 0; j < 4; j++)
 			out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
@@ -130,33 +203,110 @@ int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, st
 	return sha256_file_progress(path, out, size, NULL, 0, e);
 }
 
+/* n zero bytes (a hole of the file) from a static block: nothing is read, no page is touched */
+static void sha256_zeros(struct sha256 *s, uint64_t n, struct progress *p, uint64_t base)
+{
+	static const uint8_t zero[1u << 16];
+	while (n) {
+		size_t take = n < sizeof(zero) ? (size_t)n : sizeof(zero);
+		sha256_update(s, zero, take);
+		n -= take;
+		progress_to(p, base + s->bytes);
+	}
+}
+
+/* [off, end) of fd through buf; -ERR_IO when it does not read, or ends early (the file shrank) */
+static int sha256_read_run(struct sha256 *s, int fd, const char *path, uint64_t off, uint64_t end,
+			   uint8_t *buf, size_t cap, struct progress *p, uint64_t base, struct err *e)
+{
+	while (off < end) {
+		size_t want = end - off < cap ? (size_t)(end - off) : cap;
+		ssize_t n = pread(fd, buf, want, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+		if (n == 0)
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: it shrank while read", path);
+		sha256_update(s, buf, (size_t)n);
+		off += (uint64_t)n;
+		progress_to(p, base + s->bytes);
+	}
+	return 0;
+}
+
+/* A regular file of size bytes: its data runs (mapfile_find_extents: SEEK_DATA / SEEK_HOLE)
+ * read, its holes hashed as the zeros they read as, unread. */
+static int sha256_sparse(struct sha256 *s, int fd, const char *path, uint64_t size, struct progress *p,
+			 uint64_t base, struct err *e)
+{
+	uint8_t buf[1u << 16];
+	struct mapfile_extent *run;
+	size_t runs;
+	uint64_t off = 0;
+	int rc = mapfile_find_extents(fd, size, true, &run, &runs, e);
+
+	for (size_t i = 0; rc == 0 && i < runs; i++) {
+		sha256_zeros(s, run[i].off - off, p, base);
+		rc = sha256_read_run(s, fd, path, run[i].off, run[i].end, buf, sizeof(buf), p, base, e);
+		off = run[i].end;
+	}
+	if (rc == 0)
+		sha256_zeros(s, size - off, p, base);
+	xfree(run);
+	return rc;
+}
+
+/* Anything else (a pipe, a device): read to its end. */
+static int sha256_stream(struct sha256 *s, int fd, const char *path, struct progress *p, uint64_t base,
+			 struct err *e)
+{
+	uint8_t buf[1u << 16];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+		if (n == 0)
+			return 0;
+		sha256_update(s, buf, (size_t)n);
+		progress_to(p, base + s->bytes);
+	}
+}
+
 int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
 			 uint64_t base, struct err *e)
 {
-	static const size_t block = 1u << 16;
-	uint8_t buf[1u << 16];
 	struct sha256 s;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0)
 		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot open %s: %s", path, strerror(errno));
-	sha256_init(&s);
-	for (;;) {
-		ssize_t n = read(fd, buf, block);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-			close(fd);
-			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(err));
-		}
-		if (n == 0)
-			break;
-		sha256_update(&s, buf, (size_t)n);
-		progress_to(p, base + s.bytes);
+	if (fstat(fd, &st) != 0) {
+		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
 	}
+	sha256_init(&s);
+	if (S_ISREG(st.st_mode))
+		rc = sha256_sparse(&s, fd, path, (uint64_t)st.st_size, p, base, e);
+	else
+		rc = sha256_stream(&s, fd, path, p, base, e);
 	close(fd);
+	if (rc)
+		return rc;
 	*size = s.bytes;
 	sha256_final(&s, out);
 	return 0;
+}
+
+int sha256_memo_file(struct sha256_memo *m, const char *path, struct progress *p, uint64_t base, struct err *e)
+{
+	if (m->done)   /* read only: case.db and report.html ask at once on two threads */
+		return 0;
+	int rc = sha256_file_progress(path, m->digest, &m->size, p, base, e);
+	m->done = rc == 0;
+	return rc;
 }

@@ -6,6 +6,7 @@
 #ifndef ARTCARVE_SHA256_H
 #define ARTCARVE_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct sha256 {
 	uint64_t bytes;         /* message length so far */
 	uint8_t block[64];      /* the partial block */
 	size_t used;            /* bytes of it filled, < 64 */
+	bool ni;                /* the CPU's SHA instructions do the rounds (same digest) */
 };
 
 void sha256_init(struct sha256 *s);
@@ -28,12 +30,23 @@ void sha256_update(struct sha256 *s, const void *p, size_t n);
 void sha256_final(struct sha256 *s, uint8_t out[SHA256_DIGEST]);
 /* Lower-case hex of a digest, NUL-terminated. */
 void sha256_hex(const uint8_t d[SHA256_DIGEST], char out[SHA256_HEX]);
-/* Digest and size of the file at path, read in blocks.  Returns 0 or -ERR_IO (the message
- * names the file). */
+/* Digest and size of the file at path, read in blocks: of a regular file only the data runs
+ * (SEEK_DATA / SEEK_HOLE), its holes hashed as the zeros they read as, unread.  Returns 0 or
+ * -ERR_IO (the message names the file). */
 int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
 /* sha256_file that moves p (may be NULL) to base + the bytes read after each block: base is
  * what the phase had done before this file. */
 int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
 			 uint64_t base, struct err *e);
+
+/* A file's digest and size on disk, kept once computed: a run asks for each input's more than
+ * once (case.db, report.html) and hashes it once. */
+struct sha256_memo {
+	uint8_t digest[SHA256_DIGEST];
+	uint64_t size;
+	bool done;
+};
+/* sha256_file_progress the first time (m->done false), then what m remembers. */
+int sha256_memo_file(struct sha256_memo *m, const char *path, struct progress *p, uint64_t base, struct err *e);
 
 #endif

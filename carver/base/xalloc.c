@@ -7,7 +7,9 @@
 #include "carver/base/ck.h"
 #include "carver/base/err.h"
 
-static unsigned long xalloc_countdown, xalloc_count;
+/* per thread: the hooks are for single-threaded tests, and a count shared by carve's output
+ * writers would be a data race */
+static _Thread_local unsigned long xalloc_countdown, xalloc_count;
 
 void xalloc_fail_after(unsigned long n) { xalloc_countdown = n; }
 unsigned long xalloc_fail_pending(void) { return xalloc_countdown; }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/jobs.h"
 #include "carver/base/rep.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
@@ -19,7 +20,10 @@ enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 struct carve_cli {
 	bool json, android, quiet, native;
 	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options;
+	uint64_t threads;   /* 0: not given */
 };
+
+enum { CARVE_THREADS_MAX = 64, CARVE_THREADS_DEFAULT_MAX = 8 };
 
 static const struct opt carve_opts[] = {
 	OPT_ROW_FLAG("--json", NULL, struct carve_cli, json),
@@ -33,6 +37,7 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_FLAG("--native", NULL, struct carve_cli, native),
 	OPT_ROW_STRING("--symbols", struct carve_cli, symbols, "a directory"),
 	OPT_ROW_STRING("--native-options", struct carve_cli, native_options, "malloc_debug options"),
+	OPT_ROW_UINT("--threads", struct carve_cli, threads, "a number of threads", 1, CARVE_THREADS_MAX),
 	OPT_ROW_END,
 };
 static const char *const carve_pos[] = { "IMAGE", NULL };
@@ -432,6 +437,9 @@ int cmd_carve(int argc, char **argv)
 	o.art_version = cl.art_version;
 	o.out_dir = cl.out;
 	o.hprof.android = cl.android;
+	/* default: every online CPU, up to 8 (six outputs and the hashing are the jobs) */
+	o.threads = cl.threads ? (unsigned)cl.threads
+			       : jobs_cpus() < CARVE_THREADS_DEFAULT_MAX ? jobs_cpus() : CARVE_THREADS_DEFAULT_MAX;
 	/* progress only on a terminal, where '\r' redraws one line; never in a log or pipe */
 	progress_init(&prog, !cl.quiet && cli_progress_enabled() ? stderr : NULL, "carve");
 	o.progress = &prog;

@@ -40,6 +40,7 @@ void img_close(struct image *img)
 	xfree(img->file_order_);
 	xfree(img->reg_);
 	xfree(img->thr_);
+	xfree(img->listing_digest_);
 	arena_release(&img->strings_);
 	memset(img, 0, sizeof(*img));
 }
@@ -72,24 +73,26 @@ const char *img_input_path(const struct image *img, size_t i)
 	return i == img->file_count_ ? img->listing : NULL;
 }
 
+/* Where input file i's digest is remembered, NULL past the end. */
+static struct sha256_memo *img_input_digest(const struct image *img, size_t i)
+{
+	if (i < img->file_count_)
+		return &img->files_[i].digest;
+	return i == img->file_count_ ? img->listing_digest_ : NULL;
+}
+
 int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e)
 {
 	const char *path = img_input_path(img, i);
-	struct mapfile *f = i < img->file_count_ ? &img->files_[i] : NULL;
+	struct sha256_memo *m = img_input_digest(img, i);
 	int rc;
 
-	if (!path)
+	if (!path || !m)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: no input file %zu", img->path, i);
-	if (f && f->hashed) {
-		memcpy(out, f->sha256, SHA256_DIGEST);
-		*size = f->disk_size;
-		return 0;
-	}
-	if ((rc = sha256_file(path, out, size, e)) || !f)
+	if ((rc = sha256_memo_file(m, path, NULL, 0, e)))
 		return rc;
-	memcpy(f->sha256, out, SHA256_DIGEST);   /* a cache: every output that lists the inputs asks */
-	f->disk_size = *size;
-	f->hashed = true;
+	memcpy(out, m->digest, SHA256_DIGEST);
+	*size = m->size;
 	return 0;
 }
 
@@ -104,13 +107,11 @@ uint64_t img_inputs_bytes(const struct image *img)
 int img_inputs_hash(const struct image *img, struct progress *p, struct err *e)
 {
 	uint64_t done = 0;
-	for (size_t i = 0; i < img->file_count_; i++) {
-		struct mapfile *f = &img->files_[i];
-		int rc = f->hashed ? 0 : sha256_file_progress(f->path, f->sha256, &f->disk_size, p, done, e);
+	for (size_t i = 0; i < img_input_count(img); i++) {
+		int rc = sha256_memo_file(img_input_digest(img, i), img_input_path(img, i), p, done, e);
 		if (rc)
 			return rc;
-		f->hashed = true;
-		done += f->len;
+		done += i < img->file_count_ ? img->files_[i].len : 0;   /* the listing is not counted */
 		progress_to(p, done);
 	}
 	return 0;
@@ -290,17 +291,35 @@ static size_t img_lower(const struct image *img, uint64_t va)
 	return bs_upper(img->regions, img->region_count, region_end, va);
 }
 
+static const struct mapfile *img_file_of(const struct image *img, const uint8_t *p);
+
 void img_drop(const struct image *img, uint64_t lo, uint64_t hi)
 {
+	/* regions whose bytes abut in one file are released by one madvise: a whole-process core
+	 * has hundreds of segments, and one call each per pass was most of a carve's system time */
+	const struct mapfile *run_file = NULL;
+	const uint8_t *run = NULL;
+	size_t run_len = 0;
+
 	for (size_t i = img_lower(img, lo); i < img->region_count && img->regions[i].start < hi; i++) {
 		const struct img_region *r = &img->regions[i];
 		uint64_t a = lo > r->start ? lo - r->start : 0;
 		uint64_t b = hi - r->start < r->data_len ? hi - r->start : r->data_len;
-		if (!r->data || b <= a)
+		const struct mapfile *f;
+		if (!r->data || b <= a || !(f = img_file_of(img, r->data + a)))
+			continue;   /* bytes held in memory are never released */
+		if (f == run_file && r->data + a == run + run_len) {
+			run_len += (size_t)(b - a);
 			continue;
-		for (size_t f = 0; f < img->file_count_; f++)
-			mapfile_drop(&img->files_[f], r->data + a, (size_t)(b - a));
+		}
+		if (run_file)
+			mapfile_drop(run_file, run, run_len);
+		run_file = f;
+		run = r->data + a;
+		run_len = (size_t)(b - a);
 	}
+	if (run_file)
+		mapfile_drop(run_file, run, run_len);
 }
 
 void img_drop_behind(const struct image *img, struct img_drop *d, uint64_t va)
@@ -321,17 +340,21 @@ bool img_overlaps(const struct image *img, uint64_t start, uint64_t end)
 	return start < end && at < img->region_count && img->regions[at].start < end;
 }
 
-/* Readers go through the heap in address order, so the region of the previous lookup is
- * checked first (hint_ is a cache: writing it through the const pointer is defined, no
- * struct image is itself const). */
+/* Readers go through the heap in address order, so the region of the calling thread's
+ * previous lookup is checked first: one cache per thread (carve's output writers read one
+ * image at once), checked against the regions, so a stale one only costs the search. */
+static _Thread_local const struct image *img_hint_of;
+static _Thread_local size_t img_hint;
+
 const struct img_region *img_find(const struct image *img, uint64_t va)
 {
-	size_t i = img->hint_;
-	if (i < img->region_count && img->regions[i].start <= va && va < img->regions[i].end)
+	size_t i = img_hint;
+	if (img_hint_of == img && i < img->region_count && img->regions[i].start <= va && va < img->regions[i].end)
 		return &img->regions[i];
 	i = img_lower(img, va);
 	if (i < img->region_count && img->regions[i].start <= va) {
-		((struct image *)img)->hint_ = i;
+		img_hint_of = img;
+		img_hint = i;
 		return &img->regions[i];
 	}
 	return NULL;
@@ -803,7 +826,8 @@ static int img_listing(struct image *img, const char *path, const struct img_ope
 	if (!found)
 		return 0;
 	*have = true;
-	if (!(img->listing = img_strdup(img, found, strlen(found))))
+	if (!(img->listing = img_strdup(img, found, strlen(found))) ||
+	    !(img->listing_digest_ = xcalloc(1, sizeof(*img->listing_digest_))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", found);
 	return maps_load(m, found, e);
 }

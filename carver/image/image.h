@@ -61,6 +61,7 @@ struct image {
 	unsigned pointer_bits;     /* the process's word size from the container (ELF class of a core), 0 if unknown */
 	const struct img_thread *threads;  /* threads the container names, in its order (cores only) */
 	const char *listing;       /* path of the maps listing joined (--maps or the dump's own), NULL if none */
+	struct sha256_memo *listing_digest_;   /* private: the listing's digest once asked (with listing) */
 	size_t thread_count;
 	/* bytes the container lists but its file does not hold (a core cut short: the segments
 	 * past the end keep their addresses, uncaptured); 0 when whole */
@@ -77,7 +78,6 @@ struct image {
 	size_t *file_order_;       /* indexes of the mapped files_ with bytes, by address of their bytes */
 	size_t file_order_count_;
 	struct arena strings_;     /* names and the path */
-	size_t hint_;              /* img_find's last hit (a cache) */
 	bool sorted_;
 	bool label_nomem_;         /* img_init_empty could not copy its label: adding fails */
 };
@@ -120,13 +120,13 @@ void img_close(struct image *img); /* safe on a zeroed or closed image */
  * end; the paths are owned by the image. */
 size_t img_input_count(const struct image *img);
 const char *img_input_path(const struct image *img, size_t i);
-/* SHA-256 and size on disk of input file i (read in blocks the first time, then remembered:
- * case.db and report.html both list them).  -ERR_IO when it does not read. */
+/* SHA-256 and size on disk of input file i (read in blocks the first time, its holes unread,
+ * then remembered: case.db and report.html both list them).  -ERR_IO when it does not read. */
 int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
 /* Bytes of the mapped input files (the maps listing aside): img_inputs_hash's work. */
 uint64_t img_inputs_bytes(const struct image *img);
-/* Hashes every mapped input file not hashed yet, so img_input_sha256 answers from memory,
- * moving p (may be NULL) through img_inputs_bytes.  -ERR_IO when one does not read. */
+/* Hashes every input file not hashed yet (the listing too), so img_input_sha256 answers from
+ * memory, moving p (may be NULL) through img_inputs_bytes.  -ERR_IO when one does not read. */
 int img_inputs_hash(const struct image *img, struct progress *p, struct err *e);
 
 /* True when some region has an address in [start, end). */

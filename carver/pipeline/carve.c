@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "carver/base/jobs.h"
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
 #include "output/bmd/bmd_codec.h"
@@ -253,18 +254,38 @@ static bool wanted(const struct carve_opts *o, unsigned i)
 	return carve_outputs[i].write && !(o->skip & 1u << i);
 }
 
-/* Every wanted output into its temporary file, in table order, then all committed together:
- * a failure anywhere leaves none of them in DIR (and c->path only for those committed). */
-static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
+/* case.db and report.html list the input files with their SHA-256 (img_inputs_hash) */
+static bool needs_hashes(const struct carve_opts *o)
+{
+	return wanted(o, CARVE_OUT_DB) || wanted(o, CARVE_OUT_REPORT);
+}
+
+/* Output i into its temporary file: opened, written, the stream closed. */
+static int write_one(struct carve *c, const struct carve_opts *o, unsigned i, struct err *e)
+{
+	int rc;
+	if (!(c->path[i] = out_path(o->out_dir, carve_outputs[i].file, e)))
+		return err_rc(e);
+	/* heap.hprof is about the size of the heap: past the page cache, unless heap.bmd is
+	 * made from it right after (then it is read back from the cache) */
+	if (i == CARVE_OUT_HPROF && !wanted(o, CARVE_OUT_BMD))
+		rc = outf_open_big(&c->out[i], c->path[i], e);
+	else
+		rc = outf_open(&c->out[i], c->path[i], e);
+	if (rc == 0)
+		rc = carve_outputs[i].write(c, o, &c->out[i], e);
+	return rc ? rc : outf_close_stream(&c->out[i], e);
+}
+
+/* --threads 1: the inputs hashed, then every wanted output in table order, each pass with
+ * the progress line and with nothing of the image resident at its start */
+static int write_serial(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	char line[64];
 	uint64_t objects = model_object_bytes(&c->m);
-	unsigned committed = 0;
-	int rc = make_dir(o->out_dir, e);
+	int rc = 0;
 
-	/* case.db and report.html list the input files with their SHA-256: read them once, here,
-	 * where the line can say how far the read got (a core is as big as the process) */
-	if (rc == 0 && (wanted(o, CARVE_OUT_DB) || wanted(o, CARVE_OUT_REPORT))) {
+	if (needs_hashes(o)) {   /* here, where the line can say how far the read got */
 		phase(o, "hashing the input files", img_inputs_bytes(&c->img));
 		rc = img_inputs_hash(&c->img, o->progress, e);
 	}
@@ -273,22 +294,116 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 			continue;
 		snprintf(line, sizeof(line), "writing %s", carve_outputs[i].file);
 		phase(o, line, objects);
-		if (!(c->path[i] = out_path(o->out_dir, carve_outputs[i].file, e))) {
-			rc = err_rc(e);
-			break;
-		}
-		/* heap.hprof is about the size of the heap: past the page cache, unless heap.bmd is
-		 * made from it right after (then it is read back from the cache) */
-		if (i == CARVE_OUT_HPROF && !wanted(o, CARVE_OUT_BMD))
-			rc = outf_open_big(&c->out[i], c->path[i], e);
-		else
-			rc = outf_open(&c->out[i], c->path[i], e);
-		if (rc == 0)
-			rc = carve_outputs[i].write(c, o, &c->out[i], e);
-		if (rc == 0)
-			rc = outf_close_stream(&c->out[i], e);
-		img_drop(&c->img, 0, UINT64_MAX);   /* each writer's pass starts with nothing resident */
+		rc = write_one(c, o, i, e);
+		img_drop(&c->img, 0, UINT64_MAX);
 	}
+	return rc;
+}
+
+/* One job of write_parallel: output `out`, or the input hashes (out == CARVE_OUT_COUNT). */
+struct carve_job {
+	struct carve *c;
+	const struct carve_opts *o;
+	unsigned out;
+	bool shown;   /* this job draws the progress line (the others are muted) */
+};
+
+static int carve_job_run(void *arg, struct err *e)
+{
+	struct carve_job *j = arg;
+	char line[96];
+	int rc;
+
+	progress_muted = !j->shown;
+	if (j->shown) {
+		snprintf(line, sizeof(line), "writing %s and the other outputs", carve_outputs[j->out].file);
+		progress_phase(model_progress(&j->c->m), line, model_object_bytes(&j->c->m));
+	}
+	rc = j->out == CARVE_OUT_COUNT ? img_inputs_hash(&j->c->img, NULL, e) : write_one(j->c, j->o, j->out, e);
+	progress_muted = false;
+	return rc;
+}
+
+/* The writer whose progress is shown while all run: the longest as a rule (case.db, then
+ * objects.jsonl); heap.bmd never (its progress goes through the options, silenced);
+ * CARVE_OUT_COUNT when none is wanted. */
+static unsigned shown_output(const struct carve_opts *o)
+{
+	static const unsigned pref[] = { CARVE_OUT_DB, CARVE_OUT_JSONL, CARVE_OUT_HPROF, CARVE_OUT_STRINGS,
+					 CARVE_OUT_REPORT };
+	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
+		if (wanted(o, pref[i]))
+			return pref[i];
+	return CARVE_OUT_COUNT;
+}
+
+/* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
+ * reachability result and the image; each writes its own file and its own fields of c
+ * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
+ * c->refs only for strings.tsv).  heap.bmd waits for heap.hprof's file, case.db and
+ * report.html for the hashes.  The progress line is one writer's (shown_output; the other
+ * jobs' threads are muted while they run).  The first failure in the serial order is the
+ * one reported. */
+struct carve_jobs {
+	struct jobs_job v[CARVE_OUT_COUNT + 1];
+	struct carve_job arg[CARVE_OUT_COUNT + 1];
+	unsigned at[CARVE_OUT_COUNT + 1];   /* the job of each output (and of the hashes) */
+	unsigned n;
+};
+
+/* Job `out` after the jobs of the outputs in the mask `after` (bit CARVE_OUT_COUNT: the hashes) */
+static void add_job(struct carve_jobs *t, struct carve *c, const struct carve_opts *o, unsigned out, unsigned after)
+{
+	uint32_t wait = 0;
+	for (unsigned i = 0; i <= CARVE_OUT_COUNT; i++)
+		if (after & 1u << i)
+			wait |= 1u << t->at[i];
+	t->arg[t->n] = (struct carve_job){ c, o, out, out == shown_output(o) };
+	t->v[t->n] = (struct jobs_job){ .run = carve_job_run, .arg = &t->arg[t->n], .after = wait };
+	t->at[out] = t->n++;
+}
+
+static int write_parallel(struct carve *c, const struct carve_opts *o, unsigned threads, struct err *e)
+{
+	struct carve_opts quiet = *o;
+	struct carve_jobs t = { .n = 0 };
+	const unsigned hashes = needs_hashes(o) ? 1u << CARVE_OUT_COUNT : 0;
+	struct jobs_job *jobs = t.v;
+	unsigned n;
+	int rc;
+
+	quiet.progress = NULL;
+	if (hashes)
+		add_job(&t, c, &quiet, CARVE_OUT_COUNT, 0);
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++) {
+		if (!wanted(o, i))
+			continue;
+		if (i == CARVE_OUT_BMD)
+			add_job(&t, c, &quiet, i, wanted(o, CARVE_OUT_HPROF) ? 1u << CARVE_OUT_HPROF : 0);
+		else
+			add_job(&t, c, &quiet, i, i == CARVE_OUT_DB || i == CARVE_OUT_REPORT ? hashes : 0);
+	}
+	n = t.n;
+	progress_phase(o->progress, "writing the outputs", 0);
+	rc = jobs_run(jobs, n, threads, e);
+	for (unsigned k = 0; rc == 0 && k < n; k++)
+		if (jobs[k].rc) {   /* a job not run follows a failed one: never the first */
+			*e = jobs[k].err;
+			rc = jobs[k].rc;
+		}
+	img_drop(&c->img, 0, UINT64_MAX);
+	return rc;
+}
+
+/* Every wanted output into its temporary file, then all committed together: a failure
+ * anywhere leaves none of them in DIR (and c->path only for those committed). */
+static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	unsigned committed = 0;
+	int rc = make_dir(o->out_dir, e);
+
+	if (rc == 0)
+		rc = o->threads > 1 ? write_parallel(c, o, o->threads, e) : write_serial(c, o, e);
 	if (rc == 0)   /* damage that could not be recorded (out of memory) fails the run before a commit */
 		rc = anomaly_status(&c->sink, e);
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {

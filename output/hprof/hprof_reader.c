@@ -73,15 +73,12 @@ int hprof_reader_init(struct hprof_reader *r, const uint8_t *data, size_t len, c
 /* See drop_behind in hprof_reader.h: advisory only, failures are ignored. */
 void hprof_reader_drop(struct hprof_reader *r, size_t upto)
 {
-	static size_t page;
+	long ps = sysconf(_SC_PAGESIZE);   /* each time: no static state (threaded writers) */
+	size_t page = ps > 0 ? (size_t)ps : 4096;
 	size_t end, step = r->drop_step ? r->drop_step : HPROF_DROP_STEP;
 
 	if (!r->drop_behind || upto < r->dropped || upto - r->dropped < step)
 		return;
-	if (!page) {
-		long ps = sysconf(_SC_PAGESIZE);
-		page = ps > 0 ? (size_t)ps : 4096;
-	}
 	if ((uintptr_t)r->c.base % page != 0 || upto > r->c.len)
 		return;
 	end = upto - upto % page;

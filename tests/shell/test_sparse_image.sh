@@ -4,27 +4,40 @@
 # skip the holes, which must not change a byte of what is carved.
 #  1. realart14 cmc-collections-full (2.3 GB apparent, mostly holes) decompressed sparse
 #     (zstd --sparse) and dense (--no-sparse): heap.hprof and objects.jsonl identical.
+#     The SHA-256 of the sparse core that case.db records (its holes hashed unread) is
+#     sha256sum's.
 #  2. the Android 14 CMC sample rewritten as a maps-dir (build/tools/img_split, sparse region
-#     files), then the same with a 4 GiB region between its heap mappings whose file is one
-#     hole (truncate): heap.hprof and objects.jsonl identical, `info` lists the region.
+#     files), then the same with a 4 GiB region between its heap mappings whose file is a
+#     hole between a page of text at each end: heap.hprof and objects.jsonl identical, `info`
+#     lists the region, case.db's SHA-256 of its file is sha256sum's.
 # Times are not checked here (bench/carve.sh prints them).
 . "$(dirname "$0")/lib.sh"
-t_need zstd truncate || { t_done; exit; }
+t_need zstd sqlite3 sha256sum || { t_done; exit; }
 SPLIT=$PWD/build/tools/img_split
 C=$CORPUS/images/realart14/cmc-collections-full
 
 # apparent and allocated size of a file, for the log
 sizes() { echo "$(stat -c %s "$1") bytes apparent, $(( $(stat -c '%b * %B' "$1") )) allocated"; }
+# same_digest NAME CASE_DB FILE: the SHA-256 case.db records for FILE is sha256sum's
+same_digest() {
+	got=$(sqlite3 -batch "$2" "SELECT sha256 FROM inputs WHERE path = '$3'")
+	want=$(sha256sum "$3" | cut -c1-64)
+	echo "# $1: case.db $got, sha256sum $want"
+	t_check "$1: case.db's SHA-256 is sha256sum's" [ -n "$got" ] && [ "$got" = "$want" ]
+}
 
 if t_corpus "$C/core.zst"; then
 	zstd -q -d -f --sparse "$C/core.zst" -o "$TMP/sparse.core" &&
 		zstd -q -d -f --no-sparse "$C/core.zst" -o "$TMP/dense.core" || t_fail "cmc-collections-full: cannot decompress"
 	echo "# sparse core: $(sizes "$TMP/sparse.core"); dense core: $(sizes "$TMP/dense.core")"
 	for k in sparse dense; do
-		"$ART" carve "$TMP/$k.core" --maps "$C/maps.txt" -q -o "$TMP/out-$k" --skip bmd,report,db,strings \
+		skip=bmd,report,strings
+		[ "$k" = sparse ] || skip=$skip,db
+		"$ART" carve "$TMP/$k.core" --maps "$C/maps.txt" -q -o "$TMP/out-$k" --skip "$skip" \
 			>/dev/null 2>"$TMP/err-$k" || t_fail "cmc-collections-full $k: carve failed: $(head -c 300 "$TMP/err-$k")"
 	done
 	rm -f "$TMP/dense.core"
+	same_digest "cmc-collections-full sparse core" "$TMP/out-sparse/case.db" "$TMP/sparse.core"
 	echo "# comparing out-sparse/heap.hprof ($(wc -c <"$TMP/out-sparse/heap.hprof") bytes) with out-dense/heap.hprof"
 	t_same "cmc-collections-full sparse heap.hprof" "$TMP/out-sparse/heap.hprof" "$TMP/out-dense/heap.hprof"
 	t_same "cmc-collections-full sparse objects.jsonl" "$TMP/out-sparse/objects.jsonl" "$TMP/out-dense/objects.jsonl"
@@ -40,10 +53,13 @@ else
 	cp -r "$TMP/md" "$TMP/md-hole"
 	hole=7000000000-7100000000    # between the non-moving space and the native heap: unused
 	{ cat "$S/maps"; echo "$hole rw-p 00000000 00:00 0"; } | sort >"$TMP/md-hole/maps"
-	truncate -s 4G "$TMP/md-hole/$hole.bin"
+	# a page of text at each end (no pointer, nothing to carve), a hole between
+	for at in 0 1048575; do
+		yes artcarve | head -c 4096 | dd of="$TMP/md-hole/$hole.bin" bs=4096 seek=$at conv=notrunc status=none
+	done
 	echo "# $hole.bin: $(sizes "$TMP/md-hole/$hole.bin")"
 	for k in md md-hole; do
-		"$ART" carve "$TMP/$k" --include residue -q -o "$TMP/out-$k" --skip bmd,report,db,strings \
+		"$ART" carve "$TMP/$k" --include residue -q -o "$TMP/out-$k" --skip bmd,report,strings \
 			>/dev/null 2>"$TMP/err-$k" || t_fail "$k: carve failed: $(head -c 300 "$TMP/err-$k")"
 	done
 	regions() { "$ART" info "$1" 2>/dev/null | grep -c "$2" || true; }
@@ -53,5 +69,6 @@ else
 	echo "# comparing out-md-hole/heap.hprof ($(wc -c <"$TMP/out-md-hole/heap.hprof") bytes) with out-md/heap.hprof"
 	t_same "4 GiB hole: heap.hprof" "$TMP/out-md-hole/heap.hprof" "$TMP/out-md/heap.hprof"
 	t_same "4 GiB hole: objects.jsonl" "$TMP/out-md-hole/objects.jsonl" "$TMP/out-md/objects.jsonl"
+	same_digest "4 GiB hole" "$TMP/out-md-hole/case.db" "$TMP/md-hole/$hole.bin"
 fi
 t_done

@@ -641,6 +641,26 @@ static void test_containers(void)
 		T_EQ_U(img.regions[1].data_len, 0x800);
 		img_close(&img);
 	}
+	/* every input hashed once, the listing too: after img_inputs_hash the digests come from
+	 * memory, the same when the files are gone */
+	if (img_open(&img, d, NULL, &e) == 0) {
+		uint8_t want[SHA256_DIGEST], got[SHA256_DIGEST];
+		uint64_t nw = 0, ng = 0;
+		char listing[512], moved[520];
+		snprintf(listing, sizeof(listing), "%s/maps", d);
+		snprintf(moved, sizeof(moved), "%s.moved", listing);
+		T_EQ_U(img_input_count(&img), 3);
+		T_EQ_S(img_input_path(&img, 2), listing);
+		T_EQ_I(sha256_file(listing, want, &nw, &e), 0);
+		T_EQ_I(img_inputs_hash(&img, NULL, &e), 0);
+		T_EQ_I(rename(listing, moved), 0);
+		T_EQ_I(img_input_sha256(&img, 2, got, &ng, &e), 0);
+		T_EQ_I(rename(moved, listing), 0);
+		T_CHECK(!memcmp(got, want, SHA256_DIGEST), "the listing's digest remembered from img_inputs_hash");
+		T_EQ_U(ng, sizeof(maps) - 1);
+		T_EQ_U(nw, ng);
+		img_close(&img);
+	}
 	put_file(d, "13000-13800.bin", page, 0x1000); /* longer than its region */
 	test_open(d, NULL, -ERR_CORRUPT, NULL, "more than the 2048", 0);
 

@@ -1,6 +1,9 @@
 /* test_sha256.c - SHA-256 against the FIPS 180-4 example vectors (NIST "Examples with
  * intermediate values", SHA256.pdf, and the one-million-'a' vector of FIPS 180-2 appendix B.3),
- * fed whole and split at every boundary, and sha256_file against the same digests. */
+ * fed whole and split at every boundary, by the portable rounds and by the CPU's SHA
+ * instructions where it has them; sha256_file against the same digests, and on a sparse file
+ * (holes hashed as zeros, unread) against the digest of the same bytes in memory. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,11 +25,20 @@ static const struct vector vectors[] = {
 	  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
 };
 
+/* the CPU's SHA instructions in use (sha256_init finds them); false: the portable rounds */
+static bool use_ni;
+
+static void start(struct sha256 *s)
+{
+	sha256_init(s);
+	s->ni = s->ni && use_ni;
+}
+
 static void hex_of(const void *p, size_t n, char out[SHA256_HEX])
 {
 	struct sha256 s;
 	uint8_t d[SHA256_DIGEST];
-	sha256_init(&s);
+	start(&s);
 	sha256_update(&s, p, n);
 	sha256_final(&s, d);
 	sha256_hex(d, out);
@@ -36,7 +48,8 @@ static void test_vectors(void)
 {
 	char got[SHA256_HEX];
 
-	T_SECTION("FIPS 180-4 vectors, whole and split at every byte");
+	T_SECTION(use_ni ? "FIPS 180-4 vectors, whole and split at every byte (SHA instructions)"
+			 : "FIPS 180-4 vectors, whole and split at every byte (portable rounds)");
 	for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
 		size_t n = strlen(vectors[v].msg);
 		unsigned bad = 0;
@@ -46,7 +59,7 @@ static void test_vectors(void)
 		for (size_t cut = 0; cut <= n; cut++) {
 			struct sha256 s;
 			uint8_t d[SHA256_DIGEST];
-			sha256_init(&s);
+			start(&s);
 			sha256_update(&s, vectors[v].msg, cut);
 			sha256_update(&s, vectors[v].msg + cut, n - cut);
 			sha256_final(&s, d);
@@ -73,7 +86,7 @@ static void test_million(void)
 
 	T_SECTION("one million 'a', streamed and as a file");
 	memset(piece, 'a', sizeof(piece));
-	sha256_init(&s);
+	start(&s);
 	for (int i = 0; i < 1000; i++)
 		sha256_update(&s, piece, sizeof(piece));
 	sha256_final(&s, d);
@@ -126,9 +139,83 @@ static void test_million(void)
 	T_CHECK(strstr(e.msg, path) != NULL, "the message names the file: %s", e.msg);
 }
 
+/* 1 MiB of pseudo-random bytes fed in uneven pieces: the SHA instructions (many blocks per
+ * call) and the portable rounds give the same digest. */
+static void test_ni_agrees(void)
+{
+	static uint8_t buf[1 << 20];
+	char a[SHA256_HEX], b[SHA256_HEX];
+	uint32_t x = 2463534242u;
+	struct sha256 s;
+
+	T_SECTION("SHA instructions = portable rounds on 1 MiB");
+	sha256_init(&s);
+	printf("this CPU has the SHA instructions: %s\n", s.ni ? "yes" : "no (both runs portable)");
+	for (size_t i = 0; i < sizeof(buf); i++) {   /* xorshift32 */
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		uint8_t d[SHA256_DIGEST];
+		use_ni = pass == 0;
+		start(&s);
+		for (size_t off = 0, step = 1; off < sizeof(buf); off += step, step = step * 3 + 1)
+			sha256_update(&s, buf + off, step < sizeof(buf) - off ? step : sizeof(buf) - off);
+		sha256_final(&s, d);
+		sha256_hex(d, pass ? b : a);
+	}
+	use_ni = true;
+	printf("instructions %s\nportable     %s\n", a, b);
+	T_EQ_S(a, b);
+}
+
+/* A sparse file: 5000 bytes of data, a 3 MiB hole, 70000 bytes of data, a 1 MiB hole to the
+ * end.  sha256_file reads the data runs only and must give the digest of every byte. */
+static void test_sparse_file(void)
+{
+	enum { D1 = 5000, H1 = 3 << 20, D2 = 70000, H2 = 1 << 20, SIZE = D1 + H1 + D2 + H2 };
+	static uint8_t all[SIZE];
+	char path[] = "/tmp/artcarve-sha256-sparse-XXXXXX", got[SHA256_HEX], want[SHA256_HEX];
+	uint8_t d[SHA256_DIGEST];
+	uint64_t size = 0;
+	struct err e;
+	int fd = mkstemp(path);
+
+	T_SECTION("a sparse file: the holes hashed as zeros");
+	T_CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < D1; i++)
+		all[i] = (uint8_t)(i * 7 + 1);
+	for (size_t i = 0; i < D2; i++)
+		all[D1 + H1 + i] = (uint8_t)(i * 13 + 5);
+	bool written = pwrite(fd, all, D1, 0) == D1 && pwrite(fd, all + D1 + H1, D2, D1 + H1) == D2 &&
+		       ftruncate(fd, SIZE) == 0;
+	T_CHECK(written, "sparse file written");
+	off_t hole = lseek(fd, 0, SEEK_END);
+	close(fd);
+	printf("file of %lld bytes\n", (long long)hole);
+	hex_of(all, SIZE, want);
+	err_init(&e);
+	T_EQ_I(sha256_file(path, d, &size, &e), 0);
+	sha256_hex(d, got);
+	printf("in memory %s\nsparse    %s\n", want, got);
+	T_EQ_S(got, want);
+	T_EQ_U(size, SIZE);
+	unlink(path);
+}
+
 int main(void)
 {
+	use_ni = true;
 	test_vectors();
+	use_ni = false;
+	test_vectors();
+	use_ni = true;
 	test_million();
+	test_ni_agrees();
+	test_sparse_file();
 	T_DONE();
 }

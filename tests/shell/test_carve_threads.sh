@@ -1,0 +1,68 @@
+#!/bin/sh
+# test_carve_threads.sh - `carve --threads N` writes the same bytes as `--threads 1` (issue 24):
+# every output (heap.hprof, heap.bmd, objects.jsonl, strings.tsv, report.html byte for byte,
+# case.db's `.dump` but its runs row) of the four samples and of two real whole-process
+# captures (realart14 cmc-collections-full, sparse; realart-full cc-nodes-nogc-full), with
+# --threads 1 and 2, and 8 on one sample (more threads than jobs); with --skip hprof (heap.bmd
+# then writes its own HPROF on its thread) on one sample; --threads 0 is a usage error.
+. "$(dirname "$0")/lib.sh"
+t_need sqlite3 zstd || { t_done; exit; }
+
+# compare NAME DIR1 DIR2: every output of DIR2 is DIR1's
+compare() {
+	n=0
+	for f in heap.hprof heap.bmd objects.jsonl strings.tsv report.html; do
+		[ -f "$2/$f" ] || [ -f "$3/$f" ] || continue
+		t_same "$1 $f" "$3/$f" "$2/$f"
+		n=$((n + 1))
+	done
+	if [ -f "$2/case.db" ]; then
+		sqlite3 "$2/case.db" .dump | grep -v '^INSERT INTO runs ' >"$TMP/d1"
+		sqlite3 "$3/case.db" .dump | grep -v '^INSERT INTO runs ' >"$TMP/d2"
+		t_same "$1 case.db .dump ($(wc -l <"$TMP/d1") lines, the runs row aside)" "$TMP/d2" "$TMP/d1"
+		n=$((n + 1))
+	fi
+	echo "# $1: $n outputs compared"
+}
+
+# carve_t NAME OUT THREADS IMAGE [ARGS...]: a carve that must succeed
+carve_t() {
+	name=$1 out=$2 threads=$3
+	shift 3
+	"$ART" carve "$@" -q -o "$out" --threads "$threads" >"$TMP/sum" 2>"$TMP/err" ||
+		t_fail "$name --threads $threads: carve failed: $(head -c 300 "$TMP/err")"
+}
+
+for s in android6.0-32bit android7.1-64bit android11-64bit android14-64bit-cmc; do
+	S=$PWD/samples/$s
+	carve_t "$s" "$TMP/$s-1" 1 "$S/core" --maps "$S/maps"
+	carve_t "$s" "$TMP/$s-2" 2 "$S/core" --maps "$S/maps"
+	compare "$s --threads 2" "$TMP/$s-1" "$TMP/$s-2"
+done
+S=$PWD/samples/android11-64bit
+carve_t android11-64bit "$TMP/t8" 8 "$S/core" --maps "$S/maps"
+compare "android11-64bit --threads 8" "$TMP/android11-64bit-1" "$TMP/t8"
+for t in 1 2; do
+	carve_t "android11-64bit --skip hprof" "$TMP/nohprof-$t" "$t" "$S/core" --maps "$S/maps" --skip hprof
+done
+t_check "--skip hprof: no heap.hprof written" [ ! -e "$TMP/nohprof-2/heap.hprof" ]
+compare "android11-64bit --skip hprof --threads 2" "$TMP/nohprof-1" "$TMP/nohprof-2"
+rm -rf "$TMP"/android* "$TMP"/t8 "$TMP"/nohprof-*
+
+for c in realart14/cmc-collections-full realart-full/cc-nodes-nogc-full; do
+	C=$CORPUS/images/$c
+	t_corpus "$C/core.zst" || continue
+	zstd -q -d -f --sparse "$C/core.zst" -o "$TMP/core" || t_fail "$c: cannot decompress"
+	for t in 1 2; do
+		carve_t "$c" "$TMP/real-$t" "$t" "$TMP/core" --maps "$C/maps.txt"
+	done
+	compare "$c --threads 2" "$TMP/real-1" "$TMP/real-2"
+	rm -rf "$TMP/core" "$TMP"/real-*
+done
+
+S=$PWD/samples/android11-64bit
+"$ART" carve "$S/core" -q -o "$TMP/zero" --threads 0 >/dev/null 2>"$TMP/err"
+rc=$?
+echo "# --threads 0: exit $rc, $(head -n 1 "$TMP/err")"
+t_check "--threads 0 is a usage error (exit 2)" [ "$rc" -eq 2 ]
+t_done
