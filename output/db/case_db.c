@@ -352,7 +352,7 @@ static const char *ref_field(const struct case_db_writer *c, const struct model_
 				return rt->classes[k].fields[f].name;
 	if (o->kind == MODEL_CLASS) {
 		const struct rt_class *own = runtime_class_at(rt, model_va(c->m, o));
-		const struct rt_statics *st = own ? &model_class(c->m, own - rt->classes)->statics : NULL;
+		const struct rt_statics *st = own ? &model_class(c->m, (size_t)(own - rt->classes))->statics : NULL;
 		for (uint32_t f = 0; st && f < st->count; f++)
 			if (st->v[f].offset == off)
 				return st->v[f].name;

@@ -322,7 +322,7 @@ static void put_class_object(struct oj *j, const struct model_obj *o)
 {
 	const struct art_runtime *rt = model_runtime(j->m);
 	const struct rt_class *k = runtime_class_at(rt, model_va(j->m, o));
-	const struct rt_statics *s = k ? &model_class(j->m, k - rt->classes)->statics : NULL;
+	const struct rt_statics *s = k ? &model_class(j->m, (size_t)(k - rt->classes))->statics : NULL;
 
 	PUT_LIT(&j->line, ",\"describes\":");
 	if (k && k->name)

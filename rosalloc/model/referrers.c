@@ -135,7 +135,7 @@ bool referrers_field_at(const struct model *m, const struct model_obj *o, uint32
 	}
 	if (o->kind == MODEL_CLASS) {
 		const struct rt_class *k = runtime_class_at(rt, model_va(m, o));
-		const struct rt_statics *s = k ? &model_class(m, k - rt->classes)->statics : NULL;
+		const struct rt_statics *s = k ? &model_class(m, (size_t)(k - rt->classes))->statics : NULL;
 		for (uint32_t i = 0; s && i < s->count; i++)
 			if (s->v[i].offset == off && is_ref_field(&s->v[i])) {
 				f->field = &s->v[i];
