@@ -440,7 +440,7 @@ static int lrt_at(const struct art_runtime *rt, const uint8_t *b, size_t len, st
 		return 1;
 	uint32_t remaining = top;
 	for (uint64_t i = 0; i < n && remaining; i++) {
-		uint32_t size = i == 0 ? NROOTS_LRT_SMALL : NROOTS_LRT_SMALL << (i - 1);
+		uint32_t size = i == 0 ? (uint32_t)NROOTS_LRT_SMALL : (uint32_t)NROOTS_LRT_SMALL << (i - 1);
 		uint32_t count = remaining < size ? remaining : size;
 		int rc = lrt_table(rt, ld_u64le(tv + 8 * i), count, out, e);
 		if (rc)

@@ -392,7 +392,7 @@ static void disasm_fill_invalid(const struct disasm_iter *it, size_t n, struct d
 	} else if (n == 4) {
 		snprintf(o->mnemonic, sizeof(o->mnemonic), ".word");
 		snprintf(o->operands, sizeof(o->operands), "0x%08x",
-			 (unsigned)(it->code[0] | it->code[1] << 8 | it->code[2] << 16 | (unsigned)it->code[3] << 24));
+			 (unsigned)it->code[0] | (unsigned)it->code[1] << 8 | (unsigned)it->code[2] << 16 | (unsigned)it->code[3] << 24);
 	} else if (n == 2) {
 		snprintf(o->mnemonic, sizeof(o->mnemonic), ".short");
 		snprintf(o->operands, sizeof(o->operands), "0x%04x", (unsigned)(it->code[0] | it->code[1] << 8));
