@@ -209,7 +209,8 @@ sys.exit(1 if bad else 0)' "$o/objects.jsonl" >"$o/py" 2>&1; then
 		t_ok "$1: objects.jsonl is strict UTF-8 JSON (Python json, no NaN tokens, no raw control characters): $(cat "$o/py")"
 	else t_fail "$1: objects.jsonl: $(tail -n 2 "$o/py")"; fi
 	keys=$(jq -c 'select(.kind == "class") | keys_unsorted' "$o/objects.jsonl" | head -n 1)
-	want='["address","class","class_address","kind","size","space","space_kind","place","alloc","content","reach","confidence","fields","describes","instance_fields","static_fields","statics"]'
+	# a Class object is a root (class statics): "root" follows "reach"
+	want='["address","class","class_address","kind","size","space","space_kind","place","alloc","content","reach","root","confidence","fields","describes","instance_fields","static_fields","statics"]'
 	skeys=$(jq -c 'select(.class == "java.lang.String") | keys_unsorted' "$o/objects.jsonl" | head -n 1)
 	swant='["address","class","class_address","kind","size","space","space_kind","place","alloc","content","reach","confidence","fields","length","compressed","value"]'
 	if [ "$keys" = "$want" ] && [ "$skeys" = "$swant" ]; then t_ok "$1: objects.jsonl keys in the documented order (Class and String lines)"
