@@ -55,7 +55,7 @@ static bool in_bytes(const struct dl_walk *d, uint64_t va, uint64_t len)
  * minimum, and the chunk ends inside the segment. */
 static bool chunk_ok(const struct dl_walk *d, uint64_t c, uint64_t lim, uint64_t *size)
 {
-	if (c >= lim || lim - c < 2 * (uint64_t)d->word || c + 2 * d->word - d->begin > d->n)
+	if (c >= lim || lim - c < 2 * (uint64_t)d->word || !in_bytes(d, c, 2 * (uint64_t)d->word))
 		return false;
 	uint64_t head = rd(d, c + d->word);
 	*size = head & ~(uint64_t)FLAG_BITS;
@@ -79,7 +79,7 @@ static uint64_t resync(const struct dl_walk *d, uint64_t c, uint64_t lim)
 			continue;
 		uint64_t nx = q + size;
 		if (nx == d->top || nx == lim || chunk_ok(d, nx, lim, &size2) ||
-		    (nx + 2 * d->word - d->begin <= d->n && rd(d, nx + d->word) == d->fencepost))
+		    (in_bytes(d, nx, 2 * (uint64_t)d->word) && rd(d, nx + d->word) == d->fencepost))
 			return q;
 	}
 	return lim;
@@ -111,7 +111,7 @@ static int emit_chunk(struct dl_walk *d, uint64_t c, uint64_t size, bool inuse, 
 static void check_free(struct dl_walk *d, uint64_t c, uint64_t size)
 {
 	uint64_t next = c + size;
-	if (next + 2 * d->word - d->begin <= d->n &&
+	if (in_bytes(d, next, 2 * (uint64_t)d->word) &&
 	    (rd(d, next) != size || (rd(d, next + d->word) & PINUSE)))
 		wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, next,
 			"free chunk at 0x%llx of %llu bytes: the next chunk's prev_foot 0x%llx / PINUSE %llu disagree",
@@ -162,14 +162,14 @@ static int walk_segment(struct dl_walk *d, uint64_t base, uint64_t lim, uint64_t
 			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, c + d->word,
 				"chunk at 0x%llx: head 0x%llx is no chunk size inside its segment (ends 0x%llx); walk "
 				"resumes at 0x%llx", (unsigned long long)c,
-				(unsigned long long)(c + 2 * d->word - d->begin <= d->n ? rd(d, c + d->word) : 0),
+				(unsigned long long)(in_bytes(d, c, 2 * (uint64_t)d->word) ? rd(d, c + d->word) : 0),
 				(unsigned long long)lim, (unsigned long long)q);
 			c = q;
 			continue;
 		}
 		bool inuse = (rd(d, c + d->word) & CINUSE) != 0;
 		uint64_t next = c + size;
-		if (inuse && next != d->top && next + 2 * d->word - d->begin <= d->n &&
+		if (inuse && next != d->top && in_bytes(d, next, 2 * (uint64_t)d->word) &&
 		    !(rd(d, next + d->word) & PINUSE))
 			wk_anom(&d->w, ANOM_CHUNK, ERR_CORRUPT, next + d->word,
 				"chunk at 0x%llx is in use but the next chunk's PINUSE is clear", (unsigned long long)c);
