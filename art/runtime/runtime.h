@@ -141,6 +141,9 @@ void runtime_close(struct art_runtime *rt);
 
 /* The class at addr, NULL if none. */
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr);
+/* Index of the first class named name (Java form, "java.lang.Object[]") in rt->classes,
+ * RT_NONE if none. */
+size_t runtime_class_named(const struct art_runtime *rt, const char *name);
 /* Index of java.lang.String in rt->classes (by name, else by its class flags), RT_NONE. */
 size_t runtime_string_class(const struct art_runtime *rt);
 /* Comma-separated list of the layout families the table knows (for messages). */

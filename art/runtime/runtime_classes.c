@@ -328,14 +328,21 @@ int rt_name_classes(struct art_runtime *rt, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
+size_t runtime_class_named(const struct art_runtime *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->class_count; i++)
+		if (rt->classes[i].name && !strcmp(rt->classes[i].name, name))
+			return i;
+	return RT_NONE;
+}
+
 /* By name; else (the name lost to damage or to bytes not captured) the one class whose
  * class_flags_ say String: kClassFlagString = 0x4 (runtime/class_flags.h @R11; 7.0+). */
 size_t runtime_string_class(const struct art_runtime *rt)
 {
-	size_t found = RT_NONE;
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.String"))
-			return i;
+	size_t found = runtime_class_named(rt, "java.lang.String");
+	if (found != RT_NONE)
+		return found;
 	if (!rt->layout || rt->layout->klass.class_flags == ART_ABSENT)
 		return RT_NONE;
 	for (size_t i = 0; i < rt->class_count; i++) {

@@ -310,9 +310,9 @@ int rt_settle_class_loader_row(struct art_runtime *rt, struct err *e)
 
 	if (rt->layout_by_version)
 		return 0;
-	for (size_t i = 0; i < rt->class_count && !k; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.ClassLoader"))
-			k = &rt->classes[i];
+	size_t loader = runtime_class_named(rt, "java.lang.ClassLoader");
+	if (loader != RT_NONE)
+		k = &rt->classes[loader];
 	for (uint32_t i = 0; k && i < k->field_count; i++)
 		if (k->fields[i].name && !strcmp(k->fields[i].name, "parent"))
 			parent = k->fields[i].offset;

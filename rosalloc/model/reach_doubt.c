@@ -27,6 +27,7 @@
 #include "carver/base/hash.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
+#include "rosalloc/model/model_stats.h"
 
 enum {
 	DOUBT_MAX_CHARS = 4096,         /* longer Strings are no literal worth the read */
@@ -136,14 +137,6 @@ static size_t literal_of(struct doubt_ctx *c, const struct model_obj *o)
 	return SIZE_MAX;
 }
 
-static size_t class_named(const struct art_runtime *rt, const char *name)
-{
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, name))
-			return i;
-	return RT_NONE;
-}
-
 /* The classes the rules look at (RT_NONE when the image has none: no object has that class). */
 struct doubt_classes {
 	size_t oome, ncdfe, object;
@@ -230,9 +223,9 @@ static void spread(struct doubt_ctx *c)
 static void doubt_classes_find(const struct model *m, struct doubt_classes *k)
 {
 	const struct art_runtime *rt = model_runtime(m);
-	k->oome = class_named(rt, "java.lang.OutOfMemoryError");
-	k->ncdfe = class_named(rt, "java.lang.NoClassDefFoundError");
-	k->object = class_named(rt, "java.lang.Object");
+	k->oome = runtime_class_named(rt, "java.lang.OutOfMemoryError");
+	k->ncdfe = runtime_class_named(rt, "java.lang.NoClassDefFoundError");
+	k->object = runtime_class_named(rt, "java.lang.Object");
 	k->class_obj = rt->java_lang_class ? model_find(m, rt->java_lang_class) : MODEL_NONE;
 	k->object_obj = k->object != RT_NONE ? model_find(m, rt->classes[k->object].addr) : MODEL_NONE;
 }
@@ -253,11 +246,6 @@ static void runtime_seeds(struct doubt_ctx *c)
 	}
 }
 
-static bool is_string(const struct model *m, const struct model_obj *o)
-{
-	return o->alloc == MODEL_ALLOCATED && (o->kind == MODEL_STRING || (o->cls == model_jls(m) && model_jls(m) != MODEL_NONE));
-}
-
 /* DEX literals (interned strings missing).  The intern table holds one String per text, so
  * per literal at most one object is unknown: none when a root reaches a String of that text,
  * else the first by address (the earliest allocated in a bump-pointer or region space). */
@@ -273,7 +261,8 @@ static int literal_seeds(struct doubt_ctx *c, struct err *e)
 	memset(first, 0xff, (c->lit_count ? c->lit_count : 1) * sizeof(*first));
 	for (size_t i = 0; i < model_count(c->m); i++) {
 		size_t l;
-		if (!is_string(c->m, model_obj(c->m, i)) || (l = literal_of(c, model_obj(c->m, i))) == SIZE_MAX)
+		const struct model_obj *o = model_obj(c->m, i);
+		if (o->alloc != MODEL_ALLOCATED || !model_stats_is_string(c->m, o) || (l = literal_of(c, o)) == SIZE_MAX)
 			continue;
 		if (bit(c->seen, i))
 			live[l / 64] |= 1ull << (l % 64);
