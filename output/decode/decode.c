@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "carver/base/cursor.h"
+#include "carver/base/escape.h"
 #include "carver/base/xalloc.h"
 
 enum { DEC_MAX_SUPERS = 4096 };   /* longest super-class chain followed (hostile cycles) */
@@ -154,6 +155,18 @@ static const char *plan_name(struct dec *d, const struct dec_plan *p, uint32_t n
 	return own;
 }
 
+/* "name": JSON-escaped, quoted, with the colon (written once per class, not per object). */
+static const char *json_key(struct dec *d, const char *name, uint32_t *len)
+{
+	wbuf_reset(&d->scratch);
+	escape_json_quoted(&d->scratch, (const uint8_t *)name, strlen(name));
+	wbuf_u8(&d->scratch, ':');
+	if (d->scratch.failed || d->scratch.len > UINT32_MAX)
+		return NULL;
+	*len = (uint32_t)d->scratch.len;
+	return arena_strndup(&d->a, (const char *)d->scratch.data, d->scratch.len);
+}
+
 static int plan_fields(struct dec *d, size_t cls, struct dec_plan *p, struct err *e)
 {
 	const struct art_runtime *rt = d->rt;
@@ -175,7 +188,7 @@ static int plan_fields(struct dec *d, size_t cls, struct dec_plan *p, struct err
 				continue;   /* the class word: the object's class, not a field to show */
 			struct dec_field *o = &p->f[p->n];
 			o->own_name = f->name ? f->name : "?";
-			if (!(o->name = plan_name(d, p, p->n, k, o->own_name)))
+			if (!(o->name = plan_name(d, p, p->n, k, o->own_name)) || !(o->json_key = json_key(d, o->name, &o->json_key_len)))
 				return dec_nomem(e);
 			o->type = f->type;
 			o->java_type = f->java_type ? f->java_type : f->type;
@@ -516,7 +529,8 @@ int dec_each_field(struct dec *d, size_t obj, dec_value_fn fn, void *arg, struct
 	for (uint32_t i = 0; i < p->n && rc == 0; i++) {
 		const struct dec_field *f = &p->f[i];
 		struct dec_value v = { .name = f->name, .type = f->type, .java_type = f->java_type,
-				       .offset = f->offset, .obj = MODEL_NONE };
+				       .offset = f->offset, .obj = MODEL_NONE, .json_key = f->json_key,
+				       .json_key_len = f->json_key_len };
 		if (!f->t)
 			field_unread("the field's type is unknown", &v);
 		else if (f->offset == RT_OFFSET_UNKNOWN)

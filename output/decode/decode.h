@@ -79,6 +79,9 @@ struct dec_value {
 	bool has_time;              /* INT/LONG fields: read as a time, inferred */
 	int64_t time_ms;            /* that time: milliseconds since 1970-01-01 UTC */
 	const char *why;            /* UNREAD (and a STRING/ENUM whose text does not read): why */
+	const char *json_key;       /* fields: name as a JSON key ("name": quoted, escaped, with
+				     * the colon), made once per class */
+	uint32_t json_key_len;
 };
 
 /* The container behind dec_each_entry's entries. */

@@ -24,6 +24,8 @@ enum dec_box {
 struct dec_field {
 	const char *name;           /* as shown: "name", or "DeclaringClass.name" when hidden */
 	const char *own_name;       /* the field's own name */
+	const char *json_key;       /* name as a JSON key: quoted, escaped, with ':' */
+	uint32_t json_key_len;
 	const char *type, *java_type;
 	uint32_t offset;
 	size_t declaring;           /* class index */
