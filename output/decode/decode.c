@@ -411,6 +411,34 @@ static int enum_value(struct dec *d, size_t obj, const struct dec_plan *p, unsig
 	return string_text(d, s, slot, v, e);
 }
 
+/* A reference to no carved object whose bytes still hold a String (its class word names
+ * java.lang.String): a String the allocator freed while its holder lives on (a sticky GC
+ * sweeps young garbage first), its text read where it lies, marked outside. */
+static int outside_string(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *v, struct err *e)
+{
+	size_t jls = model_jls(d->m);
+	uint32_t klass;
+
+	if (jls == MODEL_NONE || model_in_alias(d->m, ref))
+		return 0;
+	err_init(&d->why);
+	if (mirror_klass(&d->rt->m, ref, &klass, &d->why) || klass != d->rt->classes[jls].addr)
+		return 0;
+	struct wbuf *b = &d->text[slot];
+	wbuf_reset(b);
+	int rc = mirror_string_wtf8(&d->rt->m, ref, DEC_TEXT_MAX, b, &d->why);
+	if (rc == -ERR_NOMEM || b->failed)
+		return dec_nomem(e);
+	if (rc)
+		return 0;   /* not a String that reads (or longer than a value carries): a plain reference */
+	v->kind = DEC_STRING;
+	v->outside = true;
+	v->ref_class = d->rt->classes[jls].name;
+	v->text = b->data ? (const char *)b->data : "";
+	v->text_len = b->len;
+	return 0;
+}
+
 int dec_ref_value(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *v, struct err *e)
 {
 	const struct dec_plan *p;
@@ -424,7 +452,7 @@ int dec_ref_value(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *
 	}
 	v->kind = DEC_REF;
 	if ((v->obj = model_find(d->m, ref)) == MODEL_NONE)
-		return 0;
+		return outside_string(d, ref, slot, v, e);
 	const struct model_obj *o = model_obj(d->m, v->obj);
 	v->addr = model_va(d->m, o);
 	v->ref_class = d->rt->classes[o->cls].name;

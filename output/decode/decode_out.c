@@ -237,6 +237,8 @@ static void value_json(const struct dec_value *v, struct wbuf *out, bool open)
 		dec_json_hex(out, v->addr);
 		if (v->kind == DEC_STRING) {
 			json_text(out, "text", v);
+			if (v->outside)
+				PUT_LIT(out, ",\"outside\":true");
 		} else if (v->kind == DEC_ENUM) {
 			json_text(out, "enum", v);
 			PUT_LIT(out, ",\"ordinal\":");

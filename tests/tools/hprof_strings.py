@@ -37,6 +37,7 @@ class Hprof:
         self.classes = {}        # class id -> (super id, [(name id, type)])
         self.strings = []        # (address, class id, payload offset, payload length)
         self.arrays = {}         # id -> (type, count, offset)
+        self.obj_arrays = {}     # id -> (count, offset of the first element id)
 
     def rid(self, off):
         return struct.unpack_from('>I' if self.idsize == 4 else '>Q', self.d, off)[0]
@@ -77,6 +78,7 @@ class Hprof:
                 p += 2 * i + 8 + ln
             elif t == 0x22:
                 cnt = struct.unpack_from('>I', d, p + i + 4)[0]
+                self.obj_arrays[self.rid(p)] = (cnt, p + 2 * i + 8)
                 p += 2 * i + 8 + cnt * i
             elif t == 0x23:
                 obj = self.rid(p)
