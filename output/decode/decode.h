@@ -170,6 +170,8 @@ void dec_value_text(const struct dec_value *v, struct wbuf *out);
 /* Appends the ISO 8601 UTC form of ms since 1970 ("2026-11-02T10:11:12.345Z", ".345" left
  * out when 0). */
 void dec_time_iso(int64_t ms, struct wbuf *out);
+/* True when a field named name says it holds a time (the words at the top of this file). */
+bool dec_time_named(const char *name);
 /* Stable names of the kinds: "null", "boolean", "char", ..., "string", "ref", "enum",
  * "boxed", "unread". */
 const char *dec_kind_name(unsigned k);

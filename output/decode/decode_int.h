@@ -83,7 +83,5 @@ int dec_value_at(struct dec *d, uint8_t t, const uint8_t *p, uint8_t time_hint, 
 		 struct err *e);
 /* Fills v for the 32-bit reference ref.  Returns 0 or -ERR_NOMEM. */
 int dec_ref_value(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *v, struct err *e);
-/* True when name says time (decode.h). */
-bool dec_time_named(const char *name);
 
 #endif

@@ -10,6 +10,7 @@
 #     inferred UTC time, and in `show --json --depth 1` its sender's and recipient's names;
 #     the inbox ArrayList lists the truth's kept messages in order, the outbox LinkedList and
 #     the contacts HashMap their entries; `show` prints the text form with the body;
+#   - README's jq query and show example on samples/android11-64bit give what README shows;
 #   - damage (bytes of the synthetic core changed): an ArrayList size past its backing array,
 #     a cycle in the LinkedList, a HashMap bucket naming memory the image lacks: `show` gives
 #     what reads and says why the rest does not (also under ASan/UBSan).
@@ -150,6 +151,24 @@ for spec in "11 64" "7.1 64" "6.0 32"; do
 		t_ok "synth $1/$2: show $first prints the body \"$body\" and the inferred time"
 	else cat "$w/show.txt"; t_fail "synth $1/$2: show $first lacks the body or the time"; fi
 done
+
+# ---- README's jq example (carve outputs for scripts) on the Android 11 sample ----
+S=samples/android11-64bit
+if "$ART" carve -q "$S/core" --maps "$S/maps" -o "$TMP/sample" --skip hprof,bmd,db,strings,report >/dev/null 2>"$TMP/sample.err"; then
+	jq -r 'select(.class == "com.example.chat.Message" and .reach == "unreachable") |
+	      [.fields.id, .fields.sender.text, .fields.text.text, .inferred_times.timestamp] | @tsv' \
+		"$TMP/sample/objects.jsonl" >"$TMP/sample.tsv"
+	want=$(printf '1001\tmallory\thello #1\t2023-11-14T22:14:20Z\n1004\tcarol\tdone #4\t2023-11-14T22:17:20Z')
+	if [ "$(head -n 2 "$TMP/sample.tsv")" = "$want" ]; then
+		t_ok "README's jq query lists the sample's dropped messages as shown ($(wc -l <"$TMP/sample.tsv") rows)"
+	else t_fail "README's jq query gives: $(head -n 2 "$TMP/sample.tsv")"; fi
+	"$ART" show "$S/core" --maps "$S/maps" 0x12c40070 >"$TMP/sample.show" 2>&1
+	if sed -n 2p "$TMP/sample.show" | grep -qxF '  sender="mallory" text="hello #1" timestamp=2023-11-14T22:14:20Z id=1001 read=true'; then
+		t_ok "README's show example: $(sed -n 2p "$TMP/sample.show")"
+	else t_fail "README's show example: $(head -n 3 "$TMP/sample.show")"; fi
+else
+	t_fail "carve of $S failed: $(head -n 2 "$TMP/sample.err")"
+fi
 
 # ---- damage: sizes, cycles and references that do not hold ----
 w=$TMP/synth-11-64
