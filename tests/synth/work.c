@@ -67,16 +67,19 @@ static int add_app(struct model *m, const char *desc, int super)
  * holds it) and the JDK containers it keeps them in, with libcore's field names (Android 7.0+
  * ojluni java/util: ArrayList.elementData/size, LinkedList.first/size and Node.item/next,
  * HashMap.table/size and Node.hash/key/value/next); their other fields are left out. */
-static int boot_class(struct model *m, const char *desc, const char *const (*f)[2], unsigned n)
+static int with_fields(struct model *m, int k, const char *const (*f)[2], unsigned n)
 {
-	int k = klass_find(m, desc);
-	if (k < 0)
-		k = klass_add(m, desc, m->c_object, CK_INSTANCE, 0);
 	for (unsigned i = 0; k >= 0 && i < n; i++)
 		klass_field(m, k, f[i][0], f[i][1], false);
 	if (k >= 0)
 		klass_layout(m, k);
 	return k;
+}
+
+static int boot_class(struct model *m, const char *desc, const char *const (*f)[2], unsigned n)
+{
+	int k = klass_find(m, desc);
+	return with_fields(m, k >= 0 ? k : klass_add(m, desc, m->c_object, CK_INSTANCE, 0), f, n);
 }
 
 static void messenger_classes(struct model *m)
@@ -99,14 +102,8 @@ static void messenger_classes(struct model *m)
 	if (a >= 0)
 		m->k[a].component = hn;
 	boot_class(m, "Ljava/util/HashMap;", map, 2);
-	int p = add_app(m, "Lcom/example/messenger/Person;", m->c_object);
-	for (unsigned i = 0; i < 2; i++)
-		klass_field(m, p, person[i][0], person[i][1], false);
-	klass_layout(m, p);
-	int mc = add_app(m, "Lcom/example/messenger/Messenger$Message;", m->c_object);
-	for (unsigned i = 0; i < 6; i++)
-		klass_field(m, mc, msg[i][0], msg[i][1], false);
-	klass_layout(m, mc);
+	with_fields(m, add_app(m, "Lcom/example/messenger/Person;", m->c_object), person, 2);
+	with_fields(m, add_app(m, "Lcom/example/messenger/Messenger$Message;", m->c_object), msg, 6);
 	int app = add_app(m, "Lcom/example/messenger/Messenger;", m->c_object);
 	klass_field(m, app, "inbox", "Ljava/util/ArrayList;", true);
 	klass_field(m, app, "outbox", "Ljava/util/LinkedList;", true);

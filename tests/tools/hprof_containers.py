@@ -132,10 +132,8 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().split('\n\n')[0], file=sys.stderr)
         return 2
-    with open(argv[1], 'rb') as f:
-        h = Heap(f.read())
     try:
-        h.parse()
+        h = hprof_strings.load(argv[1], Heap)
         h.index()
     except (ValueError, struct.error, IndexError, KeyError) as e:
         print('hprof_containers: %s: %s' % (argv[1], e), file=sys.stderr)

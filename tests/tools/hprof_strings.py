@@ -162,14 +162,20 @@ class Hprof:
         return None
 
 
+def load(path, cls=Hprof):
+    """The parsed heap dump at path (ValueError, struct.error, IndexError on bad input)."""
+    with open(path, 'rb') as f:
+        h = cls(f.read())
+    h.parse()
+    return h
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] not in ('list', 'compare') or (argv[1] == 'compare') != (len(argv) == 4):
         print(__doc__.strip().split('\n\n')[0], file=sys.stderr)
         return 2
-    with open(argv[2], 'rb') as f:
-        h = Hprof(f.read())
     try:
-        h.parse()
+        h = load(argv[2])
     except (ValueError, struct.error, IndexError) as e:
         print('hprof_strings: %s: %s' % (argv[2], e), file=sys.stderr)
         return 2
