@@ -23,6 +23,7 @@ static const struct {
 	{"java.util.Vector", DEC_C_VECTOR},
 	{"java.util.LinkedList", DEC_C_LINKED_LIST},
 	{"java.util.ArrayDeque", DEC_C_ARRAY_DEQUE},
+	{"java.util.LinkedHashMap", DEC_C_LINKED_MAP},   /* before HashMap: a super chain meets it first */
 	{"java.util.HashMap", DEC_C_HASH_MAP},
 	{"java.util.HashSet", DEC_C_HASH_SET},
 	{"java.util.TreeMap", DEC_C_TREE_MAP},

@@ -7,8 +7,8 @@
  * Hashtable.count (5.x-6.0: size), ConcurrentHashMap Node.val (TreeBin.first for a bin made a
  * tree), TreeMap.root / TreeMapEntry.left, right, HashSet.map, TreeSet.m; android.util's
  * ArrayMap.mArray (key, value pairs), ArraySet.mArray, SparseArray.mKeys / mValues and mSize
- * (frameworks/base core/java/android/util).  A HashMap's entries come in table order (a
- * LinkedHashMap's too, not its insertion order). */
+ * (frameworks/base core/java/android/util).  A HashMap's entries come in table order, a
+ * LinkedHashMap's in its own (LinkedHashMapEntry.after; 5.x-6.0 LinkedEntry.nxt). */
 #include "output/decode/decode_int.h"
 
 #include <string.h>
@@ -175,27 +175,26 @@ static void list_array(struct walk *w, size_t obj, const char *arr_a, const char
 		array_items(w, arr, len, size, e);
 }
 
-/* A chain of nodes from ref through next, at most limit nodes. */
-static void chain(struct walk *w, uint32_t ref, const char *item, const char *key, const char *next, uint64_t limit,
-		  struct err *e)
+/* The nodes from ref through next up to null or the node stop (a ring's sentinel; MODEL_NONE
+ * for none), at most limit nodes. */
+static void chain_to(struct walk *w, uint32_t ref, size_t stop, const char *item, const char *key, const char *next,
+		     uint64_t limit, struct err *e)
 {
 	uint64_t n = 0;
-	for (size_t node = node_of(w, ref); node != MODEL_NONE && !w->stop; node = node_of(w, ref)) {
+	for (size_t node = node_of(w, ref); node != MODEL_NONE && node != stop && !w->stop; node = node_of(w, ref)) {
 		struct dec_value k = { .obj = MODEL_NONE }, v = { .obj = MODEL_NONE };
+		uint32_t kr = 0, vr = 0;
 		if (!step(w))
 			return;
 		if (++n > limit) {
 			incomplete(w, "more nodes than the size field says (a cycle, or damage)");
 			return;
 		}
-		uint32_t kr = 0, vr = 0;
-		bool has_v = dec_obj_ref(w->d, node, item, &vr, e);
-		if (!has_v) {
+		if (!dec_obj_ref(w->d, node, item, &vr, e)) {
 			incomplete(w, "a node has no value field");
 			return;
 		}
-		if (key && (!dec_obj_ref(w->d, node, key, &kr, e) ||
-			    (w->rc = dec_ref_value(w->d, kr, 1, &k, e)))) {
+		if (key && (!dec_obj_ref(w->d, node, key, &kr, e) || (w->rc = dec_ref_value(w->d, kr, 1, &k, e)))) {
 			incomplete(w, "a node's key does not read");
 			return;
 		}
@@ -209,6 +208,24 @@ static void chain(struct walk *w, uint32_t ref, const char *item, const char *ke
 	}
 }
 
+static void chain(struct walk *w, uint32_t ref, const char *item, const char *key, const char *next, uint64_t limit,
+		  struct err *e)
+{
+	chain_to(w, ref, MODEL_NONE, item, key, next, limit, e);
+}
+
+/* A ring of nodes through the sentinel (5.x-6.0's LinkedList and LinkedHashMap): from the
+ * sentinel's next round to the sentinel, at most limit nodes. */
+static void ring(struct walk *w, uint32_t sentinel, const char *item, const char *key, const char *next,
+		 uint64_t limit, struct err *e)
+{
+	size_t s = node_of(w, sentinel);
+	uint32_t ref = 0;
+
+	if (s != MODEL_NONE && dec_obj_ref(w->d, s, next, &ref, e))
+		chain_to(w, ref, s, item, key, next, limit, e);
+}
+
 static void linked_list(struct walk *w, size_t obj, struct err *e)
 {
 	int64_t size = 0;
@@ -219,29 +236,10 @@ static void linked_list(struct walk *w, size_t obj, struct err *e)
 		return;
 	}
 	set_size(w, size);
-	if (first || !(sentinel = ref_field(w, obj, "voidLink", e))) {
+	if (first || !(sentinel = ref_field(w, obj, "voidLink", e)))
 		chain(w, first, "item", NULL, "next", (uint64_t)(size > 0 ? size : 0), e);
-		return;
-	}
-	/* 5.x-6.0: a ring through the sentinel Link voidLink (its data is null) */
-	size_t s = node_of(w, sentinel);
-	uint32_t ref = 0;
-	if (s == MODEL_NONE || !dec_obj_ref(w->d, s, "next", &ref, e))
-		return;
-	uint64_t n = 0;
-	for (size_t node = node_of(w, ref); node != MODEL_NONE && node != s && !w->stop; node = node_of(w, ref)) {
-		struct dec_value v = { .obj = MODEL_NONE };
-		uint32_t vr = 0;
-		if (!step(w) || ++n > (uint64_t)(size > 0 ? size : 0)) {
-			incomplete(w, "more nodes than the size field says (a cycle, or damage)");
-			return;
-		}
-		if (!dec_obj_ref(w->d, node, "data", &vr, e) || (w->rc = dec_ref_value(w->d, vr, 0, &v, e)))
-			return;
-		emit(w, NULL, &v);
-		if (!dec_obj_ref(w->d, node, "next", &ref, e))
-			return;
-	}
+	else   /* 5.x-6.0: a ring through the sentinel Link voidLink (its data is null) */
+		ring(w, sentinel, "data", NULL, "next", (uint64_t)(size > 0 ? size : 0), e);
 }
 
 static void array_deque(struct walk *w, size_t obj, struct err *e)
@@ -316,6 +314,35 @@ static void hash_map(struct walk *w, size_t obj, bool concurrent, struct err *e)
 	buckets(w, obj, concurrent, limit, e);
 	if (concurrent)
 		w->info->size = w->info->given > w->info->size ? w->info->given : w->info->size;
+}
+
+/* LinkedHashMap in its own order (insertion, or access for an LRU map): from head through
+ * LinkedHashMapEntry.after (7.0+); 5.x-6.0 keep a ring through the sentinel `header` and
+ * LinkedEntry.nxt.  Without either, the table order. */
+static void linked_map(struct walk *w, size_t obj, struct err *e)
+{
+	int64_t size = 0;
+	uint32_t head = 0, sentinel = 0;
+
+	if (dec_obj_ref(w->d, obj, "head", &head, e)) {
+		if (!int_field(w, obj, "size", NULL, &size, e)) {
+			incomplete(w, "the size field does not read");
+			return;
+		}
+		set_size(w, size);
+		chain(w, head, "value", "key", "after", (uint64_t)(size > 0 ? size : 0), e);
+		return;
+	}
+	if (!dec_obj_ref(w->d, obj, "header", &sentinel, e) || !sentinel) {
+		hash_map(w, obj, false, e);
+		return;
+	}
+	if (!int_field(w, obj, "size", NULL, &size, e)) {
+		incomplete(w, "the size field does not read");
+		return;
+	}
+	set_size(w, size);
+	ring(w, sentinel, "value", "key", "nxt", (uint64_t)(size > 0 ? size : 0), e);
 }
 
 /* An in-order walk of a TreeMap's red-black tree from ref. */
@@ -505,6 +532,7 @@ int dec_each_entry(struct dec *d, size_t obj, dec_entry_fn fn, void *arg, struct
 	case DEC_C_LINKED_LIST: linked_list(&w, obj, e); break;
 	case DEC_C_ARRAY_DEQUE: array_deque(&w, obj, e); break;
 	case DEC_C_HASH_MAP: case DEC_C_HASHTABLE: hash_map(&w, obj, false, e); break;
+	case DEC_C_LINKED_MAP: linked_map(&w, obj, e); break;
 	case DEC_C_CONCURRENT_MAP: hash_map(&w, obj, true, e); break;
 	case DEC_C_TREE_MAP: tree_map(&w, obj, e); break;
 	case DEC_C_HASH_SET: backed_set(&w, obj, "map", e); break;

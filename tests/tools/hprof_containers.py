@@ -6,13 +6,13 @@ walked on their own (no artcarve code) from the instance dumps by field name, co
   hprof_containers.py HPROF OBJECTS.jsonl
 
 Containers: java.util.ArrayList (elementData, size), LinkedList (first, size; Node item,
-next), ArrayDeque (elements, head, tail), HashMap and LinkedHashMap (table; Node key, value,
-next), HashSet (map: its keys), TreeMap (root; TreeMapEntry left, key, value, right, in
-order).  A value compares as a String's text, a box's value (java.lang.Integer ... Double,
-Character as its character), an enum constant's name, null, or the address of any other
-object; hash containers
-compare as multisets (their order is the table's).  Prints one line per class (containers,
-entries, equal) and the first differences; exit 0 when every container with entries matches
+next), ArrayDeque (elements, head, tail), HashMap (table; Node key, value, next),
+LinkedHashMap (head; its entries through after), HashSet (map: its keys), TreeMap (root;
+TreeMapEntry left, key, value, right, in order).  A value compares as a String's text, a
+box's value (java.lang.Integer ... Double, Character as its character), an enum constant's
+name, null, or the address of any other object; HashMap and HashSet compare as multisets
+(their order is the table's), the others in order.  Prints one line per class (containers,
+entries, equal) and the first differences; exit 0 when every container matches
 and at least one of each class with entries was found, 1 otherwise, 2 on bad input."""
 import json
 import struct
@@ -69,12 +69,12 @@ class Heap(hprof_strings.Hprof):
                 return True
         return False
 
-    def chain(self, node, item, key=None):
+    def chain(self, node, item, key=None, link='next'):
         out = []
         while node and len(out) < BOUND:
             out.append((self.value(self.field(node, key)), self.value(self.field(node, item))) if key
                        else self.value(self.field(node, item)))
-            node = self.field(node, 'next')
+            node = self.field(node, link)
         return out
 
     def tree(self, node):
@@ -103,6 +103,8 @@ class Heap(hprof_strings.Hprof):
             return out
         if name == 'java.util.TreeMap':
             return self.tree(self.field(obj, 'root'))
+        if name == 'java.util.LinkedHashMap':
+            return self.chain(self.field(obj, 'head'), 'value', 'key', 'after')
         if name in SETS:
             return [k for k, _ in self.entries(self.field(obj, 'map'), self.name_of(self.inst[self.field(obj, 'map')][0]))]
         out = []
@@ -151,7 +153,7 @@ def main(argv):
             continue
         want = h.entries(obj, name)
         got = carved_entries(carved[obj]) if obj in carved and 'entries' in carved[obj] else None
-        unordered = name in SETS or name in ('java.util.HashMap', 'java.util.LinkedHashMap')
+        unordered = name in ('java.util.HashSet', 'java.util.HashMap')
         c = per.setdefault(name, [0, 0, 0])
         c[0] += 1
         c[1] += len(want)
