@@ -47,11 +47,8 @@ static size_t object_at(const struct model *m, uint64_t addr)
 	size_t i = model_find(m, addr);
 	if (i != MODEL_NONE)
 		return i;
-	for (size_t k = model_first_ending_after(m, addr); k < model_count(m); k = MODEL_NONE) {
-		const struct model_obj *o = model_obj(m, k);
-		return model_va(m, o) <= addr ? k : MODEL_NONE;
-	}
-	return MODEL_NONE;
+	i = model_first_ending_after(m, addr);
+	return i < model_count(m) && model_va(m, model_obj(m, i)) <= addr ? i : MODEL_NONE;
 }
 
 static void put_indent(struct shower *s)

@@ -166,6 +166,13 @@ if "$ART" carve -q "$S/core" --maps "$S/maps" -o "$TMP/sample" --skip hprof,bmd,
 	if sed -n 2p "$TMP/sample.show" | grep -qxF '  sender="mallory" text="hello #1" timestamp=2023-11-14T22:14:20Z id=1001 read=true'; then
 		t_ok "README's show example: $(sed -n 2p "$TMP/sample.show")"
 	else t_fail "README's show example: $(head -n 3 "$TMP/sample.show")"; fi
+	# an address inside the object names it; one outside every object: exit 1, said on stderr
+	"$ART" show "$S/core" --maps "$S/maps" 0x12c40074 0x10 >"$TMP/inside.show" 2>"$TMP/inside.err"
+	rc=$?
+	if [ "$rc" = 1 ] && head -n 1 "$TMP/inside.show" | grep -q '^0x12c40070 com.example.chat.Message ' &&
+		grep -qx 'artcarve show: 0x10: no carved object there' "$TMP/inside.err"; then
+		t_ok "show 0x12c40074 gives the Message at 0x12c40070; 0x10 is no object (exit 1)"
+	else t_fail "show inside/outside: exit $rc, $(head -n 1 "$TMP/inside.show") / $(cat "$TMP/inside.err")"; fi
 else
 	t_fail "carve of $S failed: $(head -n 2 "$TMP/sample.err")"
 fi
