@@ -55,7 +55,8 @@ static int cmp_name(const void *a, const void *b)
 /* "a, b, c, d, ..." of the first DIR_NAMES_SHOWN names in order */
 static void names_text(struct dir_names *d, struct wbuf *out)
 {
-	qsort(d->v, d->n, sizeof(*d->v), cmp_name);
+	if (d->n > 1)   /* qsort of NULL, 0 is undefined */
+		qsort(d->v, d->n, sizeof(*d->v), cmp_name);
 	for (size_t i = 0; i < d->n && i < DIR_NAMES_SHOWN; i++)
 		wbuf_printf(out, "%s%s", i ? ", " : "", d->v[i]);
 	if (d->n > DIR_NAMES_SHOWN)
