@@ -84,7 +84,7 @@ outputs() {
 pair_run() {
 	best=""
 	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S %R %M' -o "$tmp/p.time" build/artcarve carve "$1" --maps "$2" -o "$tmp/p" \
+		/usr/bin/time -f '%e %U %S %R %M' -o "$tmp/p.time" build/artcarve carve "$1" --maps "$2" --force -o "$tmp/p" \
 			${not_hprof:+--skip "$not_hprof"} >/dev/null
 		cur=$(awk '{ printf "%s %.2f %s %s", $1, $2 + $3, $4, $5 }' "$tmp/p.time")
 		best=$(printf '%s\n%s\n' "$best" "$cur" | awk 'NF == 4' | sort -k2,2n -k1,1n | head -n 1)

@@ -15,15 +15,15 @@ echo "== the sample: $s (see $s/README)"
 sed -n 1,3p "$s/README"
 echo
 echo "== artcarve carve $s/core --maps $s/maps -o $out"
-./build/artcarve carve "$s/core" --maps "$s/maps" -o "$out" >"$out/carve.txt"
-sed -n '/^objects:/p;/^states:/,/^  unknown/p' "$out/carve.txt"
+./build/artcarve carve "$s/core" --maps "$s/maps" -o "$out" >"$out-carve.txt"
+sed -n '/^objects:/p;/^states:/,/^  unknown/p' "$out-carve.txt"
 echo
 echo "== dropped objects (allocated, unreachable): what the app let go and no GC has swept"
-sed -n '/^DROPPED/,/^spaces:/p' "$out/carve.txt" | sed '$d'
+sed -n '/^DROPPED/,/^spaces:/p' "$out-carve.txt" | sed '$d'
 echo
 echo "== the carved dropped objects next to the generator's truth ($s/truth.jsonl)"
 for c in com.example.chat.Message com.example.auth.SessionToken; do
-	got=$(sed -n '/^dropped:/,/^  sample_strings:/p' "$out/carve.txt" | awk -v c="$c" '$2 == c { print $1 }')
+	got=$(sed -n '/^dropped:/,/^  sample_strings:/p' "$out-carve.txt" | awk -v c="$c" '$2 == c { print $1 }')
 	want=$(grep "\"class\":\"$c\"" "$s/truth.jsonl" | grep -c '"alloc":"allocated".*"reach":"unreachable"')
 	echo "   $c: ${got:-0} dropped found by carve, $want in the truth"
 done
@@ -44,7 +44,7 @@ how_to() {
 }
 
 echo "== the outputs carve wrote (the summary is in $out/carve.txt)"
-sed -n 's/^ *wrote \(.*\) (\([0-9]*\) bytes)$/\1 \2/p' "$out/carve.txt" | while read -r path bytes; do
+sed -n 's/^ *wrote \(.*\) (\([0-9]*\) bytes)$/\1 \2/p' "$out-carve.txt" | while read -r path bytes; do
 	printf '   %-26s %10s bytes  %s\n' "$path" "$bytes" "$(how_to "$path")"
 done
 if [ -f "$out/case.db" ]; then
@@ -63,12 +63,10 @@ echo
 c=samples/android14-64bit-cmc
 echo "== an Android 14 module under the mark-compact collector: $c (see $c/README)"
 echo "   its main space is a bump-pointer space (no RosAlloc page map, no regions), told apart by content"
-mkdir -p "$out/cmc"
-./build/artcarve carve "$c/core" --maps "$c/maps" -o "$out/cmc" >"$out/cmc/carve.txt"
-sed -n '/^layout:/p;/^objects:/p;/^spaces:/,/^strings:/p' "$out/cmc/carve.txt" | sed '$d'
+./build/artcarve carve "$c/core" --maps "$c/maps" -o "$out/cmc" >"$out-cmc.txt"
+sed -n '/^layout:/p;/^objects:/p;/^spaces:/,/^strings:/p' "$out-cmc.txt" | sed '$d'
 echo "   the collector's from-space above 4 GiB still holds the heap before the last compaction;"
 echo "   carve --include residue gives its dead objects at their real addresses (objects.jsonl):"
-mkdir -p "$out/cmc-residue"
 ./build/artcarve carve "$c/core" --maps "$c/maps" --include residue -q -o "$out/cmc-residue" >/dev/null
 grep -m 2 '"hprof_id"' "$out/cmc-residue/objects.jsonl" | cut -c1-150
 echo

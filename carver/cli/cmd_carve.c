@@ -18,7 +18,7 @@
 enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
-	bool json, android, quiet, native;
+	bool json, android, quiet, native, force;
 	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options;
 	uint64_t threads;   /* 0: not given */
 };
@@ -29,6 +29,7 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_FLAG("--json", NULL, struct carve_cli, json),
 	OPT_ROW_FLAG("--android", NULL, struct carve_cli, android),
 	OPT_ROW_FLAG("--quiet", "-q", struct carve_cli, quiet),
+	OPT_ROW_FLAG("--force", NULL, struct carve_cli, force),
 	OPT_ROW_STRING("--maps", struct carve_cli, maps, "a file"),
 	{ "--out", "-o", OPT_STRING, offsetof(struct carve_cli, out), "a directory", 0, 0, NULL },
 	OPT_ROW_STRING("--include", struct carve_cli, include, "free, partial or residue (comma-separated)"),
@@ -436,6 +437,7 @@ int cmd_carve(int argc, char **argv)
 	o.maps = cl.maps;
 	o.art_version = cl.art_version;
 	o.out_dir = cl.out;
+	o.force = cl.force;
 	o.hprof.android = cl.android;
 	/* default: every online CPU, up to 8 (six outputs and the hashing are the jobs) */
 	o.threads = cl.threads ? (unsigned)cl.threads

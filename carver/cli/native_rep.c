@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carver/native/mdebug_totals.h"
+
 void native_frame_text(const struct symz_frame *f, char *buf, size_t n)
 {
 	if (!f->placed)
@@ -124,6 +126,97 @@ static int native_alloc(struct rep *r, const struct mdebug_result *res, const st
 	return 0;
 }
 
+/* The live / freed figures of one total: members in JSON, one line in text after `label` */
+static void native_total(struct rep *r, const char *label, const struct mdebug_total *t)
+{
+	if (!r->json) {
+		rep_line(r, "%s live %llu (%llu bytes, %llu usable) freed %llu (%llu bytes, %llu usable) tag-corrupted %llu",
+			 label, (unsigned long long)t->live, (unsigned long long)t->live_bytes,
+			 (unsigned long long)t->live_usable, (unsigned long long)t->freed,
+			 (unsigned long long)t->freed_bytes, (unsigned long long)t->freed_usable,
+			 (unsigned long long)t->corrupt);
+		return;
+	}
+	rep_u(r, "live", t->live);
+	rep_u(r, "live_bytes", t->live_bytes);
+	rep_u(r, "live_usable_bytes", t->live_usable);
+	rep_u(r, "freed", t->freed);
+	rep_u(r, "freed_bytes", t->freed_bytes);
+	rep_u(r, "freed_usable_bytes", t->freed_usable);
+	rep_u(r, "tag_corrupted", t->corrupt);
+}
+
+static void native_by_size(struct rep *r, const struct mdebug_totals *t)
+{
+	char label[48];
+	rep_open_lines(r, "by_size_class", true);
+	for (size_t i = 0; i < t->class_count; i++) {
+		const struct mdebug_class_total *c = &t->classes[i];
+		if (!r->json) {
+			snprintf(label, sizeof(label), "usable_size %llu:", (unsigned long long)c->usable_size);
+			native_total(r, label, &c->t);
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_u(r, "usable_size", c->usable_size);
+		native_total(r, NULL, &c->t);
+		rep_close(r);
+	}
+	rep_close(r);
+}
+
+/* Each backtrace's totals with its innermost frame named (the full list: the allocation at
+ * first_pointer in "list") */
+static int native_by_backtrace(struct rep *r, const struct mdebug_result *res, const struct mdebug_totals *t,
+			       struct symz *sz, struct err *e)
+{
+	rep_open_lines(r, "by_backtrace", true);
+	for (size_t i = 0; i < t->backtrace_count; i++) {
+		const struct mdebug_bt_total *b = &t->backtraces[i];
+		const struct mdebug_alloc *a = &res->allocs[b->first];
+		char frame0[768] = "(no backtrace)", label[1024];
+		struct symz_frame f;
+		if (b->frame_count) {
+			if (symz_lookup(sz, res->frames[a->frame_first], &f, e))
+				return err_rc(e);
+			native_frame_text(&f, frame0, sizeof(frame0));
+		}
+		if (!r->json) {
+			snprintf(label, sizeof(label), "%zu frames from %s, first 0x%llx:", b->frame_count, frame0,
+				 (unsigned long long)a->pointer);
+			native_total(r, label, &b->t);
+			continue;
+		}
+		rep_open(r, NULL, false);
+		rep_u(r, "frames", b->frame_count);
+		rep_s(r, "frame0", b->frame_count ? frame0 : NULL);
+		rep_hex(r, "first_pointer", a->pointer);
+		native_total(r, NULL, &b->t);
+		rep_close(r);
+	}
+	rep_close(r);
+	return 0;
+}
+
+/* The totals an investigator compares with the app's own accounting (mdebug_totals.h) */
+static int native_totals(struct rep *r, const struct mdebug_result *res, struct symz *sz, struct err *e)
+{
+	struct mdebug_totals t;
+	int rc = mdebug_totals_make(res, &t, e);
+	if (rc)
+		return rc;
+	rep_open_lines(r, "totals", false);
+	if (r->json)
+		native_total(r, NULL, &t.all);
+	else
+		native_total(r, "all:", &t.all);
+	native_by_size(r, &t);
+	rc = native_by_backtrace(r, res, &t, sz, e);
+	rep_close(r);
+	mdebug_totals_release(&t);
+	return rc;
+}
+
 int native_report(struct rep *r, const struct image *img, const struct mdebug_result *res, struct symz *sz,
 		  struct err *e)
 {
@@ -148,6 +241,8 @@ int native_report(struct rep *r, const struct image *img, const struct mdebug_re
 	rep_u(r, "freed", res->freed);
 	rep_u(r, "tag_corrupted", res->corrupt);
 	rep_u(r, "damaged", damaged);
+	if ((rc = native_totals(r, res, sz, e)))
+		return rc;
 	rep_open_lines(r, "list", true);
 	for (size_t i = 0; i < res->count; i++)
 		if ((rc = native_alloc(r, res, &res->allocs[i], sz, &named, e)))

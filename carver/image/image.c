@@ -96,6 +96,34 @@ int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGES
 	return 0;
 }
 
+int img_sha256(const struct image *img, uint8_t out[SHA256_DIGEST], struct err *e)
+{
+	struct sha256 all;
+	uint64_t size;
+	int rc;
+
+	if (img->file_count_ == 0)
+		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: no input file to hash", img->path);
+	if (img->file_count_ == 1)
+		return img_input_sha256(img, 0, out, &size, e);
+	sha256_init(&all);
+	for (size_t i = 0; i < img->file_count_; i++) {
+		uint8_t d[SHA256_DIGEST];
+		char hex[SHA256_HEX];
+		const char *path = img_input_path(img, i), *base = strrchr(path, '/');
+		if ((rc = img_input_sha256(img, i, d, &size, e)))
+			return rc;
+		sha256_hex(d, hex);
+		base = base ? base + 1 : path;
+		sha256_update(&all, hex, SHA256_HEX - 1);
+		sha256_update(&all, "  ", 2);
+		sha256_update(&all, base, strlen(base));
+		sha256_update(&all, "\n", 1);
+	}
+	sha256_final(&all, out);
+	return 0;
+}
+
 uint64_t img_inputs_bytes(const struct image *img)
 {
 	uint64_t n = 0;

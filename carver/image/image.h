@@ -123,6 +123,11 @@ const char *img_input_path(const struct image *img, size_t i);
 /* SHA-256 and size on disk of input file i (read in blocks the first time, its holes unread,
  * then remembered: case.db and report.html both list them).  -ERR_IO when it does not read. */
 int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
+/* The image's identity, as every carve output records it: the SHA-256 of its one mapped
+ * file (an ELF core; the maps listing is not part of it), or, for an image of several files,
+ * the SHA-256 of their `sha256sum` listing ("HEX  BASENAME\n" per file, in the order opened),
+ * so that a renamed folder keeps it.  -ERR_IO when a file does not read. */
+int img_sha256(const struct image *img, uint8_t out[SHA256_DIGEST], struct err *e);
 /* Bytes of the mapped input files (the maps listing aside): img_inputs_hash's work. */
 uint64_t img_inputs_bytes(const struct image *img);
 /* Hashes every input file not hashed yet (the listing too), so img_input_sha256 answers from

@@ -17,6 +17,7 @@
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
 #include "output/report/report.h"
+#include "carver/pipeline/carve_dir.h"
 #include "rosalloc/probe/probe.h"
 
 static double now(void)
@@ -114,19 +115,21 @@ struct carve_output_row {
 
 static int write_hprof(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
-	return hprof_carve_write(&c->m, &c->r, &o->hprof, out, &c->hs, e);
+	struct hprof_carve_opts ho = o->hprof;
+	ho.image_sha256 = c->image_sha256;
+	return hprof_carve_write(&c->m, &c->r, &ho, out, &c->hs, e);
 }
 
 static int write_jsonl(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
 	struct objects_jsonl_stats st;
-	(void)o;
-	return objects_jsonl_write(&c->m, &c->r, out, &st, e);
+	int rc = objects_jsonl_header(out, o->version, c->image_sha256, e);
+	return rc ? rc : objects_jsonl_write(&c->m, &c->r, out, &st, e);
 }
 
 static int write_strings(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
-	struct strings_tsv_opts so = { o->image, o->version, &c->r };
+	struct strings_tsv_opts so = { o->image, o->version, &c->r, c->image_sha256 };
 	struct strings_tsv_stats st;
 	int rc = carve_referrers(c, e);
 	return rc ? rc : strings_tsv_write(&c->m, &c->refs, &so, out, &st, e);
@@ -254,13 +257,19 @@ static bool wanted(const struct carve_opts *o, unsigned i)
 	return carve_outputs[i].write && !(o->skip & 1u << i);
 }
 
-/* case.db and report.html list the input files with their SHA-256 (img_inputs_hash) */
-static bool needs_hashes(const struct carve_opts *o)
+/* The input files hashed (case.db and report.html list them) and the image's SHA-256, which
+ * every output records (carve_dir.h) */
+static int hash_inputs(struct carve *c, struct progress *p, struct err *e)
 {
-	return wanted(o, CARVE_OUT_DB) || wanted(o, CARVE_OUT_REPORT);
+	uint8_t d[SHA256_DIGEST];
+	int rc = img_inputs_hash(&c->img, p, e);
+	if (rc == 0 && (rc = img_sha256(&c->img, d, e)) == 0)
+		sha256_hex(d, c->image_sha256);
+	return rc;
 }
 
-/* Output i into its temporary file: opened, written, the stream closed. */
+/* Output i into its temporary file: opened, written, the stream closed, its SHA-256 taken
+ * for manifest.json. */
 static int write_one(struct carve *c, const struct carve_opts *o, unsigned i, struct err *e)
 {
 	int rc;
@@ -274,7 +283,12 @@ static int write_one(struct carve *c, const struct carve_opts *o, unsigned i, st
 		rc = outf_open(&c->out[i], c->path[i], e);
 	if (rc == 0)
 		rc = carve_outputs[i].write(c, o, &c->out[i], e);
-	return rc ? rc : outf_close_stream(&c->out[i], e);
+	if (rc == 0 && (rc = outf_close_stream(&c->out[i], e)) == 0) {
+		uint8_t d[SHA256_DIGEST];
+		if ((rc = sha256_file(c->out[i].tmp, d, &c->bytes[i], e)) == 0)
+			sha256_hex(d, c->sha256[i]);
+	}
+	return rc;
 }
 
 /* --threads 1: the inputs hashed, then every wanted output in table order, each pass with
@@ -285,10 +299,8 @@ static int write_serial(struct carve *c, const struct carve_opts *o, struct err 
 	uint64_t objects = model_object_bytes(&c->m);
 	int rc = 0;
 
-	if (needs_hashes(o)) {   /* here, where the line can say how far the read got */
-		phase(o, "hashing the input files", img_inputs_bytes(&c->img));
-		rc = img_inputs_hash(&c->img, o->progress, e);
-	}
+	phase(o, "hashing the input files", img_inputs_bytes(&c->img));   /* here, where the line can say how far the read got */
+	rc = hash_inputs(c, o->progress, e);
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
 		if (!wanted(o, i))
 			continue;
@@ -319,7 +331,7 @@ static int carve_job_run(void *arg, struct err *e)
 		snprintf(line, sizeof(line), "writing %s and the other outputs", carve_outputs[j->out].file);
 		progress_phase(model_progress(&j->c->m), line, model_object_bytes(&j->c->m));
 	}
-	rc = j->out == CARVE_OUT_COUNT ? img_inputs_hash(&j->c->img, NULL, e) : write_one(j->c, j->o, j->out, e);
+	rc = j->out == CARVE_OUT_COUNT ? hash_inputs(j->c, NULL, e) : write_one(j->c, j->o, j->out, e);
 	progress_muted = false;
 	return rc;
 }
@@ -340,8 +352,8 @@ static unsigned shown_output(const struct carve_opts *o)
 /* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
  * reachability result and the image; each writes its own file and its own fields of c
  * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
- * c->refs only for strings.tsv).  heap.bmd waits for heap.hprof's file, case.db and
- * report.html for the hashes.  The progress line is one writer's (shown_output; the other
+ * c->refs only for strings.tsv).  Every output waits for the hashes (each records the
+ * image's SHA-256), heap.bmd for heap.hprof's file too.  The progress line is one writer's (shown_output; the other
  * jobs' threads are muted while they run).  The first failure in the serial order is the
  * one reported. */
 struct carve_jobs {
@@ -367,22 +379,16 @@ static int write_parallel(struct carve *c, const struct carve_opts *o, unsigned 
 {
 	struct carve_opts quiet = *o;
 	struct carve_jobs t = { .n = 0 };
-	const unsigned hashes = needs_hashes(o) ? 1u << CARVE_OUT_COUNT : 0;
+	const unsigned hashes = 1u << CARVE_OUT_COUNT;
 	struct jobs_job *jobs = t.v;
 	unsigned n;
 	int rc;
 
 	quiet.progress = NULL;
-	if (hashes)
-		add_job(&t, c, &quiet, CARVE_OUT_COUNT, 0);
-	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++) {
-		if (!wanted(o, i))
-			continue;
-		if (i == CARVE_OUT_BMD)
-			add_job(&t, c, &quiet, i, wanted(o, CARVE_OUT_HPROF) ? 1u << CARVE_OUT_HPROF : 0);
-		else
-			add_job(&t, c, &quiet, i, i == CARVE_OUT_DB || i == CARVE_OUT_REPORT ? hashes : 0);
-	}
+	add_job(&t, c, &quiet, CARVE_OUT_COUNT, 0);
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++)
+		if (wanted(o, i))
+			add_job(&t, c, &quiet, i, hashes | (i == CARVE_OUT_BMD && wanted(o, CARVE_OUT_HPROF) ? 1u << CARVE_OUT_HPROF : 0));
 	n = t.n;
 	progress_phase(o->progress, "writing the outputs", 0);
 	rc = jobs_run(jobs, n, threads, e);
@@ -395,8 +401,42 @@ static int write_parallel(struct carve *c, const struct carve_opts *o, unsigned 
 	return rc;
 }
 
-/* Every wanted output into its temporary file, then all committed together: a failure
- * anywhere leaves none of them in DIR (and c->path only for those committed). */
+/* manifest.json into its temporary file: every wanted output with its size and SHA-256 */
+static int write_manifest(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	struct carve_dir_file files[CARVE_OUT_COUNT];
+	unsigned n = 0;
+	char *path = out_path(o->out_dir, CARVE_MANIFEST, e);
+	int rc;
+
+	if (!path)
+		return err_rc(e);
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++)
+		if (wanted(o, i)) {
+			files[n] = (struct carve_dir_file){ .file = carve_outputs[i].file, .bytes = c->bytes[i] };
+			memcpy(files[n++].sha256, c->sha256[i], SHA256_HEX);
+		}
+	if ((rc = outf_open(&c->manifest, path, e)) == 0 &&
+	    (rc = carve_dir_manifest(&c->manifest, &c->img, o->image, o->version, c->image_sha256, files, n, e)) == 0)
+		rc = outf_close_stream(&c->manifest, e);
+	xfree(path);
+	return rc;
+}
+
+/* --force: the outputs of an earlier run that this run does not write go as this run's
+ * are committed (never another image's case.db beside a new heap.hprof) */
+static int remove_stale(const struct carve_opts *o, struct err *e)
+{
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT && o->force; i++)
+		if (carve_outputs[i].write && !wanted(o, i))
+			rc = carve_dir_remove(o->out_dir, carve_outputs[i].file, e);
+	return rc;
+}
+
+/* Every wanted output into its temporary file, then all committed together with
+ * manifest.json: a failure anywhere leaves none of them in DIR (and c->path only for those
+ * committed). */
 static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	unsigned committed = 0;
@@ -406,14 +446,16 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 		rc = o->threads > 1 ? write_parallel(c, o, o->threads, e) : write_serial(c, o, e);
 	if (rc == 0)   /* damage that could not be recorded (out of memory) fails the run before a commit */
 		rc = anomaly_status(&c->sink, e);
+	if (rc == 0 && (rc = write_manifest(c, o, e)) == 0)
+		rc = remove_stale(o, e);
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
-		struct stat st;
 		if (!wanted(o, i))
 			continue;
-		c->bytes[i] = stat(c->out[i].tmp, &st) == 0 ? (uint64_t)st.st_size : 0;
 		if ((rc = outf_commit(&c->out[i], e)) == 0)
 			committed |= 1u << i;
 	}
+	if (rc == 0)
+		rc = outf_commit(&c->manifest, e);
 	for (unsigned i = 0; rc != 0 && i < CARVE_OUT_COUNT; i++) {
 		if (committed & 1u << i)   /* committed before the failure */
 			unlink(c->path[i]);
@@ -485,12 +527,23 @@ static int carve_native(struct carve *c, const struct carve_opts *o, struct err 
 	return 0;
 }
 
+static bool is_output_file(const char *name)
+{
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++)
+		if (carve_outputs[i].write && !strcmp(name, carve_outputs[i].file))
+			return true;
+	return false;
+}
+
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	double t0 = now();
 	clock_t c0 = clock();
 	int rc;
 
+	memset(c, 0, sizeof(*c));   /* releasable when the folder is refused */
+	if (o->out_dir && (rc = carve_dir_check(o->out_dir, o->force, is_output_file, e)))
+		return rc;
 	if ((rc = carve_model(c, o, e)))
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
@@ -522,5 +575,6 @@ void carve_release(struct carve *c)
 		outf_abort(&c->out[i]);
 		xfree(c->path[i]);
 	}
+	outf_abort(&c->manifest);
 	memset(c, 0, sizeof(*c));
 }

@@ -67,7 +67,8 @@ int bmd_crunch_file(const char *path, const struct bmd_crunch_opts *o, const str
 		    struct bmd_crunch_stats *st, struct err *e);
 
 /* Badoo's keepString: kept in clear when it starts with "java.lang", is one of V boolean byte
- * short char int long float double, or is listed in o (utf8 = the re-encoded string). */
+ * short char int long float double, or is listed in o (utf8 = the re-encoded string); and,
+ * beyond Badoo, a carved heap's provenance (hprof.h HPROF_PROVENANCE). */
 bool bmd_keep_string(const uint8_t *utf8, size_t len, const struct bmd_crunch_opts *o);
 
 /* ---- decrunch ------------------------------------------------------------------------------------- */

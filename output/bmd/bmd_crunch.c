@@ -379,6 +379,9 @@ bool bmd_keep_string(const uint8_t *s, size_t n, const struct bmd_crunch_opts *o
 {
 	if (n >= 9 && !memcmp(s, "java.lang", 9))
 		return true;
+	/* a carved heap's provenance stays readable in the BMD (Badoo's decruncher copies it) */
+	if (n >= strlen(HPROF_PROVENANCE) && !memcmp(s, HPROF_PROVENANCE, strlen(HPROF_PROVENANCE)))
+		return true;
 	for (size_t i = 0; i < sizeof(cr_kept_names) / sizeof(cr_kept_names[0]); i++)
 		if (strlen(cr_kept_names[i]) == n && !memcmp(s, cr_kept_names[i], n))
 			return true;

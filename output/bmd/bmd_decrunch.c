@@ -17,10 +17,11 @@
 
 #include "carver/base/ck.h"
 #include "carver/base/xalloc.h"
+#include "output/hprof/hprof.h"
 
 /* HPROF tags written here (output/hprof/hprof.h) */
 enum {
-	DC_STRING = 0x01, DC_LOAD_CLASS = 0x02, DC_HEAP_DUMP = 0x0c, DC_HEAP_DUMP_SEGMENT = 0x1c,
+	DC_STRING = 0x01, DC_LOAD_CLASS = 0x02, DC_STACK_TRACE = 0x05, DC_HEAP_DUMP = 0x0c, DC_HEAP_DUMP_SEGMENT = 0x1c,
 	DC_HEAP_DUMP_END = 0x2c, DC_ROOT_UNKNOWN = 0xff, DC_CLASS_DUMP = 0x20, DC_INSTANCE_DUMP = 0x21,
 	DC_OBJ_ARRAY_DUMP = 0x22, DC_PRIM_ARRAY_DUMP = 0x23, DC_T_BYTE = 8, DC_T_INT = 10,
 };
@@ -83,6 +84,15 @@ static void put_load_class(struct dout *o, uint32_t serial, uint64_t class_id, u
 	wbuf_uNbe(&o->buf, o->id, class_id);
 	wbuf_u32be(&o->buf, 0);
 	wbuf_uNbe(&o->buf, o->id, name_id);
+}
+
+/* --mat: ART's dummy trace of serial 0, which every record names (hprof.h HPROF_NULL_TRACE_BODY:
+ * AOSP's ahat rejects a file without it); the source's own was a LEGACY record, not copied. */
+static void put_null_trace(struct dout *o)
+{
+	static const uint8_t body[HPROF_NULL_TRACE_BODY];
+	put_record_header(&o->buf, DC_STACK_TRACE, sizeof(body));
+	wbuf_put(&o->buf, body, sizeof(body));
 }
 
 /* A value as DecrunchProcessor.writeFieldValue writes it (boolean normalised to 0/1). */
@@ -956,6 +966,7 @@ static int dc_heap_mat(struct dc *d, const size_t *order, struct err *e)
 	}
 	for (size_t i = 0; i < d->synth_count; i++)
 		put_load_class(&d->out, serial++, d->synth[i], d->synth_names[i]);
+	put_null_trace(&d->out);
 	for (size_t i = 0; i < d->class_count; i++) {
 		uint64_t n;
 		if ((rc = dc_class_size(d, bmd_reader_class(&d->fin, d->class_keys[order[i]]), &n, e)))

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "carver/native/mdebug_totals.h"
 #include "carver/wrap/sqlitew.h"
 
 static const char native_schema[] =
@@ -17,7 +18,10 @@ static const char native_schema[] =
 	"CREATE TABLE native_damage(pointer INTEGER NOT NULL, kind TEXT NOT NULL, offset INTEGER NOT NULL,"
 	" found INTEGER NOT NULL, expected INTEGER NOT NULL);"
 	"CREATE TABLE native_frames(pointer INTEGER NOT NULL, idx INTEGER NOT NULL, pc INTEGER NOT NULL, lib TEXT,"
-	" lib_offset INTEGER, symbol TEXT, symbol_offset INTEGER, PRIMARY KEY(pointer, idx));";
+	" lib_offset INTEGER, symbol TEXT, symbol_offset INTEGER, PRIMARY KEY(pointer, idx));"
+	"CREATE TABLE native_totals(kind TEXT NOT NULL, usable_size INTEGER, first_pointer INTEGER, frames INTEGER,"
+	" live INTEGER NOT NULL, live_bytes INTEGER NOT NULL, live_usable_bytes INTEGER NOT NULL, freed INTEGER NOT NULL,"
+	" freed_bytes INTEGER NOT NULL, freed_usable_bytes INTEGER NOT NULL, tag_corrupted INTEGER NOT NULL);";
 
 static const char native_finish[] =
 	"CREATE INDEX native_damage_by_pointer ON native_damage(pointer);"
@@ -29,12 +33,13 @@ static const char native_finish[] =
 	" FROM native_allocations a;"
 	"COMMIT;";
 
-enum { NS_SCAN, NS_ALLOC, NS_DAMAGE, NS_FRAME, NS_COUNT };
+enum { NS_SCAN, NS_ALLOC, NS_DAMAGE, NS_FRAME, NS_TOTAL, NS_COUNT };
 static const char *const native_inserts[NS_COUNT] = {
 	[NS_SCAN] = "INSERT INTO native_scan VALUES(?,?,?,?,?,?,?,?,?,?)",
 	[NS_ALLOC] = "INSERT INTO native_allocations VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[NS_DAMAGE] = "INSERT INTO native_damage VALUES(?,?,?,?,?)",
 	[NS_FRAME] = "INSERT INTO native_frames VALUES(?,?,?,?,?,?,?)",
+	[NS_TOTAL] = "INSERT INTO native_totals VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 static int64_t i64(uint64_t v) { return (int64_t)v; }   /* SQLite integers are signed 64-bit */
@@ -113,6 +118,45 @@ static int native_alloc_rows(struct sqlw_stmt **st, const struct mdebug_result *
 	return 0;
 }
 
+/* One native_totals row: kind 'all', 'size_class' (usable_size) or 'backtrace' (first_pointer,
+ * frames: the allocation whose native_frames are the backtrace) */
+static int native_total_row(struct sqlw_stmt *st, const char *kind, const struct mdebug_total *t,
+			    const uint64_t *usable, const uint64_t *first, const size_t *frames, struct err *e)
+{
+	const uint64_t v[7] = { t->live, t->live_bytes, t->live_usable, t->freed, t->freed_bytes, t->freed_usable,
+				t->corrupt };
+	sqlw_bind_const(st, 1, kind);
+	if (usable)
+		sqlw_bind_int(st, 2, i64(*usable));
+	else
+		sqlw_bind_null(st, 2);
+	if (first) {
+		sqlw_bind_int(st, 3, i64(*first));
+		sqlw_bind_int(st, 4, i64(*frames));
+	} else {
+		sqlw_bind_null(st, 3);
+		sqlw_bind_null(st, 4);
+	}
+	for (int i = 0; i < 7; i++)
+		sqlw_bind_int(st, 5 + i, i64(v[i]));
+	return sqlw_step(st, e);
+}
+
+static int native_total_rows(struct sqlw_stmt *st, const struct mdebug_result *res, struct err *e)
+{
+	struct mdebug_totals t;
+	int rc = mdebug_totals_make(res, &t, e);
+	if (rc == 0)
+		rc = native_total_row(st, "all", &t.all, NULL, NULL, NULL, e);
+	for (size_t i = 0; rc == 0 && i < t.class_count; i++)
+		rc = native_total_row(st, "size_class", &t.classes[i].t, &t.classes[i].usable_size, NULL, NULL, e);
+	for (size_t i = 0; rc == 0 && i < t.backtrace_count; i++)
+		rc = native_total_row(st, "backtrace", &t.backtraces[i].t, NULL, &res->allocs[t.backtraces[i].first].pointer,
+				      &t.backtraces[i].frame_count, e);
+	mdebug_totals_release(&t);
+	return rc;
+}
+
 static int native_write(struct sqlw *db, struct sqlw_stmt **st, const struct mdebug_result *res, struct symz *sz,
 			struct err *e)
 {
@@ -128,6 +172,8 @@ static int native_write(struct sqlw *db, struct sqlw_stmt **st, const struct mde
 	for (size_t i = 0; i < res->count; i++)
 		if ((rc = native_alloc_rows(st, res, &res->allocs[i], sz, e)))
 			return rc;
+	if ((rc = native_total_rows(st[NS_TOTAL], res, e)))
+		return rc;
 	for (int i = 0; i < NS_COUNT; i++) {
 		sqlw_finalize(st[i]);
 		st[i] = NULL;

@@ -9,6 +9,11 @@
  *               use_after_free_bytes, fill_alloc_bytes, fill_free_bytes, first_bytes BLOB)
  *   native_damage(pointer, kind, offset, found, expected)     offset from the pointer
  *   native_frames(pointer, idx, pc, lib, lib_offset, symbol, symbol_offset)
+ *   native_totals(kind, usable_size, first_pointer, frames, live, live_bytes,
+ *               live_usable_bytes, freed, freed_bytes, freed_usable_bytes, tag_corrupted)
+ *               the totals of carver/native/mdebug_totals.h: one row kind 'all', one per
+ *               size class ('size_class', usable_size), one per backtrace ('backtrace':
+ *               first_pointer, whose native_frames rows are the backtrace, and frames)
  *   view native_named: allocations with hex addresses and their first frame's text.
  * Strings (mapping names, library paths, symbol names) come from the input: bound, never
  * spliced into SQL. */

@@ -399,6 +399,20 @@ static void oj_release(struct oj *j)
 	dec_close(j->dec);
 }
 
+int objects_jsonl_header(struct outf *out, const char *version, const char *image_sha256, struct err *e)
+{
+	struct wbuf b;
+	int rc;
+	wbuf_init(&b);
+	wbuf_printf(&b, "{\"artcarve\":\"objects.jsonl\",\"version\":");
+	escape_json_quoted(&b, (const uint8_t *)(version ? version : ""), version ? strlen(version) : 0);
+	wbuf_printf(&b, ",\"image_sha256\":\"%s\"}\n", image_sha256);
+	if ((rc = wbuf_status(&b, e)) == 0)
+		rc = outf_write(out, b.data, b.len, e);
+	wbuf_release(&b);
+	return rc;
+}
+
 int objects_jsonl_write(const struct model *m, const struct reach *reach, struct outf *out,
 			struct objects_jsonl_stats *st, struct err *e)
 {

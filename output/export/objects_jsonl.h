@@ -81,6 +81,11 @@ struct objects_jsonl_stats {
 	uint64_t objects, strings, bytes;
 };
 
+/* The file's first line, before the objects (carve writes it): what made the file and the
+ * image it was carved from (img_sha256), so two images' files are never mixed silently:
+ *   {"artcarve":"objects.jsonl","version":"...","image_sha256":"<hex>"}
+ * It has no "address": `select(.address)` (or `.kind`) skips it. */
+int objects_jsonl_header(struct outf *out, const char *version, const char *image_sha256, struct err *e);
 /* Writes every object of a finished model to out.  Returns 0 or -ERR_* (I/O, memory, an
  * object whose bytes no longer read). */
 int objects_jsonl_write(const struct model *m, const struct reach *reach, struct outf *out,

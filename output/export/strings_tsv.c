@@ -83,7 +83,8 @@ static int line(void *arg, const struct strings_hit *h, struct err *e)
 static int header(struct st_ctx *c, const struct strings_tsv_opts *o, struct err *e)
 {
 	wbuf_reset(&c->line);
-	wbuf_printf(&c->line, "# BANNER FILE NOT PROVIDED (-b option)\n");
+	/* bulk_extractor's first line is its banner (its -b file); this one says what made the file */
+	wbuf_printf(&c->line, "# BANNER: String objects carved by artcarve from an Android app process image\n");
 	if (o->version)
 		wbuf_printf(&c->line, "# ARTCARVE-Version: %s\n", o->version);
 	wbuf_printf(&c->line, "# Feature-Recorder: strings\n");
@@ -92,6 +93,8 @@ static int header(struct st_ctx *c, const struct strings_tsv_opts *o, struct err
 		escape_feature(&c->line, (const uint8_t *)o->image, strlen(o->image));
 		wbuf_u8(&c->line, '\n');
 	}
+	if (o->image_sha256)
+		wbuf_printf(&c->line, "# Image-SHA256: %s\n", o->image_sha256);
 	wbuf_printf(&c->line, "# Offsets: virtual addresses of java.lang.String objects in the process (decimal), "
 			      "not file offsets; context: length, holder (class.field@address), states\n"
 			      "# Feature-File-Version: 1.1\n");

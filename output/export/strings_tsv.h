@@ -2,7 +2,7 @@
  * (strings.tsv), which forensic suites that read bulk_extractor output ingest.
  *
  * Header: comment lines as bulk_extractor's feature_recorder_file writes them (banner,
- * version, recorder name, input file, then "# Feature-File-Version: 1.1" last), plus one line
+ * version, recorder name, input file, the image's SHA-256 (img_sha256), then "# Feature-File-Version: 1.1" last), plus one line
  * saying what the offsets are.  Then one line per String object of the model (strings_find.h
  * pass 1, address order):
  *   OFFSET<TAB>FEATURE<TAB>CONTEXT
@@ -33,6 +33,7 @@ struct strings_tsv_opts {
 	const char *image;      /* input path for "# Filename:", NULL to leave the line out */
 	const char *version;    /* artcarve's version for "# ARTCARVE-Version:", NULL to leave out */
 	const struct reach *reach;   /* roots, DexCache holders, unknown reasons; NULL: none */
+	const char *image_sha256;   /* hex for "# Image-SHA256:", NULL to leave the line out */
 };
 
 struct strings_tsv_stats {

@@ -72,6 +72,15 @@ enum hprof_type {
 };
 
 /* Android heap ids in HEAP_DUMP_INFO (art HprofHeapId). */
+/* ART's dummy STACK_TRACE (runtime/hprof/hprof.cc @R11 WriteStackTraces, "so the analysis
+ * tools don't freak out"): serial 0, thread 0, no frames.  Every object and class names trace
+ * serial 0, and AOSP's ahat rejects a file where it is referenced before defined. */
+enum { HPROF_NULL_TRACE_BODY = 12 };   /* u4 serial, u4 thread serial, u4 frame count: all 0 */
+
+/* The STRING text, followed by the image's SHA-256 in hex, with which a carved heap.hprof
+ * records its image (hprof_carve.h); no record names it, and crunch keeps it in clear. */
+#define HPROF_PROVENANCE "artcarve:image-sha256="
+
 enum { HPROF_HEAP_DEFAULT = 0, HPROF_HEAP_APP = 'A', HPROF_HEAP_IMAGE = 'I', HPROF_HEAP_ZYGOTE = 'Z' };
 
 /* Size of a value of basic type `type`: object = id_size; 0 for an unknown type code. */

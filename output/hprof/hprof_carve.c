@@ -801,12 +801,28 @@ static int orphan_classes(struct carve_writer *h, struct err *e)
 	return 0;
 }
 
+/* The image's SHA-256 as a STRING record no record names (readers keep or ignore it), so the
+ * file says which image it was carved from: "artcarve:image-sha256=HEX". */
+static int provenance(struct carve_writer *h, struct err *e)
+{
+	char buf[sizeof(HPROF_PROVENANCE) + 64];
+	const char *text;
+	uint32_t id;
+	if (!h->o->image_sha256)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s%s", HPROF_PROVENANCE, h->o->image_sha256);
+	if (!(text = arena_strndup(&h->names, buf, strlen(buf))))
+		return hc_nomem(e);
+	return string_id(&h->str, &h->w, text, strlen(text), &id, e);
+}
+
 static int write_all(struct carve_writer *h, struct err *e)
 {
 	const char *version = h->o->android ? "1.0.3" : "1.0.2";
 	int rc;
 
-	if ((rc = hprof_write_header(&h->w, version, 0, e)) || (rc = load_classes(h, e)))
+	if ((rc = hprof_write_header(&h->w, version, 0, e)) || (rc = provenance(h, e)) || (rc = load_classes(h, e)) ||
+	    (rc = hprof_write_null_trace(&h->w, e)))
 		return rc;
 	if (h->o->android) {
 		static const char *const heaps[] = { "app", "image", "zygote" };

@@ -3,8 +3,10 @@
  * Standard flavour (`JAVA PROFILE 1.0.2`, what Eclipse MAT, VisualVM and jhat read), or
  * Android's 1.0.3 (HEAP_DUMP_INFO per space kind, Android root tags) for Android Studio.
  * Identifier size 4; object ids are the objects' addresses; class ids the Class objects'.
- * Order (what Eclipse MAT's Pass1Parser and VisualVM's loader need): every STRING before its
- * first use, LOAD_CLASS for every class of the runtime model and the mark classes, then heap
+ * Order (what Eclipse MAT's Pass1Parser and VisualVM's loader need): the image's SHA-256 as a
+ * STRING no record names, every STRING before its first use, LOAD_CLASS for every class of
+ * the runtime model and the mark classes, ART's dummy STACK_TRACE of serial 0 (what every
+ * record names as its trace: AOSP's ahat needs it defined), then heap
  * dump segments of about 1 MiB (roots, CLASS_DUMPs, objects in address order, the mark
  * arrays) and one HEAP_DUMP_END.  The same model gives the same bytes (timestamp 0, ids in a
  * fixed order).
@@ -47,6 +49,7 @@ struct hprof_carve_opts {
 	bool android;           /* 1.0.3 with HEAP_DUMP_INFO and Android root tags */
 	bool include_partial;   /* free objects whose leading words the allocator overwrote */
 	bool include_residue;   /* free objects whose bytes are as the allocator left them */
+	const char *image_sha256;   /* hex: written first as the STRING HPROF_PROVENANCE + hex; NULL none */
 };
 
 struct hprof_carve_stats {

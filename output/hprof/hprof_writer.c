@@ -170,6 +170,12 @@ int hprof_write_string(struct hprof_writer *w, uint64_t id, const void *text, si
 	return hprof_record_end(w, e);
 }
 
+int hprof_write_null_trace(struct hprof_writer *w, struct err *e)
+{
+	static const uint8_t body[HPROF_NULL_TRACE_BODY];
+	return hprof_write_record(w, HPROF_STACK_TRACE, 0, body, sizeof(body), e);
+}
+
 int hprof_write_load_class(struct hprof_writer *w, const struct hprof_load_class *lc, struct err *e)
 {
 	int rc = hprof_record_begin(w, HPROF_LOAD_CLASS, 0, e);

@@ -53,6 +53,8 @@ int hprof_record_begin_sized(struct hprof_writer *w, uint8_t tag, uint32_t time,
 			     struct err *e);
 int hprof_record_end_sized(struct hprof_writer *w, struct err *e);
 int hprof_write_string(struct hprof_writer *w, uint64_t id, const void *text, size_t len, struct err *e);
+/* ART's dummy STACK_TRACE record with serial 0 (hprof.h HPROF_NULL_TRACE_BODY). */
+int hprof_write_null_trace(struct hprof_writer *w, struct err *e);
 int hprof_write_load_class(struct hprof_writer *w, const struct hprof_load_class *lc, struct err *e);
 
 /* Heap dump: sub-record encoders open a segment when none is open and start a new one when

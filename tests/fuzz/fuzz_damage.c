@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "tests/tools/damage_lib.h"
+#include "carver/pipeline/carve_dir.h"
 
 #define MAX_WORDS 8
 /* Up to 8 words at once, chosen by coverage, find losses the one-word sweep holds to measured
@@ -34,7 +35,7 @@ struct fuzz_state {
 	struct dmg_objects base;
 	struct dmg_targets targets;
 	const char *maps;
-	char dir[64], core_path[80];
+	char dir[64], core_path[80], out[80];   /* out: the carves' folder (carve refuses one holding the core) */
 	bool ready, failed;
 };
 
@@ -60,11 +61,12 @@ static bool copy_file(const char *from, const char *to)
 static void cleanup(void)
 {
 	char path[128];
-	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++)
-		if (carve_output_file(i)) {
-			snprintf(path, sizeof(path), "%s/%s", st.dir, carve_output_file(i));
+	for (unsigned i = 0; i <= CARVE_OUT_COUNT; i++)
+		if (i == CARVE_OUT_COUNT || carve_output_file(i)) {
+			snprintf(path, sizeof(path), "%s/%s", st.out, i == CARVE_OUT_COUNT ? CARVE_MANIFEST : carve_output_file(i));
 			unlink(path);
 		}
+	rmdir(st.out);
 	dmg_core_close(&st.core);
 	dmg_objects_free(&st.base);
 	dmg_targets_free(&st.targets);
@@ -90,8 +92,9 @@ static bool setup(void)
 		return false;
 	atexit(cleanup);
 	snprintf(st.core_path, sizeof(st.core_path), "%s/core", st.dir);
+	snprintf(st.out, sizeof(st.out), "%s/out", st.dir);
 	if (!copy_file(core, st.core_path) || dmg_core_open(&st.core, st.core_path) ||
-	    dmg_baseline(&st.base, &st.targets, st.core_path, st.maps, st.dir, &near_miss) || !st.base.count) {
+	    dmg_baseline(&st.base, &st.targets, st.core_path, st.maps, st.out, &near_miss) || !st.base.count) {
 		fprintf(stderr, "fuzz_damage: no undamaged carve of %s\n", core);
 		return false;
 	}
@@ -132,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			va[n++] = w;
 	}
 
-	struct carve_opts o = { .image = st.core_path, .maps = st.maps, .out_dir = st.dir };
+	struct carve_opts o = { .image = st.core_path, .maps = st.maps, .out_dir = st.out, .force = true };
 	struct carve c;
 	struct err e;
 	err_init(&e);

@@ -83,7 +83,7 @@ static void exports(const struct model *m, const struct reach *r, const struct a
 	struct objects_jsonl_stats js;
 	struct strings_tsv_stats ts;
 	struct strings_opts so = { .residue = true };
-	struct strings_tsv_opts to = { "fuzz", "0", NULL };
+	struct strings_tsv_opts to = { "fuzz", "0", NULL, NULL };
 	uint64_t sum = 0;
 
 	if (!sink && !(sink = fopen("/dev/null", "w")))

@@ -4,15 +4,16 @@
 # embedded samples and two real captures (CMS + RosAlloc, CC + region space):
 #   - determinism: a second run with the same input, options and DIR gives every file of DIR
 #     byte for byte (case.db, when there is one, as `sqlite3 .dump` without its runs rows: the
-#     one place that holds the run's time and command line);
+#     one place that holds the run's time and command line; manifest.json without case.db's
+#     SHA-256, for the same reason);
 #   - heap.bmd is `artcarve crunch` of heap.hprof (the same bytes), in both flavours (default
 #     1.0.2 and --android 1.0.3); `decrunch --mat` of it gives an HPROF that VisualVM loads with
 #     the class and instance counts carve reports; --android's heap.hprof loads in VisualVM
 #     with them too; with --skip hprof heap.bmd is the same file and DIR holds nothing else;
 #   - a failed run leaves no output and no temporary in DIR: an image that is rejected (exit
 #     1), a DIR no file can be created in (exit 3), a write that fails half-way (a file size
-#     limit, exit 3), a commit that fails (DIR/heap.bmd a directory, exit 3: the heap.hprof
-#     committed before it is removed);
+#     limit, exit 3), a commit that fails (DIR/heap.bmd a directory, with --force, exit 3: the
+#     heap.hprof committed before it is removed), a DIR that cannot be created (exit 3);
 #   - progress: under a pseudo-terminal (script) a run of over a second draws '\r'-overwritten
 #     lines with the phase, percent and MB/s and ends them with a newline; with stderr a file,
 #     or with -q, stderr stays empty.
@@ -37,7 +38,11 @@ same_outputs() {
 		t_fail "$1: the two runs wrote other files: [$l1] vs [$l2]"; return
 	fi
 	for f in $l1; do
-		if [ "$f" = case.db ]; then
+		if [ "$f" = manifest.json ]; then
+			jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$2/$f" >"$TMP/m1.json"
+			jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$3/$f" >"$TMP/m2.json"
+			t_same "$1: manifest.json without case.db's SHA-256, twice" "$TMP/m2.json" "$TMP/m1.json"
+		elif [ "$f" = case.db ]; then
 			db_dump "$2/$f" >"$TMP/dump1.sql"
 			db_dump "$3/$f" >"$TMP/dump2.sql"
 			t_same "$1: case.db ($(wc -l <"$TMP/dump1.sql") lines of sqlite3 .dump without the runs rows) twice" \
@@ -126,7 +131,7 @@ no_output "an image of zeros (rejected)" "$TMP/rejected" $? 1
 ( trap '' XFSZ; ulimit -f 64; exec "$ART" carve "$s/core" --maps "$s/maps" -o "$TMP/limited" >/dev/null 2>"$TMP/err" )
 no_output "a file size limit of 64 blocks (the write fails half-way)" "$TMP/limited" $? 3
 mkdir -p "$TMP/commit/heap.bmd"
-"$ART" carve "$s/core" --maps "$s/maps" -o "$TMP/commit" >/dev/null 2>"$TMP/err"
+"$ART" carve "$s/core" --maps "$s/maps" --force -o "$TMP/commit" >/dev/null 2>"$TMP/err"
 rc=$?
 rmdir "$TMP/commit/heap.bmd"
 no_output "DIR/heap.bmd a directory (the commit fails after heap.hprof's)" "$TMP/commit" $rc 3
@@ -136,11 +141,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	no_output "a read-only DIR" "$TMP/ro" $? 3
 	chmod 755 "$TMP/ro"
 fi
-# a directory no one (root included) can create files in
-"$ART" carve "$s/core" --maps "$s/maps" -o /proc/self >/dev/null 2>"$TMP/err"
+# a directory no one (root included) can create (in /proc/self)
+"$ART" carve "$s/core" --maps "$s/maps" -o /proc/self/out >/dev/null 2>"$TMP/err"
 rc=$?
-if [ $rc -eq 3 ] && grep -q '/proc/self' "$TMP/err"; then t_ok "-o /proc/self: exit 3, $(head -n 1 "$TMP/err")"
-else t_fail "-o /proc/self: exit $rc: $(head -n 2 "$TMP/err")"; fi
+if [ $rc -eq 3 ] && grep -q '/proc/self/out' "$TMP/err"; then t_ok "-o /proc/self/out: exit 3, $(head -n 1 "$TMP/err")"
+else t_fail "-o /proc/self/out: exit $rc: $(head -n 2 "$TMP/err")"; fi
 
 # ---- progress ----
 # A short run on a terminal is silent: the sample carves in well under PROGRESS_DELAY (1 s).

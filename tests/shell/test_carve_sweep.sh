@@ -62,7 +62,7 @@ for s in android11-64bit android6.0-32bit; do
 		orig=$(od -An -tu1 -j "$p" -N1 "$dir/core" | tr -d ' ')
 		printf '\377' | dd of="$M" bs=1 seek="$p" conv=notrunc 2>/dev/null
 		tried=$((tried + 1))
-		if "$ART" carve --json "$M" --maps "$maps" -o "$TMP/one" >"$TMP/one.json" 2>/dev/null; then
+		if "$ART" carve --json "$M" --maps "$maps" --force -o "$TMP/one" >"$TMP/one.json" 2>/dev/null; then
 			got=$(sed -n 's/^  "objects": \([0-9]*\),/\1/p' "$TMP/one.json")
 			[ "$got" = "$base" ] && jq -e '.anomalies.total == 0' "$TMP/one.json" >/dev/null && quiet=$((quiet + 1))
 		fi

@@ -53,7 +53,7 @@ for cap in cms-collections cc-collections; do
 				n="$cap: $name $what index = $val"
 				cp "$w/core" "$w/damaged"
 				patch "$w/damaged" "$(printf '0x%x' $((addr + off)))" "$val" || { t_fail "$n: patch"; continue; }
-				if ! "$ART" carve "$w/damaged" --maps "$dir/maps.txt" -o "$w/out" --skip bmd,report,db,jsonl,strings \
+				if ! "$ART" carve "$w/damaged" --maps "$dir/maps.txt" -o "$w/out" --force --skip bmd,report,db,jsonl,strings \
 					>"$w/sum" 2>"$w/err"; then
 					t_fail "$n: carve failed: $(head -n 2 "$w/err")"; continue
 				fi

@@ -5,14 +5,17 @@
 # 64-bit), with injected overflows, underflows and use-after-free writes, and backtraces into
 # small libraries built here with the C compiler.  tests/tools/native_cmp.py checks every
 # allocation, damaged byte, frame and the inferred option set, and prints per mix:
-#   allocations found/truth, damage found/injected, frames named/truth.
+#   allocations found/truth, damage found/injected, frames named/truth;
+# and tests/tools/native_totals.py the totals (live and freed bytes, per size class and per
+# backtrace) of the report and of case.db against sums of the truth.
 # Then: --maps (regions by name), --options given, --symbols DIR with a core that holds no
 # library bytes, no symbols at all (frames placed, unnamed), the text report, usage errors,
 # and truncation and corruption sweeps of a core under ASan (exit 0 or 1, never a crash).
 . "$(dirname "$0")/lib.sh"
 GEN=$PWD/build/tools/img_mdgen
 CMP=$PWD/tests/tools/native_cmp.py
-t_need cc python3 nm readelf || { t_done; exit; }
+TOTALS=$PWD/tests/tools/native_totals.py
+t_need cc python3 nm readelf jq || { t_done; exit; }
 
 # the libraries: exported functions (found in .dynsym and .symtab alike)
 mkdir -p "$TMP/src" "$TMP/sym/system/lib64" "$TMP/sym/system/lib"
@@ -48,6 +51,8 @@ mix() {
 	t_check "$name: native exits 0 ($(head -c 200 "$d/err"))" test $? -eq 0
 	if python3 "$CMP" "$d/truth.tsv" "$d/r.json"; then t_ok "$name: every allocation, damaged byte and frame as the truth"
 	else t_fail "$name: differs from the truth"; fi
+	if python3 "$TOTALS" "$d/truth.tsv" "$d/r.json" >"$d/totals"; then t_ok "$name: totals as the truth's sums $(head -n 1 "$d/totals")"
+	else t_fail "$name: totals: $(cat "$d/totals")"; fi
 	"$ART" native --json --maps "$d/maps" "$d/core" >"$d/rm.json" 2>"$d/err"
 	if python3 "$CMP" "$d/truth.tsv" "$d/rm.json" >"$d/cmp_maps" && grep -q '"regions_by": "name"' "$d/rm.json"; then
 		t_ok "$name: the same through --maps (the [anon:libc_malloc] region by name)"
@@ -97,6 +102,9 @@ d=$TMP/a7_64_bt16_guard32_ft
 t_check "text report: 'rear-guard: allocation[N] = 0xNN (expected 0xbb)' lines" grep -q 'rear-guard: allocation\[[0-9]*\] = 0x[0-9a-f][0-9a-f] (expected 0xbb)' "$d/r.txt"
 t_check "text report: frames as '#00 pc 0x... /system/lib64/libmd.so+0x... (md_site_...)'" grep -q '#00 pc 0x[0-9a-f]* /system/lib64/libmd.so+0x[0-9a-f]* (md_site_[a-d]+0x[0-9a-f]*)' "$d/r.txt"
 t_check "text report: use-after-free lines" grep -q 'use-after-free: allocation\[[0-9]*\] = 0x[0-9a-f]* (expected 0xef)' "$d/r.txt"
+live=$(jq .totals.live_bytes "$d/r.json") freed=$(jq .totals.freed_bytes "$d/r.json")
+t_check "text report: totals line 'all: live N (${live} bytes, ...) freed N (${freed} bytes, ...)' as --json's" \
+	grep -q "^  all: live [0-9]* ($live bytes, [0-9]* usable) freed [0-9]* ($freed bytes, [0-9]* usable) tag-corrupted [0-9]*$" "$d/r.txt"
 "$ART" native "$d/core" >"$d/r2.txt" 2>&1
 t_check "the same input gives the same bytes" cmp -s "$d/r.txt" "$d/r2.txt"
 
@@ -119,6 +127,8 @@ d=$TMP/a7_64_bt16_guard32_ft
 t_check "carve --native on the joined image exits 0 ($(head -c 200 "$TMP/err"))" test $? -eq 0
 if python3 "$CMP" "$d/truth.tsv" "$TMP/out/case.db"; then t_ok "case.db native tables: every allocation, damaged byte and frame as the truth"
 else t_fail "case.db native tables differ from the truth"; fi
+if python3 "$TOTALS" "$d/truth.tsv" "$TMP/out/case.db" >"$TMP/totals"; then t_ok "case.db native_totals as the truth's sums $(head -n 1 "$TMP/totals")"
+else t_fail "case.db native_totals: $(cat "$TMP/totals")"; fi
 n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["native"]["allocations"])' "$TMP/carve.json")
 t_check "carve summary: native.allocations = $n = the truth's $(grep -c '^alloc' "$d/truth.tsv")" test "$n" = "$(grep -c '^alloc' "$d/truth.tsv")"
 ndmg=$(grep -o 'rear-guard: allocation\[' "$TMP/out/report.html" | wc -l)

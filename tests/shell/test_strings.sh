@@ -192,8 +192,9 @@ check_outputs() { # NAME CORE MAPS
 	objs=$(jq .objects "$o.json")
 	lines=$(wc -l <"$o/objects.jsonl")
 	if jq -c . "$o/objects.jsonl" >"$o/parsed" 2>"$o/jq.err" && [ "$(wc -l <"$o/parsed")" -eq "$lines" ] &&
-		[ "$lines" -eq "$objs" ]; then
-		t_ok "$1: jq parses all $lines lines of objects.jsonl, one per object of the summary ($objs)"
+		[ "$lines" -eq $((objs + 1)) ] &&
+		[ "$(head -n 1 "$o/objects.jsonl" | jq -c 'keys_unsorted')" = '["artcarve","version","image_sha256"]' ]; then
+		t_ok "$1: jq parses all $lines lines of objects.jsonl: the header, then one per object of the summary ($objs)"
 	else t_fail "$1: objects.jsonl $lines lines, jq $(wc -l <"$o/parsed" 2>/dev/null) ($(head -c 200 "$o/jq.err")), summary $objs"; fi
 	if python3 -c '
 import json, sys
@@ -219,10 +220,11 @@ sys.exit(1 if bad else 0)' "$o/objects.jsonl" >"$o/py" 2>&1; then
 		t_ok "$1: objects.jsonl holds the summary's $(jq .strings.total "$o.json") strings"
 	else t_fail "$1: objects.jsonl strings differ from the summary's $(jq .strings.total "$o.json")"; fi
 	rows=$(grep -vc '^#' "$o/strings.tsv")
-	head -n 6 "$o/strings.tsv" >"$o/head"
-	if [ "$rows" -eq "$(jq .strings.total "$o.json")" ] && [ "$(sed -n 1p "$o/head")" = "# BANNER FILE NOT PROVIDED (-b option)" ] &&
+	head -n 7 "$o/strings.tsv" >"$o/head"
+	if [ "$rows" -eq "$(jq .strings.total "$o.json")" ] && [ "$(sed -n 1p "$o/head")" = "# BANNER: String objects carved by artcarve from an Android app process image" ] &&
 		[ "$(sed -n 3p "$o/head")" = "# Feature-Recorder: strings" ] && grep -q '^# Offsets: virtual addresses' "$o/head" &&
-		[ "$(sed -n 6p "$o/head")" = "# Feature-File-Version: 1.1" ] &&
+		[ "$(sed -n 5p "$o/head")" = "# Image-SHA256: $(sha256sum <"$2" | cut -c1-64)" ] &&
+		[ "$(sed -n 7p "$o/head")" = "# Feature-File-Version: 1.1" ] &&
 		[ "$(grep -v '^#' "$o/strings.tsv" | awk -F '\t' 'NF != 3' | wc -l)" -eq 0 ]; then
 		t_ok "$1: strings.tsv: bulk_extractor header, $rows lines of 3 tab-separated fields, one per String of the summary"
 	else t_fail "$1: strings.tsv: $rows rows (summary $(jq .strings.total "$o.json")), header $(tr '\n' '|' <"$o/head")"; fi

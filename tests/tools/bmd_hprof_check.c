@@ -5,7 +5,8 @@
  *   - every class an instance, object array or CLASS_DUMP (as super) refers to has a CLASS_DUMP;
  *   - instance payloads are exactly the field bytes of their class chain;
  * and with --mat additionally: header "JAVA PROFILE 1.0.2", only standard sub-records, only
- * HEAP_DUMP_SEGMENTs (none empty) followed by exactly one HEAP_DUMP_END as the last record.
+ * HEAP_DUMP_SEGMENTs (none empty) followed by exactly one HEAP_DUMP_END as the last record,
+ * one STACK_TRACE (ART's dummy of serial 0, which AOSP's ahat needs) and no other record.
  * Prints "ok: ..." or the first violation; exit 0 ok, 1 violation, 2 usage/unreadable. */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +22,7 @@ struct chk {
 	struct htab strings, loaded, dumped;   /* ids seen */
 	struct htab super, field_bytes;        /* class -> super class, own field bytes */
 	struct htab wanted;                    /* class ids referenced: must be dumped */
-	uint64_t instances, classes, segments, ends, heap_dumps;
+	uint64_t instances, classes, segments, ends, heap_dumps, traces;
 	char msg[256];
 };
 
@@ -132,6 +133,11 @@ static int check_record(struct chk *c, const struct hprof_record *rec, bool last
 			if ((rc = check_sub(c, &sub, e)))
 				return rc;
 		return rc < 0 ? 2 : 0;
+	case HPROF_STACK_TRACE:   /* --mat: only ART's dummy trace of serial 0 (hprof.h) */
+		if (c->mat && (rec->body.len != HPROF_NULL_TRACE_BODY || c->traces++))
+			return fail(c, "record at 0x%llx: a STACK_TRACE other than the one of serial 0 (%llu bytes)",
+				    rec->offset, (unsigned long long)rec->body.len);
+		return 0;
 	default:
 		if (c->mat)
 			return fail(c, "record at 0x%llx: tag 0x%llx in a --mat file", rec->offset, rec->tag);

@@ -368,7 +368,7 @@ static inline void dmg_unit_targets(struct dmg_targets *t, const struct report_u
 static inline int dmg_baseline(struct dmg_objects *base, struct dmg_targets *t, const char *core, const char *maps,
 			const char *out, uint32_t *near_miss)
 {
-	struct carve_opts o = { .image = core, .maps = maps, .out_dir = out };
+	struct carve_opts o = { .image = core, .maps = maps, .out_dir = out, .force = true };   /* runs share out */
 	struct carve c;
 	struct err e;
 	uint64_t rng = 0x9e3779b97f4a7c15ull, cls[3];

@@ -94,7 +94,8 @@ static uint32_t damage_value(struct sweep *s, unsigned k)
 /* One run: va damaged with value, carved, compared, restored. */
 static int damage_run(struct sweep *s, struct field_row *r, uint64_t va, uint32_t value)
 {
-	struct carve_opts o = { .image = s->core.path, .maps = s->maps, .out_dir = s->out, .skip = s->skip };
+	struct carve_opts o = { .image = s->core.path, .maps = s->maps, .out_dir = s->out, .skip = s->skip,
+				.force = true };
 	struct carve c;
 	struct err e;
 	uint32_t old;

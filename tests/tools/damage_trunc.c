@@ -80,7 +80,7 @@ static size_t make_cuts(const struct dmg_core *k, unsigned random, uint64_t seed
 static int one_cut(struct dmg_core *k, const struct dmg_objects *base, const struct dmg_obj *jlc, const char *maps,
 		   const char *out, uint64_t cut, double min_recall)
 {
-	struct carve_opts o = { .image = k->path, .maps = maps, .out_dir = out,
+	struct carve_opts o = { .image = k->path, .maps = maps, .out_dir = out, .force = true,
 				.skip = ~((1u << CARVE_OUT_HPROF) | (1u << CARVE_OUT_DB)) };
 	struct carve c;
 	struct err e;

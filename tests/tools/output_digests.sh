@@ -3,7 +3,8 @@
 # "capture file sha256".  Run before and after a change that must not alter behaviour and
 # diff the two listings (the samples and every real capture of ../shared/corpus/images by
 # default).  case.db is digested through `.dump` without its runs row (the run's time and
-# command line); the summary without its time: section; the temporary path of a
+# command line), manifest.json without case.db's digest; the summary without its time:
+# section; the temporary path of a
 # decompressed core.zst is replaced by CORE wherever an output names it.
 art=${1:?usage: output_digests.sh ARTCARVE [CAPTURE_DIR...]}; shift
 [ $# -gt 0 ] || set -- samples/*/ ../shared/corpus/images/realart*/*/
@@ -24,7 +25,11 @@ for d in "$@"; do
 	rm -f "$tmp/out/case.db"
 	# a decompressed core is read from the random $tmp: the outputs that name the image's
 	# path (case.db's inputs, strings.tsv's header, report.html) get one fixed name for it
-	for f in case.dump strings.tsv report.html; do
+	# manifest.json: without case.db's digest (its runs row differs every run)
+	[ -f "$tmp/out/manifest.json" ] &&
+		jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$tmp/out/manifest.json" >"$tmp/m" &&
+		mv "$tmp/m" "$tmp/out/manifest.json"
+	for f in case.dump strings.tsv report.html manifest.json; do
 		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp/core#CORE#g" "$tmp/out/$f"
 	done
 	for f in $(ls "$tmp/out" | sort); do
