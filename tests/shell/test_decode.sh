@@ -53,6 +53,7 @@ for line in open(sys.argv[1], encoding='utf-8'):
 carved = {}
 for line in open(sys.argv[2], encoding='utf-8'):
     o = json.loads(line)
+    if "address" not in o: continue  # the header line
     carved[o['address']] = o
 shown = {o['addr']: o for o in json.load(open(sys.argv[3], encoding='utf-8'))}
 def field(o, name):
@@ -107,6 +108,7 @@ def field(o, name):
 carved = {}
 for line in open(sys.argv[2], encoding='utf-8'):
     o = json.loads(line)
+    if "address" not in o: continue  # the header line
     if o['class'] in ('java.util.ArrayList', 'java.util.LinkedList', 'java.util.HashMap'):
         carved[o['class']] = o
 # the inbox holds the reachable messages of the first 40 (ids 5000-5039; the outbox the next
@@ -187,6 +189,7 @@ core, jsonl = sys.argv[1], sys.argv[2]
 objs, layout = {}, {}
 for line in open(jsonl, encoding='utf-8'):
     o = json.loads(line)
+    if "address" not in o: continue  # the header line
     objs.setdefault(o['class'], []).append(o)
     if o['kind'] == 'class' and o.get('describes'):
         layout[o['describes']] = {f['name']: f['offset'] for f in o['instance_fields']}

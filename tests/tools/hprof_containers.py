@@ -144,6 +144,8 @@ def main(argv):
     with open(argv[2], encoding='utf-8') as f:
         for text in f:
             line = json.loads(text)
+            if "address" not in line:  # the header line
+                continue
             if line['class'] in LISTS | MAPS | SETS:
                 carved[int(line['address'], 16)] = line
     per, bad = {}, []
