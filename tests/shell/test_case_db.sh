@@ -177,6 +177,30 @@ else
 	t_fail "sample: carve failed: $(head -n 3 "$TMP/s1.err")"
 fi
 
+# check_real_addresses NAME DB DIR CORE: one spelling of addresses across case.db and
+# strings.tsv, the Strings' holders as strings.tsv gives them, and the objects' file offsets
+# against the core's bytes (an object's first word is its class's address)
+check_real_addresses() {
+	sqlite3 "$2" "SELECT hex || '|' || holder FROM dropped_strings" | sort >"$TMP/dsh.got"
+	grep -v '^#' "$3/strings.tsv" | awk -F '\t' '$3 ~ /; allocated [a-z]+ unreachable / {
+		c = $3; sub(/^[^;]*; /, "", c); sub(/; allocated [a-z]+ unreachable .*$/, "", c); print $1 "|" c }' | sort >"$TMP/dsh.want"
+	same_lines "$1: dropped_strings hex and holder = strings.tsv's" "$TMP/dsh.got" "$TMP/dsh.want"
+	eq "$1: hex spelled 0x + hex without zero padding, as objects.jsonl" \
+		"$(sqlite3 "$2" "SELECT count(*) FROM objects_named WHERE hex NOT GLOB '0x[1-9a-f]*'")|$(sqlite3 "$2" "SELECT hex FROM objects_named ORDER BY address LIMIT 1")" \
+		"0|$(head -n 1 "$3/objects.jsonl" | jq -r .address)"
+	eq "$1: every String has a holder kind" "$(sqlite3 "$2" "SELECT count(*) FROM strings WHERE holder_kind NOT IN ('object', 'root', 'dex cache', 'unknown', 'none')")" 0
+	bad=0 n=0
+	sqlite3 -separator ' ' "$2" "SELECT o.file_offset, c.address, i.path FROM objects o JOIN classes c ON c.id = o.class_id
+		JOIN inputs i ON i.id = o.input_id WHERE o.address % 997 = 0 OR o.rowid % 5000 = 0" >"$TMP/fo"
+	while read -r off cls path; do
+		n=$((n + 1))
+		[ "$path" = "$4" ] && [ "$(od -An -tu4 -j "$off" -N4 "$4" | tr -d ' ')" = "$cls" ] || bad=$((bad + 1))
+	done <"$TMP/fo"
+	eq "$1: $n objects' file_offset in the core holds their class word, bad" "$bad" 0
+	[ "$n" -ge 50 ] || t_fail "$1: only $n objects' file offsets checked"
+	eq "$1: objects without a file offset" "$(sqlite3 "$2" "SELECT count(*) FROM objects WHERE file_offset IS NULL")" 0
+}
+
 # ---- a real capture, against the summary and the runtime's truth.json ----
 if t_corpus "$CAP"; then
 	w=$TMP/real
@@ -198,7 +222,7 @@ if t_corpus "$CAP"; then
 			gone=$(sqlite3 "$db" "SELECT address FROM objects_named WHERE class_name = 'Nodes\$Node' AND reach = 'unreachable' ORDER BY address LIMIT 1")
 			q "$db" path-from-root @target "$kept" >"$w/p.got"
 			root=$(head -n 1 "$w/p.got" | cut -d'|' -f2)
-			if [ "$(tail -n 1 "$w/p.got" | cut -d'|' -f2)" = "$(printf '0x%08x' "$kept")" ] && [ -n "$(head -n 1 "$w/p.got" | cut -d'|' -f4)" ]; then
+			if [ "$(tail -n 1 "$w/p.got" | cut -d'|' -f2)" = "$(printf '0x%x' "$kept")" ] && [ -n "$(head -n 1 "$w/p.got" | cut -d'|' -f4)" ]; then
 				t_ok "cms-nodes-nogc: path-from-root of a kept Node: $(cut -d'|' -f2,3 "$w/p.got" | tr '\n' ' ')"
 			else
 				t_fail "cms-nodes-nogc: path-from-root of a kept Node $kept: $(tr '\n' ' ' <"$w/p.got")"
@@ -207,6 +231,7 @@ if t_corpus "$CAP"; then
 			q "$db" who-references @target "$kept" >"$w/wr"
 			eq "cms-nodes-nogc: who-references of the kept Node names the path's last step" \
 				"$(grep -c "^$(sed -n '$!h; ${x; p}' "$w/p.got" | cut -d'|' -f2)|" "$w/wr")" 1
+			check_real_addresses cms-nodes-nogc "$db" "$w/o1" "$w/core"
 			"$ART" carve "$w/core" --maps "$CAP/maps.txt" -o "$w/o2" >/dev/null 2>&1
 			same_dump cms-nodes-nogc "$db" "$w/o2/case.db"
 			echo "# cms-nodes-nogc: case.db $(wc -c <"$db") bytes, heap.hprof $(wc -c <"$w/o1/heap.hprof") bytes;" \
