@@ -17,6 +17,7 @@ int cmd_disasm(int argc, char **argv);
 int cmd_hooks(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_strings(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 int cmd_native_dump(int argc, char **argv);
 int cmd_native(int argc, char **argv);
 extern const struct opt_spec cmd_version_spec;
@@ -33,6 +34,7 @@ extern const struct opt_spec cmd_disasm_spec;
 extern const struct opt_spec cmd_hooks_spec;
 extern const struct opt_spec cmd_validate_spec;
 extern const struct opt_spec cmd_strings_spec;
+extern const struct opt_spec cmd_show_spec;
 extern const struct opt_spec cmd_native_dump_spec;
 extern const struct opt_spec cmd_native_spec;
 
@@ -416,6 +418,35 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 ok (also when nothing matches), 1 input rejected, 2 usage (a bad regular\n"
 	  "expression or state), 3 I/O or out of memory.\n",
 	  &cmd_strings_spec },
+	{ "show", cmd_show, "print carved objects decoded: fields with types and values, Strings as text, containers' entries",
+	  "usage: artcarve show IMAGE ADDR... [--maps FILE] [--json] [--depth N] [--art-version V]\n\n"
+	  "Carves the heap as `carve` does (nothing is written) and prints each object at an ADDR\n"
+	  "(0x... or decimal; an address inside an object names that object) as an investigator\n"
+	  "reads it: a header line (address, class, size, allocation/content/reachability states),\n"
+	  "a one-line summary, then every instance field, the class's own first, with its declared\n"
+	  "type and value: booleans as true/false, chars as characters, a String as its text (and\n"
+	  "@address), boxed primitives as their value, enum constants by name, an int or long that\n"
+	  "reads as a time as UTC, marked \"time inferred\" (its name says time, or a long lies in\n"
+	  "2000-2040 as milliseconds).  Containers (ArrayList, LinkedList, ArrayDeque, HashMap,\n"
+	  "LinkedHashMap, HashSet, TreeMap, TreeSet, ConcurrentHashMap, Hashtable, Vector,\n"
+	  "android.util.ArrayMap, ArraySet, SparseArray, SparseIntArray, LongSparseArray) and\n"
+	  "arrays list their entries, at most 10000, read through their fields by name; a damaged\n"
+	  "one shows what reads and says why the rest does not (\"incomplete: ...\").\n\n"
+	  "options:\n"
+	  "  --maps FILE       mapping names from this /proc/PID/maps listing (see `info`)\n"
+	  "  --json            a JSON array, one object an element: addr, class, state, fields\n"
+	  "                    (a String as {\"addr\",\"text\"}, an enum as {\"addr\",\"enum\",\n"
+	  "                    \"ordinal\"}, a box as {\"addr\",\"value\"}, other references as\n"
+	  "                    {\"addr\",\"class\",\"object\"}), inferred_times, entries, text\n"
+	  "  --depth N         --json: referenced objects nested N levels deep (default 1, at\n"
+	  "                    most 8; an object already shown is {\"addr\",\"seen\":true})\n"
+	  "  --art-version V   use layout family V (e.g. 11) instead of detecting it\n\n"
+	  "examples:\n"
+	  "  artcarve show core --maps maps.txt 0x12c4e2a8\n"
+	  "  artcarve show --json --depth 2 core 0x12c4e2a8 | jq '.[0].fields'\n\n"
+	  "exit status: 0 ok, 1 input rejected or an ADDR holds no carved object (the others are\n"
+	  "still printed), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_show_spec },
 	{ "native", cmd_native, "malloc_debug allocations in a memory image's native heap, with guard damage and backtraces",
 	  "usage: artcarve native [--maps FILE] [--symbols DIR] [--options STR] [--bits 32|64] [--json] IMAGE\n\n"
 	  "Finds the allocations Android's malloc_debug made in the native heap mappings of a memory\n"

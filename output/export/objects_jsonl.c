@@ -5,7 +5,6 @@
  * offsets and types) is planned once per class. */
 #include "output/export/objects_jsonl.h"
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,32 +15,22 @@
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "carver/base/escape.h"
+#include "output/decode/decode.h"
 
 enum {
-	OJ_MAX_DEPTH = 4096,            /* longest super-class chain followed (hostile cycles) */
 	OJ_MAX_CHARS = INT32_MAX,       /* a String's length as ART allows it (count_ is an int) */
 };
-#define OJ_EXACT_LONG 9007199254740992LL  /* 2^53: larger longs are strings */
 
-/* One field of a plan: its key ("name": with quotes and colon, JSON-escaped), offset and
- * type descriptor character. */
-struct oj_field {
-	const char *key;
-	uint32_t key_len, offset;
-	uint8_t type;
-};
-
-/* What every object of one class repeats. */
+/* What every object of one class repeats (its fields: the decoder's plan). */
 struct oj_plan {
 	bool made;
 	const char *name;               /* quoted, escaped class name, or null */
 	uint32_t name_len;
-	struct oj_field *f;             /* instance fields, the class's own first, supers after */
-	uint32_t n;
 };
 
 struct oj {
 	const struct model *m;
+	struct dec *dec;                /* fields, Strings inline, containers' entries */
 	struct wbuf line, copy, text, scratch;
 	const uint8_t *bytes;           /* the current object's bytes (image or copy) */
 	struct oj_plan *plan;           /* per class */
@@ -57,115 +46,6 @@ static int oj_nomem(struct err *e)
 }
 
 #define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
-
-static void put_u64(struct wbuf *b, uint64_t v)
-{
-	char d[20];
-	size_t n = 0;
-	do {
-		d[sizeof(d) - ++n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	wbuf_put(b, d + sizeof(d) - n, n);
-}
-
-static void put_i64(struct wbuf *b, int64_t v)
-{
-	if (v < 0) {
-		wbuf_u8(b, '-');
-		put_u64(b, 0 - (uint64_t)v);
-	} else {
-		put_u64(b, (uint64_t)v);
-	}
-}
-
-/* "0x..." (quoted, lower-case, no leading zeros) */
-static void put_hex(struct wbuf *b, uint64_t v)
-{
-	static const char hex[] = "0123456789abcdef";
-	char d[20];
-	size_t n = 0;
-	do {
-		d[sizeof(d) - ++n] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	d[sizeof(d) - ++n] = 'x';
-	d[sizeof(d) - ++n] = '0';
-	d[sizeof(d) - ++n] = '"';
-	wbuf_put(b, d + sizeof(d) - n, n);
-	wbuf_u8(b, '"');
-}
-
-static void put_ref(struct wbuf *b, uint32_t v)
-{
-	if (v)
-		put_hex(b, v);
-	else
-		PUT_LIT(b, "null");
-}
-
-/* Shortest decimal that reads back as v (float: as the same float). */
-static void put_real(struct wbuf *b, double v, bool is_float)
-{
-	char buf[40];
-	if (isnan(v)) {
-		PUT_LIT(b, "\"NaN\"");
-		return;
-	}
-	if (isinf(v)) {
-		if (v < 0)
-			PUT_LIT(b, "\"-Infinity\"");
-		else
-			PUT_LIT(b, "\"Infinity\"");
-		return;
-	}
-	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		double back = strtod(buf, NULL);
-		if (is_float ? (float)back == (float)v : back == v)
-			break;
-	}
-	wbuf_put(b, buf, strlen(buf));
-}
-
-/* The value of type descriptor character t at p (bytes as ART stores them, little-endian). */
-static void put_value(struct wbuf *b, uint8_t t, const uint8_t *p)
-{
-	uint32_t u;
-	uint64_t q;
-	float f;
-	double d;
-
-	switch (t) {
-	case 'Z': put_u64(b, p[0]); return;
-	case 'B': put_i64(b, (int8_t)p[0]); return;
-	case 'C': put_u64(b, ld_u16le(p)); return;
-	case 'S': put_i64(b, (int16_t)ld_u16le(p)); return;
-	case 'I': put_i64(b, (int32_t)ld_u32le(p)); return;
-	case 'J': {
-		int64_t v = (int64_t)ld_u64le(p);
-		bool exact = v >= -OJ_EXACT_LONG && v <= OJ_EXACT_LONG;
-		if (!exact)
-			wbuf_u8(b, '"');
-		put_i64(b, v);
-		if (!exact)
-			wbuf_u8(b, '"');
-		return;
-	}
-	case 'F':
-		u = ld_u32le(p);
-		memcpy(&f, &u, sizeof(f));
-		put_real(b, f, true);
-		return;
-	case 'D':
-		q = ld_u64le(p);
-		memcpy(&d, &q, sizeof(d));
-		put_real(b, d, false);
-		return;
-	default:   /* 'L' and '[': a 32-bit heap reference */
-		put_ref(b, ld_u32le(p));
-	}
-}
 
 /* A copy of text JSON-escaped (quoted; and followed by ':' for a key) in the arena. */
 static const char *escaped(struct oj *j, const char *s, bool key, uint32_t *len)
@@ -183,57 +63,16 @@ static const char *escaped(struct oj *j, const char *s, bool key, uint32_t *len)
 	return arena_strndup(&j->a, (const char *)j->scratch.data, j->scratch.len);
 }
 
-/* True when name is already a key among the first n fields of p. */
-static bool key_taken(const struct oj_plan *p, uint32_t n, const char *key, uint32_t len)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (p->f[i].key_len == len && !memcmp(p->f[i].key, key, len))
-			return true;
-	return false;
-}
-
-/* The plan of class cls, made once.  A super class's field whose name a subclass field
- * already took is keyed "DeclaringClass.name". */
+/* The plan of class cls, made once. */
 static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct err *e)
 {
-	const struct art_runtime *rt = model_runtime(j->m);
 	struct oj_plan *p = &j->plan[cls];
-	uint32_t n = 0;
-	unsigned depth = 0;
 
 	*out = p;
 	if (p->made)
 		return 0;
-	if (!(p->name = escaped(j, rt->classes[cls].name, false, &p->name_len)))
+	if (!(p->name = escaped(j, model_runtime(j->m)->classes[cls].name, false, &p->name_len)))
 		return oj_nomem(e);
-	for (size_t c = cls; c != RT_NONE && depth < OJ_MAX_DEPTH; c = rt->classes[c].super, depth++)
-		n += rt->classes[c].field_count;
-	if (!(p->f = arena_array(&j->a, n ? n : 1, sizeof(*p->f))))
-		return oj_nomem(e);
-	depth = 0;
-	for (size_t c = cls; c != RT_NONE && depth < OJ_MAX_DEPTH; c = rt->classes[c].super, depth++) {
-		const struct rt_class *k = &rt->classes[c];
-		for (uint32_t i = 0; i < k->field_count; i++) {
-			const struct rt_field *f = &k->fields[i];
-			struct oj_field *o = &p->f[p->n];
-			if (!(o->key = escaped(j, f->name ? f->name : "?", true, &o->key_len)))
-				return oj_nomem(e);
-			if (key_taken(p, p->n, o->key, o->key_len)) {
-				char *full = NULL;
-				size_t len = strlen(k->name ? k->name : "?") + strlen(f->name ? f->name : "?") + 2;
-				if (!(full = xmalloc(len)))
-					return oj_nomem(e);
-				snprintf(full, len, "%s.%s", k->name ? k->name : "?", f->name ? f->name : "?");
-				o->key = escaped(j, full, true, &o->key_len);
-				xfree(full);
-				if (!o->key)
-					return oj_nomem(e);
-			}
-			o->offset = f->offset;
-			o->type = f->type ? (uint8_t)f->type[0] : 0;
-			p->n++;
-		}
-	}
 	p->made = true;
 	return 0;
 }
@@ -257,6 +96,22 @@ static int oj_bytes(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
+/* A value as objects.jsonl writes it: a reference as "0x..." or null, a primitive as the
+ * decoder writes it (output/decode/decode.h dec_prim_json). */
+static void put_value(struct wbuf *b, uint8_t t, const uint8_t *p)
+{
+	uint32_t ref;
+	if (t != 'L' && t != '[') {
+		dec_prim_json(b, t, p);
+		return;
+	}
+	ref = ld_u32le(p);
+	if (ref)
+		dec_json_hex(b, ref);
+	else
+		PUT_LIT(b, "null");
+}
+
 /* A field's value in an object of size bytes, or null when its offset is unknown or past
  * the object. */
 static void put_field_value(struct wbuf *b, uint8_t t, uint32_t offset, const uint8_t *bytes, uint32_t size)
@@ -268,25 +123,6 @@ static void put_field_value(struct wbuf *b, uint8_t t, uint32_t offset, const ui
 		put_value(b, t, bytes + offset);
 }
 
-/* "fields": {"name": value, ...} of an instance (the class word is class_address). */
-static void put_fields(struct oj *j, const struct model_obj *o, const struct oj_plan *p)
-{
-	uint32_t klass = model_runtime(j->m)->layout->object.klass;
-	bool first = true;
-
-	PUT_LIT(&j->line, ",\"fields\":{");
-	for (uint32_t i = 0; i < p->n; i++) {
-		const struct oj_field *f = &p->f[i];
-		if (f->offset == klass && (f->type == 'L' || f->type == '['))
-			continue;
-		if (!first)
-			wbuf_u8(&j->line, ',');
-		first = false;
-		wbuf_put(&j->line, f->key, f->key_len);
-		put_field_value(&j->line, f->type, f->offset, j->bytes, o->size);
-	}
-	wbuf_u8(&j->line, '}');
-}
 
 /* [{"name", "type", "offset"}...] of fields (a class's layout, on its Class object's line). */
 static void put_layout(struct oj *j, const char *key, const struct rt_field *v, uint32_t n)
@@ -308,7 +144,7 @@ static void put_layout(struct oj *j, const char *key, const struct rt_field *v, 
 		if (v[i].offset == RT_OFFSET_UNKNOWN)
 			PUT_LIT(&j->line, "null");
 		else
-			put_u64(&j->line, v[i].offset);
+			dec_json_u64(&j->line, v[i].offset);
 		wbuf_u8(&j->line, '}');
 		if (i + 1 < n)
 			wbuf_u8(&j->line, ',');
@@ -354,7 +190,7 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	int rc = mirror_string_read(mr, model_va(j->m, o), OJ_MAX_CHARS, &s, &why);
 	if (rc == 0) {
 		PUT_LIT(&j->line, ",\"length\":");
-		put_u64(&j->line, s.length);
+		dec_json_u64(&j->line, s.length);
 		if (s.compressed)
 			PUT_LIT(&j->line, ",\"compressed\":true");
 		else
@@ -387,7 +223,7 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	int rc;
 
 	PUT_LIT(&j->line, ",\"length\":");
-	put_u64(&j->line, n);
+	dec_json_u64(&j->line, n);
 	PUT_LIT(&j->line, ",\"element_type\":");
 	if (k->component == RT_NONE) {
 		PUT_LIT(&j->line, "null");
@@ -411,7 +247,10 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			wbuf_u8(&j->line, ',');
-		put_value(&j->line, t, d + (size_t)i * size);
+		if (t == 'C')   /* a char[] element: its UTF-16 unit (text split in units, surrogates too) */
+			dec_json_u64(&j->line, ld_u16le(d + (size_t)i * size));
+		else
+			put_value(&j->line, t, d + (size_t)i * size);
 	}
 	wbuf_u8(&j->line, ']');
 	return 0;
@@ -424,12 +263,12 @@ static void put_place(struct wbuf *b, const struct model *m, const struct model_
 	const char *k = walk_place_name(o->place);
 	wbuf_put(b, k, strlen(k));
 	PUT_LIT(b, "\",\"where\":");
-	put_hex(b, where);
+	dec_json_hex(b, where);
 	PUT_LIT(b, ",\"index\":");
-	put_u64(b, o->index);
+	dec_json_u64(b, o->index);
 	PUT_LIT(b, ",\"offset\":");
 	if (va >= where)
-		put_u64(b, va - where);
+		dec_json_u64(b, va - where);
 	else
 		PUT_LIT(b, "null");
 	wbuf_u8(b, '}');
@@ -484,18 +323,18 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 		return rc;
 	wbuf_reset(&j->line);
 	PUT_LIT(&j->line, "{\"address\":");
-	put_hex(&j->line, model_va(j->m, o));
+	dec_json_hex(&j->line, model_va(j->m, o));
 	if (model_in_alias(j->m, o->addr)) {
 		PUT_LIT(&j->line, ",\"hprof_id\":");   /* an object above 4 GiB: its id in heap.hprof */
-		put_hex(&j->line, o->addr);
+		dec_json_hex(&j->line, o->addr);
 	}
 	PUT_LIT(&j->line, ",\"class\":");
 	wbuf_put(&j->line, p->name, p->name_len);
 	PUT_LIT(&j->line, ",\"class_address\":");
-	put_hex(&j->line, rt->classes[o->cls].addr);
+	dec_json_hex(&j->line, rt->classes[o->cls].addr);
 	put_name(&j->line, "kind", model_kind_name(o->kind));
 	PUT_LIT(&j->line, ",\"size\":");
-	put_u64(&j->line, o->size);
+	dec_json_u64(&j->line, o->size);
 	PUT_LIT(&j->line, ",\"space\":");
 	wbuf_put(&j->line, j->space_name[o->space], strlen(j->space_name[o->space]));
 	put_name(&j->line, "space_kind", spaces_kind_name(rt->spaces.v[o->space].kind));
@@ -505,12 +344,14 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	put_name(&j->line, "reach", model_reach_name(o->reach));
 	put_why_held(j, o);
 	PUT_LIT(&j->line, ",\"confidence\":");
-	put_u64(&j->line, o->confidence);
+	dec_json_u64(&j->line, o->confidence);
 	if (o->kind == MODEL_OBJ_ARRAY || o->kind == MODEL_PRIM_ARRAY) {
 		if ((rc = put_array(j, o, e)))
 			return rc;
 	} else {
-		put_fields(j, o, p);
+		size_t i = (size_t)(o - model_obj(j->m, 0));
+		if ((rc = dec_fields_json(j->dec, i, &j->line, e)) || (rc = dec_entries_json(j->dec, i, &j->line, e)))
+			return rc;
 		if (o->kind == MODEL_CLASS)
 			put_class_object(j, o);
 		else if ((o->kind == MODEL_STRING || (o->cls == model_jls(j->m) && model_jls(j->m) != MODEL_NONE)) &&
@@ -537,6 +378,9 @@ static int oj_init(struct oj *j, const struct model *m, struct err *e)
 	j->space_name = arena_array(&j->a, rt->spaces.count ? rt->spaces.count : 1, sizeof(*j->space_name));
 	if (!j->plan || !j->space_name)
 		return oj_nomem(e);
+	int rc = dec_open(&j->dec, m, e);
+	if (rc)
+		return rc;
 	memset(j->plan, 0, (rt->class_count ? rt->class_count : 1) * sizeof(*j->plan));
 	for (size_t i = 0; i < rt->spaces.count; i++)
 		if (!(j->space_name[i] = escaped(j, rt->spaces.v[i].name, false, &len)))
@@ -552,6 +396,7 @@ static void oj_release(struct oj *j)
 	wbuf_release(&j->scratch);
 	arena_release(&j->a);
 	xfree(j->root_source);
+	dec_close(j->dec);
 }
 
 int objects_jsonl_write(const struct model *m, const struct reach *reach, struct outf *out,

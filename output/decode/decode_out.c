@@ -1,0 +1,608 @@
+/* decode_out.c - decoded objects as JSON and as one line of text (see decode.h). */
+#include "output/decode/decode_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carver/base/cursor.h"
+#include "carver/base/escape.h"
+#include "carver/base/xalloc.h"
+
+#define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
+#define DEC_EXACT_LONG 9007199254740992LL   /* 2^53: larger longs are JSON strings */
+
+enum { DEC_TEXT_FIELDS_NESTED = 2 };   /* String fields a referenced object shows in text */
+
+/* ---- numbers ---- */
+
+static void json_char(struct wbuf *out, int64_t unit);
+
+void dec_json_u64(struct wbuf *b, uint64_t v)
+{
+	char digits[20];
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	wbuf_put(b, digits + sizeof(digits) - n, n);
+}
+
+void dec_json_i64(struct wbuf *b, int64_t v)
+{
+	if (v < 0) {
+		wbuf_u8(b, '-');
+		dec_json_u64(b, 0 - (uint64_t)v);
+	} else {
+		dec_json_u64(b, (uint64_t)v);
+	}
+}
+
+void dec_json_long(struct wbuf *b, int64_t v)
+{
+	bool exact = v >= -DEC_EXACT_LONG && v <= DEC_EXACT_LONG;
+	if (!exact)
+		wbuf_u8(b, '"');
+	dec_json_i64(b, v);
+	if (!exact)
+		wbuf_u8(b, '"');
+}
+
+void dec_json_hex(struct wbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char digits[20];
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	digits[sizeof(digits) - ++n] = 'x';
+	digits[sizeof(digits) - ++n] = '0';
+	digits[sizeof(digits) - ++n] = '"';
+	wbuf_put(b, digits + sizeof(digits) - n, n);
+	wbuf_u8(b, '"');
+}
+
+void dec_json_real(struct wbuf *b, double v, bool is_float)
+{
+	char buf[40];
+	if (isnan(v)) {
+		PUT_LIT(b, "\"NaN\"");
+		return;
+	}
+	if (isinf(v)) {
+		if (v < 0)
+			PUT_LIT(b, "\"-Infinity\"");
+		else
+			PUT_LIT(b, "\"Infinity\"");
+		return;
+	}
+	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		double back = strtod(buf, NULL);
+		if (is_float ? (float)back == (float)v : back == v)
+			break;
+	}
+	wbuf_put(b, buf, strlen(buf));
+}
+
+void dec_prim_json(struct wbuf *b, uint8_t t, const uint8_t *p)
+{
+	uint32_t u;
+	uint64_t q;
+	float f;
+	double d;
+
+	switch (t) {
+	case 'Z': if (p[0]) PUT_LIT(b, "true"); else PUT_LIT(b, "false"); return;
+	case 'B': dec_json_i64(b, (int8_t)p[0]); return;
+	case 'C': json_char(b, ld_u16le(p)); return;
+	case 'S': dec_json_i64(b, (int16_t)ld_u16le(p)); return;
+	case 'I': dec_json_i64(b, (int32_t)ld_u32le(p)); return;
+	case 'J': dec_json_long(b, (int64_t)ld_u64le(p)); return;
+	case 'F':
+		u = ld_u32le(p);
+		memcpy(&f, &u, sizeof(f));
+		dec_json_real(b, f, true);
+		return;
+	case 'D':
+		q = ld_u64le(p);
+		memcpy(&d, &q, sizeof(d));
+		dec_json_real(b, d, false);
+		return;
+	default:
+		PUT_LIT(b, "null");
+	}
+}
+
+/* Days since 1970-01-01 to year/month/day (H. Hinnant's civil_from_days). */
+static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+	days += 719468;
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	uint64_t doe = (uint64_t)(days - era * 146097);
+	uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	uint64_t mp = (5 * doy + 2) / 153;
+	*d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+void dec_time_iso(int64_t ms, struct wbuf *out)
+{
+	int64_t s = ms / 1000, frac = ms % 1000;
+	if (frac < 0) {
+		frac += 1000;
+		s--;
+	}
+	int64_t days = s / 86400, sec = s % 86400;
+	if (sec < 0) {
+		sec += 86400;
+		days--;
+	}
+	int64_t y;
+	unsigned mo, d;
+	civil(days, &y, &mo, &d);
+	wbuf_printf(out, "%04lld-%02u-%02uT%02u:%02u:%02u", (long long)y, mo, d, (unsigned)(sec / 3600),
+		    (unsigned)(sec / 60 % 60), (unsigned)(sec % 60));
+	if (frac)
+		wbuf_printf(out, ".%03u", (unsigned)frac);
+	wbuf_u8(out, 'Z');
+}
+
+/* ---- JSON ---- */
+
+/* A char as a one-character string; a surrogate half, which is no character on its own (and
+ * which jq refuses as a lone \ud8xx escape), as its UTF-16 unit number. */
+static void json_char(struct wbuf *out, int64_t unit)
+{
+	struct wbuf one;
+	if (unit >= 0xd800 && unit <= 0xdfff) {
+		dec_json_i64(out, unit);
+		return;
+	}
+	wbuf_init(&one);
+	wbuf_utf8(&one, (uint32_t)unit);
+	if (one.failed)
+		PUT_LIT(out, "null");
+	else
+		escape_json_quoted(out, one.data, one.len);
+	wbuf_release(&one);
+}
+
+static void json_time(struct wbuf *out, const struct dec_value *v)
+{
+	PUT_LIT(out, ",\"utc\":\"");
+	dec_time_iso(v->time_ms, out);
+	PUT_LIT(out, "\",\"inferred\":true");
+}
+
+static void json_text(struct wbuf *out, const char *key, const struct dec_value *v)
+{
+	wbuf_printf(out, ",\"%s\":", key);
+	if (v->text)
+		escape_json_quoted(out, (const uint8_t *)v->text, v->text_len);
+	else
+		PUT_LIT(out, "null");
+	if (v->text_cut)
+		PUT_LIT(out, ",\"cut\":true");
+	if (!v->text && v->why) {
+		PUT_LIT(out, ",\"why\":");
+		escape_json_quoted(out, (const uint8_t *)v->why, strlen(v->why));
+	}
+}
+
+/* The primitive value of kind k (i or r) as JSON. */
+static void json_prim(struct wbuf *out, unsigned k, int64_t i, double r)
+{
+	switch (k) {
+	case DEC_BOOL: if (i) PUT_LIT(out, "true"); else PUT_LIT(out, "false"); return;
+	case DEC_CHAR: json_char(out, i); return;
+	case DEC_LONG: dec_json_long(out, i); return;
+	case DEC_FLOAT: dec_json_real(out, r, true); return;
+	case DEC_DOUBLE: dec_json_real(out, r, false); return;
+	default: dec_json_i64(out, i); return;
+	}
+}
+
+/* v as JSON, a reference object left open (no closing brace) when open is true. */
+static void value_json(const struct dec_value *v, struct wbuf *out, bool open)
+{
+	switch (v->kind) {
+	case DEC_NULL:
+	case DEC_UNREAD:
+		PUT_LIT(out, "null");
+		return;
+	case DEC_REF:
+		if (!open) {
+			dec_json_hex(out, v->addr);
+			return;
+		}
+		PUT_LIT(out, "{\"addr\":");
+		dec_json_hex(out, v->addr);
+		PUT_LIT(out, ",\"class\":");
+		if (v->ref_class)
+			escape_json_quoted(out, (const uint8_t *)v->ref_class, strlen(v->ref_class));
+		else
+			PUT_LIT(out, "null");
+		return;
+	case DEC_STRING:
+	case DEC_ENUM:
+	case DEC_BOXED:
+		PUT_LIT(out, "{\"addr\":");
+		dec_json_hex(out, v->addr);
+		if (v->kind == DEC_STRING) {
+			json_text(out, "text", v);
+			if (v->outside)
+				PUT_LIT(out, ",\"outside\":true");
+		} else if (v->kind == DEC_ENUM) {
+			json_text(out, "enum", v);
+			PUT_LIT(out, ",\"ordinal\":");
+			dec_json_i64(out, v->i);
+		} else {
+			PUT_LIT(out, ",\"value\":");
+			json_prim(out, v->boxed, v->i, v->r);
+			if (v->has_time)
+				json_time(out, v);
+		}
+		break;
+	default:
+		json_prim(out, v->kind, v->i, v->r);
+		return;
+	}
+	if (!open)
+		wbuf_u8(out, '}');
+}
+
+void dec_value_json(const struct dec_value *v, struct wbuf *out)
+{
+	value_json(v, out, false);
+}
+
+/* ---- objects as JSON ---- */
+
+struct dj {
+	struct dec *d;
+	struct wbuf *out;
+	struct wbuf *times;         /* this level's "inferred_times" members */
+	unsigned depth;
+	bool first;
+};
+
+static int object_json(struct dec *d, size_t obj, unsigned depth, struct wbuf *out, struct err *e);
+
+/* A value, with the referenced object nested while depth lasts. */
+static int nested_json(struct dj *j, const struct dec_value *v, struct err *e)
+{
+	if (!j->depth || v->kind != DEC_REF || v->obj == MODEL_NONE) {
+		value_json(v, j->out, false);
+		return 0;
+	}
+	size_t obj = v->obj;
+	value_json(v, j->out, true);
+	if (j->d->seen[obj] == j->d->call) {
+		PUT_LIT(j->out, ",\"seen\":true}");
+		return 0;
+	}
+	PUT_LIT(j->out, ",\"object\":");
+	int rc = object_json(j->d, obj, j->depth - 1, j->out, e);
+	wbuf_u8(j->out, '}');
+	return rc;
+}
+
+static int field_json(void *arg, const struct dec_value *v, struct err *e)
+{
+	struct dj *j = arg;
+	if (!j->first)
+		wbuf_u8(j->out, ',');
+	j->first = false;
+	wbuf_put(j->out, v->json_key, v->json_key_len);
+	if (v->has_time && v->kind != DEC_BOXED) {
+		wbuf_u8(j->times, j->times->len ? ',' : '{');
+		escape_json_quoted(j->times, (const uint8_t *)v->name, strlen(v->name));
+		PUT_LIT(j->times, ":\"");
+		dec_time_iso(v->time_ms, j->times);
+		wbuf_u8(j->times, '"');
+	}
+	return nested_json(j, v, e);
+}
+
+static int fields_json_at(struct dec *d, size_t obj, unsigned depth, struct wbuf *out, struct err *e)
+{
+	struct wbuf times;
+	struct dj j = { .d = d, .out = out, .times = &times, .depth = depth, .first = true };
+	int rc;
+
+	wbuf_init(&times);
+	PUT_LIT(out, ",\"fields\":{");
+	rc = dec_each_field(d, obj, field_json, &j, e);
+	wbuf_u8(out, '}');
+	if (rc == 0 && times.len) {
+		PUT_LIT(out, ",\"inferred_times\":");
+		wbuf_put(out, times.data, times.len);
+		wbuf_u8(out, '}');
+	}
+	if (rc == 0 && times.failed)
+		rc = dec_nomem(e);
+	wbuf_release(&times);
+	return rc;
+}
+
+int dec_fields_json(struct dec *d, size_t obj, struct wbuf *out, struct err *e)
+{
+	return fields_json_at(d, obj, 0, out, e);
+}
+
+static int entry_json(void *arg, const struct dec_entry *en, struct err *e)
+{
+	struct dj *j = arg;
+	int rc;
+	if (!j->first)
+		wbuf_u8(j->out, ',');
+	j->first = false;
+	if (!en->has_key)
+		return nested_json(j, &en->value, e);
+	PUT_LIT(j->out, "{\"key\":");
+	if ((rc = nested_json(j, &en->key, e)))
+		return rc;
+	PUT_LIT(j->out, ",\"value\":");
+	rc = nested_json(j, &en->value, e);
+	wbuf_u8(j->out, '}');
+	return rc;
+}
+
+static int entries_json_at(struct dec *d, size_t obj, unsigned depth, struct wbuf *out, struct err *e)
+{
+	struct dec_entries info;
+	struct wbuf items;
+	struct dj j = { .d = d, .out = &items, .depth = depth, .first = true };
+	int rc;
+
+	wbuf_init(&items);
+	if ((rc = dec_each_entry(d, obj, entry_json, &j, &info, e)) == 0 && info.kind) {
+		PUT_LIT(out, ",\"entries\":{\"kind\":\"");
+		wbuf_put(out, info.kind, strlen(info.kind));
+		PUT_LIT(out, "\",\"size\":");
+		dec_json_u64(out, info.size);
+		PUT_LIT(out, ",\"given\":");
+		dec_json_u64(out, info.given);
+		if (info.incomplete) {
+			PUT_LIT(out, ",\"incomplete\":");
+			escape_json_quoted(out, (const uint8_t *)info.incomplete, strlen(info.incomplete));
+		}
+		PUT_LIT(out, ",\"items\":[");
+		wbuf_put(out, items.data, items.len);
+		PUT_LIT(out, "]}");
+		if (items.failed)
+			rc = dec_nomem(e);
+	}
+	wbuf_release(&items);
+	return rc;
+}
+
+int dec_entries_json(struct dec *d, size_t obj, struct wbuf *out, struct err *e)
+{
+	return entries_json_at(d, obj, 0, out, e);
+}
+
+static void state_json(const struct model_obj *o, struct wbuf *out)
+{
+	PUT_LIT(out, ",\"state\":\"");
+	const char *s[3] = {model_alloc_name(o->alloc), model_content_name(o->content), model_reach_name(o->reach)};
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			wbuf_u8(out, '/');
+		wbuf_put(out, s[i], strlen(s[i]));
+	}
+	wbuf_u8(out, '"');
+}
+
+static int object_json(struct dec *d, size_t obj, unsigned depth, struct wbuf *out, struct err *e)
+{
+	const struct model_obj *o = model_obj(d->m, obj);
+	const char *cname = d->rt->classes[o->cls].name;
+	const struct dec_plan *p;
+	int rc;
+
+	d->seen[obj] = d->call;
+	PUT_LIT(out, "{\"addr\":");
+	dec_json_hex(out, model_va(d->m, o));
+	PUT_LIT(out, ",\"class\":");
+	if (cname)
+		escape_json_quoted(out, (const uint8_t *)cname, strlen(cname));
+	else
+		PUT_LIT(out, "null");
+	state_json(o, out);
+	if ((rc = dec_plan_of(d, o->cls, &p, e)))
+		return rc;
+	if (o->kind != MODEL_OBJ_ARRAY && o->kind != MODEL_PRIM_ARRAY && (rc = fields_json_at(d, obj, depth, out, e)))
+		return rc;
+	if ((rc = entries_json_at(d, obj, depth, out, e)))
+		return rc;
+	if (p->special == DEC_S_STRING) {
+		struct dec_value v = { .obj = obj };
+		if ((rc = dec_ref_value(d, o->addr, 0, &v, e)))
+			return rc;
+		json_text(out, "text", &v);
+	}
+	wbuf_u8(out, '}');
+	return 0;
+}
+
+int dec_object_json(struct dec *d, size_t obj, unsigned depth, struct wbuf *out, struct err *e)
+{
+	if (depth > DEC_MAX_DEPTH)
+		depth = DEC_MAX_DEPTH;
+	if (!d->seen && !(d->seen = xcalloc(model_count(d->m) ? model_count(d->m) : 1, sizeof(*d->seen))))
+		return dec_nomem(e);
+	if (++d->call == 0) {   /* wrapped: forget every stamp */
+		memset(d->seen, 0, (model_count(d->m) ? model_count(d->m) : 1) * sizeof(*d->seen));
+		d->call = 1;
+	}
+	int rc = object_json(d, obj, depth, out, e);
+	return rc ? rc : wbuf_status(out, e);
+}
+
+/* ---- text ---- */
+
+static const char *short_class(const char *name)
+{
+	const char *dot = name ? strrchr(name, '.') : NULL;
+	return dot ? dot + 1 : name ? name : "?";
+}
+
+static void text_quoted(struct wbuf *out, const struct dec_value *v)
+{
+	if (!v->text) {
+		PUT_LIT(out, "?");
+		return;
+	}
+	wbuf_u8(out, '"');
+	escape_json(out, (const uint8_t *)v->text, v->text_len);
+	if (v->text_cut)
+		PUT_LIT(out, "...");
+	wbuf_u8(out, '"');
+}
+
+void dec_value_text(const struct dec_value *v, struct wbuf *out)
+{
+	switch (v->kind) {
+	case DEC_NULL: PUT_LIT(out, "null"); return;
+	case DEC_UNREAD: PUT_LIT(out, "?"); return;
+	case DEC_STRING: text_quoted(out, v); return;
+	case DEC_ENUM:
+		if (v->text)
+			escape_json(out, (const uint8_t *)v->text, v->text_len);
+		else
+			wbuf_printf(out, "%s#%lld", short_class(v->ref_class), (long long)v->i);
+		return;
+	case DEC_REF: wbuf_printf(out, "%s@0x%llx", short_class(v->ref_class), (unsigned long long)v->addr); return;
+	case DEC_CHAR: wbuf_u8(out, '\''); json_char(out, v->i); wbuf_u8(out, '\''); return;
+	default: break;
+	}
+	if (v->has_time) {
+		dec_time_iso(v->time_ms, out);
+		return;
+	}
+	unsigned k = v->kind == DEC_BOXED ? v->boxed : v->kind;
+	if (k == DEC_LONG)
+		dec_json_i64(out, v->i);   /* text: no quotes for big longs */
+	else
+		json_prim(out, k, v->i, v->r);
+}
+
+struct dt {
+	struct dec *d;
+	struct wbuf *out;
+	size_t stop;                /* out->len past which nothing more is added */
+	unsigned nested;            /* 0: the object's own fields; 1: a referenced object's */
+	unsigned shown;
+};
+
+static int text_ref(struct dt *t, const struct dec_value *v, struct err *e);
+
+static int field_text(void *arg, const struct dec_value *v, struct err *e)
+{
+	struct dt *t = arg;
+	if (t->out->len >= t->stop)
+		return 1;
+	if (t->nested && v->kind != DEC_STRING && v->kind != DEC_ENUM)
+		return 0;
+	if (v->kind == DEC_NULL || v->kind == DEC_UNREAD || !strncmp(v->name, "shadow$_", 8))
+		return 0;   /* java.lang.Object's lock word is no content */
+	if (t->shown++)
+		wbuf_u8(t->out, t->nested ? ',' : ' ');
+	wbuf_printf(t->out, "%s=", v->name);
+	if (!t->nested && v->kind == DEC_REF && v->obj != MODEL_NONE)
+		return text_ref(t, v, e);
+	dec_value_text(v, t->out);
+	return t->nested && t->shown >= DEC_TEXT_FIELDS_NESTED ? 1 : 0;
+}
+
+static int text_ref_fields(struct dt *t, size_t obj, struct err *e)
+{
+	struct dt in = { .d = t->d, .out = t->out, .stop = t->stop, .nested = 1 };
+	int rc = dec_each_field(t->d, obj, field_text, &in, e);
+	return rc < 0 ? rc : 0;
+}
+
+/* A referenced object as Class{its String fields}. */
+static int text_ref(struct dt *t, const struct dec_value *v, struct err *e)
+{
+	size_t obj = v->obj;
+	wbuf_printf(t->out, "%s{", short_class(v->ref_class));
+	int rc = text_ref_fields(t, obj, e);
+	wbuf_u8(t->out, '}');
+	return rc;
+}
+
+static int entry_text(void *arg, const struct dec_entry *en, struct err *e)
+{
+	struct dt *t = arg;
+	if (t->out->len >= t->stop)
+		return 1;
+	if (t->shown++)
+		PUT_LIT(t->out, ", ");
+	if (en->has_key) {
+		dec_value_text(&en->key, t->out);
+		wbuf_u8(t->out, '=');
+	}
+	if (en->value.kind == DEC_REF && en->value.obj != MODEL_NONE)
+		return text_ref(t, &en->value, e);
+	dec_value_text(&en->value, t->out);
+	return 0;
+}
+
+/* Cuts out back to start + max bytes at a character boundary, with "..." when cut. */
+static void cut_text(struct wbuf *out, size_t start, size_t max)
+{
+	if (out->len - start <= max)
+		return;
+	size_t n = start + max;
+	while (n > start && (out->data[n] & 0xc0) == 0x80)
+		n--;
+	out->len = n;
+	PUT_LIT(out, "...");
+}
+
+int dec_object_text(struct dec *d, size_t obj, size_t max_chars, struct wbuf *out, struct err *e)
+{
+	const struct model_obj *o = model_obj(d->m, obj);
+	const struct dec_plan *p;
+	size_t start = out->len;
+	struct dt t = { .d = d, .out = out, .stop = start + max_chars };
+	struct dec_entries info;
+	int rc;
+
+	if ((rc = dec_plan_of(d, o->cls, &p, e)))
+		return rc;
+	if (p->special == DEC_S_STRING) {
+		struct dec_value v = { .obj = obj };
+		if ((rc = dec_ref_value(d, o->addr, 0, &v, e)))
+			return rc;
+		text_quoted(out, &v);
+	} else if (p->special == DEC_S_CONTAINER || o->kind == MODEL_OBJ_ARRAY || o->kind == MODEL_PRIM_ARRAY) {
+		struct wbuf items;
+		wbuf_init(&items);
+		t.out = &items;
+		t.stop = max_chars;
+		rc = dec_each_entry(d, obj, entry_text, &t, &info, e);
+		if (rc >= 0) {
+			wbuf_printf(out, info.keyed ? "{%llu} " : "[%llu] ", (unsigned long long)info.size);
+			wbuf_put(out, items.data, items.len);
+			if (items.failed)
+				rc = dec_nomem(e);
+		}
+		wbuf_release(&items);
+		if (rc < 0)
+			return rc;
+	} else if ((rc = dec_each_field(d, obj, field_text, &t, e)) < 0) {
+		return rc;
+	}
+	cut_text(out, start, max_chars);
+	return wbuf_status(out, e);
+}
