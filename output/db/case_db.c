@@ -95,8 +95,7 @@ static const char case_db_finish[] =
 	" UNION ALL SELECT object, 'root', found_at, source FROM roots"
 	" UNION ALL SELECT string, 'dex cache', dex_cache, 'strings[' || string_index || '] (native array)'"
 	" FROM dex_cache_strings"
-	" UNION ALL SELECT object, 'unknown', NULL, reason FROM unknown_reasons;"
-	"COMMIT;";
+	" UNION ALL SELECT object, 'unknown', NULL, reason FROM unknown_reasons;";
 
 enum { ST_INPUT, ST_REGION, ST_SPACE, ST_CLASS, ST_FIELD, ST_OBJECT, ST_REF, ST_STRING, ST_ARRAY, ST_ANOMALY,
        ST_ANOMALY_COUNT, ST_ROOT, ST_ROOT_SOURCE, ST_DEX_CACHE_STRING, ST_UNKNOWN, ST_COUNT };
@@ -672,7 +671,7 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 	if ((rc = put_image(c, e)) || (rc = put_inputs(c, e)) || (rc = put_run(c, run, e)) ||
 	    (rc = put_regions(c, e)) || (rc = put_spaces(c, e)) || (rc = put_classes(c, e)) ||
 	    (rc = put_objects(c, e)) || (rc = put_hprof_ids(c, e)) || (rc = put_roots(c, r, e)) ||
-	    (rc = put_holders(c, r, e)) ||
+	    (rc = put_holders(c, r, e)) || (rc = case_db_fields_write(c->db, c->m, &c->stats->decoded, e)) ||
 	    (rc = put_anomalies(c, "runtime", &c->rt->anomalies, e)) ||
 	    (rc = put_anomalies(c, "carving", model_sink(c->m), e)))
 		return rc;
@@ -680,7 +679,9 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 		sqlw_finalize(c->st[i]);
 		c->st[i] = NULL;
 	}
-	return sqlw_exec(c->db, case_db_finish, e);
+	if ((rc = sqlw_exec(c->db, case_db_finish, e)) || (rc = sqlw_exec(c->db, case_db_fields_views, e)))
+		return rc;
+	return sqlw_exec(c->db, "COMMIT;", e);
 }
 
 int case_db_write(const char *path, const struct model *m, const struct reach *r, const struct referrers *refs,

@@ -18,6 +18,7 @@
 #include "carver/base/err.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
+#include "output/db/case_db_fields.h"
 #include "rosalloc/model/referrers.h"
 
 #define CASE_DB_APPLICATION_ID 0x61727463   /* "artc" */
@@ -34,6 +35,7 @@ struct case_db_run {
 
 struct case_db_stats {
 	uint64_t inputs, regions, spaces, classes, fields, objects, refs, strings, prim_arrays, roots, anomalies;
+	struct case_db_fields_stats decoded;   /* field_values, containers, entries rows */
 };
 
 /* Writes the database of m (after model_finish and reach_run; the image is its runtime's) to

@@ -39,7 +39,7 @@ same_lines() {
 }
 eq() { if [ "$2" = "$3" ]; then t_ok "$1: $2"; else t_fail "$1: got '$2', want '$3'"; fi; }
 
-checked="dropped-strings dropped-by-class class-by-state free-by-class who-references path-from-root inputs"
+checked="dropped-strings dropped-by-class class-by-state free-by-class who-references path-from-root app-dropped-fields dropped-messages inputs"
 want=$(echo $checked | tr ' ' '\n' | sort | tr '\n' ' ')
 have=$(query_names | sort | tr '\n' ' ')
 eq "README queries are the ones this test checks" "$have" "$want"
@@ -201,6 +201,66 @@ check_real_addresses() {
 	eq "$1: objects without a file offset" "$(sqlite3 "$2" "SELECT count(*) FROM objects WHERE file_offset IS NULL")" 0
 }
 
+# check_node_fields NAME DB UNREACHABLE: the README's app-dropped-fields query for Nodes$Node
+# gives every dropped Node (truth.json's count), each with the same fields, as the workload
+# wrote them: stamp = 0xCAFEBABE00000000 | id (realart README), next declared Nodes$Node
+check_node_fields() {
+	q "$2" app-dropped-fields @class "'Nodes\$Node'" >"$TMP/nf"
+	python3 - "$TMP/nf" "$3" <<'PY' >"$TMP/nf.out"
+import sys
+nodes = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    hexa, field, typ, value, time_utc = line.rstrip("\n").split("|")
+    nodes.setdefault(hexa, {"type": None})[field] = value
+    if field == "next":
+        nodes[hexa]["type"] = typ
+bad = [h for h, f in nodes.items()
+       if int(f["stamp"]) % (1 << 64) != (0xCAFEBABE << 32 | int(f["id"])) or f["type"] != "Nodes$Node"]
+print(len(nodes), len(set(len(f) for f in nodes.values())), len(bad), bad[:3])
+PY
+	eq "$1: app-dropped-fields Nodes\$Node: dropped Nodes, distinct field counts, bad stamps (truth: $3 unreachable)" \
+		"$(cat "$TMP/nf.out")" "$3 1 0 []"
+}
+
+# check_messages NAME DB TRUTH_JSONL: the README's dropped-messages query against the synthetic
+# messenger's truth: every allocated unreachable Messenger$Message with its body's text, its
+# sender's name and its timestamp as UTC
+check_messages() {
+	q "$2" dropped-messages >"$TMP/msg.got"
+	python3 - "$3" <<'PY' >"$TMP/msg.want"
+import json, sys, datetime
+objs = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    o = json.loads(line)
+    objs[o["addr"]] = o
+def field(o, name):
+    return next(f["value"] for f in o["fields"] if f["name"] == name)
+for a in sorted(objs, key=lambda x: int(x, 16)):
+    o = objs[a]
+    if not o["class"].endswith("Messenger$Message") or o["alloc"] != "allocated" or o["reach"] != "unreachable":
+        continue
+    body = objs[field(o, "body")]["string"]
+    sender = objs[field(objs[field(o, "sender")], "name")]["string"]
+    t = datetime.datetime.fromtimestamp(field(o, "timestamp") / 1000, datetime.timezone.utc)
+    ms = t.microsecond // 1000
+    print("%s|%s|%s|%s" % (a, body, sender, t.strftime("%Y-%m-%dT%H:%M:%S") + (".%03d" % ms if ms else "") + "Z"))
+PY
+	if [ -s "$TMP/msg.want" ] && cmp -s "$TMP/msg.got" "$TMP/msg.want"; then
+		t_ok "$1: dropped-messages = truth.jsonl's $(wc -l <"$TMP/msg.want") dropped messages with body, sender and time ($(head -n 1 "$TMP/msg.got"))"
+	else
+		t_fail "$1: dropped-messages differs from truth.jsonl: $(diff "$TMP/msg.got" "$TMP/msg.want" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+m=$TMP/messenger
+if build/synth --version 11 --bits 64 --seed 1 --size small --workload messenger --out "$m" >/dev/null 2>&1 &&
+   "$ART" carve "$m/core" --maps "$m/maps" -o "$m/out" --skip hprof,bmd,jsonl,strings,report -q >/dev/null 2>"$m/err"; then
+	check_messages "synth messenger 11/64" "$m/out/case.db" "$m/truth.jsonl"
+	eq "synth messenger 11/64: the app's classes lead the dropped classes" \
+		"$(q "$m/out/case.db" dropped-by-class | head -n 1 | cut -d'|' -f2)" app
+else
+	t_fail "synth messenger: generation or carve failed: $(head -n 2 "$m/err" 2>/dev/null)"
+fi
+
 # ---- a real capture, against the summary and the runtime's truth.json ----
 if t_corpus "$CAP"; then
 	w=$TMP/real
@@ -232,6 +292,7 @@ if t_corpus "$CAP"; then
 			eq "cms-nodes-nogc: who-references of the kept Node names the path's last step" \
 				"$(grep -c "^$(sed -n '$!h; ${x; p}' "$w/p.got" | cut -d'|' -f2)|" "$w/wr")" 1
 			check_real_addresses cms-nodes-nogc "$db" "$w/o1" "$w/core"
+			check_node_fields cms-nodes-nogc "$db" "$want"
 			"$ART" carve "$w/core" --maps "$CAP/maps.txt" -o "$w/o2" >/dev/null 2>&1
 			same_dump cms-nodes-nogc "$db" "$w/o2/case.db"
 			echo "# cms-nodes-nogc: case.db $(wc -c <"$db") bytes, heap.hprof $(wc -c <"$w/o1/heap.hprof") bytes;" \
