@@ -227,14 +227,10 @@ PY
 # sender's name and its timestamp as UTC
 check_messages() {
 	q "$2" dropped-messages >"$TMP/msg.got"
-	python3 - "$3" <<'PY' >"$TMP/msg.want"
-import json, sys, datetime
-objs = {}
-for line in open(sys.argv[1], encoding="utf-8"):
-    o = json.loads(line)
-    objs[o["addr"]] = o
-def field(o, name):
-    return next(f["value"] for f in o["fields"] if f["name"] == name)
+	PYTHONPATH=tests/tools python3 - "$3" <<'PY' >"$TMP/msg.want"
+import sys, datetime
+from truth_jsonl import load, field
+objs = load(sys.argv[1])
 for a in sorted(objs, key=lambda x: int(x, 16)):
     o = objs[a]
     if not o["class"].endswith("Messenger$Message") or o["alloc"] != "allocated" or o["reach"] != "unreachable":
