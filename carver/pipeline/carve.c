@@ -148,7 +148,7 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 {
 	struct case_db_run run = { o->version, o->argc, o->argv, c->started, now() - c->t0 };
 	int rc = outf_close_stream(out, e);
-	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e)))
+	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &c->refs, &run, &c->db, e)))
 		err_prefix(e, "writing %s", out->path);
 	if (rc == 0 && c->native_done && (rc = case_db_add_native(out->tmp, &c->native, c->symz, e)))
 		err_prefix(e, "writing %s", out->path);
@@ -352,9 +352,9 @@ static unsigned shown_output(const struct carve_opts *o)
 /* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
  * reachability result and the image; each writes its own file and its own fields of c
  * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
- * c->refs only for strings.tsv).  Every output waits for the hashes (each records the
- * image's SHA-256), heap.bmd for heap.hprof's file too.  The progress line is one writer's (shown_output; the other
- * jobs' threads are muted while they run).  The first failure in the serial order is the
+ * c->refs is built before them for strings.tsv and case.db).  Every output waits for the hashes
+ * (each records the image's SHA-256), heap.bmd for heap.hprof's file too.  The progress line
+ * is one writer's (shown_output; the other jobs' threads are muted while they run).  The first failure in the serial order is the
  * one reported. */
 struct carve_jobs {
 	struct jobs_job v[CARVE_OUT_COUNT + 1];
@@ -442,6 +442,10 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	unsigned committed = 0;
 	int rc = make_dir(o->out_dir, e);
 
+	/* strings.tsv and case.db name each String's holder from the referrer index: built
+	 * once, before the writers run (in parallel they only read it) */
+	if (rc == 0 && (wanted(o, CARVE_OUT_STRINGS) || wanted(o, CARVE_OUT_DB)))
+		rc = carve_referrers(c, e);
 	if (rc == 0)
 		rc = o->threads > 1 ? write_parallel(c, o, o->threads, e) : write_serial(c, o, e);
 	if (rc == 0)   /* damage that could not be recorded (out of memory) fails the run before a commit */

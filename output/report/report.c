@@ -528,6 +528,8 @@ int report_write(const struct report_input *in, struct outf *out, struct err *e)
 	wbuf_init(&p.text);
 	report_html_init(&p.h, out, e);
 	rc = model_stats_make(&p.st, p.m, e);
+	if (rc == 0)   /* the app's classes lead, as in the carve summary */
+		rc = model_stats_app_first(&p.st, p.m, e);
 	if (rc == 0) {
 		page_head(&p);
 		page_image(&p);

@@ -303,10 +303,10 @@ static void test_outputs(const struct model *m, const struct referrers *r)
 	T_CHECK(a && !strncmp(a, "# BANNER: String objects carved by artcarve from an Android app process image\n"
 				 "# ARTCARVE-Version: 0.1.0\n# Feature-Recorder: strings\n# Filename: core\\x09x\n# Offsets: ", 165),
 		"header:\n%s", a ? a : "(none)");
-	expect_line(a, "\n# Feature-File-Version: 1.1\n314577152\thello\tjava.lang.String len=5 compressed; "
+	expect_line(a, "\n# Feature-File-Version: 1.1\n0x12c01100\thello\tjava.lang.String len=5 compressed; "
 		       "held by Msg.text@0x12c01000; allocated intact unknown confidence=100\n");
-	expect_line(a, "\n314577664\tsecret\tjava.lang.String len=6 compressed; held by Msg.text@0x12c01200; ");
-	expect_line(a, "\n314578688\tA\\xED\\xA0\\x80B\tjava.lang.String len=3 utf16; held by nothing; ");
+	expect_line(a, "\n0x12c01300\tsecret\tjava.lang.String len=6 compressed; held by Msg.text@0x12c01200; ");
+	expect_line(a, "\n0x12c01700\tA\\xED\\xA0\\x80B\tjava.lang.String len=3 utf16; held by nothing; ");
 	size_t rows = 0;
 	for (const char *p = a; p && *p; p++)
 		rows += *p == '\n' && p[1] && p[1] != '#';
