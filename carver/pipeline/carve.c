@@ -134,9 +134,9 @@ static int write_strings(struct carve *c, const struct carve_opts *o, struct out
 
 static int write_report(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
+	struct report_run run = { o->version, o->argc, o->argv, c->started };
 	struct report_input in = { &c->m, &c->r, &c->sink, &c->units, c->evidence,
-				   c->native_done ? &c->native : NULL, c->symz };
-	(void)o;
+				   c->native_done ? &c->native : NULL, c->symz, &c->refs, &run };
 	return report_write(&in, out, e);
 }
 
@@ -340,7 +340,7 @@ static unsigned shown_output(const struct carve_opts *o)
 /* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
  * reachability result and the image; each writes its own file and its own fields of c
  * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
- * c->refs only for strings.tsv).  heap.bmd waits for heap.hprof's file, case.db and
+ * c->refs is built before them).  heap.bmd waits for heap.hprof's file, case.db and
  * report.html for the hashes.  The progress line is one writer's (shown_output; the other
  * jobs' threads are muted while they run).  The first failure in the serial order is the
  * one reported. */
@@ -402,6 +402,9 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	unsigned committed = 0;
 	int rc = make_dir(o->out_dir, e);
 
+	/* built once here: strings.tsv and report.html may run at the same time */
+	if (rc == 0 && (wanted(o, CARVE_OUT_STRINGS) || wanted(o, CARVE_OUT_REPORT)))
+		rc = carve_referrers(c, e);
 	if (rc == 0)
 		rc = o->threads > 1 ? write_parallel(c, o, o->threads, e) : write_serial(c, o, e);
 	if (rc == 0)   /* damage that could not be recorded (out of memory) fails the run before a commit */
