@@ -160,6 +160,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 	if (rc == 0)
 		rc = rt_settle_class_loader_row(rt, e);
 	if (rc == 0)
+		rc = rt_classify_origins(rt, e);
+	if (rc == 0)
 		rc = anomaly_status(&rt->anomalies, e);
 	if (rc)
 		runtime_close(rt);

@@ -51,6 +51,12 @@ struct rt_field {
 				   * descriptor is malformed (or the field was not made by the model) */
 };
 
+/* Where a class comes from (runtime_origin.c): the app (its DEX under /data/app and the
+ * app data folders, or a non-boot class loader with a DEX off the system partitions), the
+ * boot class path (null class loader), other system jars with a class loader (/system,
+ * /apex, ...), or unknown (runtime_class_origin_why says why). */
+enum rt_origin { RT_ORIGIN_UNKNOWN, RT_ORIGIN_BOOT, RT_ORIGIN_FRAMEWORK, RT_ORIGIN_APP };
+
 struct rt_class {
 	uint64_t addr;
 	struct mirror_class raw;  /* the Class's own words */
@@ -67,6 +73,8 @@ struct rt_class {
 	const char *fields_how;   /* "ifields_" (16+: "fields_"), "dex", "" (none known) */
 	bool fields_checked;      /* offsets agree with object_size_ and the reference count */
 	const struct art_space *space;
+	enum rt_origin origin;
+	const char *origin_why;   /* for RT_ORIGIN_UNKNOWN, else NULL */
 };
 
 struct rt_dex {
@@ -146,6 +154,13 @@ const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t a
 size_t runtime_class_named(const struct art_runtime *rt, const char *name);
 /* Index of java.lang.String in rt->classes (by name, else by its class flags), RT_NONE. */
 size_t runtime_string_class(const struct art_runtime *rt);
+/* The class's origin (RT_ORIGIN_UNKNOWN for an index out of range), its word ("boot",
+ * "framework", "app", "unknown"), why it is unknown (NULL when known), and the location of
+ * its DEX file (an array class: its element class's), NULL when unknown. */
+enum rt_origin runtime_class_origin(const struct art_runtime *rt, size_t cls);
+const char *runtime_origin_name(enum rt_origin o);
+const char *runtime_class_origin_why(const struct art_runtime *rt, size_t cls);
+const char *runtime_class_dex_location(const struct art_runtime *rt, size_t cls);
 /* Comma-separated list of the layout families the table knows (for messages). */
 const char *runtime_families(void);
 

@@ -67,4 +67,9 @@ int rt_decode_fields(struct art_runtime *rt, struct err *e);
 int rt_settle_field_link_row(struct art_runtime *rt, struct err *e);
 int rt_settle_class_loader_row(struct art_runtime *rt, struct err *e);
 
+/* ---- runtime_origin.c ---- */
+
+/* Sets every class's origin (after the DEX caches and names are resolved). */
+int rt_classify_origins(struct art_runtime *rt, struct err *e);
+
 #endif

@@ -18,7 +18,7 @@
 enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
-	bool json, android, quiet, native;
+	bool json, android, quiet, native, all_classes;
 	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options;
 	uint64_t threads;   /* 0: not given */
 };
@@ -35,6 +35,7 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_STRING("--art-version", struct carve_cli, art_version, "a layout family"),
 	OPT_ROW_STRING("--skip", struct carve_cli, skip, "outputs not to write (comma-separated: hprof, ...)"),
 	OPT_ROW_FLAG("--native", NULL, struct carve_cli, native),
+	OPT_ROW_FLAG("--all-classes", NULL, struct carve_cli, all_classes),
 	OPT_ROW_STRING("--symbols", struct carve_cli, symbols, "a directory"),
 	OPT_ROW_STRING("--native-options", struct carve_cli, native_options, "malloc_debug options"),
 	OPT_ROW_UINT("--threads", struct carve_cli, threads, "a number of threads", 1, CARVE_THREADS_MAX),
@@ -123,25 +124,29 @@ static void rep_states(struct rep *r, const struct model_stats *t)
 	rep_close(r);
 }
 
-/* A list of classes: JSON [{class, objects[, dropped]}], text one row per class. */
+/* A list of classes: JSON [{class, origin, objects[, dropped]}], text one row per class
+ * (the app's marked). */
 static void rep_classes(struct rep *r, const char *key, const struct model *m, const size_t *order,
 			const uint64_t *count, const uint64_t *dropped)
 {
 	rep_open(r, key, true);
 	for (size_t k = 0; k < TOP_CLASSES && k < model_runtime(m)->class_count; k++) {
 		size_t i = order[k];
+		enum rt_origin origin = runtime_class_origin(model_runtime(m), i);
+		const char *app = origin == RT_ORIGIN_APP ? " [app]" : "";
 		if (!count[i])
 			break;
 		if (!r->json) {
 			if (dropped)
-				rep_line(r, "%10llu  %s (%llu dropped)", (unsigned long long)count[i], cname(m, i),
+				rep_line(r, "%10llu  %s%s (%llu dropped)", (unsigned long long)count[i], cname(m, i), app,
 					 (unsigned long long)dropped[i]);
 			else
-				rep_line(r, "%10llu  %s", (unsigned long long)count[i], cname(m, i));
+				rep_line(r, "%10llu  %s%s", (unsigned long long)count[i], cname(m, i), app);
 			continue;
 		}
 		rep_open(r, NULL, false);
 		rep_s(r, "class", cname(m, i));
+		rep_s(r, "origin", runtime_origin_name(origin));
 		rep_u(r, "objects", count[i]);
 		if (dropped)
 			rep_u(r, "dropped", dropped[i]);
@@ -165,7 +170,7 @@ static void rep_dropped(struct rep *r, const struct carve *c, const struct model
 		if (!string_text(m, model_obj(m, j), b))
 			break;
 		if (!r->json) {
-			rep_line(r, "0x%08llx \"%.*s\"", (unsigned long long)model_va(m, model_obj(m, j)), (int)b->len,
+			rep_line(r, "0x%llx \"%.*s\"", (unsigned long long)model_va(m, model_obj(m, j)), (int)b->len,
 				 (const char *)b->data);
 			continue;
 		}
@@ -448,7 +453,9 @@ int cmd_carve(int argc, char **argv)
 	rc = carve_run(&c, &o, &e);
 	progress_end(&prog);
 	if (rc == 0) {
-		if ((rc = model_stats_make(&t, &c.m, &e)) == 0) {
+		if ((rc = model_stats_make(&t, &c.m, &e)) == 0 && !cl.all_classes)
+			rc = model_stats_app_first(&t, &c.m, &e);
+		if (rc == 0) {
 			rep_init(&r, stdout, cl.json);
 			report(&r, &c, &t, &b);
 			rc = wbuf_status(&b, &e);

@@ -32,10 +32,11 @@ static void print_text(const struct art_runtime *rt, FILE *fp)
 {
 	for (size_t i = 0; i < rt->class_count; i++) {
 		const struct rt_class *k = &rt->classes[i];
-		fprintf(fp, "class 0x%08llx %s super=%s object_size=%u component=%s name_from=%s fields_from=%s%s\n",
+		fprintf(fp, "class 0x%08llx %s super=%s object_size=%u component=%s name_from=%s fields_from=%s origin=%s%s\n",
 			(unsigned long long)k->addr, or_dash(k->name), or_dash(class_name(rt, k->super)),
 			k->raw.object_size, or_dash(class_name(rt, k->component)), *k->name_how ? k->name_how : "-",
-			*k->fields_how ? k->fields_how : "-", k->field_count && !k->fields_checked ? " unchecked" : "");
+			*k->fields_how ? k->fields_how : "-", runtime_origin_name(runtime_class_origin(rt, i)),
+			k->field_count && !k->fields_checked ? " unchecked" : "");
 		for (uint32_t j = 0; j < k->field_count; j++) {
 			const struct rt_field *f = &k->fields[j];
 			if (f->offset == RT_OFFSET_UNKNOWN)
@@ -88,6 +89,9 @@ static void print_json(const struct art_runtime *rt, FILE *fp)
 		rep_u(&r, "access_flags", k->raw.access_flags);
 		rep_u(&r, "status", k->raw.status);
 		rep_s(&r, "fields_from", k->fields_how);
+		rep_s(&r, "origin", runtime_origin_name(runtime_class_origin(rt, i)));
+		rep_s(&r, "origin_why", runtime_class_origin_why(rt, i));
+		rep_s(&r, "dex_location", runtime_class_dex_location(rt, i));
 		rep_bool(&r, "fields_checked", k->fields_checked);
 		rep_open(&r, "fields", true);
 		for (uint32_t j = 0; j < k->field_count; j++) {

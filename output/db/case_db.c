@@ -40,7 +40,8 @@ static const char case_db_schema[] =
 	" free_residue INTEGER, empty INTEGER, untyped_residue INTEGER, object_bytes INTEGER);"
 	"CREATE TABLE classes(id INTEGER PRIMARY KEY, address INTEGER NOT NULL, name TEXT, name_how TEXT,"
 	" super_id INTEGER, component_id INTEGER, kind TEXT, object_size INTEGER, class_size INTEGER,"
-	" dex_location TEXT, fields_how TEXT, statics_how TEXT, space_id INTEGER, objects INTEGER);"
+	" dex_location TEXT, origin TEXT NOT NULL, origin_why TEXT, fields_how TEXT, statics_how TEXT,"
+	" space_id INTEGER, objects INTEGER);"
 	"CREATE TABLE fields(class_id INTEGER NOT NULL, is_static INTEGER NOT NULL, idx INTEGER NOT NULL, name TEXT,"
 	" type TEXT, java_type TEXT, offset INTEGER, access_flags INTEGER, PRIMARY KEY(class_id, is_static, idx));"
 	"CREATE TABLE objects(address INTEGER PRIMARY KEY, class_id INTEGER NOT NULL, size INTEGER NOT NULL,"
@@ -73,7 +74,7 @@ static const char case_db_finish[] =
 	"CREATE INDEX roots_by_object ON roots(object);"
 	"CREATE INDEX classes_by_name ON classes(name);"
 	"CREATE VIEW objects_named AS SELECT o.address, printf('0x%08x', o.address) AS hex, c.name AS class_name,"
-	" o.class_id, o.size, s.name AS space_name, s.kind AS space_kind, o.place, o.place_address, o.place_index,"
+	" o.class_id, c.origin, o.size, s.name AS space_name, s.kind AS space_kind, o.place, o.place_address, o.place_index,"
 	" o.kind, o.allocation, o.content, o.reach, o.confidence"
 	" FROM objects o JOIN classes c ON c.id = o.class_id LEFT JOIN spaces s ON s.id = o.space_id;"
 	"CREATE VIEW dropped_objects AS SELECT * FROM objects_named"
@@ -101,7 +102,7 @@ static const char *const case_db_inserts[ST_COUNT] = {
 	[ST_INPUT] = "INSERT INTO inputs VALUES(?,?,?,?,?)",
 	[ST_REGION] = "INSERT INTO regions VALUES(?,?,?,?,?,?,?)",
 	[ST_SPACE] = "INSERT INTO spaces VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_CLASS] = "INSERT INTO classes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_CLASS] = "INSERT INTO classes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_FIELD] = "INSERT INTO fields VALUES(?,?,?,?,?,?,?,?)",
 	[ST_OBJECT] = "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_REF] = "INSERT INTO refs VALUES(?,?,?,?,?)",
@@ -318,14 +319,16 @@ static int put_classes(struct case_db_writer *c, struct err *e)
 		sqlw_bind_str(s, 7, model_kind_name(mc->kind));
 		sqlw_bind_int(s, 8, k->raw.object_size);
 		sqlw_bind_int(s, 9, k->raw.class_size);
-		sqlw_bind_str(s, 10, k->dex != RT_NONE && k->dex < rt->dex_count ? rt->dexes[k->dex].location : NULL);
-		sqlw_bind_str(s, 11, k->fields_how);
-		sqlw_bind_str(s, 12, mc->statics_ok ? mc->statics.how : NULL);
+		sqlw_bind_str(s, 10, runtime_class_dex_location(rt, i));
+		sqlw_bind_str(s, 11, runtime_origin_name(runtime_class_origin(rt, i)));
+		sqlw_bind_str(s, 12, runtime_class_origin_why(rt, i));
+		sqlw_bind_str(s, 13, k->fields_how);
+		sqlw_bind_str(s, 14, mc->statics_ok ? mc->statics.how : NULL);
 		if (k->space)
-			sqlw_bind_int(s, 13, k->space - rt->spaces.v);
+			sqlw_bind_int(s, 15, k->space - rt->spaces.v);
 		else
-			sqlw_bind_null(s, 13);
-		sqlw_bind_int(s, 14, i64(mc->objects));
+			sqlw_bind_null(s, 15);
+		sqlw_bind_int(s, 16, i64(mc->objects));
 		if ((rc = sqlw_step(s, e)) || (rc = put_fields(c, i, false, k->fields, k->field_count, e)) ||
 		    (mc->statics_ok && (rc = put_fields(c, i, true, mc->statics.v, mc->statics.count, e))))
 			return rc;

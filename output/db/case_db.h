@@ -20,7 +20,7 @@
 #include "rosalloc/model/reach.h"
 
 #define CASE_DB_APPLICATION_ID 0x61727463   /* "artc" */
-#define CASE_DB_SCHEMA_VERSION 2
+#define CASE_DB_SCHEMA_VERSION 3
 
 /* The `runs` row: what ran, when, how long. */
 struct case_db_run {

@@ -276,12 +276,10 @@ static void page_class_rows(struct page *p, const char *key, const size_t *order
 
 /* ---- the findings ---- */
 
-/* report_is_app_fn: the app's own classes.  The class origin (art/runtime, branch casedb) is
- * not in this tree yet: no class is known to be the app's, and the page shows everything. */
+/* report_is_app_fn: the app's own classes (art/runtime/runtime.h: a class's origin). */
 static bool page_is_app(const struct model *m, size_t cls)
 {
-	(void)m, (void)cls;
-	return false;
+	return runtime_class_origin(model_runtime(m), cls) == RT_ORIGIN_APP;
 }
 
 static int page_objects(struct page *p, enum report_section sec, struct err *e)
@@ -545,6 +543,8 @@ int report_write(const struct report_input *in, struct outf *out, struct err *e)
 	wbuf_init(&p.search);
 	report_html_init(&p.h, out, e);
 	rc = model_stats_make(&p.st, p.m, e);
+	if (rc == 0)   /* the app's classes lead, as in the carve summary */
+		rc = model_stats_app_first(&p.st, p.m, e);
 	if (rc == 0)
 		rc = dec_open(&p.dec, p.m, e);
 	report_view_init(&p.view, p.m, in->r, in->refs, p.dec);

@@ -5,8 +5,9 @@
 #include "carver/base/xalloc.h"
 #include "rosalloc/model/model_stats.h"
 
-/* A class and the count it is ordered by. */
+/* A class and the count it is ordered by, after its rank (0 unless the app's classes lead). */
 struct ms_key {
+	unsigned rank;
 	uint64_t count;
 	size_t cls;
 };
@@ -14,6 +15,8 @@ struct ms_key {
 static int ms_by_count(const void *a, const void *b)
 {
 	const struct ms_key *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	return (x->cls > y->cls) - (x->cls < y->cls);
@@ -37,10 +40,12 @@ unsigned model_stats_conf_bin(unsigned confidence)
 				  : MODEL_STATS_CONF_LOW;
 }
 
-/* out[k] = the class with the k-th largest count[] (keys is scratch of class_count entries). */
-static void ms_order(size_t *out, const uint64_t *count, struct ms_key *keys, size_t n)
+/* out[k] = the class with the k-th largest count[] (keys is scratch of class_count entries);
+ * with rt, the app's classes that have a count first. */
+static void ms_order(size_t *out, const uint64_t *count, struct ms_key *keys, size_t n, const struct art_runtime *rt)
 {
 	for (size_t i = 0; i < n; i++) {
+		keys[i].rank = rt && !(count[i] && runtime_class_origin(rt, i) == RT_ORIGIN_APP);
 		keys[i].count = count[i];
 		keys[i].cls = i;
 	}
@@ -69,6 +74,15 @@ static void ms_count(struct model_stats *s, const struct model *m)
 	}
 }
 
+/* The object count of every class (out of memory: NULL). */
+static uint64_t *ms_objects(const struct model *m, size_t n)
+{
+	uint64_t *objects = xcalloc(n ? n : 1, sizeof(uint64_t));
+	for (size_t i = 0; objects && i < n; i++)
+		objects[i] = model_class(m, i)->objects;
+	return objects;
+}
+
 int model_stats_make(struct model_stats *s, const struct model *m, struct err *e)
 {
 	size_t n = model_runtime(m)->class_count, alloc_n = n ? n : 1;
@@ -80,7 +94,7 @@ int model_stats_make(struct model_stats *s, const struct model *m, struct err *e
 	s->per_class_dropped = xcalloc(alloc_n, sizeof(uint64_t));
 	s->order = xcalloc(alloc_n, sizeof(size_t));
 	s->dropped_order = xcalloc(alloc_n, sizeof(size_t));
-	objects = xcalloc(alloc_n, sizeof(uint64_t));
+	objects = ms_objects(m, n);
 	keys = xcalloc(alloc_n, sizeof(*keys));
 	if (!s->per_class_dropped || !s->order || !s->dropped_order || !objects || !keys) {
 		xfree(objects);
@@ -88,13 +102,26 @@ int model_stats_make(struct model_stats *s, const struct model *m, struct err *e
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the model's figures");
 	}
 	ms_count(s, m);
-	for (size_t i = 0; i < n; i++)
-		objects[i] = model_class(m, i)->objects;
-	ms_order(s->order, objects, keys, n);
-	ms_order(s->dropped_order, s->per_class_dropped, keys, n);
+	ms_order(s->order, objects, keys, n, NULL);
+	ms_order(s->dropped_order, s->per_class_dropped, keys, n, NULL);
 	xfree(objects);
 	xfree(keys);
 	return 0;
+}
+
+int model_stats_app_first(struct model_stats *s, const struct model *m, struct err *e)
+{
+	size_t n = s->class_count;
+	uint64_t *objects = ms_objects(m, n);
+	struct ms_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
+
+	if (objects && keys) {
+		ms_order(s->order, objects, keys, n, model_runtime(m));
+		ms_order(s->dropped_order, s->per_class_dropped, keys, n, model_runtime(m));
+	}
+	xfree(objects);
+	xfree(keys);
+	return objects && keys ? 0 : ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the model's figures");
 }
 
 void model_stats_release(struct model_stats *s)

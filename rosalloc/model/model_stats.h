@@ -32,6 +32,10 @@ struct model_stats {
  * in either case. */
 int model_stats_make(struct model_stats *s, const struct model *m, struct err *e);
 void model_stats_release(struct model_stats *s);
+/* Reorders s->order and s->dropped_order so that the app's classes
+ * (runtime_class_origin, art/runtime/runtime.h) with a count lead, by count, then the rest
+ * as before.  Returns 0 or -ERR_NOMEM (the orders unchanged). */
+int model_stats_app_first(struct model_stats *s, const struct model *m, struct err *e);
 
 /* True when o is allocated and unreachable. */
 bool model_stats_is_dropped(const struct model_obj *o);

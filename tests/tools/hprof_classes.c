@@ -3,7 +3,9 @@
  * (instance fields in the order the dump lists them; type = HPROF basic type name), one
  * line per class, in file order.  Used by tests/shell/test_realart_runtime.sh to compare
  * `artcarve classes` with the runtime's own HPROF.  Reads through output/hprof/hprof_reader.h.
- * usage: hprof_classes FILE.hprof    exit 0 ok, 1 bad input, 2 usage */
+ * usage: hprof_classes [--loaders] FILE.hprof    exit 0 ok, 1 bad input, 2 usage
+ * --loaders: "NAME loader=0xID" per class (the class loader's id, 0 for the boot loader) */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,9 @@ static int collect(struct hprof_reader *r, struct tables *t, struct err *e)
 	return rc;
 }
 
+/* --loaders: "NAME loader=0xID" per class instead of its fields (0: the boot class loader). */
+static bool print_loaders;
+
 static int print_class(const struct tables *t, const struct hprof_sub *sub, unsigned id_size, struct err *e)
 {
 	struct hprof_class_dump cd;
@@ -95,6 +100,10 @@ static int print_class(const struct tables *t, const struct hprof_sub *sub, unsi
 		print_str(t, c->name_id);
 	else
 		printf("?class%llx", (unsigned long long)cd.class_id);
+	if (print_loaders) {
+		printf(" loader=0x%llx\n", (unsigned long long)cd.loader_id);
+		return 0;
+	}
 	fputc(':', stdout);
 	for (unsigned n = 0; (rc = hprof_class_next_field(&cd, &f, e)) == 1; n++) {
 		fputs(n ? ", " : " ", stdout);
@@ -131,8 +140,11 @@ int main(int argc, char **argv)
 	struct err e;
 	int rc;
 
+	print_loaders = argc == 3 && !strcmp(argv[1], "--loaders");
+	argv += print_loaders;
+	argc -= print_loaders;
 	if (argc != 2) {
-		fprintf(stderr, "usage: hprof_classes FILE.hprof\n");
+		fprintf(stderr, "usage: hprof_classes [--loaders] FILE.hprof\n");
 		return 2;
 	}
 	err_init(&e);
