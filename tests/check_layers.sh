@@ -28,6 +28,7 @@ layer rosalloc/model    # the object model, states, reachability, referrers
 layer output/hprof      # HPROF format, reader, writer, carve's HPROF, conversion
 layer output/bmd        # BMD and the HPROF <-> BMD codec
 layer output/compare    # the comparison engine behind `validate`
+layer output/find       # indicators (URLs, e-mail, phones, IPs, JWTs, cards, secret fields) and YARA
 layer output/export     # objects.jsonl, strings.tsv
 layer output/report     # report.html
 layer output/db         # case.db

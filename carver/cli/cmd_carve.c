@@ -322,6 +322,17 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_close(r);
 }
 
+/* The indicators (output/find/find_scan.h): one line per kind with its count. */
+static void rep_indicators(struct rep *r, const struct carve *c)
+{
+	rep_line(r, "indicators (DIR/indicators/KIND.txt, case.db table indicators): %llu objects, %llu bytes scanned",
+		 (unsigned long long)c->find.objects, (unsigned long long)c->find.bytes);
+	rep_open(r, "indicators", false);
+	for (unsigned k = 0; k < FIND_KIND_COUNT; k++)
+		rep_u(r, find_kind_name(k), c->find.per_kind[k]);
+	rep_close(r);
+}
+
 /* --native: the malloc_debug scan in one object (the lists are in case.db and report.html) */
 static void rep_native(struct rep *r, const struct carve *c)
 {
@@ -384,6 +395,8 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 	rep_unknown(r, c);
 	if (c->native_done)
 		rep_native(r, c);
+	if (c->find_done)
+		rep_indicators(r, c);
 	rep_tail(r, c);
 	if (r->json) {
 		rep_close(r);

@@ -15,6 +15,7 @@
 #include "carver/image/image.h"
 #include "carver/image/symbolize.h"
 #include "output/db/case_db.h"
+#include "output/find/find_scan.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
@@ -27,6 +28,7 @@
  * earlier one's temporary file: heap.bmd is crunched from heap.hprof). */
 enum carve_output {
 	CARVE_OUT_HPROF, CARVE_OUT_BMD, CARVE_OUT_DB, CARVE_OUT_JSONL, CARVE_OUT_STRINGS, CARVE_OUT_REPORT,
+	CARVE_OUT_INDICATORS,   /* DIR/indicators/: report.txt (its row) and a feature file per kind */
 	CARVE_OUT_COUNT
 };
 
@@ -70,6 +72,9 @@ struct carve {
 				     * unknown): what carve allocated, without the mapped image */
 	struct mdebug_result native;   /* --native: the malloc_debug scan (native_done) */
 	struct symz *symz;          /* and the symboliser naming its frames */
+	struct find_result find;    /* the indicators (find_done: scanned before the writers) */
+	struct outf find_out[FIND_KIND_COUNT];   /* their feature files, committed with report.txt */
+	bool find_done;
 	bool img_open, rt_open, model_open, refs_built, native_done;
 };
 
