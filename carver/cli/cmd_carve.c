@@ -19,7 +19,7 @@ enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
 	bool json, android, quiet, native;
-	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options;
+	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options, *yara;
 	uint64_t threads;   /* 0: not given */
 };
 
@@ -38,6 +38,7 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_STRING("--symbols", struct carve_cli, symbols, "a directory"),
 	OPT_ROW_STRING("--native-options", struct carve_cli, native_options, "malloc_debug options"),
 	OPT_ROW_UINT("--threads", struct carve_cli, threads, "a number of threads", 1, CARVE_THREADS_MAX),
+	OPT_ROW_STRING("--yara", struct carve_cli, yara, "a file of YARA rules"),
 	OPT_ROW_END,
 };
 static const char *const carve_pos[] = { "IMAGE", NULL };
@@ -333,6 +334,17 @@ static void rep_indicators(struct rep *r, const struct carve *c)
 	rep_close(r);
 }
 
+/* --yara: the matches in one object (listed in case.db's yara_matches) */
+static void rep_yara(struct rep *r, const struct carve *c)
+{
+	rep_line(r, "yara (case.db table yara_matches):");
+	rep_open(r, "yara", false);
+	rep_u(r, "matches", c->ymatch.count);
+	rep_u(r, "objects_scanned", c->ymatch.objects);
+	rep_u(r, "bytes_scanned", c->ymatch.bytes);
+	rep_close(r);
+}
+
 /* --native: the malloc_debug scan in one object (the lists are in case.db and report.html) */
 static void rep_native(struct rep *r, const struct carve *c)
 {
@@ -397,6 +409,8 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 		rep_native(r, c);
 	if (c->find_done)
 		rep_indicators(r, c);
+	if (c->yara_done)
+		rep_yara(r, c);
 	rep_tail(r, c);
 	if (r->json) {
 		rep_close(r);
@@ -441,6 +455,7 @@ int cmd_carve(int argc, char **argv)
 		o.native_options = &nopts;
 	}
 	o.native = cl.native;
+	o.yara = cl.yara;
 	o.symbols = cl.symbols;
 	o.version = ARTCARVE_VERSION;
 	o.argc = argc;

@@ -155,6 +155,8 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 		err_prefix(e, "writing %s", out->path);
 	if (rc == 0 && c->find_done && (rc = case_db_add_find(out->tmp, &c->m, &c->find, e)))
 		err_prefix(e, "writing %s", out->path);
+	if (rc == 0 && c->yara_done && (rc = case_db_add_yara(out->tmp, &c->m, &c->ymatch, e)))
+		err_prefix(e, "writing %s", out->path);
 	return rc;
 }
 
@@ -574,18 +576,38 @@ static int carve_find(struct carve *c, const struct carve_opts *o, struct err *e
 	return 0;
 }
 
+/* --yara: the compiled rules over every object (output/find/find_yara.h). */
+static int carve_yara(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	int rc;
+	phase(o, "matching the YARA rules", 0);
+	if ((rc = carve_referrers(c, e)) || (rc = find_yara_run(&c->m, &c->refs, c->yara, &c->ymatch, e)))
+		return rc;
+	c->yara_done = true;
+	img_drop(&c->img, 0, UINT64_MAX);
+	return 0;
+}
+
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	double t0 = now();
 	clock_t c0 = clock();
+	struct yaraw *rules = NULL;
 	int rc;
 
-	if ((rc = carve_model(c, o, e)))
+	/* the rules first: a file that does not compile fails the run before the carving */
+	if (o->yara && (rc = yaraw_open(&rules, o->yara, e)))
+		return rc;
+	rc = carve_model(c, o, e);
+	c->yara = rules;
+	if (rc)
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
 	if (o->native && (rc = carve_native(c, o, e)))
 		return rc;
 	if (o->out_dir && wanted(o, CARVE_OUT_INDICATORS) && (rc = carve_find(c, o, e)))
+		return rc;
+	if (c->yara && (rc = carve_yara(c, o, e)))
 		return rc;
 	if ((rc = write_outputs(c, o, e)))
 		return rc;
@@ -616,5 +638,7 @@ void carve_release(struct carve *c)
 	for (unsigned k = 0; k < FIND_KIND_COUNT; k++)
 		outf_abort(&c->find_out[k]);
 	find_release(&c->find);
+	find_yara_release(&c->ymatch);
+	yaraw_close(c->yara);
 	memset(c, 0, sizeof(*c));
 }

@@ -16,6 +16,7 @@
 #include "carver/image/symbolize.h"
 #include "output/db/case_db.h"
 #include "output/find/find_scan.h"
+#include "output/find/find_yara.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
@@ -44,6 +45,7 @@ struct carve_opts {
 	bool native;                /* --native: scan the native heap for malloc_debug allocations */
 	const char *symbols;        /* --symbols DIR for the native backtraces, may be NULL */
 	const struct mdebug_options *native_options;   /* NULL: inferred */
+	const char *yara;           /* --yara RULES: matches into case.db and the summary, NULL: none */
 	const char *version;        /* artcarve's version, as recorded in case.db and strings.tsv */
 	int argc;                   /* the command line, as recorded in case.db */
 	char **argv;
@@ -75,6 +77,9 @@ struct carve {
 	struct find_result find;    /* the indicators (find_done: scanned before the writers) */
 	struct outf find_out[FIND_KIND_COUNT];   /* their feature files, committed with report.txt */
 	bool find_done;
+	struct yaraw *yara;         /* --yara: the compiled rules */
+	struct find_yara_result ymatch;   /* and their matches (yara_done) */
+	bool yara_done;
 	bool img_open, rt_open, model_open, refs_built, native_done;
 };
 

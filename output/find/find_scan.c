@@ -43,27 +43,32 @@ static const char *class_name(const struct model *m, size_t cls)
 	return n ? n : "?";
 }
 
-/* The holder's field of the current object into f->text (find_scan.h), once per object. */
-static void holder_field(struct fs *s)
+void find_holder_field(const struct model *m, const struct referrers *r, size_t i, struct wbuf *t)
 {
 	const uint32_t *from, *off;
 	struct referrers_field rf;
-	struct wbuf *t = &s->f->text;
 
+	if (!referrers_of(r, i, &from, &off))
+		return;
+	const struct model_obj *h = model_obj(m, from[0]);
+	if (!referrers_field_at(m, h, off[0], &rf))
+		wbuf_printf(t, "%s+0x%x", class_name(m, h->cls), off[0]);
+	else if (rf.is_element)
+		wbuf_printf(t, "%s[%u]", class_name(m, h->cls), rf.index);
+	else
+		wbuf_printf(t, "%s%s.%s", rf.is_static ? "static " : "", class_name(m, rf.is_static ? rf.declaring : h->cls),
+			    rf.field->name ? rf.field->name : "?");
+}
+
+/* The holder's field of the current object into f->text, once per object. */
+static void holder_field(struct fs *s)
+{
+	struct wbuf *t = &s->f->text;
 	if (s->field_done)
 		return;
 	s->field_done = true;
 	s->field = t->len;
-	if (!referrers_of(s->r, s->obj, &from, &off))
-		return;
-	const struct model_obj *h = model_obj(s->m, from[0]);
-	if (!referrers_field_at(s->m, h, off[0], &rf))
-		wbuf_printf(t, "%s+0x%x", class_name(s->m, h->cls), off[0]);
-	else if (rf.is_element)
-		wbuf_printf(t, "%s[%u]", class_name(s->m, h->cls), rf.index);
-	else
-		wbuf_printf(t, "%s%s.%s", rf.is_static ? "static " : "", class_name(s->m, rf.is_static ? rf.declaring : h->cls),
-			    rf.field->name ? rf.field->name : "?");
+	find_holder_field(s->m, s->r, s->obj, t);
 	s->field_len = t->len - s->field;
 }
 
@@ -370,6 +375,7 @@ const char *find_state_name(unsigned st)
 
 const char *find_source_name(unsigned src)
 {
-	static const char *const names[FIND_SRC_COUNT] = { "string", "chars", "bytes", "residue", "field" };
+	static const char *const names[FIND_SRC_COUNT] = { "string", "chars", "bytes", "residue", "field",
+								 "array", "instance" };
 	return src < FIND_SRC_COUNT ? names[src] : "?";
 }

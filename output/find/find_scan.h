@@ -42,7 +42,11 @@
 enum { FIND_SCAN_MAX = 4 << 20 };
 
 enum find_state { FIND_LIVE, FIND_DROPPED, FIND_UNKNOWN, FIND_FREE, FIND_STATE_COUNT };
-enum find_source { FIND_SRC_STRING, FIND_SRC_CHARS, FIND_SRC_BYTES, FIND_SRC_RESIDUE, FIND_SRC_FIELD, FIND_SRC_COUNT };
+enum find_source {
+	FIND_SRC_STRING, FIND_SRC_CHARS, FIND_SRC_BYTES, FIND_SRC_RESIDUE, FIND_SRC_FIELD,
+	FIND_SRC_ARRAY, FIND_SRC_INSTANCE,   /* YARA (find_yara.h): any primitive array, an instance's bytes */
+	FIND_SRC_COUNT
+};
 
 struct find_hit {
 	uint64_t addr;          /* the object's real address (model_va) */
@@ -71,11 +75,14 @@ static inline const char *find_text(const struct find_result *f, size_t off)
 {
 	return (const char *)f->text.data + off;
 }
+/* Appends the holder's field of object i (find_scan.h: "CLASS.FIELD" of its first referrer,
+ * "static CLASS.FIELD", "CLASS[INDEX]", "CLASS+0xOFF"), nothing when no object references it. */
+void find_holder_field(const struct model *m, const struct referrers *r, size_t i, struct wbuf *t);
 /* The state of an object: enum find_state. */
 unsigned find_state_of(const struct model_obj *o);
 /* "live", "dropped", "unknown", "free" */
 const char *find_state_name(unsigned s);
-/* "string", "chars", "bytes", "residue", "field" */
+/* "string", "chars", "bytes", "residue", "field", "array", "instance" */
 const char *find_source_name(unsigned s);
 
 #endif
