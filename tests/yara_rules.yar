@@ -41,3 +41,12 @@ rule card_and_pay
 	condition:
 		$pay and $visa
 }
+
+// the runtime's own GC counter names (the real captures' java.lang.VMRuntime statistics keys)
+rule art_gc_names
+{
+	strings:
+		$gc = "art.gc." ascii wide
+	condition:
+		$gc
+}

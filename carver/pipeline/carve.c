@@ -595,7 +595,9 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 	struct yaraw *rules = NULL;
 	int rc;
 
-	/* the rules first: a file that does not compile fails the run before the carving */
+	/* the rules first: a file that does not compile fails the run before the carving (c
+	 * cleared for carve_release, as carve_model clears it) */
+	memset(c, 0, sizeof(*c));
 	if (o->yara && (rc = yaraw_open(&rules, o->yara, e)))
 		return rc;
 	rc = carve_model(c, o, e);

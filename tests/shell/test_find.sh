@@ -32,6 +32,8 @@ truth_state() {
 truth_addr() {
 	jq -r --arg t "$2" 'select(.kind == "string" and .string == $t) | .addr' "$1" | head -n 1
 }
+# all COND...: true when every condition (a shell command line, run by eval) holds
+all() { for c in "$@"; do eval "$c" || return 1; done; }
 canon() { python3 -c "print(hex(int('$1', 16)))"; }
 # truth_holder TRUTH ADDR: the alloc of the Message whose text field is the String at ADDR
 truth_holder() {
@@ -79,13 +81,13 @@ for s in samples/android6.0-32bit samples/android7.1-64bit samples/android11-64b
 	bad=$(truth_addr "$s/truth.jsonl" "not a card 4111 1111 1111 1112")
 	nbad=$(sqlite3 "$db" "SELECT count(*) FROM indicators WHERE value LIKE '%1112%'")
 	echo "$name: Luhn-invalid card String at ${bad:-?}, indicators holding its digits: $nbad"
-	t_check "$name: the Luhn-invalid card is not an indicator" [ -n "$bad" ] && [ "$nbad" = 0 ]
+	t_check "$name: the Luhn-invalid card is not an indicator" all '[ -n "$bad" ]' '[ "$nbad" = 0 ]'
 
 	addr=$(truth_addr "$s/truth.jsonl" hunter2-Correct-Horse)
 	want="$(canon "$addr")|com.example.auth.Account.password|$(truth_state "$s/truth.jsonl" hunter2-Correct-Horse)"
 	got=$(sqlite3 "$db" "SELECT hex, field, state FROM indicators WHERE kind = 'secret' AND value = 'hunter2-Correct-Horse'")
 	echo "$name secret password: got '$got', truth '$want'"
-	t_check "$name: the password field is a secret with its holder field" [ -n "$addr" ] && [ "$got" = "$want" ]
+	t_check "$name: the password field is a secret with its holder field" all '[ -n "$addr" ]' '[ "$got" = "$want" ]'
 	want=$(jq -r 'select(.class == "com.example.auth.SessionToken") |
 			[.addr, (.fields[] | select(.name == "secret") | .value)] | join(" ")' "$s/truth.jsonl" |
 		while read -r tok sec; do
@@ -94,7 +96,7 @@ for s in samples/android6.0-32bit samples/android7.1-64bit samples/android11-64b
 	got=$(sqlite3 "$db" "SELECT hex FROM indicators WHERE kind = 'secret' AND length(value) = 64
 		AND field = 'com.example.auth.SessionToken.secret' ORDER BY hex" | tr '\n' ' ')
 	echo "$name SessionToken.secret byte[]s: got '$got', carved '$want'"
-	t_check "$name: every carved token's secret byte[] as hex" [ -n "$got" ] && [ "$got" = "$want" ]
+	t_check "$name: every carved token's secret byte[] as hex" all '[ -n "$got" ]' '[ "$got" = "$want" ]'
 
 	for kind in url email phone ipv4 ipv6 jwt bearer card secret; do
 		f=$out/indicators/$kind.txt
@@ -103,14 +105,14 @@ for s in samples/android6.0-32bit samples/android7.1-64bit samples/android11-64b
 		rows=$(sqlite3 "$db" "SELECT count(*) FROM indicators WHERE kind = '$kind'")
 		fields=$(grep -v '^#' "$f" | awk -F '\t' 'NF != 3' | wc -l)
 		t_check "$name: $kind.txt: $lines lines, summary $count, case.db $rows, all of three fields" \
-			[ "$lines" = "$count" ] && [ "$rows" = "$count" ] && [ "$fields" = 0 ] &&
-			grep -q '^# Feature-File-Version: 1.1$' "$f" && grep -q "^# Feature-Recorder: $kind$" "$f"
+			all '[ "$lines" = "$count" ]' '[ "$rows" = "$count" ]' '[ "$fields" = 0 ]' \
+			"grep -q '^# Feature-File-Version: 1.1\$' '$f'" "grep -q '^# Feature-Recorder: $kind\$' '$f'"
 	done
 	# the feature file's offset is the object's address plus the match's offset in it
 	line=$(grep -v '^#' "$out/indicators/url.txt" | head -n 1 | cut -f1,2)
 	row=$(sqlite3 -separator '	' "$db" "SELECT address + offset, value FROM indicators WHERE kind = 'url'
 		ORDER BY address, offset LIMIT 1")
-	t_check "$name: url.txt's first line is case.db's first url row ($row)" [ -n "$row" ] && [ "$line" = "$row" ]
+	t_check "$name: url.txt's first line is case.db's first url row ($row)" all '[ -n "$row" ]' '[ "$line" = "$row" ]'
 done
 for kind in url email phone ipv4 card; do
 	t_check "$kind found in at least one sample" [ -n "$(echo "$found_kinds" | tr ' ' '\n' | grep -x "$kind")" ]
