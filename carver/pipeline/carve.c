@@ -2,6 +2,7 @@
 #include "carver/pipeline/carve.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ static int make_dir(const char *dir, struct err *e)
 
 static bool wanted(const struct carve_opts *o, unsigned i);
 static char *out_path(const char *dir, const char *file, struct err *e);
-static char *feature_path(const struct carve_opts *o, unsigned k, struct err *e);
+static bool feature_path(const struct carve_opts *o, unsigned k, char *path, size_t n);
 
 /* The walk's allocation units: the model keeps the walk gaps (heap.hprof's WalkGap marks),
  * the report's heap map draws the units when report.html is written (c->draw_units). */
@@ -167,13 +168,12 @@ static int write_indicators(struct carve *c, const struct carve_opts *o, struct 
 	struct find_features_opts fo = { o->image, o->version };
 	int rc = 0;
 	for (unsigned k = 0; rc == 0 && k < FIND_KIND_COUNT; k++) {
-		char *path;
-		if (!(path = feature_path(o, k, e)))
-			return err_rc(e);
+		char path[PATH_MAX];
+		if (!feature_path(o, k, path, sizeof(path)))
+			return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "output directory name too long: %s", o->out_dir);
 		if ((rc = outf_open(&c->find_out[k], path, e)) == 0 &&
 		    (rc = find_features_write(&c->m, &c->find, k, &fo, &c->find_out[k], e)) == 0)
 			rc = outf_close_stream(&c->find_out[k], e);
-		xfree(path);
 	}
 	return rc ? rc : find_features_report(&c->find, out, e);
 }
@@ -438,12 +438,11 @@ static int make_out_dirs(const struct carve_opts *o, struct err *e)
 	return rc;
 }
 
-/* DIR/indicators/KIND.txt for kind k, NULL when out of memory. */
-static char *feature_path(const struct carve_opts *o, unsigned k, struct err *e)
+/* DIR/indicators/KIND.txt for kind k into path (false: too long). */
+static bool feature_path(const struct carve_opts *o, unsigned k, char *path, size_t n)
 {
-	char file[64];
-	snprintf(file, sizeof(file), "indicators/%s.txt", find_kind_name(k));
-	return out_path(o->out_dir, file, e);
+	int len = snprintf(path, n, "%s/indicators/%s.txt", o->out_dir, find_kind_name(k));
+	return len > 0 && (size_t)len < n;
 }
 
 /* The feature files of DIR/indicators/ (write_indicators), committed before their report.txt
@@ -459,14 +458,10 @@ static int commit_indicators(struct carve *c, unsigned i, unsigned *done, struct
 
 static void remove_indicators(const struct carve_opts *o, unsigned done)
 {
-	struct err e;
-	err_init(&e);
-	for (unsigned k = 0; k < FIND_KIND_COUNT; k++) {
-		char *path = done & 1u << k ? feature_path(o, k, &e) : NULL;
-		if (path)
+	char path[PATH_MAX];
+	for (unsigned k = 0; k < FIND_KIND_COUNT; k++)
+		if (done & 1u << k && feature_path(o, k, path, sizeof(path)))
 			unlink(path);
-		xfree(path);
-	}
 }
 
 /* Every wanted output into its temporary file, then all committed together: a failure

@@ -201,39 +201,44 @@ static bool has_secret_fields(struct fs *s, size_t cls)
 	return s->secret[cls] == 2;
 }
 
-/* The value of a reference field: a String's text, a char[] as text, a byte[] as hex; false
- * for null or any other object. */
-static bool reference_value(struct fs *s, uint32_t ref, size_t *target, struct wbuf *t)
+/* The value of a reference field: a String's text, a char[] as text, a byte[] as hex.
+ * Returns 1 when one was appended, 0 for null, any other object or a String whose characters
+ * do not read (damage, not a failed run: e is cleared), -ERR_NOMEM. */
+static int reference_value(struct fs *s, uint32_t ref, size_t *target, struct wbuf *t, struct err *e)
 {
 	const struct model *m = s->m;
 	size_t i = ref ? model_find(m, ref) : MODEL_NONE;
-	struct err why;
 	if (i == MODEL_NONE)
-		return false;
+		return 0;
 	const struct model_obj *o = model_obj(m, i);
 	const struct model_class *k = model_class(m, o->cls);
 	uint32_t n = model_length(m, o);
 	const uint8_t *p;
 	*target = i;
-	err_init(&why);
-	if (o->kind == MODEL_STRING || (o->cls == model_jls(m) && model_jls(m) != MODEL_NONE))
-		return mirror_string_wtf8(&model_runtime(m)->m, model_va(m, o), SECRET_CHARS, t, &why) == 0;
+	if (o->kind == MODEL_STRING || (o->cls == model_jls(m) && model_jls(m) != MODEL_NONE)) {
+		int rc = mirror_string_wtf8(&model_runtime(m)->m, model_va(m, o), SECRET_CHARS, t, e);
+		if (rc == -ERR_NOMEM)
+			return rc;
+		if (rc)
+			err_init(e);
+		return rc == 0;
+	}
 	if (o->kind != MODEL_PRIM_ARRAY || (k->elem != 'B' && k->elem != 'C') || n == 0)
-		return false;
+		return 0;
 	if (k->elem == 'C') {
 		n = n < SECRET_CHARS ? n : SECRET_CHARS;
 		if (!(p = img_span(model_image(m), model_data_addr(m, o), 2u * n, NULL)))
-			return false;
+			return 0;
 		for (uint32_t j = 0; j < n; j++)
 			wbuf_utf8(t, ld_u16le(p + 2 * j));
-		return true;
+		return 1;
 	}
 	n = n < SECRET_BYTES ? n : SECRET_BYTES;
 	if (!(p = img_span(model_image(m), model_data_addr(m, o), n, NULL)))
-		return false;
+		return 0;
 	for (uint32_t j = 0; j < n; j++)
 		wbuf_printf(t, "%02x", p[j]);
-	return true;
+	return 1;
 }
 
 /* A primitive field's value (type descriptor t) from its bytes; false when zero. */
@@ -273,9 +278,10 @@ static int secret_field(struct fs *s, size_t hi, const struct rt_field *fd, size
 		return 0;
 	wbuf_printf(t, "%s.%s", class_name(s->m, declaring), fd->name ? fd->name : "?");
 	value = t->len;
-	if (!(type == 'L' || type == '[' ? reference_value(s, ld_u32le(b), &target, t) : primitive_value(type, b, t))) {
+	int got = type == 'L' || type == '[' ? reference_value(s, ld_u32le(b), &target, t, e) : primitive_value(type, b, t);
+	if (got <= 0) {
 		t->len = field;
-		return 0;
+		return got;
 	}
 	s->obj = target;
 	s->source = FIND_SRC_FIELD;
