@@ -141,7 +141,8 @@ static int write_report(struct carve *c, const struct carve_opts *o, struct outf
 {
 	struct report_run run = { o->version, o->argc, o->argv, c->started };
 	struct report_input in = { &c->m, &c->r, &c->sink, &c->units, c->evidence,
-				   c->native_done ? &c->native : NULL, c->symz, &c->refs, &run };
+				   c->native_done ? &c->native : NULL, c->symz, &c->refs, &run,
+				   c->find_done ? &c->find : NULL };
 	return report_write(&in, out, e);
 }
 

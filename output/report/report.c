@@ -9,6 +9,7 @@
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "output/report/report_html.h"
+#include "output/report/report_indicators.h"
 #include "output/report/report_map.h"
 #include "output/report/report_native.h"
 #include "output/report/report_objects.h"
@@ -288,16 +289,6 @@ static int page_objects(struct page *p, enum report_section sec, struct err *e)
 	return report_objects_write(&p->h, &oi, e);
 }
 
-/* The indicators section.  The scanner (URLs, e-mail addresses, tokens, secrets' fields)
- * is not part of this build: the section says so, and the search data's "indicators" list
- * is empty; when it lands, its rows go here and into that list. */
-static void page_indicators(struct page *p)
-{
-	report_html_raw(&p->h, "<h2 id=\"indicators\">Indicators and secrets</h2>\n<p class=\"note\">This build has no "
-			       "indicator scanner: look for tokens and secrets in the Strings above and with the search "
-			       "box.</p>\n");
-}
-
 /* The free objects (partial, residue): one decoded line each. */
 static int page_free(struct page *p, struct err *e)
 {
@@ -382,13 +373,19 @@ static void page_search_classes(struct page *p)
 	wbuf_put(&p->search, "],\n\"strings\":[\n", 15);
 }
 
-/* The search data: the classes, then the Strings' rows (report_strings_write appended them
- * to p->search after page_search_classes), then the indicators (none in this build). */
-static int page_search_write(struct page *p, struct err *e)
+/* Ends a list of the search data (its rows end ",\n"), then appends next. */
+static void page_search_next(struct page *p, const char *next)
 {
 	if (p->search.len >= 2 && !memcmp(p->search.data + p->search.len - 2, ",\n", 2))
-		p->search.len -= 2;   /* the last string row's comma */
-	wbuf_put(&p->search, "],\n\"indicators\":[]}", 19);
+		p->search.len -= 2;
+	wbuf_put(&p->search, next, strlen(next));
+}
+
+/* The search data: the classes, the Strings' rows and the indicators' rows (report_strings
+ * and report_indicators appended them to p->search). */
+static int page_search_write(struct page *p, struct err *e)
+{
+	page_search_next(p, "]}");
 	if (wbuf_status(&p->search, e))
 		return err_rc(e);
 	report_html_raw(&p->h, "<script type=\"application/json\" id=\"search\">");
@@ -501,8 +498,10 @@ static int page_findings(struct page *p, struct err *e)
 		page_search_classes(p);
 		rc = report_strings_write(&p->h, &p->view, p->in->refs, page_is_app, &p->search, e);
 	}
-	if (rc == 0)
-		page_indicators(p);
+	if (rc == 0) {
+		page_search_next(p, "],\n\"indicators\":[\n");
+		rc = report_indicators_write(&p->h, &p->view, p->in->find, &p->search, e);
+	}
 	return rc;
 }
 

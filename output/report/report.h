@@ -29,6 +29,7 @@
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
 #include "rosalloc/model/referrers.h"
+#include "output/find/find_scan.h"
 #include "carver/native/mdebug.h"
 #include "rosalloc/walk/walk.h"
 
@@ -52,6 +53,7 @@ struct report_input {
 	struct symz *symz;                        /* names the scan's frames (with native) */
 	const struct referrers *refs;             /* referrers and paths of the views; NULL: none */
 	const struct report_run *run;             /* NULL: no run section */
+	const struct find_result *find;           /* the indicators (output/find); NULL: not scanned */
 };
 
 /* Writes the page into out.  Returns 0, -ERR_IO (an input file does not read for its

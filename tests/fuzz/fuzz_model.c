@@ -63,7 +63,7 @@ static void exports(const struct model *m, const struct reach *r, const struct a
 	bool have_refs = referrers_build(&refs, m, e) == 0;
 	if (have_refs)
 		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);
-	struct report_input ri = { m, r, anomalies, NULL, NULL, NULL, NULL, have_refs ? &refs : NULL, NULL };
+	struct report_input ri = { m, r, anomalies, NULL, NULL, NULL, NULL, have_refs ? &refs : NULL, NULL, NULL };
 	(void)report_write(&ri, &out, e);
 	referrers_release(&refs);
 }

@@ -17,6 +17,8 @@ usage: report_browser.py HTML --app CLASS [--truth TRUTH.jsonl] [--shot PNG]
   - an address link of CLASS's dropped table opens the object's view: its class, its decoded
     fields and why no root reaches it; a live object of CLASS (when the page lists one) has
     a path from a root ending at it;
+  - the first indicator of the page is found by the search box and its hit opens the view of
+    the object holding it;
   - a click on a heap-map cell lists the page's objects in it.
 """
 import argparse
@@ -188,6 +190,23 @@ def follow_object(d, div, cls, want_path):
               "dropped %s %s: view %s" % (cls, addr, view[:400]))
 
 
+def follow_indicator(d):
+    rows = d.find_elements(By.CSS_SELECTOR, "#indtab tr")[1:]
+    if not check(rows, "the indicators section lists %d values, the first: %s" %
+                 (len(rows), rows[0].text if rows else ""), "no indicator in the page"):
+        return
+    cells = rows[0].find_elements(By.TAG_NAME, "td")
+    value, addr = cells[1].text, cells[4].find_element(By.CSS_SELECTOR, "a.a").text
+    hits = [a for a in search(d, value[:40]) if a.text == value]
+    if not check(hits, "search '%s' lists the indicator" % value[:40],
+                 "search '%s': no indicator hit: %s" % (value[:40], d.find_element(By.ID, "hits").text[:300])):
+        return
+    hits[0].click()
+    h = wait_view(d, "vh")
+    check(h is not None and addr in h.text, "following it opens the view of %s" % h.text if h else "",
+          "the indicator's view: %s (want %s)" % (d.find_element(By.ID, "view").text[:200], addr))
+
+
 def map_cell(d):
     n = d.execute_script(
         "var gs=document.querySelectorAll('#heapmap g[data-b]');for(var i=0;i<gs.length;i++){"
@@ -240,6 +259,7 @@ def main():
                 follow_string(d, strings[0].text[1:-1])
             else:
                 bad("no String the app holds in the Strings section")
+            follow_indicator(d)
             map_cell(d)
         finally:
             d.quit()
