@@ -34,7 +34,7 @@ struct str_fold {
 	size_t count, cap;
 	struct htab at;             /* text hash -> group (every entry of a hash compared) */
 	struct wbuf pool, text;
-	uint64_t empty, empty_dropped, cut;
+	uint64_t empty, empty_dropped, cut, unreadable;
 };
 
 static bool str_is_throwable(struct str_fold *f, size_t cls)
@@ -92,16 +92,17 @@ static size_t str_group_of(struct str_fold *f, const uint8_t *s, size_t n)
 static int str_add(struct str_fold *f, size_t i, struct err *e)
 {
 	const struct model_obj *o = model_obj(f->m, i);
-	struct err why;
 	size_t k;
 	uint8_t rank;
 
-	err_init(&why);
 	wbuf_reset(&f->text);
 	if (model_length(f->m, o) > REPORT_STRING_MAX)
 		f->cut++;
-	if (mirror_string(&model_runtime(f->m)->m, model_va(f->m, o), REPORT_STRING_MAX, &f->text, &why))
-		return 0;   /* not readable: its view (strings.tsv, case.db) says why */
+	if (mirror_string(&model_runtime(f->m)->m, model_va(f->m, o), REPORT_STRING_MAX, &f->text, e)) {
+		err_init(e);   /* damage, counted: strings.tsv and the object's view say why */
+		f->unreadable++;
+		return 0;
+	}
 	if (!f->text.len) {
 		f->empty++;
 		f->empty_dropped += model_stats_is_dropped(o);
@@ -194,6 +195,9 @@ static void str_head(struct report_html *h, const struct str_fold *f)
 			      "(error messages, interned literals) last.  %llu empty Strings (%llu dropped) are not "
 			      "listed.</p>\n",
 			   f->count, (unsigned long long)f->empty, (unsigned long long)f->empty_dropped);
+	if (f->unreadable)
+		report_html_printf(h, "<p class=\"note\">%llu Strings do not read (damaged or not captured): not "
+				      "folded.</p>\n", (unsigned long long)f->unreadable);
 	if (f->cut)
 		report_html_printf(h, "<p class=\"note\">%llu Strings are longer than %d characters: they fold by "
 				      "their first %d.</p>\n",
