@@ -55,10 +55,9 @@ static bool system_location(const char *loc)
 static const struct rt_class *loader_class(const struct art_runtime *rt, uint32_t loader)
 {
 	uint32_t klass;
-	struct err why;
 
-	err_init(&why);
-	if (mirror_klass(&rt->m, loader, &klass, &why))
+	/* a loader whose bytes are not captured is no known ClassLoader, not an error */
+	if (!mirror_peek_u32(&rt->m, (uint64_t)loader + rt->layout->object.klass, &klass))
 		return NULL;
 	const struct rt_class *lk = runtime_class_at(rt, klass), *k = lk;
 	for (unsigned n = 0; k && n < ORIGIN_MAX_SUPERS; n++) {

@@ -200,7 +200,7 @@ static void rep_spaces(struct rep *r, const struct carve *c)
 		if (!allocated && !free_partial && !free_residue && !s->empty)
 			continue;
 		if (!r->json) {
-			rep_line(r, "  %-20s %-30s 0x%08llx %10llu / %llu / %llu; %llu empty (%llu); %llu bytes",
+			rep_line(r, "  %-20s %-30s 0x%-8llx %10llu / %llu / %llu; %llu empty (%llu); %llu bytes",
 				 spaces_kind_name(sp->kind), space_name(sp), (unsigned long long)sp->begin,
 				 (unsigned long long)allocated, (unsigned long long)free_partial,
 				 (unsigned long long)free_residue,

@@ -11,7 +11,11 @@
 #include "carver/pipeline/carve.h"
 #include "output/decode/decode.h"
 
-enum { SHOW_DEPTH_DEFAULT = 1 };
+enum {
+	SHOW_DEPTH_DEFAULT = 1,
+	SHOW_LINE_CHARS = 160,      /* the object's one-line summary */
+	SHOW_SUMMARY_CHARS = 120,   /* a referenced object's, after a field or an entry */
+};
 
 struct show_cli {
 	bool json;
@@ -56,10 +60,21 @@ static void put_indent(struct shower *s)
 		wbuf_put(&s->out, "  ", 2);
 }
 
+/* " {summary}" of the object a reference names (one level: the summary's own references
+ * show their String fields). */
+static int ref_summary(struct shower *s, const struct dec_value *v, struct err *e)
+{
+	if (v->kind != DEC_REF || v->obj == MODEL_NONE)
+		return 0;
+	wbuf_put(&s->out, " {", 2);
+	int rc = dec_object_text(s->d, v->obj, SHOW_SUMMARY_CHARS, &s->out, e);
+	wbuf_u8(&s->out, '}');
+	return rc;
+}
+
 static int field_line(void *arg, const struct dec_value *v, struct err *e)
 {
 	struct shower *s = arg;
-	(void)e;
 	put_indent(s);
 	wbuf_printf(&s->out, "%s %s = ", v->java_type ? v->java_type : "?", v->name);
 	dec_value_text(v, &s->out);
@@ -71,14 +86,14 @@ static int field_line(void *arg, const struct dec_value *v, struct err *e)
 		wbuf_printf(&s->out, " @0x%llx", (unsigned long long)v->addr);
 	if (v->kind == DEC_UNREAD && v->why)
 		wbuf_printf(&s->out, " (%s)", v->why);
+	int rc = ref_summary(s, v, e);
 	wbuf_u8(&s->out, '\n');
-	return 0;
+	return rc;
 }
 
 static int entry_line(void *arg, const struct dec_entry *en, struct err *e)
 {
 	struct shower *s = arg;
-	(void)e;
 	put_indent(s);
 	if (en->has_key) {
 		dec_value_text(&en->key, &s->out);
@@ -87,8 +102,9 @@ static int entry_line(void *arg, const struct dec_entry *en, struct err *e)
 		wbuf_printf(&s->out, "[%llu] ", (unsigned long long)en->index);
 	}
 	dec_value_text(&en->value, &s->out);
+	int rc = ref_summary(s, &en->value, e);
 	wbuf_u8(&s->out, '\n');
-	return 0;
+	return rc;
 }
 
 static int show_text(struct shower *s, size_t obj, struct err *e)
@@ -103,7 +119,7 @@ static int show_text(struct shower *s, size_t obj, struct err *e)
 		    o->size, model_alloc_name(o->alloc), model_content_name(o->content), model_reach_name(o->reach));
 	s->indent = 1;
 	put_indent(s);
-	if ((rc = dec_object_text(s->d, obj, 160, &s->out, e)))
+	if ((rc = dec_object_text(s->d, obj, SHOW_LINE_CHARS, &s->out, e)))
 		return rc;
 	wbuf_u8(&s->out, '\n');
 	if ((rc = dec_each_field(s->d, obj, field_line, s, e)))

@@ -459,6 +459,18 @@ static const struct mapfile *img_file_of(const struct image *img, const uint8_t 
 	return a - (uintptr_t)f->data < f->len ? f : NULL;
 }
 
+bool img_file_position(const struct image *img, uint64_t va, size_t *input, uint64_t *offset)
+{
+	const struct img_region *r = img_find(img, va);
+	const struct mapfile *f;
+
+	if (!r || !r->data || va - r->start >= r->data_len || !(f = img_file_of(img, r->data)))
+		return false;
+	*input = (size_t)(f - img->files_);
+	*offset = (uint64_t)(r->data - f->data) + (va - r->start);
+	return true;
+}
+
 bool img_next_data(const struct image *img, uint64_t va, uint64_t end, uint64_t *lo, uint64_t *hi)
 {
 	for (size_t i = img_lower(img, va); i < img->region_count && img->regions[i].start < end; i++) {

@@ -133,6 +133,11 @@ int img_inputs_hash(const struct image *img, struct progress *p, struct err *e);
 bool img_overlaps(const struct image *img, uint64_t start, uint64_t end);
 /* Region holding va (captured or not), NULL if unmapped. */
 const struct img_region *img_find(const struct image *img, uint64_t va);
+/* Where the captured byte at va lies in the input files, for checking it in a hex editor:
+ * *input = the file's index (img_input_path), *offset = the byte's offset in it (an ELF
+ * core's file offset, a region file's offset for the directory forms).  False when va is
+ * not captured or its bytes are not a file's (built in memory). */
+bool img_file_position(const struct image *img, uint64_t va, size_t *input, uint64_t *offset);
 /* Releases the resident pages of the captured bytes in [lo, hi) that come from mapped input
  * files (mapfile_drop: they are read again on the next access; bytes held in memory are
  * left alone).  The image is unchanged: this bounds memory, not what is read. */

@@ -151,7 +151,7 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 {
 	struct case_db_run run = { o->version, o->argc, o->argv, c->started, now() - c->t0 };
 	int rc = outf_close_stream(out, e);
-	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &run, &c->db, e)))
+	if (rc == 0 && (rc = case_db_write(out->tmp, &c->m, &c->r, &c->refs, &run, &c->db, e)))
 		err_prefix(e, "writing %s", out->path);
 	if (rc == 0 && c->native_done && (rc = case_db_add_native(out->tmp, &c->native, c->symz, e)))
 		err_prefix(e, "writing %s", out->path);
@@ -366,7 +366,7 @@ static unsigned shown_output(const struct carve_opts *o)
 /* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
  * reachability result and the image; each writes its own file and its own fields of c
  * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
- * c->refs is built before them).  heap.bmd waits for heap.hprof's file, case.db and
+ * c->refs is built before them for strings.tsv, case.db and report.html).  heap.bmd waits for heap.hprof's file, case.db and
  * report.html for the hashes.  The progress line is one writer's (shown_output; the other
  * jobs' threads are muted while they run).  The first failure in the serial order is the
  * one reported. */
@@ -472,8 +472,9 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	unsigned committed = 0, features = 0;
 	int rc = make_dir(o->out_dir, e);
 
-	/* built once here: strings.tsv and report.html may run at the same time */
-	if (rc == 0 && (wanted(o, CARVE_OUT_STRINGS) || wanted(o, CARVE_OUT_REPORT)))
+	/* strings.tsv, case.db and report.html read the referrer index: built once, before the
+	 * writers run (in parallel they only read it) */
+	if (rc == 0 && (wanted(o, CARVE_OUT_STRINGS) || wanted(o, CARVE_OUT_DB) || wanted(o, CARVE_OUT_REPORT)))
 		rc = carve_referrers(c, e);
 	if (rc == 0)
 		rc = make_out_dirs(o, e);

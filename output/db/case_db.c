@@ -11,6 +11,7 @@
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "carver/wrap/sqlitew.h"
+#include "output/export/strings_tsv.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -47,11 +48,12 @@ static const char case_db_schema[] =
 	"CREATE TABLE objects(address INTEGER PRIMARY KEY, class_id INTEGER NOT NULL, size INTEGER NOT NULL,"
 	" space_id INTEGER, place TEXT, place_address INTEGER, place_index INTEGER, kind TEXT NOT NULL,"
 	" allocation TEXT NOT NULL, content TEXT NOT NULL, reach TEXT NOT NULL, confidence INTEGER NOT NULL,"
-	" flags INTEGER NOT NULL);"
+	" flags INTEGER NOT NULL, input_id INTEGER, file_offset INTEGER);"
 	"CREATE TABLE refs(from_address INTEGER NOT NULL, seq INTEGER NOT NULL, field TEXT, array_index INTEGER,"
 	" to_address INTEGER NOT NULL, PRIMARY KEY(from_address, seq)) WITHOUT ROWID;"
 	"CREATE TABLE strings(address INTEGER PRIMARY KEY, value TEXT, length INTEGER NOT NULL,"
-	" compressed INTEGER NOT NULL, note TEXT);"
+	" compressed INTEGER NOT NULL, note TEXT, holder TEXT NOT NULL, holder_kind TEXT NOT NULL,"
+	" holder_address INTEGER);"
 	"CREATE TABLE primitive_arrays(address INTEGER PRIMARY KEY, element_type TEXT, length INTEGER NOT NULL,"
 	" bytes BLOB, note TEXT);"
 	"CREATE TABLE anomalies(id INTEGER PRIMARY KEY, phase TEXT NOT NULL, code TEXT NOT NULL, cause TEXT,"
@@ -73,18 +75,19 @@ static const char case_db_finish[] =
 	"CREATE INDEX refs_by_target ON refs(to_address);"
 	"CREATE INDEX roots_by_object ON roots(object);"
 	"CREATE INDEX classes_by_name ON classes(name);"
-	"CREATE VIEW objects_named AS SELECT o.address, printf('0x%08x', o.address) AS hex, c.name AS class_name,"
+	"CREATE VIEW objects_named AS SELECT o.address, printf('0x%x', o.address) AS hex, c.name AS class_name,"
 	" o.class_id, c.origin, o.size, s.name AS space_name, s.kind AS space_kind, o.place, o.place_address, o.place_index,"
-	" o.kind, o.allocation, o.content, o.reach, o.confidence"
+	" o.kind, o.allocation, o.content, o.reach, o.confidence, o.input_id, o.file_offset"
 	" FROM objects o JOIN classes c ON c.id = o.class_id LEFT JOIN spaces s ON s.id = o.space_id;"
 	"CREATE VIEW dropped_objects AS SELECT * FROM objects_named"
 	" WHERE allocation = 'allocated' AND reach = 'unreachable';"
-	"CREATE VIEW dropped_strings AS SELECT s.address, printf('0x%08x', s.address) AS hex, s.value, s.length,"
-	" s.compressed, o.confidence FROM strings s JOIN objects o ON o.address = s.address"
+	"CREATE VIEW dropped_strings AS SELECT s.address, printf('0x%x', s.address) AS hex, s.value, s.length,"
+	" s.compressed, o.confidence, s.holder, s.holder_kind, s.holder_address,"
+	" printf('0x%x', s.holder_address) AS holder_hex FROM strings s JOIN objects o ON o.address = s.address"
 	" WHERE o.allocation = 'allocated' AND o.reach = 'unreachable';"
 	"CREATE VIEW free_objects AS SELECT * FROM objects_named WHERE allocation = 'free';"
-	"CREATE VIEW referrers AS SELECT r.to_address, printf('0x%08x', r.to_address) AS to_hex, r.from_address,"
-	" printf('0x%08x', r.from_address) AS from_hex, c.name AS from_class, r.field, r.array_index,"
+	"CREATE VIEW referrers AS SELECT r.to_address, printf('0x%x', r.to_address) AS to_hex, r.from_address,"
+	" printf('0x%x', r.from_address) AS from_hex, c.name AS from_class, r.field, r.array_index,"
 	" o.allocation AS from_allocation, o.reach AS from_reach"
 	" FROM refs r LEFT JOIN objects o ON o.address = r.from_address LEFT JOIN classes c ON c.id = o.class_id;"
 	"CREATE VIEW holders AS SELECT to_address AS address, 'object' AS kind, from_address AS holder,"
@@ -92,8 +95,7 @@ static const char case_db_finish[] =
 	" UNION ALL SELECT object, 'root', found_at, source FROM roots"
 	" UNION ALL SELECT string, 'dex cache', dex_cache, 'strings[' || string_index || '] (native array)'"
 	" FROM dex_cache_strings"
-	" UNION ALL SELECT object, 'unknown', NULL, reason FROM unknown_reasons;"
-	"COMMIT;";
+	" UNION ALL SELECT object, 'unknown', NULL, reason FROM unknown_reasons;";
 
 enum { ST_INPUT, ST_REGION, ST_SPACE, ST_CLASS, ST_FIELD, ST_OBJECT, ST_REF, ST_STRING, ST_ARRAY, ST_ANOMALY,
        ST_ANOMALY_COUNT, ST_ROOT, ST_ROOT_SOURCE, ST_DEX_CACHE_STRING, ST_UNKNOWN, ST_COUNT };
@@ -104,9 +106,9 @@ static const char *const case_db_inserts[ST_COUNT] = {
 	[ST_SPACE] = "INSERT INTO spaces VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_CLASS] = "INSERT INTO classes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_FIELD] = "INSERT INTO fields VALUES(?,?,?,?,?,?,?,?)",
-	[ST_OBJECT] = "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_OBJECT] = "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_REF] = "INSERT INTO refs VALUES(?,?,?,?,?)",
-	[ST_STRING] = "INSERT INTO strings VALUES(?,?,?,?,?)",
+	[ST_STRING] = "INSERT INTO strings VALUES(?,?,?,?,?,?,?,?)",
 	[ST_ARRAY] = "INSERT INTO primitive_arrays VALUES(?,?,?,?,?)",
 	[ST_ANOMALY] = "INSERT INTO anomalies(phase, code, cause, address, space, message) VALUES(?,?,?,?,?,?)",
 	[ST_ANOMALY_COUNT] = "INSERT INTO anomaly_counts VALUES(?,?,?,?)",
@@ -121,8 +123,11 @@ struct case_db_writer {
 	struct sqlw_stmt *st[ST_COUNT];
 	const struct model *m;
 	const struct art_runtime *rt;
+	const struct referrers *refs;
+	const struct reach *reach;
 	struct case_db_stats *stats;
 	struct wbuf text;        /* a String's value */
+	struct wbuf holder;      /* what holds it (strings.tsv's words) */
 	uint8_t *buf;            /* array bytes that cross regions */
 	size_t buf_cap;
 	const struct model_obj *obj;   /* the object whose references are being written */
@@ -389,13 +394,20 @@ static int put_ref(void *arg, uint32_t off, uint32_t value)
 }
 
 /* The String's value; a value that does not read (residue whose characters are gone) is
- * NULL with the reason in `note`. */
-static int put_string(struct case_db_writer *c, const struct model_obj *o, struct err *e)
+ * NULL with the reason in `note`.  Its holder in strings.tsv's words (strings_tsv.h), the
+ * kind and the holder's address. */
+static int put_string(struct case_db_writer *c, size_t i, const struct model_obj *o, struct err *e)
 {
 	struct sqlw_stmt *s = c->st[ST_STRING];
 	uint32_t n = model_length(c->m, o);
+	struct strings_held held;
 	struct err why;
 	int rc;
+
+	wbuf_reset(&c->holder);
+	strings_tsv_held_by(c->m, c->refs, c->reach, i, &c->holder, &held);
+	if ((rc = wbuf_status(&c->holder, e)))
+		return rc;
 
 	err_init(&why);
 	wbuf_reset(&c->text);
@@ -414,6 +426,12 @@ static int put_string(struct case_db_writer *c, const struct model_obj *o, struc
 	sqlw_bind_int(s, 3, n);
 	sqlw_bind_int(s, 4, model_string_compressed(c->m, o));
 	sqlw_bind_str(s, 5, rc ? why.msg : NULL);
+	sqlw_bind_text(s, 6, (const char *)c->holder.data, c->holder.len);
+	sqlw_bind_const(s, 7, held.kind);
+	if (held.has_address)
+		sqlw_bind_int(s, 8, i64(held.address));
+	else
+		sqlw_bind_null(s, 8);
 	if ((rc = sqlw_step(s, e)))
 		return rc;
 	c->stats->strings++;
@@ -465,6 +483,21 @@ static int put_array(struct case_db_writer *c, const struct model_obj *o, struct
 	return 0;
 }
 
+/* Columns 14 and 15 of an object: the input file (inputs.id) and offset where its first
+ * byte lies, for a hex editor; NULL when it is not in a file. */
+static void bind_file_position(struct case_db_writer *c, struct sqlw_stmt *s, uint64_t va)
+{
+	size_t input;
+	uint64_t offset;
+	if (img_file_position(c->rt->img, va, &input, &offset)) {
+		sqlw_bind_int(s, 14, i64(input + 1));
+		sqlw_bind_int(s, 15, i64(offset));
+	} else {
+		sqlw_bind_null(s, 14);
+		sqlw_bind_null(s, 15);
+	}
+}
+
 static int put_objects(struct case_db_writer *c, struct err *e)
 {
 	const struct model *m = c->m;
@@ -488,6 +521,7 @@ static int put_objects(struct case_db_writer *c, struct err *e)
 		sqlw_bind_const(s, 11, model_reach_name(o->reach));
 		sqlw_bind_int(s, 12, o->confidence);
 		sqlw_bind_int(s, 13, o->flags);
+		bind_file_position(c, s, model_va(m, o));
 		if ((rc = sqlw_step(s, e)))
 			return rc;
 		c->stats->objects++;
@@ -496,7 +530,7 @@ static int put_objects(struct case_db_writer *c, struct err *e)
 		if ((rc = model_each_ref(m, o, put_ref, c, e)))
 			return rc;
 		if (o->kind == MODEL_STRING || (model_jls(m) != MODEL_NONE && o->cls == model_jls(m)))
-			rc = put_string(c, o, e);
+			rc = put_string(c, i, o, e);
 		else if (o->kind == MODEL_PRIM_ARRAY)
 			rc = put_array(c, o, e);
 		if (rc)
@@ -637,7 +671,7 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 	if ((rc = put_image(c, e)) || (rc = put_inputs(c, e)) || (rc = put_run(c, run, e)) ||
 	    (rc = put_regions(c, e)) || (rc = put_spaces(c, e)) || (rc = put_classes(c, e)) ||
 	    (rc = put_objects(c, e)) || (rc = put_hprof_ids(c, e)) || (rc = put_roots(c, r, e)) ||
-	    (rc = put_holders(c, r, e)) ||
+	    (rc = put_holders(c, r, e)) || (rc = case_db_fields_write(c->db, c->m, &c->stats->decoded, e)) ||
 	    (rc = put_anomalies(c, "runtime", &c->rt->anomalies, e)) ||
 	    (rc = put_anomalies(c, "carving", model_sink(c->m), e)))
 		return rc;
@@ -645,11 +679,13 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 		sqlw_finalize(c->st[i]);
 		c->st[i] = NULL;
 	}
-	return sqlw_exec(c->db, case_db_finish, e);
+	if ((rc = sqlw_exec(c->db, case_db_finish, e)) || (rc = sqlw_exec(c->db, case_db_fields_views, e)))
+		return rc;
+	return sqlw_exec(c->db, "COMMIT;", e);
 }
 
-int case_db_write(const char *path, const struct model *m, const struct reach *r, const struct case_db_run *run,
-		  struct case_db_stats *st, struct err *e)
+int case_db_write(const char *path, const struct model *m, const struct reach *r, const struct referrers *refs,
+		  const struct case_db_run *run, struct case_db_stats *st, struct err *e)
 {
 	struct case_db_writer c;
 	int rc;
@@ -658,8 +694,11 @@ int case_db_write(const char *path, const struct model *m, const struct reach *r
 	memset(st, 0, sizeof(*st));
 	c.m = m;
 	c.rt = model_runtime(m);
+	c.refs = refs;
+	c.reach = r;
 	c.stats = st;
 	wbuf_init(&c.text);
+	wbuf_init(&c.holder);
 	if ((rc = sqlw_open(&c.db, path, e)) == 0)
 		rc = write_all(&c, r, run, e);
 	for (int i = 0; i < ST_COUNT; i++)
@@ -669,6 +708,7 @@ int case_db_write(const char *path, const struct model *m, const struct reach *r
 	else
 		rc = sqlw_close(c.db, e);
 	wbuf_release(&c.text);
+	wbuf_release(&c.holder);
 	xfree(c.buf);
 	return rc ? err_prefix(e, "%s", path) : 0;
 }

@@ -18,6 +18,8 @@
 #include "carver/base/err.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
+#include "output/db/case_db_fields.h"
+#include "rosalloc/model/referrers.h"
 
 #define CASE_DB_APPLICATION_ID 0x61727463   /* "artc" */
 #define CASE_DB_SCHEMA_VERSION 3
@@ -33,13 +35,14 @@ struct case_db_run {
 
 struct case_db_stats {
 	uint64_t inputs, regions, spaces, classes, fields, objects, refs, strings, prim_arrays, roots, anomalies;
+	struct case_db_fields_stats decoded;   /* field_values, containers, entries rows */
 };
 
 /* Writes the database of m (after model_finish and reach_run; the image is its runtime's) to
- * path, a new or empty file.  Input files are hashed (SHA-256) as they are recorded.  Returns
+ * path, a new or empty file; refs is m's referrer index (the Strings' holders).  Input files are hashed (SHA-256) as they are recorded.  Returns
  * 0, -ERR_DB (SQLite), -ERR_IO (an input file does not read) or -ERR_NOMEM; on error the
  * file is left for the caller to remove. */
-int case_db_write(const char *path, const struct model *m, const struct reach *r, const struct case_db_run *run,
-		  struct case_db_stats *st, struct err *e);
+int case_db_write(const char *path, const struct model *m, const struct reach *r, const struct referrers *refs,
+		  const struct case_db_run *run, struct case_db_stats *st, struct err *e);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "carver/base/cursor.h"
+#include "carver/base/escape.h"
 #include "carver/base/xalloc.h"
 
 enum { DEC_MAX_SUPERS = 4096 };   /* longest super-class chain followed (hostile cycles) */
@@ -154,6 +155,18 @@ static const char *plan_name(struct dec *d, const struct dec_plan *p, uint32_t n
 	return own;
 }
 
+/* "name": JSON-escaped, quoted, with the colon (written once per class, not per object). */
+static const char *json_key(struct dec *d, const char *name, uint32_t *len)
+{
+	wbuf_reset(&d->scratch);
+	escape_json_quoted(&d->scratch, (const uint8_t *)name, strlen(name));
+	wbuf_u8(&d->scratch, ':');
+	if (d->scratch.failed || d->scratch.len > UINT32_MAX)
+		return NULL;
+	*len = (uint32_t)d->scratch.len;
+	return arena_strndup(&d->a, (const char *)d->scratch.data, d->scratch.len);
+}
+
 static int plan_fields(struct dec *d, size_t cls, struct dec_plan *p, struct err *e)
 {
 	const struct art_runtime *rt = d->rt;
@@ -175,7 +188,7 @@ static int plan_fields(struct dec *d, size_t cls, struct dec_plan *p, struct err
 				continue;   /* the class word: the object's class, not a field to show */
 			struct dec_field *o = &p->f[p->n];
 			o->own_name = f->name ? f->name : "?";
-			if (!(o->name = plan_name(d, p, p->n, k, o->own_name)))
+			if (!(o->name = plan_name(d, p, p->n, k, o->own_name)) || !(o->json_key = json_key(d, o->name, &o->json_key_len)))
 				return dec_nomem(e);
 			o->type = f->type;
 			o->java_type = f->java_type ? f->java_type : f->type;
@@ -398,6 +411,34 @@ static int enum_value(struct dec *d, size_t obj, const struct dec_plan *p, unsig
 	return string_text(d, s, slot, v, e);
 }
 
+/* A reference to no carved object whose bytes still hold a String (its class word names
+ * java.lang.String): a String the allocator freed while its holder lives on (a sticky GC
+ * sweeps young garbage first), its text read where it lies, marked outside. */
+static int outside_string(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *v, struct err *e)
+{
+	size_t jls = model_jls(d->m);
+	uint32_t klass;
+
+	if (jls == MODEL_NONE || model_in_alias(d->m, ref))
+		return 0;
+	err_init(&d->why);
+	if (mirror_klass(&d->rt->m, ref, &klass, &d->why) || klass != d->rt->classes[jls].addr)
+		return 0;
+	struct wbuf *b = &d->text[slot];
+	wbuf_reset(b);
+	int rc = mirror_string_wtf8(&d->rt->m, ref, DEC_TEXT_MAX, b, &d->why);
+	if (rc == -ERR_NOMEM || b->failed)
+		return dec_nomem(e);
+	if (rc)
+		return 0;   /* not a String that reads (or longer than a value carries): a plain reference */
+	v->kind = DEC_STRING;
+	v->outside = true;
+	v->ref_class = d->rt->classes[jls].name;
+	v->text = b->data ? (const char *)b->data : "";
+	v->text_len = b->len;
+	return 0;
+}
+
 int dec_ref_value(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *v, struct err *e)
 {
 	const struct dec_plan *p;
@@ -411,7 +452,7 @@ int dec_ref_value(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *
 	}
 	v->kind = DEC_REF;
 	if ((v->obj = model_find(d->m, ref)) == MODEL_NONE)
-		return 0;
+		return outside_string(d, ref, slot, v, e);
 	const struct model_obj *o = model_obj(d->m, v->obj);
 	v->addr = model_va(d->m, o);
 	v->ref_class = d->rt->classes[o->cls].name;
@@ -516,7 +557,8 @@ int dec_each_field(struct dec *d, size_t obj, dec_value_fn fn, void *arg, struct
 	for (uint32_t i = 0; i < p->n && rc == 0; i++) {
 		const struct dec_field *f = &p->f[i];
 		struct dec_value v = { .name = f->name, .type = f->type, .java_type = f->java_type,
-				       .offset = f->offset, .obj = MODEL_NONE };
+				       .offset = f->offset, .obj = MODEL_NONE, .json_key = f->json_key,
+				       .json_key_len = f->json_key_len };
 		if (!f->t)
 			field_unread("the field's type is unknown", &v);
 		else if (f->offset == RT_OFFSET_UNKNOWN)

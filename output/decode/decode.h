@@ -8,7 +8,9 @@
  * "DeclaringClass.name".  Values are typed (struct dec_value):
  *   boolean, char, byte, short, int, long, float, double  as numbers (char: the UTF-16 unit);
  *   a reference to a String     DEC_STRING: its text (UTF-8; unpaired surrogates as WTF-8) up
- *                               to DEC_TEXT_MAX bytes, and the String's address;
+ *                               to DEC_TEXT_MAX bytes, and the String's address; also for a
+ *                               reference to no carved object whose bytes hold a String
+ *                               (outside: a freed String of a living holder);
  *   a reference to a boxed primitive (java.lang.Integer, Long, Boolean, Character, Byte,
  *                               Short, Float, Double)  DEC_BOXED: its value field, boxed = the
  *                               primitive's kind;
@@ -76,9 +78,15 @@ struct dec_value {
 	const char *text;           /* STRING: text; ENUM: constant name; NULL when unread */
 	size_t text_len;
 	bool text_cut;              /* the text was longer than DEC_TEXT_MAX bytes */
+	bool outside;               /* STRING: no carved object (obj MODEL_NONE), but the bytes
+				     * there still hold a String (class word java.lang.String): a
+				     * String freed while its holder lives on, read where it lies */
 	bool has_time;              /* INT/LONG fields: read as a time, inferred */
 	int64_t time_ms;            /* that time: milliseconds since 1970-01-01 UTC */
 	const char *why;            /* UNREAD (and a STRING/ENUM whose text does not read): why */
+	const char *json_key;       /* fields: name as a JSON key ("name": quoted, escaped, with
+				     * the colon), made once per class */
+	uint32_t json_key_len;
 };
 
 /* The container behind dec_each_entry's entries. */
@@ -162,6 +170,8 @@ void dec_value_text(const struct dec_value *v, struct wbuf *out);
 /* Appends the ISO 8601 UTC form of ms since 1970 ("2026-11-02T10:11:12.345Z", ".345" left
  * out when 0). */
 void dec_time_iso(int64_t ms, struct wbuf *out);
+/* True when a field named name says it holds a time (the words at the top of this file). */
+bool dec_time_named(const char *name);
 /* Stable names of the kinds: "null", "boolean", "char", ..., "string", "ref", "enum",
  * "boxed", "unread". */
 const char *dec_kind_name(unsigned k);

@@ -24,6 +24,8 @@ enum dec_box {
 struct dec_field {
 	const char *name;           /* as shown: "name", or "DeclaringClass.name" when hidden */
 	const char *own_name;       /* the field's own name */
+	const char *json_key;       /* name as a JSON key: quoted, escaped, with ':' */
+	uint32_t json_key_len;
 	const char *type, *java_type;
 	uint32_t offset;
 	size_t declaring;           /* class index */
@@ -81,7 +83,5 @@ int dec_value_at(struct dec *d, uint8_t t, const uint8_t *p, uint8_t time_hint, 
 		 struct err *e);
 /* Fills v for the 32-bit reference ref.  Returns 0 or -ERR_NOMEM. */
 int dec_ref_value(struct dec *d, uint32_t ref, unsigned slot, struct dec_value *v, struct err *e);
-/* True when name says time (decode.h). */
-bool dec_time_named(const char *name);
 
 #endif

@@ -156,11 +156,17 @@ void dec_time_iso(int64_t ms, struct wbuf *out)
 
 /* ---- JSON ---- */
 
+/* A char as a one-character string; a surrogate half, which is no character on its own (and
+ * which jq refuses as a lone \ud8xx escape), as its UTF-16 unit number. */
 static void json_char(struct wbuf *out, int64_t unit)
 {
 	struct wbuf one;
+	if (unit >= 0xd800 && unit <= 0xdfff) {
+		dec_json_i64(out, unit);
+		return;
+	}
 	wbuf_init(&one);
-	wbuf_utf8(&one, (uint32_t)unit);   /* a lone surrogate as WTF-8: escape_json writes \udXXX */
+	wbuf_utf8(&one, (uint32_t)unit);
 	if (one.failed)
 		PUT_LIT(out, "null");
 	else
@@ -231,6 +237,8 @@ static void value_json(const struct dec_value *v, struct wbuf *out, bool open)
 		dec_json_hex(out, v->addr);
 		if (v->kind == DEC_STRING) {
 			json_text(out, "text", v);
+			if (v->outside)
+				PUT_LIT(out, ",\"outside\":true");
 		} else if (v->kind == DEC_ENUM) {
 			json_text(out, "enum", v);
 			PUT_LIT(out, ",\"ordinal\":");
@@ -292,8 +300,7 @@ static int field_json(void *arg, const struct dec_value *v, struct err *e)
 	if (!j->first)
 		wbuf_u8(j->out, ',');
 	j->first = false;
-	escape_json_quoted(j->out, (const uint8_t *)v->name, strlen(v->name));
-	wbuf_u8(j->out, ':');
+	wbuf_put(j->out, v->json_key, v->json_key_len);
 	if (v->has_time && v->kind != DEC_BOXED) {
 		wbuf_u8(j->times, j->times->len ? ',' : '{');
 		escape_json_quoted(j->times, (const uint8_t *)v->name, strlen(v->name));
@@ -496,7 +503,7 @@ struct dt {
 	unsigned shown;
 };
 
-static int text_ref_fields(struct dt *t, size_t obj, struct err *e);
+static int text_ref(struct dt *t, const struct dec_value *v, struct err *e);
 
 static int field_text(void *arg, const struct dec_value *v, struct err *e)
 {
@@ -505,18 +512,13 @@ static int field_text(void *arg, const struct dec_value *v, struct err *e)
 		return 1;
 	if (t->nested && v->kind != DEC_STRING && v->kind != DEC_ENUM)
 		return 0;
-	if (v->kind == DEC_NULL || v->kind == DEC_UNREAD)
-		return 0;
+	if (v->kind == DEC_NULL || v->kind == DEC_UNREAD || !strncmp(v->name, "shadow$_", 8))
+		return 0;   /* java.lang.Object's lock word is no content */
 	if (t->shown++)
 		wbuf_u8(t->out, t->nested ? ',' : ' ');
 	wbuf_printf(t->out, "%s=", v->name);
-	if (!t->nested && v->kind == DEC_REF && v->obj != MODEL_NONE) {
-		size_t obj = v->obj;
-		wbuf_printf(t->out, "%s{", short_class(v->ref_class));
-		int rc = text_ref_fields(t, obj, e);
-		wbuf_u8(t->out, '}');
-		return rc;
-	}
+	if (!t->nested && v->kind == DEC_REF && v->obj != MODEL_NONE)
+		return text_ref(t, v, e);
 	dec_value_text(v, t->out);
 	return t->nested && t->shown >= DEC_TEXT_FIELDS_NESTED ? 1 : 0;
 }
@@ -528,10 +530,19 @@ static int text_ref_fields(struct dt *t, size_t obj, struct err *e)
 	return rc < 0 ? rc : 0;
 }
 
+/* A referenced object as Class{its String fields}. */
+static int text_ref(struct dt *t, const struct dec_value *v, struct err *e)
+{
+	size_t obj = v->obj;
+	wbuf_printf(t->out, "%s{", short_class(v->ref_class));
+	int rc = text_ref_fields(t, obj, e);
+	wbuf_u8(t->out, '}');
+	return rc;
+}
+
 static int entry_text(void *arg, const struct dec_entry *en, struct err *e)
 {
 	struct dt *t = arg;
-	(void)e;
 	if (t->out->len >= t->stop)
 		return 1;
 	if (t->shown++)
@@ -540,6 +551,8 @@ static int entry_text(void *arg, const struct dec_entry *en, struct err *e)
 		dec_value_text(&en->key, t->out);
 		wbuf_u8(t->out, '=');
 	}
+	if (en->value.kind == DEC_REF && en->value.obj != MODEL_NONE)
+		return text_ref(t, &en->value, e);
 	dec_value_text(&en->value, t->out);
 	return 0;
 }

@@ -247,7 +247,10 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			wbuf_u8(&j->line, ',');
-		put_value(&j->line, t, d + (size_t)i * size);
+		if (t == 'C')   /* a char[] element: its UTF-16 unit (text split in units, surrogates too) */
+			dec_json_u64(&j->line, ld_u16le(d + (size_t)i * size));
+		else
+			put_value(&j->line, t, d + (size_t)i * size);
 	}
 	wbuf_u8(&j->line, ']');
 	return 0;

@@ -27,12 +27,20 @@
  *   unknown_reason reach "unknown": why a missing root source may hold it ("dex literal",
  *                  "runtime error", "sentinel", "class roots", "held by unknown")
  *   confidence     0-100
- *   fields         instances, strings and Class objects: {"name": value, ...}, the
- *                  class's own instance fields in declaration order, then its super
- *                  class's, up to java.lang.Object (as HPROF orders them), the class word
- *                  left out (it is class_address); a super class's field hidden by a
- *                  subclass field of the same name is keyed "DeclaringClass.name"; null
- *                  when the runtime model could not derive the field's offset
+ *   fields         instances, strings and Class objects: {"name": value, ...} as the object
+ *                  decoder gives them (output/decode/decode.h), the class's own instance
+ *                  fields in declaration order, then its super class's, up to
+ *                  java.lang.Object (as HPROF orders them), the class word left out (it is
+ *                  class_address); a super class's field hidden by a subclass field of the
+ *                  same name is keyed "DeclaringClass.name"; null when the runtime model
+ *                  could not derive the field's offset
+ *   inferred_times after fields, when an int or long field reads as a time (decode.h):
+ *                  {"name": "2026-11-02T10:11:12.345Z"}, UTC, inferred (the field itself
+ *                  keeps its number)
+ *   entries        containers (ArrayList, LinkedList, HashMap, ... decode.h): {"kind": "list"
+ *                  | "map" | "set" | "sparse", "size": the size field, "given": entries
+ *                  listed, "incomplete": why the rest do not read (only when so), "items":
+ *                  [value, ...] or [{"key": value, "value": value}, ...]}
  *   describes      Class objects: the name of the class it is
  *   instance_fields  Class objects: the described class's own instance fields, [{"name",
  *                  "type", "offset"}...] in declaration order (type: the Java type name;
@@ -46,13 +54,19 @@
  *   value          strings: the text (null when its characters do not read, and then
  *                  value_error says why)
  *   element_type   arrays: the component type's Java name
- *   elements       object arrays: addresses; primitive arrays except byte[]: values
+ *   elements       object arrays: addresses; primitive arrays except byte[]: values (a
+ *                  char[] element as its UTF-16 unit number)
  *   hex            byte[]: the bytes as one lower-case hex string, two digits a byte
- * Values: a reference is "0x..." or null; boolean, byte, char (the UTF-16 unit), short,
- * int are JSON numbers; a long is a number when |v| <= 2^53 (exact in every JSON reader),
- * else a decimal string; float and double are the shortest decimal that reads back to the
- * same value, or "NaN", "Infinity", "-Infinity".  Text is escaped by carver/base/escape.h
- * (valid UTF-8, lone surrogates as \uDXXX).  Same model, same bytes. */
+ * Values: boolean true / false; byte, short, int JSON numbers; a char a one-character string
+ * ("A"; a surrogate half, no character on its own, as its number); a long a number when
+ * |v| <= 2^53 (exact in every JSON reader), else a decimal string; float and double the
+ * shortest decimal that reads back to the same value, or "NaN", "Infinity", "-Infinity".  A
+ * reference in a field or an entry: null; a String {"addr": "0x...", "text": "..."} (with
+ * "cut": true past 4096 bytes of text, "outside": true for a freed String no carved object
+ * holds, "why" when the text does not read); an enum constant {"addr", "enum": its name,
+ * "ordinal"}; a box (Integer, Long, ...) {"addr", "value"}; any other object "0x...".
+ * Statics and array elements keep references as "0x...".  Text is escaped by
+ * carver/base/escape.h (valid UTF-8, lone surrogates as \uDXXX).  Same model, same bytes. */
 #ifndef ARTCARVE_OBJECTS_JSONL_H
 #define ARTCARVE_OBJECTS_JSONL_H
 

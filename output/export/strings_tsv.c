@@ -17,11 +17,13 @@ struct st_ctx {
 };
 
 /* What holds object i when no object references it (reach.h reach_holder_of). */
-static void holder_beyond_objects(const struct model *m, const struct reach *reach, size_t i, struct wbuf *out)
+static void holder_beyond_objects(const struct model *m, const struct reach *reach, size_t i, struct wbuf *out,
+				  struct strings_held *held)
 {
 	struct reach_holder h;
 	if (!reach || !reach_holder_of(reach, m, i, &h)) {
 		wbuf_printf(out, "held by nothing");
+		*held = (struct strings_held){ "none", 0, false };
 		return;
 	}
 	switch (h.kind) {
@@ -30,24 +32,27 @@ static void holder_beyond_objects(const struct model *m, const struct reach *rea
 		if (h.ref)
 			wbuf_printf(out, " at 0x%llx", (unsigned long long)h.ref);
 		wbuf_printf(out, ")");
+		*held = (struct strings_held){ "root", h.ref, h.ref != 0 };
 		break;
 	case REACH_HOLDER_DEX_CACHE:
 		wbuf_printf(out, "held by java.lang.DexCache strings[%u]@0x%llx (native array)", h.index,
 			    (unsigned long long)model_va(m, model_obj(m, h.dex_cache)));
+		*held = (struct strings_held){ "dex cache", model_va(m, model_obj(m, h.dex_cache)), true };
 		break;
 	default:
 		wbuf_printf(out, "held by nothing the image shows (unknown: %s)", reach_doubt_name(h.doubt));
+		*held = (struct strings_held){ "unknown", 0, false };
 		break;
 	}
 }
 
-void strings_tsv_holder(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
-			struct wbuf *out)
+void strings_tsv_held_by(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
+			 struct wbuf *out, struct strings_held *held)
 {
 	const uint32_t *from, *off;
 	uint32_t n = referrers_of(r, i, &from, &off);
 	if (n == 0) {
-		holder_beyond_objects(m, reach, i, out);
+		holder_beyond_objects(m, reach, i, out, held);
 		return;
 	}
 	wbuf_printf(out, "held by ");
@@ -55,6 +60,14 @@ void strings_tsv_holder(const struct model *m, const struct referrers *r, const 
 	wbuf_printf(out, "@0x%llx", (unsigned long long)model_va(m, model_obj(m, from[0])));
 	if (n > 1)
 		wbuf_printf(out, " (+%u more)", n - 1);
+	*held = (struct strings_held){ "object", model_va(m, model_obj(m, from[0])), true };
+}
+
+void strings_tsv_holder(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
+			struct wbuf *out)
+{
+	struct strings_held held;
+	strings_tsv_held_by(m, r, reach, i, out, &held);
 }
 
 static int line(void *arg, const struct strings_hit *h, struct err *e)
@@ -63,7 +76,7 @@ static int line(void *arg, const struct strings_hit *h, struct err *e)
 
 	wbuf_reset(&c->line);
 	wbuf_reset(&c->ctx);
-	wbuf_printf(&c->line, "%llu\t", (unsigned long long)h->addr);
+	wbuf_printf(&c->line, "0x%llx\t", (unsigned long long)h->addr);
 	escape_feature(&c->line, h->text, h->text_len);
 	wbuf_printf(&c->ctx, "java.lang.String len=%u %s; ", h->length, h->compressed ? "compressed" : "utf16");
 	strings_tsv_holder(c->m, c->r, c->reach, h->obj, &c->ctx);
@@ -92,7 +105,7 @@ static int header(struct st_ctx *c, const struct strings_tsv_opts *o, struct err
 		escape_feature(&c->line, (const uint8_t *)o->image, strlen(o->image));
 		wbuf_u8(&c->line, '\n');
 	}
-	wbuf_printf(&c->line, "# Offsets: virtual addresses of java.lang.String objects in the process (decimal), "
+	wbuf_printf(&c->line, "# Offsets: virtual addresses of java.lang.String objects in the process (0x + hex), "
 			      "not file offsets; context: length, holder (class.field@address), states\n"
 			      "# Feature-File-Version: 1.1\n");
 	int rc = wbuf_status(&c->line, e);

@@ -6,8 +6,8 @@
  * saying what the offsets are.  Then one line per String object of the model (strings_find.h
  * pass 1, address order):
  *   OFFSET<TAB>FEATURE<TAB>CONTEXT
- *   OFFSET   the String object's virtual address in the process, in decimal (as
- *            bulk_extractor writes offsets; not a file offset);
+ *   OFFSET   the String object's virtual address in the process, 0x + lowercase hex (the
+ *            one spelling of addresses in every output; not a file offset);
  *   FEATURE  the string's text, escaped as bulk_extractor escapes features (escape.h: '\',
  *            control characters and bytes of invalid or lone-surrogate sequences as \xHH);
  *            empty for an empty String (or one whose characters did not read: the
@@ -21,6 +21,7 @@
 #ifndef ARTCARVE_STRINGS_TSV_H
 #define ARTCARVE_STRINGS_TSV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "carver/base/err.h"
@@ -48,5 +49,15 @@ int strings_tsv_write(const struct model *m, const struct referrers *r, const st
  * shows (unknown: REASON)"; else "held by nothing". */
 void strings_tsv_holder(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
 			struct wbuf *out);
+/* The same text, and what kind of holder it names for a database column: kind "object" (the
+ * first referring object's address), "root" (the root's table entry or stack word, when
+ * known), "dex cache" (the DexCache's address), "unknown" or "none" (no address). */
+struct strings_held {
+	const char *kind;
+	uint64_t address;
+	bool has_address;
+};
+void strings_tsv_held_by(const struct model *m, const struct referrers *r, const struct reach *reach, size_t i,
+			 struct wbuf *out, struct strings_held *held);
 
 #endif

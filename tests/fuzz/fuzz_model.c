@@ -1,5 +1,6 @@
 /* fuzz_model.c - the object model, reachability, the referrer index and the writers of the
  * carved heap (rosalloc/model, output/hprof/hprof_carve.c, output/report: report.html,
+ * output/decode: the object decoder,
  * output/export: objects.jsonl, strings.tsv and the string residue scan, written to
  * /dev/null) over a heap built from the input:
  * [u8 flags][object bytes].  The fixture's classes (tests/fuzz/model_fixture.h) sit at
@@ -7,13 +8,16 @@
  * address there is a candidate (allocated, or free when bit 0 of its lock word is set); room =
  * the bytes left, or 64 << (flags >> 4 & 3) when flags bit 2 is set; flags bit 3 marks the
  * leading 8 bytes of free candidates overwritten.  Flags bit 0 maps the first 4 KiB of the
- * object bytes as an `indirect ref table`, bit 1 as a `[stack]`.
+ * object bytes as an `indirect ref table`, bit 1 as a `[stack]`; bit 7 renames Msg to
+ * java.util.ArrayList (text -> elementData, id -> size) for the decoder's container walk.
+ * Every object also goes through the decoder (output/decode: JSON, text, entries).
  * Seeds: tests/tools/mkseeds_model.c. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "carver/base/cursor.h"
+#include "output/decode/decode.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_find.h"
 #include "output/export/strings_tsv.h"
@@ -42,6 +46,33 @@ static int count_string(void *arg, const struct strings_hit *h, struct err *e)
 	return 0;
 }
 
+/* Every object through the decoder: JSON two levels deep, its one-line text, its entries. */
+static int count_entry(void *arg, const struct dec_entry *en, struct err *e)
+{
+	(void)e;
+	*(uint64_t *)arg += en->value.addr ^ en->index;
+	return 0;
+}
+
+static void decoded(const struct model *m, struct err *e)
+{
+	struct dec *d;
+	struct wbuf b;
+	uint64_t sum = 0;
+
+	if (dec_open(&d, m, e))
+		return;
+	wbuf_init(&b);
+	for (size_t i = 0; i < model_count(m); i++) {
+		wbuf_reset(&b);
+		if (dec_object_json(d, i, 2, &b, e) || dec_object_text(d, i, 80, &b, e) ||
+		    dec_each_entry(d, i, count_entry, &sum, NULL, e) < 0)
+			break;
+	}
+	wbuf_release(&b);
+	dec_close(d);
+}
+
 /* objects.jsonl, strings.tsv and report.html into /dev/null, the strings with the residue
  * scan. */
 static void exports(const struct model *m, const struct reach *r, const struct anomaly_sink *anomalies,
@@ -65,6 +96,7 @@ static void exports(const struct model *m, const struct reach *r, const struct a
 		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);
 	struct report_input ri = { m, r, anomalies, NULL, NULL, NULL, NULL, have_refs ? &refs : NULL, NULL, NULL };
 	(void)report_write(&ri, &out, e);
+	decoded(m, e);
 	referrers_release(&refs);
 }
 
@@ -109,6 +141,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n > cap)
 		n = cap;
 	mf_build(&f);
+	if (flags & 0x80) {   /* Msg read as an ArrayList: its text its backing array, id its size */
+		f.cls[MF_MSG].name = "java.util.ArrayList";
+		f.f_msg[0].name = "elementData";
+		f.f_msg[2].name = "size";
+	}
 	memset(f.heap + (MF_OBJECTS - MF_HEAP), 0, cap);
 	memcpy(f.heap + (MF_OBJECTS - MF_HEAP), data + 1, n);
 	size_t side = n < 4096 ? n & ~(size_t)15 : 4096;

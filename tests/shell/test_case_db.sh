@@ -39,7 +39,7 @@ same_lines() {
 }
 eq() { if [ "$2" = "$3" ]; then t_ok "$1: $2"; else t_fail "$1: got '$2', want '$3'"; fi; }
 
-checked="dropped-strings dropped-by-class class-by-state free-by-class who-references path-from-root inputs"
+checked="dropped-strings dropped-by-class class-by-state free-by-class who-references path-from-root app-dropped-fields dropped-messages inputs"
 want=$(echo $checked | tr ' ' '\n' | sort | tr '\n' ' ')
 have=$(query_names | sort | tr '\n' ' ')
 eq "README queries are the ones this test checks" "$have" "$want"
@@ -177,6 +177,86 @@ else
 	t_fail "sample: carve failed: $(head -n 3 "$TMP/s1.err")"
 fi
 
+# check_real_addresses NAME DB DIR CORE: one spelling of addresses across case.db and
+# strings.tsv, the Strings' holders as strings.tsv gives them, and the objects' file offsets
+# against the core's bytes (an object's first word is its class's address)
+check_real_addresses() {
+	sqlite3 "$2" "SELECT hex || '|' || holder FROM dropped_strings" | sort >"$TMP/dsh.got"
+	grep -v '^#' "$3/strings.tsv" | awk -F '\t' '$3 ~ /; allocated [a-z]+ unreachable / {
+		c = $3; sub(/^[^;]*; /, "", c); sub(/; allocated [a-z]+ unreachable .*$/, "", c); print $1 "|" c }' | sort >"$TMP/dsh.want"
+	same_lines "$1: dropped_strings hex and holder = strings.tsv's" "$TMP/dsh.got" "$TMP/dsh.want"
+	eq "$1: hex spelled 0x + hex without zero padding, as objects.jsonl" \
+		"$(sqlite3 "$2" "SELECT count(*) FROM objects_named WHERE hex NOT GLOB '0x[1-9a-f]*'")|$(sqlite3 "$2" "SELECT hex FROM objects_named ORDER BY address LIMIT 1")" \
+		"0|$(head -n 1 "$3/objects.jsonl" | jq -r .address)"
+	eq "$1: every String has a holder kind" "$(sqlite3 "$2" "SELECT count(*) FROM strings WHERE holder_kind NOT IN ('object', 'root', 'dex cache', 'unknown', 'none')")" 0
+	bad=0 n=0
+	sqlite3 -separator ' ' "$2" "SELECT o.file_offset, c.address, i.path FROM objects o JOIN classes c ON c.id = o.class_id
+		JOIN inputs i ON i.id = o.input_id WHERE o.address % 997 = 0 OR o.rowid % 5000 = 0" >"$TMP/fo"
+	while read -r off cls path; do
+		n=$((n + 1))
+		[ "$path" = "$4" ] && [ "$(od -An -tu4 -j "$off" -N4 "$4" | tr -d ' ')" = "$cls" ] || bad=$((bad + 1))
+	done <"$TMP/fo"
+	eq "$1: $n objects' file_offset in the core holds their class word, bad" "$bad" 0
+	[ "$n" -ge 50 ] || t_fail "$1: only $n objects' file offsets checked"
+	eq "$1: objects without a file offset" "$(sqlite3 "$2" "SELECT count(*) FROM objects WHERE file_offset IS NULL")" 0
+}
+
+# check_node_fields NAME DB UNREACHABLE: the README's app-dropped-fields query for Nodes$Node
+# gives every dropped Node (truth.json's count), each with the same fields, as the workload
+# wrote them: stamp = 0xCAFEBABE00000000 | id (realart README), next declared Nodes$Node
+check_node_fields() {
+	q "$2" app-dropped-fields @class "'Nodes\$Node'" >"$TMP/nf"
+	python3 - "$TMP/nf" "$3" <<'PY' >"$TMP/nf.out"
+import sys
+nodes = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    hexa, field, typ, value, time_utc = line.rstrip("\n").split("|")
+    nodes.setdefault(hexa, {"type": None})[field] = value
+    if field == "next":
+        nodes[hexa]["type"] = typ
+bad = [h for h, f in nodes.items()
+       if int(f["stamp"]) % (1 << 64) != (0xCAFEBABE << 32 | int(f["id"])) or f["type"] != "Nodes$Node"]
+print(len(nodes), len(set(len(f) for f in nodes.values())), len(bad), bad[:3])
+PY
+	eq "$1: app-dropped-fields Nodes\$Node: dropped Nodes, distinct field counts, bad stamps (truth: $3 unreachable)" \
+		"$(cat "$TMP/nf.out")" "$3 1 0 []"
+}
+
+# check_messages NAME DB TRUTH_JSONL: the README's dropped-messages query against the synthetic
+# messenger's truth: every allocated unreachable Messenger$Message with its body's text, its
+# sender's name and its timestamp as UTC
+check_messages() {
+	q "$2" dropped-messages >"$TMP/msg.got"
+	PYTHONPATH=tests/tools python3 - "$3" <<'PY' >"$TMP/msg.want"
+import sys, datetime
+from truth_jsonl import load, field
+objs = load(sys.argv[1])
+for a in sorted(objs, key=lambda x: int(x, 16)):
+    o = objs[a]
+    if not o["class"].endswith("Messenger$Message") or o["alloc"] != "allocated" or o["reach"] != "unreachable":
+        continue
+    body = objs[field(o, "body")]["string"]
+    sender = objs[field(objs[field(o, "sender")], "name")]["string"]
+    t = datetime.datetime.fromtimestamp(field(o, "timestamp") / 1000, datetime.timezone.utc)
+    ms = t.microsecond // 1000
+    print("%s|%s|%s|%s" % (a, body, sender, t.strftime("%Y-%m-%dT%H:%M:%S") + (".%03d" % ms if ms else "") + "Z"))
+PY
+	if [ -s "$TMP/msg.want" ] && cmp -s "$TMP/msg.got" "$TMP/msg.want"; then
+		t_ok "$1: dropped-messages = truth.jsonl's $(wc -l <"$TMP/msg.want") dropped messages with body, sender and time ($(head -n 1 "$TMP/msg.got"))"
+	else
+		t_fail "$1: dropped-messages differs from truth.jsonl: $(diff "$TMP/msg.got" "$TMP/msg.want" | head -n 4 | tr '\n' ' ')"
+	fi
+}
+m=$TMP/messenger
+if build/synth --version 11 --bits 64 --seed 1 --size small --workload messenger --out "$m" >/dev/null 2>&1 &&
+   "$ART" carve "$m/core" --maps "$m/maps" -o "$m/out" --skip hprof,bmd,jsonl,strings,report -q >/dev/null 2>"$m/err"; then
+	check_messages "synth messenger 11/64" "$m/out/case.db" "$m/truth.jsonl"
+	eq "synth messenger 11/64: the app's classes lead the dropped classes" \
+		"$(q "$m/out/case.db" dropped-by-class | head -n 1 | cut -d'|' -f2)" app
+else
+	t_fail "synth messenger: generation or carve failed: $(head -n 2 "$m/err" 2>/dev/null)"
+fi
+
 # ---- a real capture, against the summary and the runtime's truth.json ----
 if t_corpus "$CAP"; then
 	w=$TMP/real
@@ -198,7 +278,7 @@ if t_corpus "$CAP"; then
 			gone=$(sqlite3 "$db" "SELECT address FROM objects_named WHERE class_name = 'Nodes\$Node' AND reach = 'unreachable' ORDER BY address LIMIT 1")
 			q "$db" path-from-root @target "$kept" >"$w/p.got"
 			root=$(head -n 1 "$w/p.got" | cut -d'|' -f2)
-			if [ "$(tail -n 1 "$w/p.got" | cut -d'|' -f2)" = "$(printf '0x%08x' "$kept")" ] && [ -n "$(head -n 1 "$w/p.got" | cut -d'|' -f4)" ]; then
+			if [ "$(tail -n 1 "$w/p.got" | cut -d'|' -f2)" = "$(printf '0x%x' "$kept")" ] && [ -n "$(head -n 1 "$w/p.got" | cut -d'|' -f4)" ]; then
 				t_ok "cms-nodes-nogc: path-from-root of a kept Node: $(cut -d'|' -f2,3 "$w/p.got" | tr '\n' ' ')"
 			else
 				t_fail "cms-nodes-nogc: path-from-root of a kept Node $kept: $(tr '\n' ' ' <"$w/p.got")"
@@ -207,6 +287,8 @@ if t_corpus "$CAP"; then
 			q "$db" who-references @target "$kept" >"$w/wr"
 			eq "cms-nodes-nogc: who-references of the kept Node names the path's last step" \
 				"$(grep -c "^$(sed -n '$!h; ${x; p}' "$w/p.got" | cut -d'|' -f2)|" "$w/wr")" 1
+			check_real_addresses cms-nodes-nogc "$db" "$w/o1" "$w/core"
+			check_node_fields cms-nodes-nogc "$db" "$want"
 			"$ART" carve "$w/core" --maps "$CAP/maps.txt" -o "$w/o2" >/dev/null 2>&1
 			same_dump cms-nodes-nogc "$db" "$w/o2/case.db"
 			echo "# cms-nodes-nogc: case.db $(wc -c <"$db") bytes, heap.hprof $(wc -c <"$w/o1/heap.hprof") bytes;" \

@@ -226,6 +226,12 @@ sys.exit(1 if bad else 0)' "$o/objects.jsonl" >"$o/py" 2>&1; then
 		[ "$(grep -v '^#' "$o/strings.tsv" | awk -F '\t' 'NF != 3' | wc -l)" -eq 0 ]; then
 		t_ok "$1: strings.tsv: bulk_extractor header, $rows lines of 3 tab-separated fields, one per String of the summary"
 	else t_fail "$1: strings.tsv: $rows rows (summary $(jq .strings.total "$o.json")), header $(tr '\n' '|' <"$o/head")"; fi
+	# one spelling of addresses: 0x + lowercase hex, no zero padding, the same as objects.jsonl's
+	grep -v '^#' "$o/strings.tsv" | cut -f1 | sort >"$o/tsv.addr"
+	jq -r 'select(.class == "java.lang.String" and has("value")) | .address' "$o/objects.jsonl" | sort >"$o/jsonl.addr"
+	if [ "$(grep -cv '^0x[1-9a-f][0-9a-f]*$' "$o/tsv.addr")" -eq 0 ] && cmp -s "$o/tsv.addr" "$o/jsonl.addr"; then
+		t_ok "$1: strings.tsv addresses as 0x + hex, equal to objects.jsonl's String addresses ($(head -n 1 "$o/tsv.addr"), ...)"
+	else t_fail "$1: strings.tsv addresses: $(grep -v '^0x[1-9a-f][0-9a-f]*$' "$o/tsv.addr" | head -n 2 | tr '\n' ' ') / $(diff "$o/tsv.addr" "$o/jsonl.addr" | head -n 3 | tr '\n' ' ')"; fi
 	t_same "$1: objects.jsonl, second run" "$o.2/objects.jsonl" "$o/objects.jsonl"
 	t_same "$1: strings.tsv, second run" "$o.2/strings.tsv" "$o/strings.tsv"
 	rm -rf "$o" "$o.2"

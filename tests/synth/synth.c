@@ -36,14 +36,16 @@ bool rng_chance(struct rng *r, unsigned percent) { return rng_below(r, 100) < pe
 
 static const char usage[] =
 	"usage: synth --version V --bits 32|64 [--seed N] [--size small|medium|tiny|N] [--inject-hooks N]\n"
-	"             [--truth yes|no] [--heap cms|cc|cmc] [--page 4k|16k] --out DIR\n"
+	"             [--truth yes|no] [--heap cms|cc|cmc] [--page 4k|16k] [--workload messenger] --out DIR\n"
 	"       synth --list | --selftest\n"
 	"  V: 5.0 5.1 6.0 7.0 7.1 8.0 8.1 9 10 11 12 13 14 15; --size N = N MiB of objects\n"
 	"  --heap cmc (14, 15, 16): the mark-compact moving space instead of the region space\n"
 	"  --page 16k (15, 64-bit): 16 KiB pages (page-granular spaces: LOS, dlmalloc, image)\n"
 	"  writes DIR/core, DIR/maps, DIR/truth.jsonl, DIR/truth.json, DIR/truth.hprof, DIR/hooks.json,\n"
 	"  DIR/README; --inject-hooks N points N ArtMethods' entry points at trampolines (7.0+)\n"
-	"  (--truth no: no truth.jsonl / truth.hprof, for benchmarks)\n";
+	"  (--truth no: no truth.jsonl / truth.hprof, for benchmarks)\n"
+	"  --workload messenger: also a messaging app (Messenger$Message in an ArrayList, half of\n"
+	"  them deleted, a LinkedList outbox, a HashMap of contacts)\n";
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -114,7 +116,7 @@ int main(int argc, char **argv)
 	const char *version = NULL, *out = NULL, *size_name = "small", *heap = NULL, *page = "4k";
 	int bits = 0;
 	unsigned hooks = 0;
-	bool no_truth = false;
+	bool no_truth = false, messenger = false;
 	unsigned long long seed = 1;
 	struct model m;
 	struct err e;
@@ -159,6 +161,8 @@ int main(int argc, char **argv)
 			heap = v;
 		else if (strcmp(a, "--page") == 0)
 			page = v;
+		else if (strcmp(a, "--workload") == 0 && v && !strcmp(v, "messenger"))
+			messenger = true;
 		else {
 			fprintf(stderr, "synth: unknown option %s\n%s", a, usage);
 			return 2;
@@ -188,6 +192,7 @@ int main(int argc, char **argv)
 	m.bits = bits;
 	m.hooks = hooks;
 	m.no_truth = no_truth;
+	m.messenger = messenger;
 	m.seed = seed;
 	m.rng.s = seed * 0x2545f4914f6cdd1dull + (uint64_t)m.fam->api * 1000 + (uint64_t)bits;
 	snprintf(m.isa, sizeof(m.isa), "%s", bits == 64 ? "arm64" : "arm");

@@ -248,6 +248,7 @@ struct model {
 	uint64_t heap_target;   /* bytes of objects to generate */
 	unsigned hooks;         /* --inject-hooks */
 	bool no_truth;          /* --no-truth: core, maps and truth.json only (benchmarks) */
+	bool messenger;         /* --workload messenger: the messaging app (work.c make_messenger) */
 	uint32_t page;          /* the process's page size: 4096, or 16384 (--page 16k, 15+ arm64) */
 	uint64_t bytes;         /* sum of object sizes so far */
 

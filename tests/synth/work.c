@@ -63,6 +63,54 @@ static int add_app(struct model *m, const char *desc, int super)
 	return klass_add(m, desc, super, CK_INSTANCE, 1);
 }
 
+/* --workload messenger: a messaging app's classes (Messenger$Message as the issue-26 capture
+ * holds it) and the JDK containers it keeps them in, with libcore's field names (Android 7.0+
+ * ojluni java/util: ArrayList.elementData/size, LinkedList.first/size and Node.item/next,
+ * HashMap.table/size and Node.hash/key/value/next); their other fields are left out. */
+static int with_fields(struct model *m, int k, const char *const (*f)[2], unsigned n)
+{
+	for (unsigned i = 0; k >= 0 && i < n; i++)
+		klass_field(m, k, f[i][0], f[i][1], false);
+	if (k >= 0)
+		klass_layout(m, k);
+	return k;
+}
+
+static int boot_class(struct model *m, const char *desc, const char *const (*f)[2], unsigned n)
+{
+	int k = klass_find(m, desc);
+	return with_fields(m, k >= 0 ? k : klass_add(m, desc, m->c_object, CK_INSTANCE, 0), f, n);
+}
+
+static void messenger_classes(struct model *m)
+{
+	static const char *const list[][2] = {{"elementData", "[Ljava/lang/Object;"}, {"size", "I"}};
+	static const char *const node[][2] = {{"item", "Ljava/lang/Object;"}, {"next", "Ljava/util/LinkedList$Node;"}};
+	static const char *const linked[][2] = {{"first", "Ljava/util/LinkedList$Node;"}, {"size", "I"}};
+	static const char *const hnode[][2] = {{"hash", "I"}, {"key", "Ljava/lang/Object;"},
+		{"value", "Ljava/lang/Object;"}, {"next", "Ljava/util/HashMap$Node;"}};
+	static const char *const map[][2] = {{"table", "[Ljava/util/HashMap$Node;"}, {"size", "I"}};
+	static const char *const person[][2] = {{"name", "Ljava/lang/String;"}, {"phone", "Ljava/lang/String;"}};
+	static const char *const msg[][2] = {{"id", "J"}, {"timestamp", "J"}, {"read", "Z"},
+		{"body", "Ljava/lang/String;"}, {"sender", "Lcom/example/messenger/Person;"},
+		{"recipient", "Lcom/example/messenger/Person;"}};
+	boot_class(m, "Ljava/util/ArrayList;", list, 2);
+	boot_class(m, "Ljava/util/LinkedList$Node;", node, 2);
+	boot_class(m, "Ljava/util/LinkedList;", linked, 2);
+	int hn = boot_class(m, "Ljava/util/HashMap$Node;", hnode, 4);
+	int a = klass_add(m, "[Ljava/util/HashMap$Node;", m->c_object, CK_OBJ_ARRAY, -1);
+	if (a >= 0)
+		m->k[a].component = hn;
+	boot_class(m, "Ljava/util/HashMap;", map, 2);
+	with_fields(m, add_app(m, "Lcom/example/messenger/Person;", m->c_object), person, 2);
+	with_fields(m, add_app(m, "Lcom/example/messenger/Messenger$Message;", m->c_object), msg, 6);
+	int app = add_app(m, "Lcom/example/messenger/Messenger;", m->c_object);
+	klass_field(m, app, "inbox", "Ljava/util/ArrayList;", true);
+	klass_field(m, app, "outbox", "Ljava/util/LinkedList;", true);
+	klass_field(m, app, "contacts", "Ljava/util/HashMap;", true);
+	klass_layout(m, app);
+}
+
 static void build_classes(struct model *m)
 {
 	const struct fam *f = m->fam;
@@ -161,6 +209,8 @@ static void build_classes(struct model *m)
 	klass_field(m, app, "counter", "I", true);
 	klass_field(m, app, "ready", "Z", true);
 	klass_layout(m, app);
+	if (m->messenger)
+		messenger_classes(m);
 	int a;
 	a = klass_add(m, "[Lcom/example/chat/Message;", m->c_object, CK_OBJ_ARRAY, -1);
 	m->k[a].component = msg;
@@ -549,6 +599,92 @@ static void make_indicators(struct model *m, struct work *w)
 	keep_add(m, w, acc);
 }
 
+/* --workload messenger: persons, and messages of which half were deleted (dropped: no longer
+ * in the inbox ArrayList); five more queued in the outbox LinkedList; the contacts HashMap
+ * from name to Person.  The app class Messenger holds the three containers in statics. */
+static int messenger_person(struct model *m, unsigned i)
+{
+	char phone[32];
+	int p = new_instance(m, klass_find(m, "Lcom/example/messenger/Person;"), SP_MAIN, 1);
+	snprintf(phone, sizeof(phone), "+49 221 555 01%02u", i);
+	set_ref(m, p, "name", new_string(m, people[i % 6], SP_MAIN, 1));
+	set_ref(m, p, "phone", new_string(m, phone, SP_MAIN, 1));
+	return p;
+}
+
+static int messenger_message(struct model *m, unsigned i, const int *person, unsigned np)
+{
+	char body[160];
+	int msg = new_instance(m, klass_find(m, "Lcom/example/messenger/Messenger$Message;"), SP_MAIN, 1);
+	snprintf(body, sizeof(body), "%s (message %u)", words[rng_below(&m->rng, 16)], i);
+	obj_setf(m, msg, "id", 5000 + i);
+	obj_setf(m, msg, "timestamp", 1790000000000ull + i * 90000ull);
+	obj_setf(m, msg, "read", rng_chance(&m->rng, 50));
+	set_ref(m, msg, "body", new_string(m, body, SP_MAIN, 1));
+	set_ref(m, msg, "sender", person[i % np]);
+	set_ref(m, msg, "recipient", person[(i + 1) % np]);
+	return msg;
+}
+
+static void messenger_statics(struct model *m, int inbox, int outbox, int contacts)
+{
+	int app = klass_find(m, "Lcom/example/messenger/Messenger;");
+	uint32_t at = m->k[app].addr;
+	vm_w32(&m->vm, at + klass_static_find(m, app, "inbox")->offset, m->o[inbox].addr);
+	vm_w32(&m->vm, at + klass_static_find(m, app, "outbox")->offset, m->o[outbox].addr);
+	vm_w32(&m->vm, at + klass_static_find(m, app, "contacts")->offset, m->o[contacts].addr);
+}
+
+static int messenger_contacts(struct model *m, const int *person, unsigned np)
+{
+	enum { BUCKETS = 4 };
+	int map = new_instance(m, klass_find(m, "Ljava/util/HashMap;"), SP_MAIN, 1);
+	int table = new_obj_array(m, klass_find(m, "[Ljava/util/HashMap$Node;"), BUCKETS, SP_MAIN, 1);
+	int head[BUCKETS] = {-1, -1, -1, -1};
+	for (unsigned i = 0; i < np; i++) {     /* chains of two: bucket i % 4 */
+		int n = new_instance(m, klass_find(m, "Ljava/util/HashMap$Node;"), SP_MAIN, 1);
+		obj_setf(m, n, "hash", i % BUCKETS);
+		set_ref(m, n, "key", new_string(m, people[i % 6], SP_MAIN, 1));
+		set_ref(m, n, "value", person[i]);
+		set_ref(m, n, "next", head[i % BUCKETS]);
+		head[i % BUCKETS] = n;
+	}
+	for (unsigned b = 0; b < BUCKETS; b++)
+		aset(m, table, b, head[b]);
+	set_ref(m, map, "table", table);
+	obj_setf(m, map, "size", np);
+	return map;
+}
+
+static void make_messenger(struct model *m, unsigned n)
+{
+	enum { PERSONS = 6, OUTBOX = 5 };
+	int person[PERSONS];
+	for (unsigned i = 0; i < PERSONS; i++)
+		person[i] = messenger_person(m, i);
+	int inbox = new_instance(m, klass_find(m, "Ljava/util/ArrayList;"), SP_MAIN, 1);
+	int data = new_obj_array(m, m->c_object_array, n, SP_MAIN, 1);   /* capacity n */
+	unsigned kept = 0;
+	for (unsigned i = 0; i < n; i++) {
+		int msg = messenger_message(m, i, person, PERSONS);
+		if (i % 2 == 0 || rng_chance(&m->rng, 10))   /* the others were deleted */
+			aset(m, data, kept++, msg);
+	}
+	set_ref(m, inbox, "elementData", data);
+	obj_setf(m, inbox, "size", kept);
+	int outbox = new_instance(m, klass_find(m, "Ljava/util/LinkedList;"), SP_MAIN, 1);
+	int next = -1;
+	for (unsigned i = OUTBOX; i-- > 0;) {
+		int node = new_instance(m, klass_find(m, "Ljava/util/LinkedList$Node;"), SP_MAIN, 1);
+		set_ref(m, node, "item", messenger_message(m, n + i, person, PERSONS));
+		set_ref(m, node, "next", next);
+		next = node;
+	}
+	set_ref(m, outbox, "first", next);
+	obj_setf(m, outbox, "size", OUTBOX);
+	messenger_statics(m, inbox, outbox, messenger_contacts(m, person, PERSONS));
+}
+
 static uint64_t heap_used(const struct model *m) { return m->bytes; }
 
 /* The app logged the names of some of its classes: Class.getName() caches the String in
@@ -592,6 +728,8 @@ static void workload(struct model *m, struct work *w)
 	obj_set(m, app_addr, klass_static_find(m, app, "ready"), 1);
 
 	make_chat(m, w, 24 + (unsigned)(target / 65536), 0);
+	if (m->messenger)
+		make_messenger(m, 40);
 	vm_w32(&m->vm, app_addr + klass_static_find(m, app, "conversation")->offset, m->o[w->conv].addr);
 	int cur = -1;
 	for (unsigned i = 0; i < 6; i++) {      /* older session tokens are dropped */

@@ -37,6 +37,7 @@ class Hprof:
         self.classes = {}        # class id -> (super id, [(name id, type)])
         self.strings = []        # (address, class id, payload offset, payload length)
         self.arrays = {}         # id -> (type, count, offset)
+        self.obj_arrays = {}     # id -> (count, offset of the first element id)
 
     def rid(self, off):
         return struct.unpack_from('>I' if self.idsize == 4 else '>Q', self.d, off)[0]
@@ -77,6 +78,7 @@ class Hprof:
                 p += 2 * i + 8 + ln
             elif t == 0x22:
                 cnt = struct.unpack_from('>I', d, p + i + 4)[0]
+                self.obj_arrays[self.rid(p)] = (cnt, p + 2 * i + 8)
                 p += 2 * i + 8 + cnt * i
             elif t == 0x23:
                 obj = self.rid(p)
@@ -160,14 +162,20 @@ class Hprof:
         return None
 
 
+def load(path, cls=Hprof):
+    """The parsed heap dump at path (ValueError, struct.error, IndexError on bad input)."""
+    with open(path, 'rb') as f:
+        h = cls(f.read())
+    h.parse()
+    return h
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] not in ('list', 'compare') or (argv[1] == 'compare') != (len(argv) == 4):
         print(__doc__.strip().split('\n\n')[0], file=sys.stderr)
         return 2
-    with open(argv[2], 'rb') as f:
-        h = Hprof(f.read())
     try:
-        h.parse()
+        h = load(argv[2])
     except (ValueError, struct.error, IndexError) as e:
         print('hprof_strings: %s: %s' % (argv[2], e), file=sys.stderr)
         return 2

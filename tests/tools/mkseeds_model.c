@@ -33,6 +33,10 @@ int main(int argc, char **argv)
 	mf_put32(f.heap + (MF_OBJECTS - MF_HEAP) + 0x4, 0x12c01500);
 	for (size_t i = 0; i < sizeof(flags) && rc == 0; i++)
 		rc = write_seed(argv[1], flags[i], f.heap + (MF_OBJECTS - MF_HEAP), n);
+	/* flags bit 7 reads Msg as an ArrayList: B's elementData the Object[], its size 8 (> 2) */
+	mf_put32(f.heap + (0x12c01208 - MF_HEAP), 0x12c01500);
+	if (rc == 0)
+		rc = write_seed(argv[1], 0x80, f.heap + (MF_OBJECTS - MF_HEAP), n);
 	if (rc)
 		perror(argv[1]);
 	return rc ? 1 : 0;

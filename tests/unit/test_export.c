@@ -11,6 +11,7 @@
 #include "carver/base/outfile.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/escape.h"
+#include "output/decode/decode.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
 #include "rosalloc/model/model.h"
@@ -279,7 +280,8 @@ static void test_outputs(const struct model *m, const struct referrers *r)
 		       "\"size\":24,\"space\":\"main space\",\"space_kind\":\"RosAllocSpace\",\"place\":{\"kind\":"
 		       "\"rosalloc_slot\",\"where\":\"0x12c01000\",\"index\":0,\"offset\":0},\"alloc\":\"allocated\","
 		       "\"content\":\"intact\",\"reach\":\"unknown\",\"confidence\":100,\"fields\":{"
-		       "\"text\":\"0x12c01100\",\"next\":null,\"id\":7,\"seen\":1,\"shadow$_monitor_\":0}}\n");
+		       "\"text\":{\"addr\":\"0x12c01100\",\"text\":\"hello\"},\"next\":null,\"id\":7,\"seen\":true,"
+		       "\"shadow$_monitor_\":0}}\n");
 	expect_line(a, "\"kind\":\"string\",\"size\":22,");
 	expect_line(a, "\"length\":3,\"compressed\":false,\"value\":\"A\\ud800B\"}\n");
 	expect_line(a, "\"length\":5,\"compressed\":true,\"value\":\"hello\"}\n");
@@ -301,16 +303,66 @@ static void test_outputs(const struct model *m, const struct referrers *r)
 	T_CHECK(a && !strncmp(a, "# BANNER FILE NOT PROVIDED (-b option)\n# ARTCARVE-Version: 0.1.0\n"
 				 "# Feature-Recorder: strings\n# Filename: core\\x09x\n# Offsets: ", 100),
 		"header:\n%s", a ? a : "(none)");
-	expect_line(a, "\n# Feature-File-Version: 1.1\n314577152\thello\tjava.lang.String len=5 compressed; "
+	expect_line(a, "\n# Feature-File-Version: 1.1\n0x12c01100\thello\tjava.lang.String len=5 compressed; "
 		       "held by Msg.text@0x12c01000; allocated intact unknown confidence=100\n");
-	expect_line(a, "\n314577664\tsecret\tjava.lang.String len=6 compressed; held by Msg.text@0x12c01200; ");
-	expect_line(a, "\n314578688\tA\\xED\\xA0\\x80B\tjava.lang.String len=3 utf16; held by nothing; ");
+	expect_line(a, "\n0x12c01300\tsecret\tjava.lang.String len=6 compressed; held by Msg.text@0x12c01200; ");
+	expect_line(a, "\n0x12c01700\tA\\xED\\xA0\\x80B\tjava.lang.String len=3 utf16; held by nothing; ");
 	size_t rows = 0;
 	for (const char *p = a; p && *p; p++)
 		rows += *p == '\n' && p[1] && p[1] != '#';
 	T_EQ_U(rows, 3);
 	free(a);
 	free(b);
+}
+
+/* The decoder on the fixture: a String field as text, a boolean, a reference followed one
+ * level (and a cycle-free answer), an Object[]'s entries, the one-line text. */
+static void test_decoder(const struct model *m)
+{
+	struct dec *d = NULL;
+	struct wbuf b;
+	struct err e;
+	size_t msg = model_find(m, 0x12c01200), arr = MODEL_NONE;
+
+	T_SECTION("decoder");
+	err_init(&e);
+	wbuf_init(&b);
+	for (size_t i = 0; i < model_count(m); i++)
+		if (model_obj(m, i)->kind == MODEL_OBJ_ARRAY)
+			arr = i;
+	T_CHECK(msg != MODEL_NONE && arr != MODEL_NONE, "the fixture has the second Msg and an Object[]");
+	T_EQ_I(dec_open(&d, m, &e), 0);
+	if (!d || msg == MODEL_NONE || arr == MODEL_NONE)
+		return;
+	T_EQ_I(dec_object_text(d, msg, 200, &b, &e), 0);
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data, "text=\"secret\" next=Msg{text=\"hello\"} id=8 seen=true");
+	wbuf_reset(&b);
+	T_EQ_I(dec_object_json(d, msg, 1, &b, &e), 0);
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data,
+	       "{\"addr\":\"0x12c01200\",\"class\":\"Msg\",\"state\":\"allocated/intact/unknown\",\"fields\":{"
+	       "\"text\":{\"addr\":\"0x12c01300\",\"text\":\"secret\"},\"next\":{\"addr\":\"0x12c01000\",\"class\":\"Msg\","
+	       "\"object\":{\"addr\":\"0x12c01000\",\"class\":\"Msg\",\"state\":\"allocated/intact/unknown\",\"fields\":{"
+	       "\"text\":{\"addr\":\"0x12c01100\",\"text\":\"hello\"},\"next\":null,\"id\":7,\"seen\":true,"
+	       "\"shadow$_monitor_\":0}}},\"id\":8,\"seen\":true,\"shadow$_monitor_\":0}}");
+	wbuf_reset(&b);
+	T_EQ_I(dec_object_text(d, arr, 200, &b, &e), 0);
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data, "[2] Msg{text=\"hello\"}, null");
+	wbuf_reset(&b);
+	T_EQ_I(dec_object_text(d, msg, 12, &b, &e), 0);   /* cut on a character, marked */
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data, "text=\"secret...");
+	wbuf_reset(&b);
+	dec_time_iso(1700000060123, &b);
+	dec_time_iso(-1, &b);
+	wbuf_u8(&b, 0);
+	T_EQ_S((const char *)b.data, "2023-11-14T22:14:20.123Z1969-12-31T23:59:59.999Z");
+	T_CHECK(dec_time_named("createdAt") && dec_time_named("lastSeenMillis") && dec_time_named("timestamp") &&
+		!dec_time_named("id") && !dec_time_named("count"), "time names: createdAt, lastSeenMillis, timestamp; not id, count");
+	dec_close(d);
+	wbuf_release(&b);
 }
 
 int main(void)
@@ -324,6 +376,7 @@ int main(void)
 	test_wtf8();
 	test_referrers(&m, &r);
 	test_outputs(&m, &r);
+	test_decoder(&m);
 	referrers_release(&r);
 	model_release(&m);
 	anomaly_release(&sink);

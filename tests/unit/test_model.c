@@ -363,25 +363,32 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	char dir[] = "/tmp/artcarve-casedb.XXXXXX", db[64], want[256], bad[96];
 	struct case_db_run run = { "test", 0, NULL, 0, 0 };
 	struct case_db_stats st;
+	struct referrers refs;
 	struct err e;
 
 	T_SECTION("case database");
 	err_init(&e);
+	if (referrers_build(&refs, m, &e)) {
+		T_CHECK(0, "referrers_build: %s", e.msg);
+		return;
+	}
 	if (!mkdtemp(dir)) {
 		T_CHECK(0, "mkdtemp");
 		return;
 	}
 	snprintf(db, sizeof(db), "%s/case.db", dir);
-	T_EQ_I(case_db_write(db, m, r, &run, &st, &e), 0);
+	T_EQ_I(case_db_write(db, m, r, &refs, &run, &st, &e), 0);
 	T_EQ_U(st.objects, m->count);
 	T_EQ_U(st.classes, C_COUNT);
 	T_EQ_U(st.strings, 2);                    /* "hello", "secret" */
 	T_EQ_U(st.prim_arrays, 1);
 	expect_rows(db, "PRAGMA integrity_check;", "ok\n");
-	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n2\n");
+	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n3\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(db, "SELECT count(*) FROM objects;", want);
 	expect_rows(db, "SELECT hex, value, length, compressed FROM dropped_strings;", "0x12c01300|secret|6|1\n");
+	expect_rows(db, "SELECT holder, holder_kind, holder_hex FROM dropped_strings;",
+		    "held by Msg.text@0x12c01200|object|0x12c01200\n");
 	expect_rows(db, "SELECT count(*) FROM dropped_objects;", "6\n");
 	expect_rows(db, "SELECT hex, class_name, content, confidence FROM free_objects;", "0x12c02900|Msg|residue|70\n");
 	snprintf(want, sizeof(want), "text|0x12c01300\nnext|0x12c01000\nshadow$_klass_|0x%x\n", caddr(C_MSG));
@@ -399,7 +406,7 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	/* text from the image is bound, never SQL: "hello" made into quotes and a comment */
 	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "');--", 5);
 	snprintf(bad, sizeof(bad), "%s/hostile.db", dir);
-	T_EQ_I(case_db_write(bad, m, r, &run, &st, &e), 0);
+	T_EQ_I(case_db_write(bad, m, r, &refs, &run, &st, &e), 0);
 	expect_rows(bad, "SELECT value, length FROM strings WHERE address = 0x12c01100;", "');--|5\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(bad, "SELECT count(*) FROM objects;", want);
@@ -408,12 +415,13 @@ static void test_case_db(const struct model *m, const struct reach *r)
 
 	/* a path in a directory that does not exist: an error naming it, no file */
 	snprintf(bad, sizeof(bad), "%s/missing/case.db", dir);
-	T_EQ_I(case_db_write(bad, m, r, &run, &st, &e), -ERR_DB);
+	T_EQ_I(case_db_write(bad, m, r, &refs, &run, &st, &e), -ERR_DB);
 	printf("  unwritable path: %s\n", e.msg);
 	T_CHECK(strstr(e.msg, bad) != NULL, "the error names the path: %s", e.msg);
 	T_CHECK(access(bad, F_OK) != 0, "no file at %s", bad);
 	unlink(db);
 	rmdir(dir);
+	referrers_release(&refs);
 }
 
 /* A stack mapping holding B's address makes B and its String reachable. */
