@@ -3,7 +3,7 @@
 CC      ?= cc
 # pkg-config module -> the Debian package that ships its .pc file
 PKG_DEB := libelf:libelf-dev capstone:libcapstone-dev sqlite3:libsqlite3-dev zlib:zlib1g-dev \
-	libzstd:libzstd-dev liblz4:liblz4-dev
+	libzstd:libzstd-dev liblz4:liblz4-dev yara:libyara-dev
 PKGS    := $(foreach m,$(PKG_DEB),$(firstword $(subst :, ,$(m))))
 # The flags are computed when a recipe first needs them, not when make reads this file: `make
 # demo` installs the packages (deps) before anything is compiled.  A missing .pc file is an
@@ -19,7 +19,11 @@ LDLIBS_ALL = $(PKG_LIBS) -lm $(LDLIBS)
 # The tool itself links statically: a dynamic libcapstone alone applies ~80,000 relocations at
 # every start, 3.3 MB of resident pages before main (the sanitizer builds stay dynamic).
 PKG_LIBS_STATIC = $(eval PKG_LIBS_STATIC := $(pkg_check)$(shell pkg-config --static --libs $(PKGS)))$(PKG_LIBS_STATIC)
-LDSTATIC_ALL = -static $(PKG_LIBS_STATIC) -lm $(LDLIBS)
+# libyara.a defines a global dex_parse (its dex module) as art/format/dex.c does: the static
+# link takes a copy with that symbol made local (build/yara/libyara.a, found first through -L);
+# libmagic.a, which libyara needs, names neither its lzma nor its bzip2 library.
+YARA_STATIC = $(B)/yara/libyara.a
+LDSTATIC_ALL = -static -L$(B)/yara $(PKG_LIBS_STATIC) -llzma -lbz2 -lm $(LDLIBS)
 # UBSan is fatal in every sanitizer build: undefined behaviour fails the test or fuzz run
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -59,10 +63,15 @@ $(B)/libartcarve.a: $(call lib_objs,$(B))
 $(BA)/libartcarve.a: $(call lib_objs,$(BA))
 	@rm -f $@; ar rcs $@ $^
 
-$(B)/artcarve: $(B)/obj/carver/cli/main.o $(B)/libartcarve.a
+$(YARA_STATIC):
+	@mkdir -p $(dir $@)
+	objcopy --localize-symbol=dex_parse $$(pkg-config --variable=libdir yara)/libyara.a $@
+
+$(B)/artcarve: $(B)/obj/carver/cli/main.o $(B)/libartcarve.a | $(YARA_STATIC)
 	@rm -f $@
-	@# sqlite's loadable-extension code (never used here) makes the linker warn about dlopen
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDSTATIC_ALL) 2>&1 | { grep -v "unixDlOpen\|Using 'dlopen' in statically" >&2 || :; }
+	@# sqlite's loadable-extension code and libcrypto's socket code (never used here) make the
+	@# linker warn about dlopen and the resolver
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDSTATIC_ALL) 2>&1 | { grep -v "unixDlOpen\|Using '[a-z]*' in statically\|libcrypto.a(.*in function" >&2 || :; }
 	@test -x $@
 
 $(BA)/artcarve: $(BA)/obj/carver/cli/main.o $(BA)/libartcarve.a
@@ -170,7 +179,8 @@ fuzz-short: $(LIBFUZZ_BINS)
 # (clang/libFuzzer, a JDK to make test heap dumps, reference peers, VisualVM's heap library).
 BUILD_DEBS := build-essential pkg-config $(foreach m,$(PKG_DEB),$(lastword $(subst :, ,$(m))))
 TEST_DEBS  := $(BUILD_DEBS) clang libclang-rt-14-dev sqlite3 zstd default-jdk-headless dexdump \
-	binutils-multiarch gzip groff-base visualvm jq time python3 chromium bsdutils hprof-conv
+	binutils-multiarch gzip groff-base visualvm jq time python3 chromium bsdutils hprof-conv \
+	python3-selenium chromium-driver
 APT_GET ?= apt-get
 SUDO    ?= sudo
 # Installs the missing packages of $(1): as root directly, else through $(SUDO) (e.g. SUDO=doas);

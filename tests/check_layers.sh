@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.." || exit 2
 LAYERS=
 layer() { LAYERS="$LAYERS${LAYERS:+ }$1"; }
 layer carver/base       # foundation: cursors, errors, checked arithmetic, buffers, output files
-layer carver/wrap       # the third-party wrappers (libelf, zlib, zstd, lz4, SQLite, Capstone)
+layer carver/wrap       # the third-party wrappers (libelf, zlib, zstd, lz4, SQLite, Capstone, libyara)
 layer carver/image      # process memory images and maps listings, the ELF symboliser
 layer carver/native     # native heap evidence: dump and record_allocs files, malloc_debug scan
 layer art/format        # ART's files: image headers, OAT, VDEX, DEX, layout rows per release
@@ -29,6 +29,7 @@ layer output/hprof      # HPROF format, reader, writer, carve's HPROF, conversio
 layer output/bmd        # BMD and the HPROF <-> BMD codec
 layer output/compare    # the comparison engine behind `validate`
 layer output/decode     # the object decoder: typed fields, Strings inline, containers' entries
+layer output/find       # indicators (URLs, e-mail, phones, IPs, JWTs, cards, secret fields) and YARA
 layer output/export     # objects.jsonl, strings.tsv
 layer output/report     # report.html
 layer output/db         # case.db
@@ -96,14 +97,14 @@ else
 fi
 
 # third-party headers: only the wrappers of carver/wrap include them, one wrapper each
-third_party='libelf\.h|gelf\.h|capstone/[^>]*|zlib\.h|zstd\.h|lz4[a-z]*\.h|sqlite3\.h'
+third_party='libelf\.h|gelf\.h|capstone/[^>]*|zlib\.h|zstd\.h|lz4[a-z]*\.h|sqlite3\.h|yara\.h|yara/[^>]*'
 for f in $(grep -lE "^#include <($third_party)>" $sources 2>/dev/null); do
 	case "$f" in
 	carver/wrap/*) ;;
 	*) echo "$f includes $(grep -oE "<($third_party)>" "$f" | head -n 1): only carver/wrap may"; status=1 ;;
 	esac
 done
-for h in libelf.h gelf.h capstone/capstone.h sqlite3.h zlib.h zstd.h lz4.h; do
+for h in libelf.h gelf.h capstone/capstone.h sqlite3.h zlib.h zstd.h lz4.h yara.h; do
 	n=$(grep -l "#include <$h>" $sources 2>/dev/null | sed 's/\.[ch]$//' | sort -u | wc -l)
 	if [ "$n" -gt 1 ]; then
 		echo "<$h> is included by more than one wrapper:"; grep -l "#include <$h>" $sources; status=1

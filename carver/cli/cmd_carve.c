@@ -19,7 +19,7 @@ enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 
 struct carve_cli {
 	bool json, android, quiet, native, force, all_classes;
-	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options;
+	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options, *yara;
 	uint64_t threads;   /* 0: not given */
 };
 
@@ -40,6 +40,7 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_STRING("--symbols", struct carve_cli, symbols, "a directory"),
 	OPT_ROW_STRING("--native-options", struct carve_cli, native_options, "malloc_debug options"),
 	OPT_ROW_UINT("--threads", struct carve_cli, threads, "a number of threads", 1, CARVE_THREADS_MAX),
+	OPT_ROW_STRING("--yara", struct carve_cli, yara, "a file of YARA rules"),
 	OPT_ROW_END,
 };
 static const char *const carve_pos[] = { "IMAGE", NULL };
@@ -328,6 +329,28 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_close(r);
 }
 
+/* The indicators (output/find/find_scan.h): one line per kind with its count. */
+static void rep_indicators(struct rep *r, const struct carve *c)
+{
+	rep_line(r, "indicators (DIR/indicators/KIND.txt, case.db table indicators): %llu objects, %llu bytes scanned",
+		 (unsigned long long)c->find.objects, (unsigned long long)c->find.bytes);
+	rep_open(r, "indicators", false);
+	for (unsigned k = 0; k < FIND_KIND_COUNT; k++)
+		rep_u(r, find_kind_name(k), c->find.per_kind[k]);
+	rep_close(r);
+}
+
+/* --yara: the matches in one object (listed in case.db's yara_matches) */
+static void rep_yara(struct rep *r, const struct carve *c)
+{
+	rep_line(r, "yara (case.db table yara_matches):");
+	rep_open(r, "yara", false);
+	rep_u(r, "matches", c->ymatch.count);
+	rep_u(r, "objects_scanned", c->ymatch.objects);
+	rep_u(r, "bytes_scanned", c->ymatch.bytes);
+	rep_close(r);
+}
+
 /* --native: the malloc_debug scan in one object (the lists are in case.db and report.html) */
 static void rep_native(struct rep *r, const struct carve *c)
 {
@@ -390,6 +413,10 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 	rep_unknown(r, c);
 	if (c->native_done)
 		rep_native(r, c);
+	if (c->find_done)
+		rep_indicators(r, c);
+	if (c->yara_done)
+		rep_yara(r, c);
 	rep_tail(r, c);
 	if (r->json) {
 		rep_close(r);
@@ -434,6 +461,7 @@ int cmd_carve(int argc, char **argv)
 		o.native_options = &nopts;
 	}
 	o.native = cl.native;
+	o.yara = cl.yara;
 	o.symbols = cl.symbols;
 	o.version = ARTCARVE_VERSION;
 	o.argc = argc;

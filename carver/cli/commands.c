@@ -20,6 +20,7 @@ int cmd_strings(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_native_dump(int argc, char **argv);
 int cmd_native(int argc, char **argv);
+int cmd_yara(int argc, char **argv);
 extern const struct opt_spec cmd_version_spec;
 extern const struct opt_spec cmd_crunch_spec;
 extern const struct opt_spec cmd_decrunch_spec;
@@ -37,6 +38,7 @@ extern const struct opt_spec cmd_strings_spec;
 extern const struct opt_spec cmd_show_spec;
 extern const struct opt_spec cmd_native_dump_spec;
 extern const struct opt_spec cmd_native_spec;
+extern const struct opt_spec cmd_yara_spec;
 
 const struct cli_command cli_commands[] = {
 	{ "version", cmd_version, "print the version",
@@ -330,11 +332,24 @@ const struct cli_command cli_commands[] = {
 	  "invented (README.md, \"Objects past the walk gap\").  DIR/strings.tsv: every String as a\n"
 	  "bulk_extractor feature file (# Feature-File-Version: 1.1): virtual address, text escaped\n"
 	  "as bulk_extractor does, context (length, the class and field holding it, states).\n\n"
-	  "DIR/report.html is one self-contained page for a browser (nothing is fetched): the image\n"
-	  "and its input files, the summary's figures, spaces and their occupancy, a heap map (one\n"
-	  "SVG cell per RosAlloc run, region, large object or page, filled by the state of its\n"
-	  "objects, addresses on hover), the dropped objects with their strings first, free\n"
-	  "objects, top classes, anomalies with addresses and the root sources.\n\n"
+	  "DIR/indicators/: what the carved Strings, char[]s, byte[]s and free instances hold:\n"
+	  "URLs, e-mail addresses, phone numbers (E.164, North American), IPv4/IPv6 addresses, JWTs,\n"
+	  "bearer tokens, card numbers (Luhn and issuer checked), and the values of fields whose\n"
+	  "names mark secrets (password, passwd, token, secret, key, auth, cookie, session); one\n"
+	  "bulk_extractor feature file per kind (url.txt, email.txt, phone.txt, ipv4.txt, ipv6.txt,\n"
+	  "jwt.txt, bearer.txt, card.txt, secret.txt: address + offset, value, context), report.txt\n"
+	  "with the counts, case.db table indicators, a count per kind in the summary.\n\n"
+	  "DIR/report.html is one self-contained page for a browser (nothing is fetched), findings\n"
+	  "first: the dropped objects by class, then the live ones, the app's own classes first\n"
+	  "(a switch shows every class), each row decoded (a column per field, Strings as text,\n"
+	  "times as UTC); the Strings folded by text; then a heap map (one SVG cell per RosAlloc\n"
+	  "run, region, large object or page, filled by the state of its objects; a click lists\n"
+	  "its objects), spaces, the summary's figures, top classes, free objects, anomalies, root\n"
+	  "sources, and the image and run (artcarve's version, command line, time, input files\n"
+	  "with sizes and SHA-256).  Every address opens the object's view (decoded fields,\n"
+	  "referrers, the path from a root or why there is none); a search box looks through\n"
+	  "classes and Strings.  Each list has a budget the page states (1000 dropped rows of an\n"
+	  "app class, 20 of another).\n\n"
 	  "The summary on stdout: candidates and objects, objects per state and per space, dropped\n"
 	  "objects, strings found, top classes, root sources present or missing, evidence used\n"
 	  "(live bitmaps, allocation stacks), anomalies by reason, the output and the time taken\n"
@@ -353,7 +368,7 @@ const struct cli_command cli_commands[] = {
 	  "  --maps FILE        mapping names from this /proc/PID/maps listing (see `info`)\n"
 	  "  -o, --out DIR      output directory (created if missing, else empty; see --force);\n"
 	  "                     writes heap.hprof, heap.bmd, case.db, objects.jsonl, strings.tsv,\n"
-	  "                     report.html (see --skip) and manifest.json there\n"
+	  "                     report.html, indicators/ (see --skip) and manifest.json there\n"
 	  "  --android          write Android's JAVA PROFILE 1.0.3 (HEAP_DUMP_INFO per space kind:\n"
 	  "                     app, image, zygote; Android root tags) for Android Studio\n"
 	  "  --include LIST     also write free objects: free (all), partial (class word intact,\n"
@@ -368,7 +383,10 @@ const struct cli_command cli_commands[] = {
 	  "                     \"origin\") come first, then the rest\n"
 	  "  --art-version V    use layout family V (e.g. 11) instead of detecting it\n"
 	  "  --skip LIST        outputs not to write, by name (comma-separated): hprof, bmd,\n"
-	  "                     db, jsonl, strings, report\n"
+	  "                     db, jsonl, strings, report, indicators\n"
+	  "  --yara RULES       also match the YARA rules of the file RULES against every object\n"
+	  "                     (see `yara`): table yara_matches in case.db, a \"yara\" object in\n"
+	  "                     the summary; rules that do not compile stop the run (exit 1)\n"
 	  "  --native           also scan the native heap for malloc_debug allocations (see\n"
 	  "                     `native`): tables native_scan, native_allocations, native_damage,\n"
 	  "                     native_frames and view native_named in case.db, a section in\n"
@@ -462,6 +480,33 @@ const struct cli_command cli_commands[] = {
 	  "exit status: 0 ok, 1 input rejected or an ADDR holds no carved object (the others are\n"
 	  "still printed), 2 usage, 3 I/O or out of memory.\n",
 	  &cmd_show_spec },
+	{ "yara", cmd_yara, "match YARA rules against every carved object, attributed to object, class, field and state",
+	  "usage: artcarve yara RULES IMAGE [--maps FILE] [--json] [--art-version V]\n\n"
+	  "Compiles the YARA rules of the file RULES (Debian's libyara 4.2) and carves the heap as\n"
+	  "`carve` does (nothing is written), then gives the rules each carved object, one buffer\n"
+	  "at a time: a String's characters as stored (8-bit when compressed, else UTF-16LE) and\n"
+	  "in the other form (widened to UTF-16LE, or as UTF-8), so a plain or `wide` string\n"
+	  "matches whichever way ART stored the text; a primitive array's elements; an instance's\n"
+	  "bytes from its start (a free instance's are its residue).  A rule's condition sees one\n"
+	  "buffer (filesize is the buffer's size).  Each match on a line, in address order:\n"
+	  "  RULE [TAGS] ADDRESS CLASS FIELD STATE +OFFSET $STRING FORM \"CONTEXT\"\n"
+	  "ADDRESS as 0x and lower-case hex; FIELD the first referrer's field (CLASS.FIELD,\n"
+	  "CLASS[INDEX]), - when no object references it; STATE live, dropped, unknown or free;\n"
+	  "OFFSET of the match in the object; $STRING the rule's string (- when its condition held\n"
+	  "without one); FORM stored, utf16 or utf8; CONTEXT the first matched bytes, escaped as\n"
+	  "bulk_extractor escapes features.\n\n"
+	  "options:\n"
+	  "  --maps FILE       mapping names from this /proc/PID/maps listing (see `info`)\n"
+	  "  --json            a JSON array, one match an element and a line: rule, tags,\n"
+	  "                    address, class, field (null: none), state, source, offset, length,\n"
+	  "                    string, form, context\n"
+	  "  --art-version V   use layout family V (e.g. 11) instead of detecting it\n\n"
+	  "examples:\n"
+	  "  artcarve yara rules.yar core --maps maps.txt\n"
+	  "  artcarve yara --json rules.yar core | jq -r '.[] | select(.state == \"dropped\") | .context'\n\n"
+	  "exit status: 0 ok (also when nothing matches), 1 input rejected (also rules that do not\n"
+	  "compile: one line naming the file and line), 2 usage, 3 I/O or out of memory.\n",
+	  &cmd_yara_spec },
 	{ "native", cmd_native, "malloc_debug allocations in a memory image's native heap, with guard damage and backtraces",
 	  "usage: artcarve native [--maps FILE] [--symbols DIR] [--options STR] [--bits 32|64] [--json] IMAGE\n\n"
 	  "Finds the allocations Android's malloc_debug made in the native heap mappings of a memory\n"

@@ -2,6 +2,7 @@
 #include "carver/pipeline/carve.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,11 @@
 #include "carver/base/outfile.h"
 #include "carver/base/xalloc.h"
 #include "output/bmd/bmd_codec.h"
+#include "output/db/case_db_find.h"
 #include "output/db/case_db_native.h"
 #include "output/export/objects_jsonl.h"
 #include "output/export/strings_tsv.h"
+#include "output/find/find_features.h"
 #include "output/report/report.h"
 #include "carver/pipeline/carve_dir.h"
 #include "rosalloc/probe/probe.h"
@@ -78,6 +81,8 @@ static int make_dir(const char *dir, struct err *e)
 }
 
 static bool wanted(const struct carve_opts *o, unsigned i);
+static char *out_path(const char *dir, const char *file, struct err *e);
+static bool feature_path(const struct carve_opts *o, unsigned k, char *path, size_t n);
 
 /* The walk's allocation units: the model keeps the walk gaps (heap.hprof's WalkGap marks),
  * the report's heap map draws the units when report.html is written (c->draw_units). */
@@ -137,9 +142,10 @@ static int write_strings(struct carve *c, const struct carve_opts *o, struct out
 
 static int write_report(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
 {
+	struct report_run run = { o->version, o->argc, o->argv, c->started };
 	struct report_input in = { &c->m, &c->r, &c->sink, &c->units, c->evidence,
-				   c->native_done ? &c->native : NULL, c->symz };
-	(void)o;
+				   c->native_done ? &c->native : NULL, c->symz, &c->refs, &run,
+				   c->find_done ? &c->find : NULL };
 	return report_write(&in, out, e);
 }
 
@@ -152,15 +158,34 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 		err_prefix(e, "writing %s", out->path);
 	if (rc == 0 && c->native_done && (rc = case_db_add_native(out->tmp, &c->native, c->symz, e)))
 		err_prefix(e, "writing %s", out->path);
+	if (rc == 0 && c->find_done && (rc = case_db_add_find(out->tmp, &c->m, &c->find, e)))
+		err_prefix(e, "writing %s", out->path);
+	if (rc == 0 && c->yara_done && (rc = case_db_add_yara(out->tmp, &c->m, &c->ymatch, e)))
+		err_prefix(e, "writing %s", out->path);
 	return rc;
+}
+
+/* DIR/indicators/: a feature file per kind into c->find_out (committed with report.txt,
+ * commit_indicators), then report.txt itself */
+static int write_indicators(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
+{
+	struct find_features_opts fo = { o->image, o->version };
+	int rc = 0;
+	for (unsigned k = 0; rc == 0 && k < FIND_KIND_COUNT; k++) {
+		char path[PATH_MAX];
+		if (!feature_path(o, k, path, sizeof(path)))
+			return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "output directory name too long: %s", o->out_dir);
+		if ((rc = outf_open(&c->find_out[k], path, e)) == 0 &&
+		    (rc = find_features_write(&c->m, &c->find, k, &fo, &c->find_out[k], e)) == 0)
+			rc = outf_close_stream(&c->find_out[k], e);
+	}
+	return rc ? rc : find_features_report(&c->find, out, e);
 }
 
 static int carve_outf_write(void *ctx, const void *p, size_t n, struct err *e)
 {
 	return outf_write(ctx, p, n, e);
 }
-
-static char *out_path(const char *dir, const char *file, struct err *e);
 
 /* heap.bmd: heap.hprof crunched from its temporary file (closed by now), or, when heap.hprof
  * is skipped, from an HPROF written to a temporary of its own in DIR and removed after.
@@ -198,6 +223,7 @@ static const struct carve_output_row carve_outputs[CARVE_OUT_COUNT] = {
 	[CARVE_OUT_JSONL] = { "objects.jsonl", "jsonl", write_jsonl },
 	[CARVE_OUT_STRINGS] = { "strings.tsv", "strings", write_strings },
 	[CARVE_OUT_REPORT] = { "report.html", "report", write_report },
+	[CARVE_OUT_INDICATORS] = { "indicators/report.txt", "indicators", write_indicators },
 };
 
 const char *carve_output_file(unsigned i)
@@ -352,9 +378,10 @@ static unsigned shown_output(const struct carve_opts *o)
 /* The hashing and the writers as jobs on `threads` threads.  They only read the model, the
  * reachability result and the image; each writes its own file and its own fields of c
  * (c->path[i], c->out[i]; heap.hprof's c->hs, or heap.bmd's when heap.hprof is skipped;
- * c->refs is built before them for strings.tsv and case.db).  Every output waits for the hashes
- * (each records the image's SHA-256), heap.bmd for heap.hprof's file too.  The progress line
- * is one writer's (shown_output; the other jobs' threads are muted while they run).  The first failure in the serial order is the
+ * c->refs is built before them for strings.tsv, case.db and report.html).  Every output
+ * waits for the hashes (each records the image's SHA-256), heap.bmd for heap.hprof's file too.
+ * The progress line is one writer's (shown_output; the other jobs' threads are muted while
+ * they run).  The first failure in the serial order is the
  * one reported. */
 struct carve_jobs {
 	struct jobs_job v[CARVE_OUT_COUNT + 1];
@@ -428,10 +455,59 @@ static int write_manifest(struct carve *c, const struct carve_opts *o, struct er
 static int remove_stale(const struct carve_opts *o, struct err *e)
 {
 	int rc = 0;
+	char name[64];
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT && o->force; i++)
 		if (carve_outputs[i].write && !wanted(o, i))
 			rc = carve_dir_remove(o->out_dir, carve_outputs[i].file, e);
+	/* the feature files beside indicators/report.txt */
+	for (unsigned k = 0; rc == 0 && o->force && !wanted(o, CARVE_OUT_INDICATORS) && k < FIND_KIND_COUNT; k++)
+		if (snprintf(name, sizeof(name), "indicators/%s.txt", find_kind_name(k)) < (int)sizeof(name))
+			rc = carve_dir_remove(o->out_dir, name, e);
 	return rc;
+}
+
+/* The folder of an output whose file lies in one (indicators/), made before its writer runs. */
+static int make_out_dirs(const struct carve_opts *o, struct err *e)
+{
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
+		const char *slash = wanted(o, i) ? strchr(carve_outputs[i].file, '/') : NULL;
+		char sub[32], *path;
+		if (!slash || (size_t)(slash - carve_outputs[i].file) >= sizeof(sub))
+			continue;
+		snprintf(sub, sizeof(sub), "%.*s", (int)(slash - carve_outputs[i].file), carve_outputs[i].file);
+		if (!(path = out_path(o->out_dir, sub, e)))
+			return err_rc(e);
+		rc = make_dir(path, e);
+		xfree(path);
+	}
+	return rc;
+}
+
+/* DIR/indicators/KIND.txt for kind k into path (false: too long). */
+static bool feature_path(const struct carve_opts *o, unsigned k, char *path, size_t n)
+{
+	int len = snprintf(path, n, "%s/indicators/%s.txt", o->out_dir, find_kind_name(k));
+	return len > 0 && (size_t)len < n;
+}
+
+/* The feature files of DIR/indicators/ (write_indicators), committed before their report.txt
+ * (bits of *done: the kinds committed); on a later failure removed again (remove_indicators). */
+static int commit_indicators(struct carve *c, unsigned i, unsigned *done, struct err *e)
+{
+	int rc = 0;
+	for (unsigned k = 0; i == CARVE_OUT_INDICATORS && rc == 0 && k < FIND_KIND_COUNT; k++)
+		if ((rc = outf_commit(&c->find_out[k], e)) == 0)
+			*done |= 1u << k;
+	return rc;
+}
+
+static void remove_indicators(const struct carve_opts *o, unsigned done)
+{
+	char path[PATH_MAX];
+	for (unsigned k = 0; k < FIND_KIND_COUNT; k++)
+		if (done & 1u << k && feature_path(o, k, path, sizeof(path)))
+			unlink(path);
 }
 
 /* Every wanted output into its temporary file, then all committed together with
@@ -439,13 +515,15 @@ static int remove_stale(const struct carve_opts *o, struct err *e)
  * committed). */
 static int write_outputs(struct carve *c, const struct carve_opts *o, struct err *e)
 {
-	unsigned committed = 0;
+	unsigned committed = 0, features = 0;
 	int rc = make_dir(o->out_dir, e);
 
-	/* strings.tsv and case.db name each String's holder from the referrer index: built
-	 * once, before the writers run (in parallel they only read it) */
-	if (rc == 0 && (wanted(o, CARVE_OUT_STRINGS) || wanted(o, CARVE_OUT_DB)))
+	/* strings.tsv, case.db and report.html read the referrer index: built once, before the
+	 * writers run (in parallel they only read it) */
+	if (rc == 0 && (wanted(o, CARVE_OUT_STRINGS) || wanted(o, CARVE_OUT_DB) || wanted(o, CARVE_OUT_REPORT)))
 		rc = carve_referrers(c, e);
+	if (rc == 0)
+		rc = make_out_dirs(o, e);
 	if (rc == 0)
 		rc = o->threads > 1 ? write_parallel(c, o, o->threads, e) : write_serial(c, o, e);
 	if (rc == 0)   /* damage that could not be recorded (out of memory) fails the run before a commit */
@@ -455,11 +533,13 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	for (unsigned i = 0; rc == 0 && i < CARVE_OUT_COUNT; i++) {
 		if (!wanted(o, i))
 			continue;
-		if ((rc = outf_commit(&c->out[i], e)) == 0)
+		if ((rc = commit_indicators(c, i, &features, e)) == 0 && (rc = outf_commit(&c->out[i], e)) == 0)
 			committed |= 1u << i;
 	}
 	if (rc == 0)
 		rc = outf_commit(&c->manifest, e);
+	if (rc != 0)
+		remove_indicators(o, features);
 	for (unsigned i = 0; rc != 0 && i < CARVE_OUT_COUNT; i++) {
 		if (committed & 1u << i)   /* committed before the failure */
 			unlink(c->path[i]);
@@ -531,27 +611,67 @@ static int carve_native(struct carve *c, const struct carve_opts *o, struct err 
 	return 0;
 }
 
+/* a file carve writes in DIR, or the folder one of them lies in (indicators/) */
 static bool is_output_file(const char *name)
 {
+	size_t n = strlen(name);
 	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++)
-		if (carve_outputs[i].write && !strcmp(name, carve_outputs[i].file))
+		if (carve_outputs[i].write && !strncmp(name, carve_outputs[i].file, n) &&
+		    (carve_outputs[i].file[n] == 0 || carve_outputs[i].file[n] == '/'))
 			return true;
 	return false;
+}
+
+/* The indicators (output/find/find_scan.h), before the writers: case.db and the feature
+ * files read them. */
+static int carve_find(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	int rc;
+	phase(o, "scanning for indicators", 0);
+	if ((rc = carve_referrers(c, e)) || (rc = find_run(&c->m, &c->refs, &c->find, e)))
+		return rc;
+	c->find_done = true;
+	img_drop(&c->img, 0, UINT64_MAX);
+	return 0;
+}
+
+/* --yara: the compiled rules over every object (output/find/find_yara.h). */
+static int carve_yara(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	int rc;
+	phase(o, "matching the YARA rules", 0);
+	if ((rc = carve_referrers(c, e)) || (rc = find_yara_run(&c->m, &c->refs, c->yara, &c->ymatch, e)))
+		return rc;
+	c->yara_done = true;
+	img_drop(&c->img, 0, UINT64_MAX);
+	return 0;
 }
 
 int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	double t0 = now();
 	clock_t c0 = clock();
+	struct yaraw *rules = NULL;
 	int rc;
 
-	memset(c, 0, sizeof(*c));   /* releasable when the folder is refused */
+	/* the folder first, then the rules: a folder refused or a rules file that does not
+	 * compile fails the run before the carving (c cleared for carve_release, as carve_model
+	 * clears it) */
+	memset(c, 0, sizeof(*c));
 	if (o->out_dir && (rc = carve_dir_check(o->out_dir, o->force, is_output_file, e)))
 		return rc;
-	if ((rc = carve_model(c, o, e)))
+	if (o->yara && (rc = yaraw_open(&rules, o->yara, e)))
+		return rc;
+	rc = carve_model(c, o, e);
+	c->yara = rules;
+	if (rc)
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
 	if (o->native && (rc = carve_native(c, o, e)))
+		return rc;
+	if (o->out_dir && wanted(o, CARVE_OUT_INDICATORS) && (rc = carve_find(c, o, e)))
+		return rc;
+	if (c->yara && (rc = carve_yara(c, o, e)))
 		return rc;
 	if ((rc = write_outputs(c, o, e)))
 		return rc;
@@ -580,5 +700,10 @@ void carve_release(struct carve *c)
 		xfree(c->path[i]);
 	}
 	outf_abort(&c->manifest);
+	for (unsigned k = 0; k < FIND_KIND_COUNT; k++)
+		outf_abort(&c->find_out[k]);
+	find_release(&c->find);
+	find_yara_release(&c->ymatch);
+	yaraw_close(c->yara);
 	memset(c, 0, sizeof(*c));
 }

@@ -15,6 +15,8 @@
 #include "carver/image/image.h"
 #include "carver/image/symbolize.h"
 #include "output/db/case_db.h"
+#include "output/find/find_scan.h"
+#include "output/find/find_yara.h"
 #include "output/hprof/hprof_carve.h"
 #include "output/report/report_units.h"
 #include "rosalloc/model/model.h"
@@ -27,6 +29,7 @@
  * earlier one's temporary file: heap.bmd is crunched from heap.hprof). */
 enum carve_output {
 	CARVE_OUT_HPROF, CARVE_OUT_BMD, CARVE_OUT_DB, CARVE_OUT_JSONL, CARVE_OUT_STRINGS, CARVE_OUT_REPORT,
+	CARVE_OUT_INDICATORS,   /* DIR/indicators/: report.txt (its row) and a feature file per kind */
 	CARVE_OUT_COUNT
 };
 
@@ -43,6 +46,7 @@ struct carve_opts {
 	const char *symbols;        /* --symbols DIR for the native backtraces, may be NULL */
 	const struct mdebug_options *native_options;   /* NULL: inferred */
 	bool force;                 /* --force: DIR may hold an earlier run's outputs, replaced (carve_dir.h) */
+	const char *yara;           /* --yara RULES: matches into case.db and the summary, NULL: none */
 	const char *version;        /* artcarve's version, as recorded in case.db and strings.tsv */
 	int argc;                   /* the command line, as recorded in case.db */
 	char **argv;
@@ -74,6 +78,12 @@ struct carve {
 				     * unknown): what carve allocated, without the mapped image */
 	struct mdebug_result native;   /* --native: the malloc_debug scan (native_done) */
 	struct symz *symz;          /* and the symboliser naming its frames */
+	struct find_result find;    /* the indicators (find_done: scanned before the writers) */
+	struct outf find_out[FIND_KIND_COUNT];   /* their feature files, committed with report.txt */
+	bool find_done;
+	struct yaraw *yara;         /* --yara: the compiled rules */
+	struct find_yara_result ymatch;   /* and their matches (yara_done) */
+	bool yara_done;
 	bool img_open, rt_open, model_open, refs_built, native_done;
 };
 

@@ -2,17 +2,24 @@
 #include "output/report/report.h"
 
 #include <string.h>
+#include <time.h>
 
+#include "carver/base/escape.h"
 #include "carver/base/sha256.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "output/report/report_html.h"
+#include "output/report/report_indicators.h"
 #include "output/report/report_map.h"
 #include "output/report/report_native.h"
+#include "output/report/report_objects.h"
+#include "output/report/report_script.h"
+#include "output/report/report_strings.h"
+#include "output/report/report_view.h"
 #include "rosalloc/model/model_stats.h"
 
-/* Fixed limits of the code, not of the input: the super-class chain a field is looked up in. */
-enum { PAGE_SUPER_DEPTH = 64, PAGE_STRING_FIELDS = 8 };
+/* Rows of the free objects' list (the page's budget). */
+enum { PAGE_FREE_ROWS = 200 };
 
 struct page {
 	struct report_html h;
@@ -20,7 +27,10 @@ struct page {
 	const struct model *m;
 	const struct art_runtime *rt;
 	struct model_stats st;
-	struct wbuf text;           /* a String's value */
+	struct dec *dec;
+	struct report_view view;    /* the objects the page lists, for their views */
+	struct wbuf text;           /* a decoded row */
+	struct wbuf search;         /* the search box's data (JSON) */
 };
 
 static const char page_style[] =
@@ -35,18 +45,14 @@ static const char page_style[] =
 	".u{fill:#9467bd;background:#9467bd}.f{fill:#4e79a7;background:#4e79a7}"
 	".e{fill:#e4e4e4;background:#e4e4e4}.n{fill:#b0b0b0;background:#b0b0b0}"
 	"rect.a{fill:none;stroke:#d62728;stroke-width:2}span.a{border:2px solid #d62728}"
-	".sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin:0 4px 0 12px}";
-
-/* Sets a marker once the page has loaded and counts script errors (the test reads both from
- * the DOM a headless browser dumps). */
-static const char page_script[] =
-	"var artcarveErrors=0;"
-	"window.onerror=function(){artcarveErrors++;"
-	"document.documentElement.setAttribute('data-errors',String(artcarveErrors));};"
-	"window.addEventListener('load',function(){var d=document.documentElement;"
-	"d.setAttribute('data-errors',String(artcarveErrors));"
-	"d.setAttribute('data-map-spaces',String(document.querySelectorAll('#heapmap g.space').length));"
-	"d.setAttribute('data-loaded','yes');});";
+	".sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin:0 4px 0 12px}"
+	"#bar{position:sticky;top:0;background:#fff;z-index:2;padding:.4em 0;border-bottom:1px solid #ccc}"
+	"#q{width:28em;font-size:1em}#hits ul{margin:.3em 0;max-height:40vh;overflow:auto}"
+	"#view{display:none;position:fixed;right:1em;top:3.5em;width:42%;max-height:85vh;overflow:auto;"
+	"background:#fffdf2;border:1px solid #c9b870;padding:0 1em;z-index:3;box-shadow:0 2px 8px #0003}"
+	".ct.fw,p.noapp{display:none}body.all .ct.fw{display:block}table.objs td{max-width:28em}"
+	"td.t{white-space:nowrap}tr.rt td{color:#888}table.kv{margin:0}table.kv th{font-weight:normal;color:#555}"
+	"#heapmap g[data-b]{cursor:pointer}html{scroll-padding-top:7em}";
 
 static const char *page_class_name(const struct art_runtime *rt, size_t i)
 {
@@ -75,29 +81,6 @@ static void page_more(struct page *p, uint64_t shown, uint64_t total, const char
 				   (unsigned long long)shown, (unsigned long long)total, what);
 }
 
-/* The value of the String object o, escaped, or why it is not shown. */
-static void page_string(struct page *p, const struct model_obj *o)
-{
-	uint32_t n = model_length(p->m, o);
-	struct err why;
-
-	if (n > REPORT_STRING_MAX) {
-		report_html_printf(&p->h, "<span class=\"note\">(%u characters, longer than the report shows)</span>", n);
-		return;
-	}
-	err_init(&why);
-	wbuf_reset(&p->text);
-	if (mirror_string(&p->rt->m, model_va(p->m, o), REPORT_STRING_MAX, &p->text, &why)) {
-		report_html_raw(&p->h, "<span class=\"note\">(not readable: ");
-		report_html_str(&p->h, why.msg);
-		report_html_raw(&p->h, ")</span>");
-		return;
-	}
-	report_html_raw(&p->h, "<span class=\"s\">&quot;");
-	report_html_text(&p->h, p->text.data, p->text.len);
-	report_html_raw(&p->h, "&quot;</span>");
-}
-
 /* ---- sections ---- */
 
 static void page_head(struct page *p)
@@ -108,13 +91,29 @@ static void page_head(struct page *p)
 	report_html_raw(&p->h, "</title>\n<style>");
 	report_html_raw(&p->h, page_style);
 	report_html_raw(&p->h, "</style>\n<script>");
-	report_html_raw(&p->h, page_script);
-	report_html_raw(&p->h, "</script>\n</head>\n<body>\n<h1>artcarve report: ");
+	report_html_raw(&p->h, report_script);
+	report_html_raw(&p->h, "</script>\n</head>\n<body>\n<h1 id=\"top\">artcarve report: ");
 	report_html_str(&p->h, img->path);
-	report_html_raw(&p->h, "</h1>\n<nav><a href=\"#image\">image</a><a href=\"#summary\">summary</a>"
-			       "<a href=\"#spaces\">spaces</a><a href=\"#map\">heap map</a><a href=\"#dropped\">dropped</a>"
-			       "<a href=\"#free\">free</a><a href=\"#classes\">classes</a>"
-			       "<a href=\"#anomalies\">anomalies</a><a href=\"#roots\">roots</a></nav>\n");
+	report_html_raw(&p->h, "</h1>\n<div id=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"search classes, "
+			       "strings, indicators\" autocomplete=\"off\"> <label><input id=\"all\" type=\"checkbox\"> "
+			       "everything (not only the app's classes)</label>\n<nav><a href=\"#dropped\">dropped</a>"
+			       "<a href=\"#live\">live</a><a href=\"#strings\">strings</a><a href=\"#indicators\">indicators</a>"
+			       "<a href=\"#map\">heap map</a><a href=\"#spaces\">spaces</a><a href=\"#summary\">summary</a>"
+			       "<a href=\"#classes\">classes</a><a href=\"#free\">free</a><a href=\"#anomalies\">anomalies</a>"
+			       "<a href=\"#roots\">roots</a><a href=\"#image\">image and run</a></nav>\n"
+			       "<div id=\"hits\"></div></div>\n<div id=\"view\"></div>\n");
+}
+
+/* One line of figures above the findings. */
+static void page_lead(struct page *p)
+{
+	const struct model_stats *t = &p->st;
+	report_html_printf(&p->h, "<p class=\"lead\">%llu objects carved: %llu dropped (%llu of them Strings), %llu "
+				  "reachable, %llu of unknown reachability, %llu free.  Every address is a link to the "
+				  "object; a heap-map cell lists the objects it holds.</p>\n",
+			   (unsigned long long)model_count(p->m), (unsigned long long)t->dropped,
+			   (unsigned long long)t->strings_dropped, (unsigned long long)t->reach[MODEL_REACHABLE],
+			   (unsigned long long)t->reach[MODEL_REACH_UNKNOWN], (unsigned long long)t->alloc[MODEL_FREE]);
 }
 
 static void page_image(struct page *p)
@@ -122,7 +121,7 @@ static void page_image(struct page *p)
 	const struct art_runtime *rt = p->rt;
 	const struct image *img = rt->img;
 
-	report_html_raw(&p->h, "<h2 id=\"image\">Image</h2>\n<table>\n");
+	report_html_raw(&p->h, "<h2 id=\"image\">Image and run</h2>\n<table>\n");
 	row_s(p, "image", img->path);
 	row_s(p, "container", img->container);
 	report_html_printf(&p->h, "<tr><th>regions</th><td>%zu, %llu bytes mapped, %llu captured</td></tr>\n",
@@ -276,156 +275,123 @@ static void page_class_rows(struct page *p, const char *key, const size_t *order
 	report_html_raw(&p->h, "</table>\n");
 }
 
-/* One object row: address, class, size, space, confidence (and a String's value). */
-static void page_obj_row(struct page *p, const struct model_obj *o, bool states)
+/* ---- the findings ---- */
+
+/* report_is_app_fn: the app's own classes (art/runtime/runtime.h: a class's origin). */
+static bool page_is_app(const struct model *m, size_t cls)
 {
-	const struct art_space *s = model_space(p->m, o);
-	report_html_printf(&p->h, "<tr><td class=\"a\">0x%08llx</td><td>", (unsigned long long)model_va(p->m, o));
-	report_html_str(&p->h, page_class_name(p->rt, o->cls));
-	report_html_printf(&p->h, "</td><td class=\"r\">%u</td><td>%s</td>", o->size, s ? spaces_kind_name(s->kind) : "?");
-	if (states)
-		report_html_printf(&p->h, "<td>%s</td>", model_content_name(o->content));
-	report_html_printf(&p->h, "<td class=\"r\">%u</td><td>", o->confidence);
+	return runtime_class_origin(model_runtime(m), cls) == RT_ORIGIN_APP;
 }
 
-/* ---- dropped objects: strings first ---- */
-
-/* The name of the instance field at offset in class cls or its supers, NULL if none. */
-static const char *page_field_name(const struct art_runtime *rt, size_t cls, uint32_t offset)
+static int page_objects(struct page *p, enum report_section sec, struct err *e)
 {
-	for (int depth = 0; cls < rt->class_count && depth < PAGE_SUPER_DEPTH; depth++) {
-		const struct rt_class *c = &rt->classes[cls];
-		for (uint32_t f = 0; f < c->field_count; f++)
-			if (c->fields[f].offset == offset)
-				return c->fields[f].name;
-		cls = c->super;
-	}
-	return NULL;
+	struct report_objects_in oi = { p->dec, &p->view, &p->st, page_is_app, sec };
+	return report_objects_write(&p->h, &oi, e);
 }
 
-struct page_refs {
-	const struct model *m;
-	uint32_t offset[PAGE_STRING_FIELDS], obj[PAGE_STRING_FIELDS];
-	size_t n;
-};
-
-/* model_ref_fn: keeps the references to String objects. */
-static int page_collect_string(void *arg, uint32_t offset, uint32_t value)
-{
-	struct page_refs *r = arg;
-	size_t j = value ? model_find(r->m, value) : MODEL_NONE;
-	if (j != MODEL_NONE && model_stats_is_string(r->m, model_obj(r->m, j)) && r->n < PAGE_STRING_FIELDS) {
-		r->offset[r->n] = offset;
-		r->obj[r->n++] = (uint32_t)j;
-	}
-	return 0;
-}
-
-/* The String fields of instance o: "name = value" lines. */
-static void page_string_fields(struct page *p, const struct model_obj *o)
-{
-	struct page_refs r = { .m = p->m };
-	struct err why;
-
-	err_init(&why);
-	if (o->kind != MODEL_INSTANCE)
-		return;
-	if (model_each_ref(p->m, o, page_collect_string, &r, &why)) {
-		report_html_raw(&p->h, "<span class=\"note\">(references not readable: ");
-		report_html_str(&p->h, why.msg);
-		report_html_raw(&p->h, ")</span>");
-		return;
-	}
-	for (size_t k = 0; k < r.n; k++) {
-		const char *name = page_field_name(p->rt, o->cls, r.offset[k]);
-		report_html_raw(&p->h, k ? "<br>" : "");
-		if (name)
-			report_html_str(&p->h, name);
-		else
-			report_html_printf(&p->h, "+%u", r.offset[k]);
-		report_html_raw(&p->h, " = ");
-		page_string(p, model_obj(p->m, r.obj[k]));
-	}
-}
-
-/* Which objects a list shows. */
-static bool pick_dropped_string(const struct model *m, const struct model_obj *o)
-{
-	return model_stats_is_dropped(o) && model_stats_is_string(m, o);
-}
-
-static bool pick_dropped_other(const struct model *m, const struct model_obj *o)
-{
-	return model_stats_is_dropped(o) && !model_stats_is_string(m, o);
-}
-
-static bool pick_free(const struct model *m, const struct model_obj *o)
-{
-	(void)m;
-	return o->alloc == MODEL_FREE;
-}
-
-/* The rows of the objects pick chooses, the first REPORT_LIST_MAX by address, each with its
- * String value or the String fields it holds; closes the table.  Returns the rows written. */
-static uint64_t page_list(struct page *p, bool (*pick)(const struct model *, const struct model_obj *), bool states)
-{
-	const struct model *m = p->m;
-	uint64_t shown = 0;
-	for (size_t i = 0; i < model_count(m) && shown < REPORT_LIST_MAX && !p->h.rc; i++) {
-		const struct model_obj *o = model_obj(m, i);
-		if (!pick(m, o))
-			continue;
-		page_obj_row(p, o, states);
-		if (model_stats_is_string(m, o))
-			page_string(p, o);
-		else
-			page_string_fields(p, o);
-		report_html_raw(&p->h, "</td></tr>\n");
-		shown++;
-	}
-	report_html_raw(&p->h, "</table>\n");
-	return shown;
-}
-
-static void page_dropped_strings(struct page *p)
-{
-
-	report_html_raw(&p->h, "<h3>Dropped strings</h3>\n<table>\n<tr><th>address</th><th>class</th>"
-			       "<th class=\"r\">size</th><th>space</th><th class=\"r\">confidence</th><th>value</th>"
-			       "</tr>\n");
-	page_more(p, page_list(p, pick_dropped_string, false), p->st.strings_dropped, "dropped strings");
-}
-
-static void page_dropped(struct page *p)
-{
-	uint64_t others = p->st.dropped - p->st.strings_dropped;
-
-	report_html_printf(&p->h, "<h2 id=\"dropped\">Dropped objects</h2>\n<p>%llu allocated objects no root reaches "
-				  "(%llu strings): what the app let go and no GC has swept yet.</p>\n",
-			   (unsigned long long)p->st.dropped, (unsigned long long)p->st.strings_dropped);
-	page_dropped_strings(p);
-	report_html_raw(&p->h, "<h3>Dropped objects by class</h3>\n");
-	page_class_rows(p, "dropped.top_classes", p->st.dropped_order, p->st.per_class_dropped, NULL, REPORT_TOP_CLASSES);
-	report_html_raw(&p->h, "<h3>Other dropped objects, with the strings they hold</h3>\n<table>\n<tr><th>address</th>"
-			       "<th>class</th><th class=\"r\">size</th><th>space</th><th class=\"r\">confidence</th>"
-			       "<th>String fields</th></tr>\n");
-	page_more(p, page_list(p, pick_dropped_other, false), others, "other dropped objects");
-}
-
-static void page_free(struct page *p)
+/* The free objects (partial, residue): one decoded line each. */
+static int page_free(struct page *p, struct err *e)
 {
 	const struct model_totals n = model_totals(p->m);
-	uint64_t total = p->st.alloc[MODEL_FREE];
+	uint64_t total = p->st.alloc[MODEL_FREE], shown = 0;
+	int rc = 0;
 
 	report_html_printf(&p->h, "<h2 id=\"free\">Free objects</h2>\n<p>%llu objects in places the allocator "
 				  "calls free: %llu partial (leading words overwritten by the allocator), %llu "
 				  "residue (bytes as left); %llu empty free places and %llu untyped residue are not "
 				  "objects.</p>\n<table>\n<tr><th>address</th><th>class</th><th class=\"r\">size</th>"
-				  "<th>space</th><th>content</th><th class=\"r\">confidence</th><th>value</th></tr>\n",
+				  "<th>space</th><th>content</th><th class=\"r\">confidence</th><th>decoded</th></tr>\n",
 			   (unsigned long long)total, (unsigned long long)p->st.content[MODEL_PARTIAL],
 			   (unsigned long long)p->st.content[MODEL_RESIDUE], (unsigned long long)n.empty,
 			   (unsigned long long)n.untyped);
-	page_more(p, page_list(p, pick_free, true), total, "free objects");
+	for (size_t i = 0; i < model_count(p->m) && shown < PAGE_FREE_ROWS && rc == 0; i++) {
+		const struct model_obj *o = model_obj(p->m, i);
+		const struct art_space *s = model_space(p->m, o);
+		if (o->alloc != MODEL_FREE)
+			continue;
+		report_html_raw(&p->h, "<tr><td>");
+		report_view_link(&p->h, p->m, o);
+		report_html_raw(&p->h, "</td><td>");
+		report_html_str(&p->h, page_class_name(p->rt, o->cls));
+		report_html_printf(&p->h, "</td><td class=\"r\">%u</td><td>%s</td><td>%s</td><td class=\"r\">%u</td>"
+					  "<td class=\"s\">",
+				   o->size, s ? spaces_kind_name(s->kind) : "?", model_content_name(o->content), o->confidence);
+		wbuf_reset(&p->text);
+		if ((rc = dec_object_text(p->dec, i, REPORT_CELL_CHARS, &p->text, e)) == 0)
+			rc = report_view_add(&p->view, i, e);
+		report_html_text(&p->h, p->text.data, p->text.len);
+		report_html_raw(&p->h, "</td></tr>\n");
+		shown++;
+	}
+	report_html_raw(&p->h, "</table>\n");
+	if (total > shown)
+		report_html_printf(&p->h, "<p class=\"note\">%llu of %llu free objects shown (the first by address).</p>\n",
+				   (unsigned long long)shown, (unsigned long long)total);
+	return rc;
+}
+
+/* The run: artcarve's version, the command line, when it ran (UTC). */
+static void page_run(struct page *p)
+{
+	const struct report_run *run = p->in->run;
+	char when[32] = "?";
+	struct tm tm;
+	time_t t;
+
+	if (!run)
+		return;
+	t = (time_t)run->started;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	report_html_raw(&p->h, "<h3>Run</h3>\n<table>\n");
+	row_s(p, "artcarve version", run->version);
+	report_html_raw(&p->h, "<tr><th>command line</th><td data-prov=\"argv\"><code>");
+	for (int i = 0; i < run->argc; i++) {
+		report_html_raw(&p->h, i ? " " : "");
+		report_html_str(&p->h, run->argv[i]);
+	}
+	/* the one line that differs between two runs on the same input (tests drop it) */
+	report_html_printf(&p->h, "</code></td></tr>\n<tr><th>analysed</th><td data-prov=\"time\">%s</td></tr>\n", when);
+	report_html_raw(&p->h, "</table>\n");
+}
+
+/* The search box's classes: [name, objects, dropped, app (0/1), class index]. */
+static void page_search_classes(struct page *p)
+{
+	wbuf_put(&p->search, "{\"classes\":[\n", 13);
+	for (size_t k = 0, n = 0; k < p->st.class_count; k++) {
+		size_t c = p->st.order[k];
+		const char *name = page_class_name(p->rt, c);
+		if (!model_class(p->m, c)->objects)
+			break;
+		wbuf_put(&p->search, n ? ",\n[" : "[", n ? 3 : 1);
+		n++;
+		escape_json_quoted(&p->search, (const uint8_t *)name, strlen(name));
+		wbuf_printf(&p->search, ",%llu,%llu,%d,%zu]", (unsigned long long)model_class(p->m, c)->objects,
+			    (unsigned long long)p->st.per_class_dropped[c], page_is_app(p->m, c), c);
+	}
+	wbuf_put(&p->search, "],\n\"strings\":[\n", 15);
+}
+
+/* Ends a list of the search data (its rows end ",\n"), then appends next. */
+static void page_search_next(struct page *p, const char *next)
+{
+	if (p->search.len >= 2 && !memcmp(p->search.data + p->search.len - 2, ",\n", 2))
+		p->search.len -= 2;
+	wbuf_put(&p->search, next, strlen(next));
+}
+
+/* The search data: the classes, the Strings' rows and the indicators' rows (report_strings
+ * and report_indicators appended them to p->search). */
+static int page_search_write(struct page *p, struct err *e)
+{
+	page_search_next(p, "]}");
+	if (wbuf_status(&p->search, e))
+		return err_rc(e);
+	report_html_raw(&p->h, "<script type=\"application/json\" id=\"search\">");
+	report_html_json(&p->h, p->search.data, p->search.len);
+	report_html_raw(&p->h, "</script>\n");
+	return 0;
 }
 
 static int page_classes(struct page *p, struct err *e)
@@ -516,6 +482,53 @@ static int page_map(struct page *p, struct err *e)
 	return report_map_write(&p->h, p->m, p->in->units, sinks, 2, e);
 }
 
+static void page_dropped_classes(struct page *p)
+{
+	report_html_raw(&p->h, "<h3>Dropped objects by class</h3>\n");
+	page_class_rows(p, "dropped.top_classes", p->st.dropped_order, p->st.per_class_dropped, NULL, REPORT_TOP_CLASSES);
+}
+
+/* Findings first: dropped, live, strings, indicators. */
+static int page_findings(struct page *p, struct err *e)
+{
+	int rc = page_objects(p, REPORT_DROPPED, e);
+	if (rc == 0)
+		rc = page_objects(p, REPORT_LIVE, e);
+	if (rc == 0) {
+		page_search_classes(p);
+		rc = report_strings_write(&p->h, &p->view, p->in->refs, page_is_app, &p->search, e);
+	}
+	if (rc == 0) {
+		page_search_next(p, "],\n\"indicators\":[\n");
+		rc = report_indicators_write(&p->h, &p->view, p->in->find, &p->search, e);
+	}
+	return rc;
+}
+
+/* Then the heap and the run. */
+static int page_heap(struct page *p, struct err *e)
+{
+	int rc = page_map(p, e);
+	if (rc == 0) {
+		page_spaces(p);
+		page_summary(p);
+		page_dropped_classes(p);
+		rc = page_classes(p, e);
+	}
+	if (rc == 0)
+		rc = page_free(p, e);
+	if (rc == 0 && p->in->native)
+		rc = report_native_section(&p->h, p->in->native, p->in->symz, e);
+	if (rc == 0) {
+		page_anomalies(p);
+		page_roots(p);
+		page_image(p);
+		page_run(p);
+		rc = page_inputs(p, e);
+	}
+	return rc;
+}
+
 int report_write(const struct report_input *in, struct outf *out, struct err *e)
 {
 	struct page p;
@@ -526,36 +539,35 @@ int report_write(const struct report_input *in, struct outf *out, struct err *e)
 	p.m = in->m;
 	p.rt = model_runtime(in->m);
 	wbuf_init(&p.text);
+	wbuf_init(&p.search);
 	report_html_init(&p.h, out, e);
 	rc = model_stats_make(&p.st, p.m, e);
 	if (rc == 0)   /* the app's classes lead, as in the carve summary */
 		rc = model_stats_app_first(&p.st, p.m, e);
+	if (rc == 0)
+		rc = dec_open(&p.dec, p.m, e);
+	report_view_init(&p.view, p.m, in->r, in->refs, p.dec);
 	if (rc == 0) {
 		page_head(&p);
-		page_image(&p);
-		rc = page_inputs(&p, e);
+		page_lead(&p);
+		rc = page_findings(&p, e);
 	}
+	if (rc == 0)
+		rc = page_heap(&p, e);
+	if (rc == 0)
+		rc = page_search_write(&p, e);
+	if (rc == 0)
+		rc = report_view_write(&p.view, &p.h, e);
 	if (rc == 0) {
-		page_summary(&p);
-		page_spaces(&p);
-		rc = page_map(&p, e);
-	}
-	if (rc == 0) {
-		page_dropped(&p);
-		page_free(&p);
-		rc = page_classes(&p, e);
-	}
-	if (rc == 0 && in->native)
-		rc = report_native_section(&p.h, in->native, in->symz, e);
-	if (rc == 0) {
-		page_anomalies(&p);
-		page_roots(&p);
 		report_html_raw(&p.h, "</body>\n</html>\n");
 		if (p.text.failed)
 			rc = wbuf_status(&p.text, e);
 	}
 	done = report_html_finish(&p.h);
+	report_view_release(&p.view);
+	dec_close(p.dec);
 	model_stats_release(&p.st);
 	wbuf_release(&p.text);
+	wbuf_release(&p.search);
 	return rc ? rc : done;
 }

@@ -115,3 +115,19 @@ void report_html_str(struct report_html *h, const char *s)
 		s = "?";
 	report_html_text(h, s, strlen(s));
 }
+
+void report_html_json(struct report_html *h, const void *s, size_t n)
+{
+	const char *p = s, *end = p + n;
+	if (h->rc)
+		return;
+	while (p < end) {
+		const char *lt = memchr(p, '<', (size_t)(end - p));
+		size_t run = lt ? (size_t)(lt - p) : (size_t)(end - p);
+		wbuf_put(&h->b, p, run);
+		if (lt)
+			wbuf_put(&h->b, "\\u003c", 6);
+		p += run + (lt != NULL);
+	}
+	html_maybe_flush(h);
+}

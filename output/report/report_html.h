@@ -38,6 +38,9 @@ void report_html_printf(struct report_html *h, const char *fmt, ...) __attribute
 void report_html_text(struct report_html *h, const void *s, size_t n);
 /* The same for a NUL-terminated string; NULL prints "?". */
 void report_html_str(struct report_html *h, const char *s);
+/* JSON text (escape_json's) inside a <script> element: '<' written as \u003c, so that no
+ * text from the image ends the element. */
+void report_html_json(struct report_html *h, const void *s, size_t n);
 
 /* The escaper on its own: appends the escaped form of s[0..n) to out (scratch is working
  * space).  Allocation failures are sticky in out / scratch (wbuf_status). */

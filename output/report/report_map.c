@@ -285,7 +285,8 @@ static void map_cell_write(struct report_html *h, const struct map_cell *c, uint
 {
 	uint64_t len = c->end > c->begin ? c->end - c->begin : 1, used = 0, at = x0;
 
-	report_html_printf(h, "<g><title>0x%llx-0x%llx ", (unsigned long long)c->begin, (unsigned long long)c->end);
+	report_html_printf(h, "<g data-b=\"0x%llx\" data-e=\"0x%llx\"><title>0x%llx-0x%llx ", (unsigned long long)c->begin,
+			   (unsigned long long)c->end, (unsigned long long)c->begin, (unsigned long long)c->end);
 	map_cell_what(h, c);
 	report_html_raw(h, ":");
 	for (int k = 0; k < MAP_CAT_COUNT; k++) {

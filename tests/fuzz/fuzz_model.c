@@ -91,13 +91,13 @@ static void exports(const struct model *m, const struct reach *r, const struct a
 	struct outf out = { .fp = sink, .path = "/dev/null" };
 	(void)objects_jsonl_write(m, NULL, &out, &js, e);
 	(void)strings_each(m, &so, count_string, &sum, e);
-	if (referrers_build(&refs, m, e) == 0) {
+	bool have_refs = referrers_build(&refs, m, e) == 0;
+	if (have_refs)
 		(void)strings_tsv_write(m, &refs, &to, &out, &ts, e);
-		referrers_release(&refs);
-	}
-	struct report_input ri = { m, r, anomalies, NULL, NULL, NULL, NULL };
+	struct report_input ri = { m, r, anomalies, NULL, NULL, NULL, NULL, have_refs ? &refs : NULL, NULL, NULL };
 	(void)report_write(&ri, &out, e);
 	decoded(m, e);
+	referrers_release(&refs);
 }
 
 static void candidates(struct model *m, struct mf *f, uint8_t flags, size_t n)

@@ -187,6 +187,10 @@ static void build_classes(struct model *m)
 	klass_field(m, tok, "expiresAt", "J", false);
 	klass_field(m, tok, "secret", "[B", false);
 	klass_layout(m, tok);
+	int account = add_app(m, "Lcom/example/auth/Account;", m->c_object);
+	klass_field(m, account, "user", "Ljava/lang/String;", false);
+	klass_field(m, account, "password", "Ljava/lang/String;", false);
+	klass_layout(m, account);
 	/* the field list of the real captures' Harness (../shared/corpus/images/realart14 and
 	 * realart): five references, a long, two booleans after the long's 4-byte gap, where
 	 * 6.0-11 and 12+ place the second boolean differently (test_realart_layouts.sh) */
@@ -565,6 +569,36 @@ static int make_token(struct model *m, unsigned i, int mode)
 	return tok;
 }
 
+/* Messages that hold indicators (output/find/find_match.h), live (kept) or dropped, one of
+ * them a card number that fails the Luhn check; and an account whose password field is a
+ * secret.  tests/shell/test_find.sh looks for each in the carve. */
+static void make_indicators(struct model *m, struct work *w)
+{
+	static const struct { const char *text; int live; } planted[] = {
+		{"invite: https://chat.example.com/join/7f3a9c", 1},
+		{"write to alice.smith@example.org", 0},
+		{"call me on +1 415-555-0132", 0},
+		{"vpn at 192.168.17.42 again", 1},
+		{"pay with 4111 1111 1111 1111 please", 0},
+		{"not a card 4111 1111 1111 1112", 0}};
+	int msgc = klass_find(m, "Lcom/example/chat/Message;");
+	for (unsigned i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		int msg = new_instance(m, msgc, SP_MAIN, planted[i].live);
+		int t = new_string(m, planted[i].text, SP_MAIN, planted[i].live);
+		if (msg < 0 || t < 0)
+			return;
+		obj_setf(m, msg, "id", 5000 + i);
+		obj_setf(m, msg, "timestamp", 1700005000000ull + i * 60000ull);
+		set_ref(m, msg, "text", t);
+		if (planted[i].live)
+			keep_add(m, w, msg);
+	}
+	int acc = new_instance(m, klass_find(m, "Lcom/example/auth/Account;"), SP_MAIN, 1);
+	set_ref(m, acc, "user", new_string(m, "alice", SP_MAIN, 1));
+	set_ref(m, acc, "password", new_string(m, "hunter2-Correct-Horse", SP_MAIN, 1));
+	keep_add(m, w, acc);
+}
+
 /* --workload messenger: persons, and messages of which half were deleted (dropped: no longer
  * in the inbox ArrayList); five more queued in the outbox LinkedList; the contacts HashMap
  * from name to Person.  The app class Messenger holds the three containers in statics. */
@@ -705,6 +739,7 @@ static void workload(struct model *m, struct work *w)
 	}
 	if (cur >= 0)
 		vm_w32(&m->vm, app_addr + klass_static_find(m, app, "session")->offset, m->o[cur].addr);
+	make_indicators(m, w);
 	/* arrays of every primitive type, object arrays, 2-D arrays, page-level and LOS arrays */
 	for (unsigned i = 0; i < 8; i++) {
 		int a = new_prim_array(m, prims[i], 1 + rng_below(r, 40), SP_MAIN, 1);

@@ -4,8 +4,9 @@
 # diff the two listings (the samples and every real capture of ../shared/corpus/images by
 # default).  case.db is digested through `.dump` without its runs row (the run's time and
 # command line), manifest.json without case.db's digest; the summary without its time:
-# section; the temporary path of a
-# decompressed core.zst is replaced by CORE wherever an output names it.
+# section; report.html without its time of analysis (the line marked data-prov="time"); the
+# temporary path of a decompressed core.zst is replaced by CORE wherever an output names it,
+# the temporary folder by OUT.
 art=${1:?usage: output_digests.sh ARTCARVE [CAPTURE_DIR...]}; shift
 [ $# -gt 0 ] || set -- samples/*/ ../shared/corpus/images/realart*/*/
 tmp=$(mktemp -d) || exit 2
@@ -32,6 +33,7 @@ for d in "$@"; do
 	for f in case.dump strings.tsv report.html manifest.json; do
 		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp/core#CORE#g" "$tmp/out/$f"
 	done
+	[ -f "$tmp/out/report.html" ] && sed -i "/data-prov=\"time\"/d; s#$tmp#OUT#g" "$tmp/out/report.html"
 	for f in $(ls "$tmp/out" | sort); do
 		echo "$d $f $(sha256sum <"$tmp/out/$f" | cut -c1-64)"
 	done
