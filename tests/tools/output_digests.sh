@@ -24,10 +24,11 @@ for d in "$@"; do
 	rm -f "$tmp/out/case.db"
 	# a decompressed core is read from the random $tmp: the outputs that name the image's
 	# path (case.db's inputs, strings.tsv's header, report.html) get one fixed name for it
-	for f in case.dump strings.tsv report.html; do
+	for f in case.dump strings.tsv report.html indicators/*.txt; do
 		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp/core#CORE#g" "$tmp/out/$f"
 	done
-	for f in $(ls "$tmp/out" | sort); do
+	# files of subfolders (indicators/) as SUBFOLDER/FILE
+	for f in $(cd "$tmp/out" && find . -type f | sed 's#^\./##' | LC_ALL=C sort); do
 		echo "$d $f $(sha256sum <"$tmp/out/$f" | cut -c1-64)"
 	done
 	rm -f "$tmp/core"
