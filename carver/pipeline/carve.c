@@ -491,6 +491,20 @@ static bool feature_path(const struct carve_opts *o, unsigned k, char *path, siz
 	return len > 0 && (size_t)len < n;
 }
 
+/* The folders make_out_dirs made, removed after a failed run when empty (rmdir leaves a
+ * folder that holds anything). */
+static void remove_out_dirs(const struct carve_opts *o)
+{
+	char path[PATH_MAX];
+	for (unsigned i = 0; i < CARVE_OUT_COUNT; i++) {
+		const char *slash = wanted(o, i) ? strchr(carve_outputs[i].file, '/') : NULL;
+		int n = slash ? snprintf(path, sizeof(path), "%s/%.*s", o->out_dir, (int)(slash - carve_outputs[i].file),
+					 carve_outputs[i].file) : -1;
+		if (n > 0 && (size_t)n < sizeof(path))
+			rmdir(path);
+	}
+}
+
 /* The feature files of DIR/indicators/ (write_indicators), committed before their report.txt
  * (bits of *done: the kinds committed); on a later failure removed again (remove_indicators). */
 static int commit_indicators(struct carve *c, unsigned i, unsigned *done, struct err *e)
@@ -547,7 +561,12 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 			xfree(c->path[i]);
 			c->path[i] = NULL;
 		}
+		outf_abort(&c->out[i]);   /* its temporary, so that an output's folder empties */
 	}
+	for (unsigned k = 0; rc != 0 && k < FIND_KIND_COUNT; k++)
+		outf_abort(&c->find_out[k]);
+	if (rc != 0)
+		remove_out_dirs(o);
 	return rc;
 }
 

@@ -30,10 +30,10 @@ db_dump() {
 	rm -f "$TMP/dump.db"
 }
 
-# same_outputs NAME DIR1 DIR2: the same files, each identical
+# same_outputs NAME DIR1 DIR2: the same files (those of subfolders as SUB/FILE), each identical
 same_outputs() {
-	l1=$(cd "$2" && ls -A | sort | tr '\n' ' ')
-	l2=$(cd "$3" && ls -A | sort | tr '\n' ' ')
+	l1=$(cd "$2" && find . -type f | sed 's#^\./##' | LC_ALL=C sort | tr '\n' ' ')
+	l2=$(cd "$3" && find . -type f | sed 's#^\./##' | LC_ALL=C sort | tr '\n' ' ')
 	if [ -z "$l1" ] || [ "$l1" != "$l2" ]; then
 		t_fail "$1: the two runs wrote other files: [$l1] vs [$l2]"; return
 	fi

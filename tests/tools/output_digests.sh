@@ -30,11 +30,12 @@ for d in "$@"; do
 	[ -f "$tmp/out/manifest.json" ] &&
 		jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$tmp/out/manifest.json" >"$tmp/m" &&
 		mv "$tmp/m" "$tmp/out/manifest.json"
-	for f in case.dump strings.tsv report.html manifest.json; do
+	for f in case.dump strings.tsv report.html manifest.json $(cd "$tmp/out" && ls indicators/*.txt 2>/dev/null); do
 		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp/core#CORE#g" "$tmp/out/$f"
 	done
 	[ -f "$tmp/out/report.html" ] && sed -i "/data-prov=\"time\"/d; s#$tmp#OUT#g" "$tmp/out/report.html"
-	for f in $(ls "$tmp/out" | sort); do
+	# files of subfolders (indicators/) as SUBFOLDER/FILE
+	for f in $(cd "$tmp/out" && find . -type f | sed 's#^\./##' | LC_ALL=C sort); do
 		echo "$d $f $(sha256sum <"$tmp/out/$f" | cut -c1-64)"
 	done
 	rm -f "$tmp/core"
