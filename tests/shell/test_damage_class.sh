@@ -93,4 +93,26 @@ else
 		t_fail "sample class_size_ 0x100000: $figures, anomalies $(jq -c '.anomalies.by_code' "$TMP/sample.json"), outputs $outputs"
 	fi
 fi
+
+# object_size_ (+96) of com.example.chat.Message set to 16, below its fields (up to +33): the
+# model sizes its instances by it, so the HPROF writer met fields past the object's size and
+# failed the whole carve (exit 1, "object at 0x12c40000: a field at +16 past its size 16",
+# nothing written).  Now every output is written, the fields past the size as zero, and the
+# summary counts the objects (damaged_objects) and names the first.
+cp "$s/core" "$TMP/small.core"
+addr=$("$ART" classes "$TMP/small.core" --maps "$s/maps" | awk '$1 == "class" && $3 == "com.example.chat.Message" { print $2 }')
+if [ -z "$addr" ] || ! patch "$TMP/small.core" "$(printf '0x%x' $((addr + 96)))" 0x10; then
+	t_fail "sample: no class com.example.chat.Message to damage"
+elif ! "$ART" carve "$TMP/small.core" --maps "$s/maps" -o "$TMP/small" >"$TMP/small.txt" 2>"$TMP/err"; then
+	t_fail "sample Message object_size_ 16: carve failed: $(head -n 2 "$TMP/err")"
+else
+	outputs=$(ls "$TMP/small" | wc -l) first=$(grep 'first_damaged_object:' "$TMP/small.txt")
+	echo "sample Message object_size_ 16: $outputs outputs; $(grep 'damaged_objects:' "$TMP/small.txt"); $first"
+	case $first in
+	*"object at 0x12c40000: a field at +16 past its size 16"*)
+		[ "$outputs" -eq 6 ] && t_ok "sample Message object_size_ 16: every output written, the damaged objects named" ||
+			t_fail "sample Message object_size_ 16: $outputs outputs" ;;
+	*) t_fail "sample Message object_size_ 16: no damaged object named: $first" ;;
+	esac
+fi
 t_done
