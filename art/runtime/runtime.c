@@ -142,8 +142,9 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rt->m = (struct mirror){ img, rt->layout, 8 };
 		rc = rt_find_classes(rt, e);
 	}
+	if (rc == 0)
+		rc = rt_link_classes(rt, e);
 	if (rc == 0) {
-		rt_link_classes(rt);
 		rt_choose_pointer_size(rt);
 		rt->m.pointer_size = rt->pointer_size;
 		if (!rt->pointer_how)

@@ -229,13 +229,43 @@ static size_t class_index(const struct art_runtime *rt, uint64_t addr)
 	return k ? (size_t)(k - rt->classes) : RT_NONE;
 }
 
-void rt_link_classes(struct art_runtime *rt)
+/* Super class chains that loop (super_class_ words damaged so that a class is its own
+ * ancestor) are cut where the loop closes, with an anomaly: every pass and writer walks
+ * them (HPROF's and BMD's super chains).  One pass: stamp[i] is the chain start that first
+ * reached class i, plus one. */
+static int cut_super_loops(struct art_runtime *rt, struct err *e)
+{
+	size_t *stamp = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*stamp));
+	if (!stamp)
+		return rt_nomem(e);
+	for (size_t i = 0; i < rt->class_count; i++) {
+		size_t at = i, prev = RT_NONE;
+		while (at != RT_NONE && !stamp[at]) {
+			stamp[at] = i + 1;
+			prev = at;
+			at = rt->classes[at].super;
+		}
+		if (at == RT_NONE || stamp[at] != i + 1)
+			continue;   /* the chain ends, or joins one walked before */
+		struct rt_class *k = &rt->classes[prev];
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, k->addr, rt_space_name(rt, k->addr),
+			    "class at 0x%llx: super class 0x%x closes a loop of super classes (damage); read "
+			    "without a super class", (unsigned long long)k->addr, k->raw.super_class);
+		k->super = RT_NONE;
+		k->raw.super_class = 0;
+	}
+	xfree(stamp);
+	return 0;
+}
+
+int rt_link_classes(struct art_runtime *rt, struct err *e)
 {
 	for (size_t i = 0; i < rt->class_count; i++) {
 		struct rt_class *k = &rt->classes[i];
 		k->super = class_index(rt, k->raw.super_class);
 		k->component = class_index(rt, k->raw.component_type);
 	}
+	return cut_super_loops(rt, e);
 }
 
 int rt_find_classes(struct art_runtime *rt, struct err *e)

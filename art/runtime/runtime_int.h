@@ -53,7 +53,7 @@ void rt_choose_pointer_size(struct art_runtime *rt);
 
 /* Collects every Class object, sorts them by address and hashes them. */
 int rt_find_classes(struct art_runtime *rt, struct err *e);
-void rt_link_classes(struct art_runtime *rt);
+int rt_link_classes(struct art_runtime *rt, struct err *e);
 int rt_name_classes(struct art_runtime *rt, struct err *e);
 
 /* ---- runtime_dex_cache.c ---- */
