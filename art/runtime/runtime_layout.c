@@ -245,17 +245,26 @@ static unsigned jlc_misfits(const struct art_runtime *rt, const struct art_layou
 	return bad;
 }
 
-/* How many of the Classes voting for jlc read as plausible Classes with row l: rows alike in
- * the facts of java.lang.Class are told apart by the other classes. */
+/* How many of the Classes voting for jlc read as plausible Classes with row l, and how many
+ * of their DexCaches have l's size: rows alike in the facts of java.lang.Class are told
+ * apart by the other classes. */
 static size_t jlc_row_support(const struct art_runtime *rt, const struct art_layout *l, const struct jlc_vote *v,
 			      size_t n, struct err *why)
 {
 	struct mirror m = { rt->img, l, 8 };
-	struct mirror_class c;
+	struct mirror_class c, dc;
 	size_t good = 0;
+	uint32_t k;
 
-	for (size_t i = 0; i < n && i < RT_MAX_VOTE_READS; i++)
-		good += mirror_class_read(&m, v[i].at, &c, why) == 0 && mirror_class_plausible(&m, &c, v[i].jlc);
+	for (size_t i = 0; i < n && i < RT_MAX_VOTE_READS; i++) {
+		if (mirror_class_read(&m, v[i].at, &c, why) || !mirror_class_plausible(&m, &c, v[i].jlc))
+			continue;
+		good++;
+		/* and its DexCache has this row's size: the DexCache size of java.lang.Class's own
+		 * DexCache told apart rows whose Classes read alike */
+		good += c.dex_cache && mirror_klass(&m, c.dex_cache, &k, why) == 0 &&
+			mirror_class_read(&m, k, &dc, why) == 0 && dc.object_size == l->dex_cache.size;
+	}
 	return good;
 }
 
@@ -265,6 +274,7 @@ struct jlc_pick {
 	size_t votes, support;
 	unsigned bad;
 	const char *first;
+	bool tie;   /* another row, reading objects otherwise, fits as well */
 };
 
 /* The best row for candidate v[0..n) (the votes for one value), into *p if better. */
@@ -281,7 +291,9 @@ static void jlc_try(const struct art_runtime *rt, const struct jlc_vote *v, size
 			continue;
 		size_t support = jlc_row_support(rt, l, v, n, why);
 		if (!p->l || bad < p->bad || (bad == p->bad && support > p->support))
-			*p = (struct jlc_pick){ v[0].jlc, l, n, support, bad, first };
+			*p = (struct jlc_pick){ v[0].jlc, l, n, support, bad, first, false };
+		else if (bad == p->bad && support == p->support && p->va == v[0].jlc && !art_layout_same_but_link(p->l, l))
+			p->tie = true;
 	}
 }
 
@@ -315,13 +327,13 @@ static int find_jlc_by_votes(struct art_runtime *rt, bool images_only, const cha
 	xfree(s.v);
 	if (rc)
 		return rc;
-	if (!best.l)
+	if (!best.l || best.tie)
 		return -ERR_UNSUP;
 	rt->java_lang_class = best.va;
 	if (!rt->layout) {
 		rt->layout = best.l;
-		rt->layout_how = rt_printf(rt, "content: java.lang.Class at 0x%llx, the class of %zu Classes; %s reads "
-					   "%zu of them as Classes", (unsigned long long)best.va, best.votes,
+		rt->layout_how = rt_printf(rt, "content: java.lang.Class at 0x%llx, the class of %zu Classes; %s fits "
+					   "best (%zu points: those it reads as Classes, and their DexCaches of its size)", (unsigned long long)best.va, best.votes,
 					   best.l->family, best.support);
 		if (!rt->layout_how)
 			return rt_nomem(e);
@@ -386,6 +398,11 @@ static int find_jlc_in(struct art_runtime *rt, bool images_only, struct err *e)
 			       "no java.lang.Class found: no object whose class is itself reads as a Class in any "
 			       "known layout (families %s); is this an ART process image? (%zu candidates%s%s)",
 			       runtime_families(), s.n, s.n ? "; the first: " : "", first_why.msg);
+	/* rows the facts of java.lang.Class cannot tell apart (its DexCache's class not read:
+	 * damage) are told apart by the other classes */
+	if (tie && (rc = find_jlc_by_votes(rt, images_only, "its DexCache's class does not read", &why, e)) !=
+		       -ERR_UNSUP)
+		return rc;
 	if (tie)
 		return ERR_SET(e, ERR_UNSUP, best_va,
 			       "java.lang.Class at 0x%llx reads equally well with layouts %s and %s; "

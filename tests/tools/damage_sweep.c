@@ -319,8 +319,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "damage_sweep: %s: no baseline carve\n", core);
 		return 2;
 	}
-	printf("%s: baseline %zu objects, %zu damage fields, %u runs per field\n", core, s.base.count, t.count,
-	       s.per_field);
+	if (s.roots)
+		printf("%s: baseline %zu objects, every word of the java.lang.Class roots, %u values per word\n", core,
+		       s.base.count, s.roots);
+	else
+		printf("%s: baseline %zu objects, %zu damage fields, %u runs per field\n", core, s.base.count, t.count,
+		       s.per_field);
 	if (s.roots ? sweep_roots(&s, core) : sweep_targets(&s, &t)) {
 		fprintf(stderr, "damage_sweep: %s: a run could not be set up\n", core);
 		return 2;
