@@ -123,8 +123,8 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 	if (img->cut_regions)
 		anomaly_add(&rt->anomalies, ANOM_CAPTURE, ERR_TRUNC, img->cut_first_va, "",
 			    "%s is cut short: %zu regions from 0x%llx lack %llu bytes its headers list (read as "
-			    "not captured)", img->path, img->cut_regions, (unsigned long long)img->cut_first_va,
-			    (unsigned long long)img->cut_bytes);
+			    "not captured); the first: %s", img->path, img->cut_regions,
+			    (unsigned long long)img->cut_first_va, (unsigned long long)img->cut_bytes, img->cut_first);
 	rc = spaces_find(&rt->spaces, img, 0, o ? o->probes : NULL, e);
 	if (rc == 0)
 		rc = rt_find_images(rt, e);
@@ -142,8 +142,9 @@ int runtime_open(struct art_runtime *rt, const struct image *img, const struct r
 		rt->m = (struct mirror){ img, rt->layout, 8 };
 		rc = rt_find_classes(rt, e);
 	}
+	if (rc == 0)
+		rc = rt_link_classes(rt, e);
 	if (rc == 0) {
-		rt_link_classes(rt);
 		rt_choose_pointer_size(rt);
 		rt->m.pointer_size = rt->pointer_size;
 		if (!rt->pointer_how)

@@ -42,6 +42,32 @@ static bool forwarded_copy(const struct art_runtime *rt, uint32_t lock)
 	return mirror_peek_u32(&rt->m, (uint32_t)(lock << 3), &k) && k == (uint32_t)rt->java_lang_class;
 }
 
+/* True when the Class at va reads as a sound Class but for its class word: a super or
+ * component class whose class word is damaged leaves its subclasses and array classes sound
+ * (recover_damaged_classes reads it and records the damage once). */
+static bool class_but_its_word(const struct art_runtime *rt, uint32_t va, struct err *why)
+{
+	struct mirror_class c;
+
+	if (!va || mirror_class_read(&rt->m, va, &c, why))
+		return false;
+	c.klass = (uint32_t)rt->java_lang_class;
+	return mirror_class_plausible(&rt->m, &c, rt->java_lang_class);
+}
+
+/* True when c is a sound Class once its super and component classes are read as Classes
+ * whatever their class words; *why (clear on entry) is left clear. */
+static bool sound_but_its_classes(const struct art_runtime *rt, const struct mirror_class *c, struct err *why)
+{
+	struct mirror_class k = *c;
+	if (k.super_class && class_but_its_word(rt, k.super_class, why))
+		k.super_class = 0;
+	if (k.component_type && class_but_its_word(rt, k.component_type, why))
+		k.component_type = 0;
+	err_init(why);
+	return mirror_class_plausible(&rt->m, &k, rt->java_lang_class);
+}
+
 static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
 			   struct err *e)
 {
@@ -65,7 +91,10 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		 * walkers find: the model records it there ("class word is java.lang.Class but the
 		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		if (mirror_class_read(&rt->m, va + off, &c, &why) == 0 && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
+		bool read = mirror_class_read(&rt->m, va + off, &c, &why) == 0;
+		if (read && !mirror_class_plausible(&rt->m, &c, jlc) && sound_but_its_classes(rt, &c, &why))
+			;   /* the damage is its super or component class's, recorded there */
+		else if (read && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
 			anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, va + off, rt_space_name(rt, va + off),
 				    "class at 0x%llx: %s out of range (damage); read as a Class by its other fields",
 				    (unsigned long long)(va + off), damaged);
@@ -106,24 +135,26 @@ static int hash_classes(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
-/* A Class whose own class word is damaged is no candidate of collect_classes; the classes
- * that name it as their super or component class (or, for java.lang.String, whose name_
- * Strings have it as their class) are its second source.  Such an address
- * whose object reads as a sound Class but for its class word is read as one, with an anomaly.
+/* A Class whose own class word is damaged is no candidate of collect_classes, one whose
+ * status_ reads as retired is left out by it; the classes that name it as their super or
+ * component class (or, for java.lang.String, whose name_ Strings have it as their class; for
+ * java.lang.Class, every class) are its second source.  Such an address whose object reads
+ * as a sound Class but for that word is read as one, with an anomaly.
  * At most CLASS_RECOVER_MAX of them (damage, not the rule); the table is sorted and hashed
  * again when one is added. */
 enum { CLASS_RECOVER_MAX = 64 };
 
-static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *found)
+static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *found, const char **why_found)
 {
 	uint32_t jlc = (uint32_t)rt->java_lang_class;
 	size_t n = 0;
 	for (size_t i = 0; i < rt->class_count && n < CLASS_RECOVER_MAX; i++) {
-		uint32_t named[3] = { rt->classes[i].raw.super_class, rt->classes[i].raw.component_type, 0 }, klass;
+		/* java.lang.Class itself, named by every class */
+		uint32_t named[4] = { rt->classes[i].raw.super_class, rt->classes[i].raw.component_type, 0, jlc }, klass;
 		/* and java.lang.String: the class of every class's name_ */
 		if (rt->classes[i].raw.name && !mirror_peek_u32(&rt->m, rt->classes[i].raw.name, &named[2]))
 			named[2] = 0;
-		for (size_t j = 0; j < 3 && n < CLASS_RECOVER_MAX; j++) {
+		for (size_t j = 0; j < 4 && n < CLASS_RECOVER_MAX; j++) {
 			struct mirror_class c;
 			struct err why;
 			bool seen = false;
@@ -131,19 +162,28 @@ static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *f
 				continue;
 			for (size_t k = 0; k < n && !seen; k++)
 				seen = found[k].addr == named[j];
-			/* not captured, or a Class collect_classes already judged */
-			if (seen || !mirror_peek_u32(&rt->m, named[j], &klass) || klass == jlc)
-				continue;
+			if (seen || !mirror_peek_u32(&rt->m, named[j], &klass))
+				continue;   /* not captured */
 			err_init(&why);
 			if (mirror_class_read(&rt->m, named[j], &c, &why)) {
 				anomaly_add_err(&rt->anomalies, ANOM_CLASS, rt_space_name(rt, named[j]), &why);
 				continue;
 			}
 			c.klass = jlc;
-			if (mirror_class_plausible(&rt->m, &c, jlc) && !mirror_class_retired(&rt->m, &c)) {
-				c.klass = klass;
-				found[n++] = c;
-			}
+			const char *field;
+			unsigned misfits = mirror_class_misfits(&rt->m, &c, jlc, &field);
+			/* one named with its class word intact was left out by collect_classes: one
+			 * field out of range (java.lang.Object's Class has too few others to tell),
+			 * or status_ retired (a placeholder no other class names) */
+			if (klass != jlc && (misfits || mirror_class_retired(&rt->m, &c)))
+				continue;
+			if (klass == jlc && (misfits > 1 || (!misfits && !mirror_class_retired(&rt->m, &c))))
+				continue;
+			why_found[n] = klass != jlc ? "its class word is not java.lang.Class"
+				       : misfits ? field : "status_ says retired";
+			mirror_class_repair(&rt->m, &c, misfits ? field : "status_");
+			c.klass = klass;
+			found[n++] = c;
 		}
 	}
 	return n;
@@ -152,13 +192,14 @@ static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *f
 static int recover_damaged_classes(struct art_runtime *rt, struct err *e)
 {
 	struct mirror_class found[CLASS_RECOVER_MAX];
-	size_t n = damaged_class_words(rt, found);
+	const char *why_found[CLASS_RECOVER_MAX];
+	size_t n = damaged_class_words(rt, found, why_found);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, found[i].addr, rt_space_name(rt, found[i].addr),
-			    "class at 0x%llx: class word 0x%x is not java.lang.Class (damage); read as a Class, "
-			    "which other classes name (super or component class, class of their name_)",
-			    (unsigned long long)found[i].addr, found[i].klass);
+			    "class at 0x%llx: %s (class word 0x%x; damage); read as a Class, which other classes "
+			    "name (super or component class, class of their name_ or their class)",
+			    (unsigned long long)found[i].addr, why_found[i], found[i].klass);
 		found[i].klass = (uint32_t)rt->java_lang_class;
 		rc = add_class(rt, &found[i], e);
 	}
@@ -188,13 +229,43 @@ static size_t class_index(const struct art_runtime *rt, uint64_t addr)
 	return k ? (size_t)(k - rt->classes) : RT_NONE;
 }
 
-void rt_link_classes(struct art_runtime *rt)
+/* Super class chains that loop (super_class_ words damaged so that a class is its own
+ * ancestor) are cut where the loop closes, with an anomaly: every pass and writer walks
+ * them (HPROF's and BMD's super chains).  One pass: stamp[i] is the chain start that first
+ * reached class i, plus one. */
+static int cut_super_loops(struct art_runtime *rt, struct err *e)
+{
+	size_t *stamp = xcalloc(rt->class_count ? rt->class_count : 1, sizeof(*stamp));
+	if (!stamp)
+		return rt_nomem(e);
+	for (size_t i = 0; i < rt->class_count; i++) {
+		size_t at = i, prev = RT_NONE;
+		while (at != RT_NONE && !stamp[at]) {
+			stamp[at] = i + 1;
+			prev = at;
+			at = rt->classes[at].super;
+		}
+		if (at == RT_NONE || stamp[at] != i + 1)
+			continue;   /* the chain ends, or joins one walked before */
+		struct rt_class *k = &rt->classes[prev];
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, k->addr, rt_space_name(rt, k->addr),
+			    "class at 0x%llx: super class 0x%x closes a loop of super classes (damage); read "
+			    "without a super class", (unsigned long long)k->addr, k->raw.super_class);
+		k->super = RT_NONE;
+		k->raw.super_class = 0;
+	}
+	xfree(stamp);
+	return 0;
+}
+
+int rt_link_classes(struct art_runtime *rt, struct err *e)
 {
 	for (size_t i = 0; i < rt->class_count; i++) {
 		struct rt_class *k = &rt->classes[i];
 		k->super = class_index(rt, k->raw.super_class);
 		k->component = class_index(rt, k->raw.component_type);
 	}
+	return cut_super_loops(rt, e);
 }
 
 int rt_find_classes(struct art_runtime *rt, struct err *e)

@@ -17,6 +17,9 @@ enum {
 	RT_ACC_STATIC = 0x0008,       /* kAccStatic, libdexfile/dex/modifiers.h */
 	RT_LPA_MAX_FIELDS = 1 << 16,
 	RT_MAX_SELF = 1 << 16,        /* self-referencing words tried as java.lang.Class (hostile bound) */
+	RT_MAX_VOTES = 1 << 20,       /* Classes voting for java.lang.Class (hostile bound) */
+	RT_MAX_VOTE_READS = 4096,     /* voters read per candidate row */
+	RT_MIN_VOTES = 3,             /* Classes naming a candidate java.lang.Class */
 };
 
 /* ---- runtime.c: helpers, and the object chunks the scans go through ---- */
@@ -50,7 +53,7 @@ void rt_choose_pointer_size(struct art_runtime *rt);
 
 /* Collects every Class object, sorts them by address and hashes them. */
 int rt_find_classes(struct art_runtime *rt, struct err *e);
-void rt_link_classes(struct art_runtime *rt);
+int rt_link_classes(struct art_runtime *rt, struct err *e);
 int rt_name_classes(struct art_runtime *rt, struct err *e);
 
 /* ---- runtime_dex_cache.c ---- */

@@ -318,6 +318,10 @@ static void rep_tail(struct rep *r, const struct carve *c)
 		rep_u(r, "damaged_classes", c->hs.damaged_classes);
 		rep_s(r, "first_damaged_class", c->hs.damaged_why);
 	}
+	if (c->hs.damaged_objects) { /* instances smaller than their fields: hprof_carve.h */
+		rep_u(r, "damaged_objects", c->hs.damaged_objects);
+		rep_s(r, "first_damaged_object", c->hs.damaged_objects_why);
+	}
 	rep_u(r, "free_objects", c->hs.free_objects);
 	rep_close(r);
 	rep_open(r, "time", false);

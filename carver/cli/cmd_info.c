@@ -113,6 +113,7 @@ static int info_totals(struct info_ctx *cx, const char *key, struct err *e)
 			rep_u(r, "cut_bytes", img->cut_bytes);
 			rep_u(r, "cut_regions", img->cut_regions);
 			rep_hex(r, "cut_from", img->cut_first_va);
+			rep_s(r, "cut_first", img->cut_first);
 		}
 		rep_close(r);
 	} else {
@@ -121,8 +122,8 @@ static int info_totals(struct info_ctx *cx, const char *key, struct err *e)
 			(unsigned long long)img_captured_bytes(img));
 		if (img->cut_regions)
 			fprintf(r->fp, "cut short: the file ends %llu bytes early; %zu regions from 0x%llx are not "
-				"(all) captured\n", (unsigned long long)img->cut_bytes, img->cut_regions,
-				(unsigned long long)img->cut_first_va);
+				"(all) captured; the first: %s\n", (unsigned long long)img->cut_bytes, img->cut_regions,
+				(unsigned long long)img->cut_first_va, img->cut_first);
 	}
 	return 0;
 }

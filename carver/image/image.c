@@ -4,6 +4,7 @@
 #include "carver/image/image.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,20 @@ int img_inputs_hash(const struct image *img, struct progress *p, struct err *e)
 		progress_to(p, done);
 	}
 	return 0;
+}
+
+void img_note_cut(struct image *img, uint64_t va, uint64_t lost, const char *fmt, ...)
+{
+	if (!lost)
+		return;
+	if (!img->cut_regions++) {
+		va_list ap;
+		img->cut_first_va = va;
+		va_start(ap, fmt);
+		vsnprintf(img->cut_first, sizeof(img->cut_first), fmt, ap);
+		va_end(ap);
+	}
+	img->cut_bytes += lost;
 }
 
 int img_map_file(struct image *img, const char *path, const uint8_t **data, size_t *len, struct err *e)

@@ -68,6 +68,7 @@ struct image {
 	uint64_t cut_bytes;
 	size_t cut_regions;        /* regions that lost bytes so */
 	uint64_t cut_first_va;     /* the first such region's start */
+	char cut_first[192];       /* what the first such region misses (file, expected, held) */
 	/* private: use the functions below */
 	struct img_thread *thr_;
 	size_t thr_cap_;
@@ -114,6 +115,10 @@ int img_add_file(struct image *img, const char *path, uint64_t va, uint32_t prot
  * offsets), read-only.  On error the image is released. */
 int img_from_file(struct image *img, const char *path, uint64_t va, struct cursor *whole, struct err *e);
 void img_close(struct image *img); /* safe on a zeroed or closed image */
+/* Counts lost bytes of the region at va that the container lists but its file does not hold
+ * (cut_bytes, cut_regions); the first call's what (printf-style) goes to cut_first. */
+void img_note_cut(struct image *img, uint64_t va, uint64_t lost, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* The input files the image was read from: every file it mapped, in the order opened, then
  * the maps listing (img->listing) if one was joined.  img_input_path returns NULL past the

@@ -288,9 +288,8 @@ static int core_load(struct image *img, struct elfw *w, const char *path, struct
 		 * segment (and the segments after it) are address space without bytes */
 		uint64_t lost;
 		elfw_segment_head(w, &ph, &seg, &lost);
-		if (lost && !img->cut_regions++)
-			img->cut_first_va = ph.vaddr;
-		img->cut_bytes += lost;
+		img_note_cut(img, ph.vaddr, lost, "PT_LOAD %zu holds %llu of its %llu bytes", i,
+			     (unsigned long long)(ph.filesz - lost), (unsigned long long)ph.filesz);
 		if ((rc = img_push(img, ph.vaddr, end, core_prot(ph.flags), "", 0, seg.len ? seg.base : NULL, seg.len, e)))
 			return rc;
 	}

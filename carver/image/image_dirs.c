@@ -2,7 +2,9 @@
  *
  * maps-dir     `maps` (a /proc/PID/maps listing) plus one raw file per captured region,
  *              named START-END.bin or 0xSTART-0xEND.bin (hex, either case).  A file may be
- *              shorter than its region (the tail was not captured), never longer.
+ *              shorter than its region (the tail was not captured: counted in cut_bytes,
+ *              as for memfetch and Volatility 3, whose files hold the whole range), never
+ *              longer.
  * memfetch     mfetch.lst (memfetch 0.05b by Michal Zalewski, memfetch.c main()):
  *                # comment lines (PID, executable, date), blank lines, "# End of file."
  *                [NNN] mem-NNN.bin:                     anonymous mapping
@@ -237,6 +239,10 @@ static int dir_add_file(struct image *img, const char *dir, const char *name, ui
 		return ERR_SET(e, ERR_CORRUPT, start, "%s/%s: file holds %zu bytes, more than the %llu of region 0x%llx-0x%llx",
 			       dir, name, len, (unsigned long long)(end - start), (unsigned long long)start,
 			       (unsigned long long)end);
+	/* an acquisition stopped early (or a file cut since): what the file holds is captured,
+	 * the rest of the region is address space without bytes */
+	img_note_cut(img, start, end - start - len, "file %s holds %zu of its %llu bytes", name, len,
+		     (unsigned long long)(end - start));
 	return img_push(img, start, end, prot, region_name, 0, data, len, e);
 }
 

@@ -527,6 +527,34 @@ static void null_window_refs(const struct carve_writer *h, const struct hc_plan 
 	}
 }
 
+/* An object smaller than its class's fields (its class's object_size_ damaged, issue 23):
+ * the fields past its size are written as zero from a padded copy, and the object is counted
+ * (damaged_objects, the first with its reason) instead of failing the dump. */
+static int pad_fields(struct carve_writer *h, const struct model_obj *o, const struct hc_plan *p, struct err *e)
+{
+	uint32_t i = 0;
+	while (i < p->n && p->off[i] <= o->size && p->size[i] <= o->size - p->off[i])
+		i++;
+	if (i == p->n)
+		return 0;   /* every field lies inside it */
+	if (!h->st->damaged_objects++)
+		snprintf(h->st->damaged_objects_why, sizeof(h->st->damaged_objects_why),
+			 "object at 0x%llx: a field at +%u past its size %u (written as zero)",
+			 (unsigned long long)model_va(h->m, o), p->off[i], o->size);
+	if (h->bytes != h->obj.data) {
+		wbuf_reset(&h->obj);
+		if (wbuf_reserve(&h->obj, p->end))
+			return hc_nomem(e);
+		memcpy(h->obj.data, h->bytes, o->size);
+	} else if (p->end > h->obj.len && wbuf_reserve(&h->obj, p->end - h->obj.len)) {
+		return hc_nomem(e);
+	}
+	memset(h->obj.data + o->size, 0, p->end - o->size);
+	h->bytes = h->obj.data;
+	h->avail = p->end;
+	return 0;
+}
+
 /* The INSTANCE_DUMP: fields of the class, then of its super classes, composed in the record. */
 static int instance(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
@@ -536,11 +564,8 @@ static int instance(struct carve_writer *h, const struct model_obj *o, struct er
 
 	if (rc)
 		return rc;
-	if (p->end > o->size)   /* checked once per object: then every field lies inside it */
-		for (uint32_t i = 0; i < p->n; i++)
-			if (p->off[i] > o->size || p->size[i] > o->size - p->off[i])
-				return ERR_SET(e, ERR_CORRUPT, model_va(h->m, o), "object at 0x%llx: a field at +%u past its size %u",
-					       (unsigned long long)model_va(h->m, o), p->off[i], o->size);
+	if (p->end > o->size && (rc = pad_fields(h, o, p, e)))   /* checked once per object */
+		return rc;
 	if (!(d = hprof_put_instance_room(&h->w, o->addr, 0, model_runtime(h->m)->classes[o->cls].addr, p->bytes, e)))
 		return err_rc(e);
 	if (p->count_at == UINT32_MAX && p->value_at == UINT32_MAX && p->word_end <= h->avail)

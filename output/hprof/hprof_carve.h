@@ -62,6 +62,9 @@ struct hprof_carve_stats {
 	uint64_t damaged_classes;  /* CLASS_DUMPs written without their static values (not
 				    * captured, past the Class's size) or fields (past HPROF's counts) */
 	char damaged_why[192];     /* the first one's reason */
+	uint64_t damaged_objects;  /* INSTANCE_DUMPs whose fields run past the object's size (its
+				    * class's object_size_ damaged): those fields written as zero */
+	char damaged_objects_why[192];   /* the first one's address and reason */
 	uint64_t bytes;         /* file size */
 };
 

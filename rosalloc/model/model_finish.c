@@ -118,13 +118,65 @@ static void bad_ref_anomaly(struct model *m, struct model_obj *o, uint32_t value
 		    k->name ? k->name : "class ?", b.value, b.off);
 }
 
+/* A reference target that is no object start named by this many checked objects is one
+ * damaged object (its class word), not damage in each of them (issue 23): they are kept. */
+enum { MODEL_SHARED_BAD_REF = 3 };
+
+/* The implausible targets at least MODEL_SHARED_BAD_REF objects name, sorted, into *out
+ * (*n of them; NULL when none), each with one anomaly. */
+static int shared_bad_targets(struct model *m, uint32_t **out, size_t *n, struct err *e)
+{
+	uint32_t *v = NULL;
+	size_t count = 0, cap = 0, kept = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < m->count; i++) {
+		if (m->objs[i].flags & MODEL_F_UNCHECKED)
+			continue;
+		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
+			uint32_t t = m->refs[k];
+			size_t j = model_ix_find(m, t);
+			if (j != MODEL_NONE || model_ref_plausible(m, t, j))
+				continue;
+			if (XALLOC_GROW(v, cap, count + 1, 64)) {
+				xfree(v);
+				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+			}
+			v[count++] = t;
+			break;   /* one per object */
+		}
+	}
+	if (count)
+		qsort(v, count, sizeof(*v), by_u32);
+	for (size_t i = 0; i < count;) {
+		size_t j = i;
+		while (j < count && v[j] == v[i])
+			j++;
+		if (j - i >= MODEL_SHARED_BAD_REF) {
+			anomaly_add(m->sink, ANOM_OBJ_REFERENCE, ERR_CORRUPT, v[i], "",
+				    "0x%x, named by %zu objects, is no object start (damage there): the objects "
+				    "naming it are kept", v[i], j - i);
+			v[kept++] = v[i];
+		}
+		i = j;
+	}
+	*out = v;
+	*n = kept;
+	return 0;
+}
+
 /* Every allocated object's references (kept by push) must each be plausible; a candidate with
- * one that is not is dropped as an anomaly.  Reads from the image only the class word of a
+ * one that is not is dropped as an anomaly, unless many name that target.  Reads from the image only the class word of a
  * target that is no object of the model, and the rare failure's bytes. */
 static int check_refs(struct model *m, struct err *e)
 {
-	size_t dropped = 0;
+	size_t dropped = 0, shared_n;
 	uint64_t done = 0;
+	uint32_t *shared;
+	int rc = shared_bad_targets(m, &shared, &shared_n, e);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < m->count; i++) {
 		struct model_obj *o = &m->objs[i];
 		progress_to(m->progress, done += o->size);
@@ -135,7 +187,8 @@ static int check_refs(struct model *m, struct err *e)
 		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
 			uint32_t v = m->refs[k];
 			size_t j = model_ix_find(m, v);
-			if (j == MODEL_NONE && check && !model_ref_plausible(m, v, j)) {
+			if (j == MODEL_NONE && check && !model_ref_plausible(m, v, j) &&
+			    !bsearch(&v, shared, shared_n, sizeof(*shared), by_u32)) {
 				bad_ref_anomaly(m, o, v);
 				dropped++;
 				break;
@@ -143,9 +196,10 @@ static int check_refs(struct model *m, struct err *e)
 			m->refs[k] = j == MODEL_NONE ? MODEL_REF_NONE : (uint32_t)j;   /* resolved once, for reach */
 		}
 	}
+	xfree(shared);
 	if (!dropped)
 		return 0;
-	int rc = drop_marked(m, true, e);
+	rc = drop_marked(m, true, e);
 	if (rc)
 		return rc;
 	/* the index runs hold the old positions: build it again when objects went */

@@ -93,4 +93,46 @@ else
 		t_fail "sample class_size_ 0x100000: $figures, anomalies $(jq -c '.anomalies.by_code' "$TMP/sample.json"), outputs $outputs"
 	fi
 fi
+
+# object_size_ (+96) of com.example.chat.Message set to 16, below its fields (up to +33): the
+# model sizes its instances by it, so the HPROF writer met fields past the object's size and
+# failed the whole carve (exit 1, "object at 0x12c40000: a field at +16 past its size 16",
+# nothing written).  Now every output is written, the fields past the size as zero, and the
+# summary counts the objects (damaged_objects) and names the first.
+cp "$s/core" "$TMP/small.core"
+"$ART" classes "$s/core" --maps "$s/maps" >"$TMP/classes.txt"
+addr=$(awk '$1 == "class" && $3 == "com.example.chat.Message" { print $2 }' "$TMP/classes.txt")
+if [ -z "$addr" ] || ! patch "$TMP/small.core" "$(printf '0x%x' $((addr + 96)))" 0x10; then
+	t_fail "sample: no class com.example.chat.Message to damage"
+elif ! "$ART" carve "$TMP/small.core" --maps "$s/maps" -o "$TMP/small" >"$TMP/small.txt" 2>"$TMP/err"; then
+	t_fail "sample Message object_size_ 16: carve failed: $(head -n 2 "$TMP/err")"
+else
+	outputs=$(ls "$TMP/small" | wc -l) first=$(grep 'first_damaged_object:' "$TMP/small.txt")
+	echo "sample Message object_size_ 16: $outputs outputs; $(grep 'damaged_objects:' "$TMP/small.txt"); $first"
+	case $first in
+	*"object at 0x12c40000: a field at +16 past its size 16"*)
+		[ "$outputs" -eq 6 ] && t_ok "sample Message object_size_ 16: every output written, the damaged objects named" ||
+			t_fail "sample Message object_size_ 16: $outputs outputs" ;;
+	*) t_fail "sample Message object_size_ 16: no damaged object named: $first" ;;
+	esac
+fi
+
+# super_class_ (+32) of com.example.synth.Base set to com.example.chat.Message and Message's
+# to Base: a loop of super classes.  Before, the BMD encoder met the loop in heap.hprof and
+# failed the carve (exit 1, "class 0x12c00168: superclass chain is cyclic", nothing written);
+# now the loop is cut where it closes with a class anomaly and every output is written.
+cp "$s/core" "$TMP/loop.core"
+base=$(awk '$1 == "class" && $3 == "com.example.synth.Base" { print $2 }' "$TMP/classes.txt")
+msg=$(awk '$1 == "class" && $3 == "com.example.chat.Message" { print $2 }' "$TMP/classes.txt")
+if [ -z "$base" ] || [ -z "$msg" ] || ! patch "$TMP/loop.core" "$(printf '0x%x' $((base + 32)))" "$msg" ||
+	! patch "$TMP/loop.core" "$(printf '0x%x' $((msg + 32)))" "$base"; then
+	t_fail "sample: no classes Base and Message to loop"
+elif ! "$ART" carve "$TMP/loop.core" --maps "$s/maps" -o "$TMP/loop" >"$TMP/loop.txt" 2>"$TMP/err"; then
+	t_fail "sample super class loop: carve failed: $(head -n 2 "$TMP/err")"
+else
+	outputs=$(ls "$TMP/loop" | wc -l) line=$(grep -m 1 'closes a loop of super classes' "$TMP/loop.txt")
+	echo "sample super class loop: $outputs outputs; $line"
+	[ "$outputs" -eq 6 ] && [ -n "$line" ] && t_ok "sample super class loop: cut with an anomaly, every output written" ||
+		t_fail "sample super class loop: $outputs outputs, anomaly '$line'"
+fi
 t_done

@@ -1,6 +1,6 @@
 /* damage_sweep.c - test tool: one damaged word must never cost the rest of the heap (issue 23).
  *   usage: damage_sweep CORE [MAPS] [--runs-per-field N] [--seed S] [--all-outputs] [--out DIR]
- *                       [--floor FIELD=RECALL]...
+ *                       [--floor FIELD=RECALL]... [--roots N]
  * CORE is an ELF core the tool may write (a copy): it is carved once as it is (the baseline),
  * then, one run at a time, one aligned 4-byte word of it is overwritten in place, carved again
  * in-process (carve_run: every output but those --all-outputs adds is heap.hprof and case.db,
@@ -20,6 +20,10 @@
  * whose bytes, or whose Class's bytes, do not include the damaged word (a damaged Class may
  * cost its own instances, never other classes' objects).  A field named by --floor (damage
  * the carver does not yet survive) is held to that recall instead, and its row says OPEN.
+ * --roots N damages instead every word of the objects java.lang.Class is recognised by
+ * (issue 23): java.lang.Class, its DexCache, its name String, the Classes of java.lang.Object
+ * and java.lang.String, with N values per word (the list above, starting at the word's index
+ * mod 6); the row of each object is root.<what>.
  * Prints one row per field (runs, failed carves, worst recall, its bound, the worst run's
  * word and value) and exits 1 when any run fails, 2 on a usage or setup error. */
 #include <fcntl.h>
@@ -57,7 +61,7 @@ struct sweep {
 	struct dmg_core core;
 	struct dmg_objects base;
 	const char *maps, *out;
-	unsigned per_field, skip;
+	unsigned per_field, skip, roots;   /* roots: values per word of the root objects (--roots) */
 	uint64_t rng;
 	struct field_row rows[MAX_FIELDS];
 	unsigned row_count;
@@ -119,6 +123,8 @@ static int damage_run(struct sweep *s, struct field_row *r, uint64_t va, uint32_
 	r->runs++;
 	if (rc)
 		r->failed++;
+	if ((rc || recall < MIN_RECALL) && getenv("DAMAGE_SWEEP_VERBOSE"))
+		fprintf(stderr, "%s 0x%" PRIx64 " = 0x%08" PRIx32 ": recall %.4f %s\n", r->name, va, value, recall, why);
 	if (rc || recall < r->worst) {
 		r->worst = rc ? 0 : recall;
 		r->worst_va = va;
@@ -149,6 +155,78 @@ static int sweep_targets(struct sweep *s, const struct dmg_targets *t)
 		unsigned n = g->runs ? g->runs : s->per_field;
 		if (damage_field(s, g->field, g->va, g->va_count, n))
 			return -1;
+	}
+	return 0;
+}
+
+/* ---- --roots: every word of the objects that recognise java.lang.Class ---- */
+
+struct root_obj {
+	const char *field;
+	uint64_t va;
+};
+
+/* The baseline object at va, NULL if it is none. */
+static const struct dmg_obj *base_at(const struct dmg_objects *b, uint64_t va)
+{
+	for (size_t i = 0; i < b->count; i++)
+		if (b->v[i].va == va)
+			return &b->v[i];
+	return NULL;
+}
+
+/* java.lang.Class, its DexCache and name String, the Classes of java.lang.Object and
+ * java.lang.String (from the undamaged carve); 0 or -1. */
+static int root_objects(const struct sweep *s, const char *core, struct root_obj *r, size_t *n)
+{
+	struct carve_opts o = { .image = core, .maps = s->maps, .out_dir = s->out, .skip = ~0u };
+	struct carve c;
+	struct err e;
+	struct mirror_class jlc;
+
+	err_init(&e);
+	int rc = carve_run(&c, &o, &e);
+	if (rc == 0) {
+		struct mirror m = { c.rt.img, c.rt.layout, 8 };
+		rc = mirror_class_read(&m, c.rt.java_lang_class, &jlc, &e);
+		*n = 0;
+		r[(*n)++] = (struct root_obj){ "root.java.lang.Class", c.rt.java_lang_class };
+		struct mirror_class jlo;
+		if (rc == 0 && (rc = mirror_class_read(&m, jlc.super_class, &jlo, &e)) == 0) {
+			/* the DexCache the recognition reads: java.lang.Class's, else Object's; a
+			 * name_ not yet set (null) is no object to damage */
+			r[(*n)++] = (struct root_obj){ "root.DexCache", jlc.dex_cache ? jlc.dex_cache : jlo.dex_cache };
+			if (jlc.name)
+				r[(*n)++] = (struct root_obj){ "root.Class.name_", jlc.name };
+			r[(*n)++] = (struct root_obj){ "root.Object's Class", jlc.super_class };
+		}
+		if (c.m.jls != MODEL_NONE)
+			r[(*n)++] = (struct root_obj){ "root.String's Class", c.rt.classes[c.m.jls].addr };
+	}
+	if (rc)
+		fprintf(stderr, "%s: roots: %s\n", core, e.msg);
+	carve_release(&c);
+	return rc ? -1 : 0;
+}
+
+/* Every word of every root object, s->roots values each (the list of damage_value in turn). */
+static int sweep_roots(struct sweep *s, const char *core)
+{
+	struct root_obj r[5];
+	size_t n;
+	if (root_objects(s, core, r, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct dmg_obj *b = base_at(&s->base, r[i].va);
+		struct field_row *f = row(s, r[i].field);
+		if (!b || !f) {
+			fprintf(stderr, "damage_sweep: %s at 0x%" PRIx64 " is not a carved object\n", r[i].field, r[i].va);
+			return -1;
+		}
+		for (uint32_t w = 0; w < b->size / 4; w++)
+			for (unsigned k = 0; k < s->roots; k++)
+				if (damage_run(s, f, b->va + 4 * (uint64_t)w, damage_value(s, (w + k) % 6)))
+					return -1;
 	}
 	return 0;
 }
@@ -215,7 +293,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "damage_sweep: --floor FIELD=RECALL, not %s\n", argv[i]);
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--all-outputs"))
+		} else if (!strcmp(argv[i], "--roots") && i + 1 < argc)
+			s.roots = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--all-outputs"))
 			s.skip = 0;
 		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			s.out = argv[++i];
@@ -224,12 +304,12 @@ int main(int argc, char **argv)
 		else if (!s.maps)
 			s.maps = argv[i];
 		else {
-			fprintf(stderr, "usage: damage_sweep CORE [MAPS] [--runs-per-field N] [--seed S] [--all-outputs] [--out DIR] [--floor FIELD=RECALL]...\n");
+			fprintf(stderr, "usage: damage_sweep CORE [MAPS] [--runs-per-field N] [--seed S] [--all-outputs] [--out DIR] [--floor FIELD=RECALL]... [--roots N]\n");
 			return 2;
 		}
 	}
 	if (!core) {
-		fprintf(stderr, "usage: damage_sweep CORE [MAPS] [--runs-per-field N] [--seed S] [--all-outputs] [--out DIR] [--floor FIELD=RECALL]...\n");
+		fprintf(stderr, "usage: damage_sweep CORE [MAPS] [--runs-per-field N] [--seed S] [--all-outputs] [--out DIR] [--floor FIELD=RECALL]... [--roots N]\n");
 		return 2;
 	}
 	if (!s.out && !(s.out = mkdtemp(tmpl))) {
@@ -240,9 +320,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "damage_sweep: %s: no baseline carve\n", core);
 		return 2;
 	}
-	printf("%s: baseline %zu objects, %zu damage fields, %u runs per field\n", core, s.base.count, t.count,
-	       s.per_field);
-	if (sweep_targets(&s, &t)) {
+	if (s.roots)
+		printf("%s: baseline %zu objects, every word of the java.lang.Class roots, %u values per word\n", core,
+		       s.base.count, s.roots);
+	else
+		printf("%s: baseline %zu objects, %zu damage fields, %u runs per field\n", core, s.base.count, t.count,
+		       s.per_field);
+	if (s.roots ? sweep_roots(&s, core) : sweep_targets(&s, &t)) {
 		fprintf(stderr, "damage_sweep: %s: a run could not be set up\n", core);
 		return 2;
 	}
