@@ -38,7 +38,6 @@ void img_close(struct image *img)
 		mapfile_close(&img->files_[i]);
 	xfree(img->files_);
 	xfree(img->file_order_);
-	img_held_release(img);
 	xfree(img->reg_);
 	xfree(img->thr_);
 	xfree(img->listing_digest_);
@@ -292,6 +291,8 @@ static size_t img_lower(const struct image *img, uint64_t va)
 	return bs_upper(img->regions, img->region_count, region_end, va);
 }
 
+static const struct mapfile *img_file_of(const struct image *img, const uint8_t *p);
+
 void img_drop(const struct image *img, uint64_t lo, uint64_t hi)
 {
 	/* regions whose bytes abut in one file are released by one madvise: a whole-process core
@@ -439,7 +440,8 @@ bool img_peek(const struct image *img, uint64_t va, void *buf, size_t len)
 
 /* ---- holes ---- */
 
-const struct mapfile *img_file_of(const struct image *img, const uint8_t *p)
+/* The mapped input file whose bytes hold p, NULL when p is not in one (bytes in memory). */
+static const struct mapfile *img_file_of(const struct image *img, const uint8_t *p)
 {
 	size_t lo = 0, hi = img->file_order_count_;
 	uintptr_t a = (uintptr_t)p;
@@ -468,13 +470,13 @@ bool img_next_data(const struct image *img, uint64_t va, uint64_t end, uint64_t 
 
 		if (!r->data || a >= b)
 			continue;
-		f = img_file_of(img, img_origin(img, r->data));
+		f = img_file_of(img, r->data);
 		if (!f) {
 			*lo = r->start + a;
 			*hi = r->start + b;
 			return true;
 		}
-		base = (uint64_t)(img_origin(img, r->data) - f->data);   /* the region's bytes in the file */
+		base = (uint64_t)(r->data - f->data);   /* the region's bytes in the file */
 		if (r->data_len > f->len - base)        /* cannot happen: loaders map inside a file */
 			b = f->len - base < a ? a : f->len - base;
 		d = mapfile_next_data(f, base + a, base + b, &de);

@@ -46,7 +46,6 @@ struct img_region {
 };
 
 struct mapfile;
-struct img_held;
 
 /* A thread of the process as the container records it (an ELF core's NT_PRSTATUS note). */
 struct img_thread {
@@ -77,9 +76,6 @@ struct image {
 	struct mapfile *files_;    /* every mapped input file */
 	size_t file_count_, file_cap_;
 	size_t *file_order_;       /* indexes of the mapped files_ with bytes, by address of their bytes */
-	struct img_held *held_;    /* regions whose bytes img_hold copied into memory */
-	size_t held_count_, held_cap_;
-	uint64_t held_bytes_;
 	size_t file_order_count_;
 	struct arena strings_;     /* names and the path */
 	bool sorted_;
@@ -144,17 +140,6 @@ void img_drop(const struct image *img, uint64_t lo, uint64_t hi);
 /* For a pass in address order: once va is IMG_DROP_STEP past d->from, releases [d->from, va)
  * (img_drop); a va below d->from starts a new pass.  d starts zeroed. */
 void img_drop_behind(const struct image *img, struct img_drop *d, uint64_t va);
-/* Copies, once, the captured bytes of every region overlapping [lo, hi) that come from a
- * mapped input file into anonymous memory the kernel may back with transparent huge pages:
- * the file's data runs are read with pread, its holes stay untouched (and stay known to
- * img_next_data).  The passes over the heap then take a page fault per 2 MiB instead of one
- * per 64 KiB of file pages, and img_drop no longer releases those bytes.  Pointers taken
- * before stay valid (the file stays mapped).  At most IMG_HOLD_SHARE of the physical memory
- * is held in all: past it, or when the file cannot be read again, the region keeps its
- * mapped bytes (no error).  -ERR_NOMEM only when the bookkeeping cannot grow. */
-enum { IMG_HOLD_SHARE = 4 };   /* 1/4 of the physical memory */
-int img_hold(struct image *img, uint64_t lo, uint64_t hi, struct err *e);
-
 /* Zero-copy cursor over [va, va+len) inside ONE region's captured bytes (cursor.va = va);
  * -ERR_UNMAPPED (message names the address) when any byte is not captured. */
 int img_view(const struct image *img, uint64_t va, size_t len, struct cursor *out, struct err *e);

@@ -23,13 +23,6 @@ int img_push(struct image *img, uint64_t start, uint64_t end, uint32_t prot, con
 int img_finish(struct image *img, const struct maps *m, struct err *e);
 const char *img_strdup(struct image *img, const char *s, size_t n);
 
-/* The mapped input file whose bytes hold p, NULL when p is not in one (bytes in memory). */
-const struct mapfile *img_file_of(const struct image *img, const uint8_t *p);
-/* The mapped file bytes a region's data stands for: data itself, or what img_hold copied
- * from when data is a held copy. */
-const uint8_t *img_origin(const struct image *img, const uint8_t *data);
-void img_held_release(struct image *img);
-
 /* Container loaders; each fills img after img_begin and before img_finish. */
 int img_load_core(struct image *img, const char *path, struct err *e);
 /* The same over borrowed bytes (which must outlive img); label names them in messages. */

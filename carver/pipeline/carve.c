@@ -51,20 +51,6 @@ static uint64_t heap_bytes(const struct art_runtime *rt)
 	return n;
 }
 
-/* The regions of the spaces that hold objects copied into memory once (img_hold): the walk,
- * the checks and every writer read them, and file pages cost a fault per 64 KiB each time. */
-static int hold_heap(struct carve *c, struct err *e)
-{
-	for (size_t i = 0; i < c->rt.spaces.count; i++) {
-		const struct art_space *s = &c->rt.spaces.v[i];
-		int rc;
-		if (spaces_holds_objects(s->kind) && s->kind != SPACE_LOS_MAP &&
-		    (rc = img_hold(&c->img, s->begin, s->end, e)))
-			return rc;
-	}
-	return 0;
-}
-
 /* RssAnon of /proc/self/status (kB), 0 when not there: the model's own memory, as opposed
  * to the image's file pages the kernel maps in and can drop at will. */
 static uint64_t rss_anon_kb(void)
@@ -461,8 +447,6 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	c->model_open = true;
 	model_set_progress(&c->m, o->progress);
 	c->heap_bytes = heap_bytes(&c->rt);
-	if ((rc = hold_heap(c, e)))
-		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
 	if ((rc = walk_spaces(c, o, e)))
 		return rc;
