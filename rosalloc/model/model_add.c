@@ -273,6 +273,11 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass))
 		return empty_place(m, &x, e);   /* a zeroed slot, or the class word holds the allocator's link */
 	const struct rt_class *k = klass && !(klass & 7) ? runtime_class_at(m->rt, klass) : NULL;
+	if (!k && m->jlc != MODEL_NONE && runtime_class_at(m->rt, c->addr)) {
+		/* a Class the runtime model read whose own class word is damaged (it recorded that) */
+		klass = (uint32_t)m->rt->java_lang_class;
+		k = &m->rt->classes[m->jlc];
+	}
 	if (!k) {
 		reject(m, &x, ANOM_OBJ_CLASS, ERR_CORRUPT, "class word names no Class:", klass);
 		return 0;
