@@ -341,8 +341,18 @@ static int run_emit(struct ros_walk *rw, struct run *r, uint64_t d0, struct err 
 	return wk_unit(&rw->w, &u, e);
 }
 
-/* The run starting at page i (page map 2); returns the pages to skip. */
-static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, size_t *skip, struct err *e)
+/* True when page j may be a part of the run at page i: its page-map byte says so, or the run
+ * was found by its header (run_by_header) and byte j lies in the same damaged 4-byte word of
+ * the page map as byte i. */
+static bool run_part(const uint8_t *pm, size_t i, size_t j, bool by_header)
+{
+	return pm[j] == PM_RUN_PART || (by_header && j / 4 == i / 4);
+}
+
+/* The run starting at page i (page map 2, or a run header found by run_by_header); returns
+ * the pages to skip. */
+static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, bool by_header, size_t *skip,
+		    struct err *e)
 {
 	const struct art_space *s = rw->w.s;
 	uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
@@ -369,7 +379,7 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 	r.idx = h[1];
 	r.b = &rw->g.b[r.idx];
 	for (uint32_t k = 1; k < r.b->pages; k++)
-		if (i + k >= npm || pm[i + k] != PM_RUN_PART) {
+		if (i + k >= npm || !run_part(pm, i, i + k, by_header)) {
 			wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i + k,
 				"run at 0x%llx (page %zu, bracket %u) needs %u pages; page %zu is %s, not a run part",
 				(unsigned long long)va, i, r.idx, r.b->pages, i + k,
@@ -396,6 +406,44 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 		run_bitmaps(rw, &r);
 	rw->runs++;
 	return run_emit(rw, &r, d0, e);
+}
+
+/* Second source of a page-map byte that does not say "run" (released, empty, no PageMapKind,
+ * a run part after no run): the page itself.  A run freed by RosAlloc has a zeroed header and
+ * zeroed slots (Run::ZeroHeaderAndSlotHeaders, FreeSlot; rosalloc.cc @R11), so a page that
+ * starts with a sound run header (magic 0 or 42, a bracket index in the table, flags 0 or 1)
+ * whose bracket's pages the page map marks as run parts (or lie in the same damaged 4-byte
+ * word) and whose first slot holds an object of a known class is a run whose page-map byte
+ * is damaged. */
+static bool run_by_header(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i)
+{
+	const struct art_space *s = rw->w.s;
+	uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
+	size_t avail;
+	const uint8_t *h = wk_at(rw->w.img, va, &avail);
+	if (!h || avail < WK_PAGE || (h[0] != 0 && h[0] != RUN_MAGIC) || h[1] >= rw->g.row->brackets || h[2] > 1 ||
+	    h[3] > 1)
+		return false;
+	const struct ros_bracket *b = &rw->g.b[h[1]];
+	for (uint32_t k = 1; k < b->pages; k++)
+		if (i + k >= npm || !run_part(pm, i, i + k, true))
+			return false;
+	if (b->header + 4 > avail)
+		return false;
+	uint32_t klass = wk_u32(h + b->header);
+	return klass && !(klass & 7) && runtime_class_at(rw->w.ctx->rt, klass);
+}
+
+/* A page whose page-map byte v does not say "run" but whose own header does (run_by_header):
+ * an anomaly, then the run is walked. */
+static int walk_hidden_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, size_t *skip,
+			   struct err *e)
+{
+	const struct art_space *s = rw->w.s;
+	wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i,
+		"page %zu (0x%llx): page-map value %u, but a run header and an object of a known class lie there "
+		"(damage); walked as a run", i, (unsigned long long)(s->begin + (uint64_t)i * WK_PAGE), pm[i]);
+	return walk_run(rw, pm, npm, i, true, skip, e);
 }
 
 static int walk_large(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, size_t *skip, struct err *e)
@@ -455,8 +503,12 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 		uint8_t v = pm[i];
 		size_t skip = 1;
 		img_drop_behind(rw.w.img, &drop, s->begin + (uint64_t)i * WK_PAGE);   /* pages in order: bounded memory */
-		if (v == PM_RELEASED || v == PM_EMPTY) {
-			while (i + skip < npm && (pm[i + skip] == PM_RELEASED || pm[i + skip] == PM_EMPTY))
+		bool marked_run = v == PM_RUN || v == PM_LARGE;
+		if (!marked_run && run_by_header(&rw, pm, npm, i)) {
+			rc = walk_hidden_run(&rw, pm, npm, i, &skip, e);
+		} else if (v == PM_RELEASED || v == PM_EMPTY) {
+			while (i + skip < npm && (pm[i + skip] == PM_RELEASED || pm[i + skip] == PM_EMPTY) &&
+			       !run_by_header(&rw, pm, npm, i + skip))
 				skip++;
 			uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
 			struct walk_unit u = { .kind = WALK_UNIT_FREE_PAGES, .begin = va, .end = va + (uint64_t)skip * WK_PAGE,
@@ -466,11 +518,11 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 				rc = wk_unit(&rw.w, &u, e);
 			rw.free_pages += skip;
 		} else if (v == PM_RUN) {
-			rc = walk_run(&rw, pm, npm, i, &skip, e);
+			rc = walk_run(&rw, pm, npm, i, false, &skip, e);
 		} else if (v == PM_LARGE) {
 			rc = walk_large(&rw, pm, npm, i, &skip, e);
 		} else {
-			while (i + skip < npm && pm[i + skip] == v)
+			while (i + skip < npm && pm[i + skip] == v && !run_by_header(&rw, pm, npm, i + skip))
 				skip++;
 			wk_anom(&rw.w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i,
 				"page %zu (0x%llx): page-map value %u %s (%zu page%s)", i,
