@@ -146,6 +146,7 @@ struct ros_walk {
 	struct space_walk w;
 	struct ros_geom g;
 	uint8_t *scratch;              /* a run that spans two captured regions is copied here */
+	struct rt_sizer z;             /* sizes slot objects: a run header's second source */
 	uint64_t runs, large, free_pages;
 };
 
@@ -341,6 +342,68 @@ static int run_emit(struct ros_walk *rw, struct run *r, uint64_t d0, struct err 
 	return wk_unit(&rw->w, &u, e);
 }
 
+enum { RUN_PROBE = 8 };             /* slots a bracket is tried on */
+
+/* How the first RUN_PROBE slots of the run at va (its first avail bytes at p) agree with
+ * bracket idx: the number holding an object of a known class whose size selects that bracket
+ * (RosAlloc::SizeToIndexAndBracketSize: larger than the bracket below, not larger than this
+ * one), -1 when one holds an object that does not fit. */
+static int bracket_fit(struct ros_walk *rw, uint64_t va, const uint8_t *p, size_t avail, unsigned idx)
+{
+	const struct ros_bracket *b = &rw->g.b[idx];
+	uint32_t below = idx ? rw->g.b[idx - 1].size : 0;
+	int score = 0;
+	for (uint32_t k = 0; k < b->slots && k < RUN_PROBE; k++) {
+		size_t off = b->header + (size_t)k * b->size;
+		uint32_t klass;
+		uint64_t size;
+		struct err why;
+		if (b->size > avail || off > avail - b->size)
+			break;
+		klass = wk_u32(p + off);
+		if (!klass || (klass & 7) || !runtime_sizer_class(&rw->z, klass))
+			continue;   /* a free slot (zero, or a next_ link) */
+		err_init(&why);
+		if (runtime_sizer_size(&rw->z, va + off, p + off, b->size, &size, &why) || size > b->size || size <= below)
+			return -1;
+		score++;
+	}
+	return score;
+}
+
+/* The header of the run at page i with its size bracket checked against its second sources,
+ * the page map's extent of the run and the slot contents: h itself when its bracket fits
+ * them, else a copy in fixed[] with the one bracket of that extent whose slots fit best (an
+ * anomaly names both), else h (walk_run reports it). */
+static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, const uint8_t *h,
+				  size_t avail, uint8_t *fixed)
+{
+	uint64_t va = rw->w.s->begin + (uint64_t)i * WK_PAGE;
+	uint32_t extent = 1;
+	int best_score = 0;
+	unsigned best = 0;
+	while (extent < MAX_RUN_PAGES && i + extent < npm && pm[i + extent] == PM_RUN_PART)
+		extent++;
+	if (h[1] < rw->g.row->brackets && rw->g.b[h[1]].pages == extent && bracket_fit(rw, va, h, avail, h[1]) >= 0)
+		return h;
+	for (unsigned idx = 0; idx < rw->g.row->brackets; idx++) {
+		int score = rw->g.b[idx].pages == extent ? bracket_fit(rw, va, h, avail, idx) : -1;
+		if (score > best_score) {
+			best_score = score;
+			best = idx;
+		}
+	}
+	if (!best_score)
+		return h;
+	wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va + 1,
+		"run at 0x%llx (page %zu): size bracket index %u contradicts the page map's %u-page run and its "
+		"slots (damage); read as bracket %u (%u-byte slots), whose size the objects of %d slots select",
+		(unsigned long long)va, i, h[1], extent, best, rw->g.b[best].size, best_score);
+	memcpy(fixed, h, 4);
+	fixed[1] = (uint8_t)best;
+	return fixed;
+}
+
 /* True when page j may be a part of the run at page i: its page-map byte says so, or the run
  * was found by its header (run_by_header) and byte j lies in the same damaged 4-byte word of
  * the page map as byte i. */
@@ -360,6 +423,7 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 	size_t avail;
 	const uint8_t *h = wk_at(rw->w.img, va, &avail);
 	uint64_t d0 = rw->w.damaged;
+	uint8_t fixed[4];
 
 	*skip = 1;
 	if (!h || avail < BITMAP_HEADER) {
@@ -367,6 +431,8 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 			(unsigned long long)va, i);
 		return 0;
 	}
+	if (!by_header)
+		h = run_bracket(rw, pm, npm, i, h, avail, fixed);
 	if (h[1] >= rw->g.row->brackets) {
 		wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va + 1,
 			"run at 0x%llx (page %zu): size bracket index %u is not below %u", (unsigned long long)va, i,
@@ -495,6 +561,7 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	space_pages = (size_t)((s->limit - s->begin) / WK_PAGE);
 	if (npm > space_pages)
 		npm = space_pages;
+	runtime_sizer_init(&rw.z, ctx->rt);
 	if (!(rw.scratch = xmalloc((size_t)MAX_RUN_PAGES * WK_PAGE)))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory walking RosAlloc space at 0x%llx",
 			       (unsigned long long)s->begin);
