@@ -342,6 +342,29 @@ static int run_emit(struct ros_walk *rw, struct run *r, uint64_t d0, struct err 
 	return wk_unit(&rw->w, &u, e);
 }
 
+/* True when the page map holds the run of pages pages at page i: the bytes after i are run
+ * parts, but for those in one aligned 4-byte word of the page map (one damaged word: byte
+ * i's own when the run was found by its header, run_by_header), which are no run or large
+ * object start; *damaged = the first such page, 0 when none.  The byte after the run is no
+ * run part (the page map's extent of the run is its bracket's pages). */
+static bool parts_hold(const uint8_t *pm, size_t npm, size_t i, uint32_t pages, bool by_header, size_t *damaged)
+{
+	size_t word = by_header ? i / 4 : SIZE_MAX;
+	*damaged = 0;
+	if (pages > npm - i)
+		return false;
+	for (size_t j = i + 1; j < i + pages; j++) {
+		if (pm[j] == PM_RUN_PART)
+			continue;
+		if (pm[j] == PM_RUN || pm[j] == PM_LARGE || (word != SIZE_MAX && j / 4 != word))
+			return false;
+		word = j / 4;
+		if (!*damaged)
+			*damaged = j;
+	}
+	return i + pages == npm || pm[i + pages] != PM_RUN_PART;
+}
+
 enum { RUN_PROBE = 8 };             /* slots a bracket is tried on */
 
 /* How the first RUN_PROBE slots of the run at va (its first avail bytes at p) agree with
@@ -382,9 +405,11 @@ static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t
 	uint32_t extent = 1;
 	int best_score = 0;
 	unsigned best = 0;
+	size_t damaged;
 	while (extent < MAX_RUN_PAGES && i + extent < npm && pm[i + extent] == PM_RUN_PART)
 		extent++;
-	if (h[1] < rw->g.row->brackets && rw->g.b[h[1]].pages == extent && bracket_fit(rw, va, h, avail, h[1]) >= 0)
+	if (h[1] < rw->g.row->brackets && parts_hold(pm, npm, i, rw->g.b[h[1]].pages, false, &damaged) &&
+	    bracket_fit(rw, va, h, avail, h[1]) >= 0)
 		return h;
 	for (unsigned idx = 0; idx < rw->g.row->brackets; idx++) {
 		int score = rw->g.b[idx].pages == extent ? bracket_fit(rw, va, h, avail, idx) : -1;
@@ -402,14 +427,6 @@ static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t
 	memcpy(fixed, h, 4);
 	fixed[1] = (uint8_t)best;
 	return fixed;
-}
-
-/* True when page j may be a part of the run at page i: its page-map byte says so, or the run
- * was found by its header (run_by_header) and byte j lies in the same damaged 4-byte word of
- * the page map as byte i. */
-static bool run_part(const uint8_t *pm, size_t i, size_t j, bool by_header)
-{
-	return pm[j] == PM_RUN_PART || (by_header && j / 4 == i / 4);
 }
 
 /* The run starting at page i (page map 2, or a run header found by run_by_header); returns
@@ -444,14 +461,18 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 	r.page = (uint32_t)i;
 	r.idx = h[1];
 	r.b = &rw->g.b[r.idx];
-	for (uint32_t k = 1; k < r.b->pages; k++)
-		if (i + k >= npm || !run_part(pm, i, i + k, by_header)) {
-			wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i + k,
-				"run at 0x%llx (page %zu, bracket %u) needs %u pages; page %zu is %s, not a run part",
-				(unsigned long long)va, i, r.idx, r.b->pages, i + k,
-				i + k >= npm ? "past the page map" : "page-map value");
-			return 0;
-		}
+	size_t damaged;
+	if (!parts_hold(pm, npm, i, r.b->pages, by_header, &damaged)) {
+		wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i,
+			"run at 0x%llx (page %zu, bracket %u) needs %u pages; the page map does not mark them "
+			"its parts", (unsigned long long)va, i, r.idx, r.b->pages);
+		return 0;
+	}
+	if (damaged && !by_header)
+		wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + damaged,
+			"run at 0x%llx (page %zu, bracket %u): page-map value %u of page %zu is no run part "
+			"(damage); read as one by the run header", (unsigned long long)va, i, r.idx, pm[damaged],
+			damaged);
 	if (h[0] != 0 && h[0] != RUN_MAGIC)
 		wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va, "run at 0x%llx: magic byte %u is neither 0 nor %u",
 			(unsigned long long)va, h[0], RUN_MAGIC);
@@ -479,8 +500,8 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
  * zeroed slots (Run::ZeroHeaderAndSlotHeaders, FreeSlot; rosalloc.cc @R11), so a page that
  * starts with a sound run header (magic 0 or 42, a bracket index in the table, flags 0 or 1)
  * whose bracket's pages the page map marks as run parts (or lie in the same damaged 4-byte
- * word) and whose first slot holds an object of a known class is a run whose page-map byte
- * is damaged. */
+ * word) and whose first slots hold objects of known classes whose sizes select its bracket
+ * (bracket_fit) is a run whose page-map byte is damaged. */
 static bool run_by_header(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i)
 {
 	const struct art_space *s = rw->w.s;
@@ -490,14 +511,8 @@ static bool run_by_header(struct ros_walk *rw, const uint8_t *pm, size_t npm, si
 	if (!h || avail < WK_PAGE || (h[0] != 0 && h[0] != RUN_MAGIC) || h[1] >= rw->g.row->brackets || h[2] > 1 ||
 	    h[3] > 1)
 		return false;
-	const struct ros_bracket *b = &rw->g.b[h[1]];
-	for (uint32_t k = 1; k < b->pages; k++)
-		if (i + k >= npm || !run_part(pm, i, i + k, true))
-			return false;
-	if (b->header + 4 > avail)
-		return false;
-	uint32_t klass = wk_u32(h + b->header);
-	return klass && !(klass & 7) && runtime_class_at(rw->w.ctx->rt, klass);
+	size_t damaged;
+	return parts_hold(pm, npm, i, rw->g.b[h[1]].pages, true, &damaged) && bracket_fit(rw, va, h, avail, h[1]) > 0;
 }
 
 /* A page whose page-map byte v does not say "run" but whose own header does (run_by_header):
