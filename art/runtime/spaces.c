@@ -515,7 +515,10 @@ static void pair_los_info(struct finder *f)
 			struct cand *s = &f->c[j];
 			if (s == m || s->companion || (s->kind != SPACE_LOS_FREELIST && !low_heap_cand(s)))
 				continue;
-			if (!f->pr->los_info(p, n, (size_t)((s->end - s->begin) / SP_PAGE)))
+			/* a map and a space both named so are a pair even when one damaged entry
+			 * breaks the walk of the entries: the walker reads that block by its object */
+			bool named = m->kind == SPACE_LOS_INFO_MAP && s->kind == SPACE_LOS_FREELIST;
+			if (!f->pr->los_info(p, n, (size_t)((s->end - s->begin) / SP_PAGE)) && !named)
 				continue;
 			if (s->kind == SPACE_KIND_COUNT && !object_at(f->img, s->begin))
 				continue;
