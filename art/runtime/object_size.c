@@ -115,7 +115,10 @@ int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size
 	if (klass == rt->java_lang_class) {
 		if ((rc = need(addr, (size_t)l->klass.class_size + 4, avail, "class_size_", e)))
 			return rc;
-		*size = self && self->addr == addr ? self->raw.class_size : ld_u32le(p + l->klass.class_size);
+		*size = ld_u32le(p + l->klass.class_size);
+		/* a Class the runtime model read with a damaged class_size_ has it repaired */
+		if (self && self->addr == addr && *size < l->klass.size)
+			*size = self->raw.class_size;
 		if (*size < l->klass.size)
 			return ERR_SET(e, ERR_CORRUPT, addr, "class at 0x%llx: class_size_ %llu is smaller than a Class (%u)",
 				       (unsigned long long)addr, (unsigned long long)*size, l->klass.size);

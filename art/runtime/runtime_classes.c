@@ -42,13 +42,12 @@ static bool forwarded_copy(const struct art_runtime *rt, uint32_t lock)
 	return mirror_peek_u32(&rt->m, (uint32_t)(lock << 3), &k) && k == (uint32_t)rt->java_lang_class;
 }
 
-/* True when the object at ref reads as a Class but for its own class word. */
-static bool class_but_for_its_word(const struct art_runtime *rt, uint32_t ref)
+/* True when the object at ref reads as a Class but for its own class word (*why: why not,
+ * when it does not read). */
+static bool class_but_for_its_word(const struct art_runtime *rt, uint32_t ref, struct err *why)
 {
 	struct mirror_class c;
-	struct err why;
-	err_init(&why);
-	if (mirror_class_read(&rt->m, ref, &c, &why))
+	if (mirror_class_read(&rt->m, ref, &c, why))
 		return false;
 	c.klass = (uint32_t)rt->java_lang_class;
 	return mirror_class_plausible(&rt->m, &c, c.klass) && !mirror_class_retired(&rt->m, &c);
@@ -56,11 +55,12 @@ static bool class_but_for_its_word(const struct art_runtime *rt, uint32_t ref)
 
 /* True when the field what of c that fails its check is a super or component class whose
  * own class word is the damaged one: c is sound, the class it names is damaged. */
-static bool names_damaged_class(const struct art_runtime *rt, const struct mirror_class *c, const char *what)
+static bool names_damaged_class(const struct art_runtime *rt, const struct mirror_class *c, const char *what,
+				struct err *why)
 {
 	uint32_t ref = !strcmp(what, "super_class_") ? c->super_class
 		     : !strcmp(what, "component_type_") ? c->component_type : 0;
-	return ref && class_but_for_its_word(rt, ref);
+	return ref && class_but_for_its_word(rt, ref, why);
 }
 
 static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
@@ -89,7 +89,7 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		if (mirror_class_read(&rt->m, va + off, &c, &why) == 0 && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
 			/* sound when the class it names is the damaged one: recover_damaged_classes
 			 * reads that one */
-			if (!names_damaged_class(rt, &c, damaged)) {
+			if (!names_damaged_class(rt, &c, damaged, &why)) {
 				anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, va + off, rt_space_name(rt, va + off),
 					    "class at 0x%llx: %s out of range (damage); read as a Class by its other fields",
 					    (unsigned long long)(va + off), damaged);

@@ -147,6 +147,7 @@ struct ros_walk {
 	struct ros_geom g;
 	uint8_t *scratch;              /* a run that spans two captured regions is copied here */
 	struct rt_sizer z;             /* sizes slot objects: a run header's second source */
+	struct err why_not;            /* why the last slot object did not fit (bracket_fit) */
 	uint64_t runs, large, free_pages;
 };
 
@@ -380,15 +381,18 @@ static int bracket_fit(struct ros_walk *rw, uint64_t va, const uint8_t *p, size_
 		size_t off = b->header + (size_t)k * b->size;
 		uint32_t klass;
 		uint64_t size;
-		struct err why;
 		if (b->size > avail || off > avail - b->size)
 			break;
 		klass = wk_u32(p + off);
 		if (!klass || (klass & 7) || !runtime_sizer_class(&rw->z, klass))
 			continue;   /* a free slot (zero, or a next_ link) */
-		err_init(&why);
-		if (runtime_sizer_size(&rw->z, va + off, p + off, b->size, &size, &why) || size > b->size || size <= below)
+		err_init(&rw->why_not);
+		if (runtime_sizer_size(&rw->z, va + off, p + off, b->size, &size, &rw->why_not))
 			return -1;
+		if (size > b->size || size <= below) {
+			ERR_SET(&rw->why_not, ERR_CORRUPT, va + off, "slot %u holds %llu bytes", k, (unsigned long long)size);
+			return -1;
+		}
 		score++;
 	}
 	return score;
@@ -408,9 +412,12 @@ static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t
 	size_t damaged;
 	while (extent < MAX_RUN_PAGES && i + extent < npm && pm[i + extent] == PM_RUN_PART)
 		extent++;
-	if (h[1] < rw->g.row->brackets && parts_hold(pm, npm, i, rw->g.b[h[1]].pages, false, &damaged) &&
-	    bracket_fit(rw, va, h, avail, h[1]) >= 0)
-		return h;
+	char refuted[128] = "its bracket is out of the table or its pages are not the run's";
+	if (h[1] < rw->g.row->brackets && parts_hold(pm, npm, i, rw->g.b[h[1]].pages, false, &damaged)) {
+		if (bracket_fit(rw, va, h, avail, h[1]) >= 0)
+			return h;
+		snprintf(refuted, sizeof(refuted), "%.120s", rw->why_not.msg);
+	}
 	for (unsigned idx = 0; idx < rw->g.row->brackets; idx++) {
 		int score = rw->g.b[idx].pages == extent ? bracket_fit(rw, va, h, avail, idx) : -1;
 		if (score > best_score) {
@@ -421,9 +428,9 @@ static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t
 	if (!best_score)
 		return h;
 	wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va + 1,
-		"run at 0x%llx (page %zu): size bracket index %u contradicts the page map's %u-page run and its "
-		"slots (damage); read as bracket %u (%u-byte slots), whose size the objects of %d slots select",
-		(unsigned long long)va, i, h[1], extent, best, rw->g.b[best].size, best_score);
+		"run at 0x%llx (page %zu): size bracket index %u contradicts the page map's %u-page run or its "
+		"slots (%.100s: damage); read as bracket %u (%u-byte slots), whose size the objects of %d slots "
+		"select", (unsigned long long)va, i, h[1], extent, refuted, best, rw->g.b[best].size, best_score);
 	memcpy(fixed, h, 4);
 	fixed[1] = (uint8_t)best;
 	return fixed;
