@@ -12,7 +12,8 @@
 # real ART 11 captures realart/cms-collections (RosAlloc) and cc-collections (region space),
 # 1 run per field, heap.hprof and case.db (each run there carves and hashes an 80-126 MB
 # core: about 0.5 s of CPU; the whole test took 3.5-4.5 minutes (1 min of CPU) on the 2-core
-# machine with other builds running).
+# machine with other builds running; 6 minutes with the second sources below, at a load of 20
+# on 2 cores).
 # Open rows: a field the carver does not survive yet is named with --floor FIELD=RECALL, its
 # measured worst recall (deterministic: fixed seeds), so it can get better, never worse; the
 # table prints it OPEN.  Worst recall before this test's fixes -> after, synth 6.0/7.1/11/14:
