@@ -101,7 +101,15 @@ int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size
 	if ((rc = need(addr, OBJ_HEADER, avail, "header", e)))
 		return rc;
 	klass = ld_u32le(p + l->object.klass);
-	if (!(k = runtime_sizer_class(z, klass)))
+	/* a Class the runtime model read is its own second source: its class word may be the
+	 * damaged one, its class_size_ is repaired when damaged */
+	k = runtime_sizer_class(z, klass);
+	const struct rt_class *self = !k || klass == rt->java_lang_class ? runtime_sizer_class(z, (uint32_t)addr) : NULL;
+	if (self && self->addr == addr) {
+		klass = (uint32_t)rt->java_lang_class;
+		k = runtime_sizer_class(z, klass);
+	}
+	if (!k)
 		return ERR_SET(e, ERR_CORRUPT, addr, "object at 0x%llx: class word 0x%x names no known class",
 			       (unsigned long long)addr, klass);
 	if (klass == rt->java_lang_class) {
@@ -109,8 +117,7 @@ int runtime_sizer_size(struct rt_sizer *z, uint64_t addr, const uint8_t *p, size
 			return rc;
 		*size = ld_u32le(p + l->klass.class_size);
 		/* a Class the runtime model read with a damaged class_size_ has it repaired */
-		const struct rt_class *self = *size < l->klass.size ? runtime_sizer_class(z, (uint32_t)addr) : NULL;
-		if (self && self->addr == addr)
+		if (self && self->addr == addr && *size < l->klass.size)
 			*size = self->raw.class_size;
 		if (*size < l->klass.size)
 			return ERR_SET(e, ERR_CORRUPT, addr, "class at 0x%llx: class_size_ %llu is smaller than a Class (%u)",

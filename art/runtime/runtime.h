@@ -149,6 +149,9 @@ void runtime_close(struct art_runtime *rt);
 
 /* The class at addr, NULL if none. */
 const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t addr);
+/* The address of the first Class at or after lo and before hi, hi when none: where a Class
+ * whose class word is damaged (even zeroed) still starts. */
+uint64_t runtime_class_between(const struct art_runtime *rt, uint64_t lo, uint64_t hi);
 /* Index of the first class named name (Java form, "java.lang.Object[]") in rt->classes,
  * RT_NONE if none. */
 size_t runtime_class_named(const struct art_runtime *rt, const char *name);

@@ -42,30 +42,25 @@ static bool forwarded_copy(const struct art_runtime *rt, uint32_t lock)
 	return mirror_peek_u32(&rt->m, (uint32_t)(lock << 3), &k) && k == (uint32_t)rt->java_lang_class;
 }
 
-/* True when the Class at va reads as a sound Class but for its class word: a super or
- * component class whose class word is damaged leaves its subclasses and array classes sound
- * (recover_damaged_classes reads it and records the damage once). */
-static bool class_but_its_word(const struct art_runtime *rt, uint32_t va, struct err *why)
+/* True when the object at ref reads as a Class but for its own class word (*why: why not,
+ * when it does not read). */
+static bool class_but_for_its_word(const struct art_runtime *rt, uint32_t ref, struct err *why)
 {
 	struct mirror_class c;
-
-	if (!va || mirror_class_read(&rt->m, va, &c, why))
+	if (mirror_class_read(&rt->m, ref, &c, why))
 		return false;
 	c.klass = (uint32_t)rt->java_lang_class;
-	return mirror_class_plausible(&rt->m, &c, rt->java_lang_class);
+	return mirror_class_plausible(&rt->m, &c, c.klass) && !mirror_class_retired(&rt->m, &c);
 }
 
-/* True when c is a sound Class once its super and component classes are read as Classes
- * whatever their class words; *why (clear on entry) is left clear. */
-static bool sound_but_its_classes(const struct art_runtime *rt, const struct mirror_class *c, struct err *why)
+/* True when the field what of c that fails its check is a super or component class whose
+ * own class word is the damaged one: c is sound, the class it names is damaged. */
+static bool names_damaged_class(const struct art_runtime *rt, const struct mirror_class *c, const char *what,
+				struct err *why)
 {
-	struct mirror_class k = *c;
-	if (k.super_class && class_but_its_word(rt, k.super_class, why))
-		k.super_class = 0;
-	if (k.component_type && class_but_its_word(rt, k.component_type, why))
-		k.component_type = 0;
-	err_init(why);
-	return mirror_class_plausible(&rt->m, &k, rt->java_lang_class);
+	uint32_t ref = !strcmp(what, "super_class_") ? c->super_class
+		     : !strcmp(what, "component_type_") ? c->component_type : 0;
+	return ref && class_but_for_its_word(rt, ref, why);
 }
 
 static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p, size_t n, void *ctx,
@@ -91,14 +86,15 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		 * walkers find: the model records it there ("class word is java.lang.Class but the
 		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		bool read = mirror_class_read(&rt->m, va + off, &c, &why) == 0;
-		if (read && !mirror_class_plausible(&rt->m, &c, jlc) && sound_but_its_classes(rt, &c, &why))
-			;   /* the damage is its super or component class's, recorded there */
-		else if (read && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
-			anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, va + off, rt_space_name(rt, va + off),
-				    "class at 0x%llx: %s out of range (damage); read as a Class by its other fields",
-				    (unsigned long long)(va + off), damaged);
-			mirror_class_repair(&rt->m, &c, damaged);
+		if (mirror_class_read(&rt->m, va + off, &c, &why) == 0 && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
+			/* sound when the class it names is the damaged one: recover_damaged_classes
+			 * reads that one */
+			if (!names_damaged_class(rt, &c, damaged, &why)) {
+				anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, va + off, rt_space_name(rt, va + off),
+					    "class at 0x%llx: %s out of range (damage); read as a Class by its other fields",
+					    (unsigned long long)(va + off), damaged);
+				mirror_class_repair(&rt->m, &c, damaged);
+			}
 		} else if (why.code || (!mirror_class_plausible(&rt->m, &c, jlc) &&
 		     ERR_SET(&why, ERR_CORRUPT, va + off, "class at 0x%llx: fields out of range for a Class",
 			     (unsigned long long)(va + off)))) {
@@ -135,16 +131,40 @@ static int hash_classes(struct art_runtime *rt, struct err *e)
 	return 0;
 }
 
-/* A Class whose own class word is damaged is no candidate of collect_classes, one whose
- * status_ reads as retired is left out by it; the classes that name it as their super or
- * component class (or, for java.lang.String, whose name_ Strings have it as their class; for
- * java.lang.Class, every class) are its second source.  Such an address whose object reads
- * as a sound Class but for that word is read as one, with an anomaly.
- * At most CLASS_RECOVER_MAX of them (damage, not the rule); the table is sorted and hashed
- * again when one is added. */
+/* A Class with one damaged word may be no candidate of collect_classes: its class word is
+ * not java.lang.Class, or the one field out of range leaves it too few anchors (a primitive
+ * class whose component_type_ or primitive_type_ is hit), or its status_ reads retired.  The
+ * classes that name it as their super or component class (or, for java.lang.String, whose
+ * name_ Strings have it as their class) are its second source: no class names a retired
+ * placeholder (ClassLinker::LinkClass, runtime/class_linker.cc @R11, retires the temporary
+ * class nobody refers to).  Such an address whose object reads as a sound Class but for one
+ * word is read as one, with an anomaly.  At most CLASS_RECOVER_MAX of them (damage, not the
+ * rule); the table is sorted and hashed again when one is added. */
 enum { CLASS_RECOVER_MAX = 64 };
 
-static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *found, const char **why_found)
+struct class_found {
+	struct mirror_class c;
+	const char *what;          /* the damaged field: "klass_", a misfit's name or "status_" */
+};
+
+/* The damaged word of the Class c named by another class whose class word is klass: its
+ * name, or NULL when c is no Class with exactly one damaged word. */
+static const char *named_class_damage(const struct art_runtime *rt, struct mirror_class *c, uint32_t klass)
+{
+	uint32_t jlc = (uint32_t)rt->java_lang_class;
+	const char *what;
+	c->klass = jlc;
+	unsigned misfits = mirror_class_misfits(&rt->m, c, jlc, &what);
+	if (klass != jlc)   /* the class word is the damaged one: every other field must hold */
+		return misfits == 0 && !mirror_class_retired(&rt->m, c) ? "klass_" : NULL;
+	if (c->monitor >> 30 == MIRROR_LOCK_FORWARD && forwarded_copy(rt, c->monitor))
+		return NULL;   /* a from-space copy: collect_classes left it out on purpose */
+	if (misfits == 1)
+		return what;
+	return misfits == 0 && mirror_class_retired(&rt->m, c) ? "status_" : NULL;
+}
+
+static size_t damaged_class_words(struct art_runtime *rt, struct class_found *found)
 {
 	uint32_t jlc = (uint32_t)rt->java_lang_class;
 	size_t n = 0;
@@ -155,54 +175,84 @@ static size_t damaged_class_words(struct art_runtime *rt, struct mirror_class *f
 		if (rt->classes[i].raw.name && !mirror_peek_u32(&rt->m, rt->classes[i].raw.name, &named[2]))
 			named[2] = 0;
 		for (size_t j = 0; j < 4 && n < CLASS_RECOVER_MAX; j++) {
-			struct mirror_class c;
+			struct class_found *f = &found[n];
 			struct err why;
 			bool seen = false;
 			if (!named[j] || runtime_class_at(rt, named[j]))
 				continue;
 			for (size_t k = 0; k < n && !seen; k++)
-				seen = found[k].addr == named[j];
-			if (seen || !mirror_peek_u32(&rt->m, named[j], &klass))
-				continue;   /* not captured */
+				seen = found[k].c.addr == named[j];
+			if (seen || !mirror_peek_u32(&rt->m, named[j], &klass))   /* not captured */
+				continue;
 			err_init(&why);
-			if (mirror_class_read(&rt->m, named[j], &c, &why)) {
+			if (mirror_class_read(&rt->m, named[j], &f->c, &why)) {
 				anomaly_add_err(&rt->anomalies, ANOM_CLASS, rt_space_name(rt, named[j]), &why);
 				continue;
 			}
-			c.klass = jlc;
-			const char *field;
-			unsigned misfits = mirror_class_misfits(&rt->m, &c, jlc, &field);
-			/* one named with its class word intact was left out by collect_classes: one
-			 * field out of range (java.lang.Object's Class has too few others to tell),
-			 * or status_ retired (a placeholder no other class names) */
-			if (klass != jlc && (misfits || mirror_class_retired(&rt->m, &c)))
-				continue;
-			if (klass == jlc && (misfits > 1 || (!misfits && !mirror_class_retired(&rt->m, &c))))
-				continue;
-			why_found[n] = klass != jlc ? "its class word is not java.lang.Class"
-				       : misfits ? field : "status_ says retired";
-			mirror_class_repair(&rt->m, &c, misfits ? field : "status_");
-			c.klass = klass;
-			found[n++] = c;
+			if ((f->what = named_class_damage(rt, &f->c, klass))) {
+				f->c.klass = klass;
+				n++;
+			}
 		}
 	}
 	return n;
 }
 
+/* The Primitive::Type of a primitive class whose primitive_type_ is damaged: each of the nine
+ * (boolean .. void, runtime/primitive.h) has exactly one Class (ClassLinker::InitWithoutImage
+ * creates them, runtime/class_linker.cc @R11), so the one no other class holds is its type.
+ * 0 (kPrimNot) when c is no primitive class (it has a super or component class) or more than
+ * one type is missing. */
+static uint32_t primitive_by_elimination(const struct art_runtime *rt, const struct mirror_class *c)
+{
+	enum { PRIMITIVE_TYPES = 9 };
+	bool held[PRIMITIVE_TYPES + 1] = { false };
+	uint32_t missing = 0;
+	unsigned count = 0;
+	if (c->super_class || c->component_type)
+		return 0;
+	for (size_t i = 0; i < rt->class_count; i++) {
+		const struct mirror_class *k = &rt->classes[i].raw;
+		uint32_t t = k->primitive_type & rt->layout->klass.primitive_mask;
+		if (!k->super_class && !k->component_type && t >= 1 && t <= PRIMITIVE_TYPES)
+			held[t] = true;
+	}
+	for (uint32_t t = 1; t <= PRIMITIVE_TYPES; t++)
+		if (!held[t] && count++ == 0)
+			missing = t;
+	return count == 1 ? missing : 0;
+}
+
+/* Records the damaged Class f and adds it, its damaged field set to a neutral value. */
+static int add_damaged_class(struct art_runtime *rt, struct class_found *f, struct err *e)
+{
+	uint32_t jlc = (uint32_t)rt->java_lang_class;
+	if (f->c.klass != jlc)
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, f->c.addr, rt_space_name(rt, f->c.addr),
+			    "class at 0x%llx: class word 0x%x is not java.lang.Class (damage); read as a Class, "
+			    "which other classes name (super or component class, class of their name_)",
+			    (unsigned long long)f->c.addr, f->c.klass);
+	else
+		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, f->c.addr, rt_space_name(rt, f->c.addr),
+			    "class at 0x%llx: %s %s (damage); read as a Class, which other classes name (super or "
+			    "component class, class of their name_)", (unsigned long long)f->c.addr, f->what,
+			    strcmp(f->what, "status_") ? "out of range" : "reads retired");
+	if (!strcmp(f->what, "status_") && rt->retired_classes)
+		rt->retired_classes--;   /* counted by collect_classes */
+	f->c.klass = jlc;
+	mirror_class_repair(&rt->m, &f->c, f->what);
+	if (!strcmp(f->what, "primitive_type_"))
+		f->c.primitive_type = primitive_by_elimination(rt, &f->c);
+	return add_class(rt, &f->c, e);
+}
+
 static int recover_damaged_classes(struct art_runtime *rt, struct err *e)
 {
-	struct mirror_class found[CLASS_RECOVER_MAX];
-	const char *why_found[CLASS_RECOVER_MAX];
-	size_t n = damaged_class_words(rt, found, why_found);
+	struct class_found found[CLASS_RECOVER_MAX];
+	size_t n = damaged_class_words(rt, found);
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		anomaly_add(&rt->anomalies, ANOM_CLASS, ERR_CORRUPT, found[i].addr, rt_space_name(rt, found[i].addr),
-			    "class at 0x%llx: %s (class word 0x%x; damage); read as a Class, which other classes "
-			    "name (super or component class, class of their name_ or their class)",
-			    (unsigned long long)found[i].addr, why_found[i], found[i].klass);
-		found[i].klass = (uint32_t)rt->java_lang_class;
-		rc = add_class(rt, &found[i], e);
-	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = add_damaged_class(rt, &found[i], e);
 	if (rc == 0 && n) {
 		qsort(rt->classes, rt->class_count, sizeof(rt->classes[0]), by_addr);
 		htab_clear(&rt->class_hash);
@@ -221,6 +271,12 @@ const struct rt_class *runtime_class_at(const struct art_runtime *rt, uint64_t a
 	}
 	size_t i = bs_find(rt->classes, rt->class_count, class_addr, addr);
 	return i == SIZE_MAX ? NULL : &rt->classes[i];
+}
+
+uint64_t runtime_class_between(const struct art_runtime *rt, uint64_t lo, uint64_t hi)
+{
+	size_t i = bs_lower(rt->classes, rt->class_count, class_addr, lo);
+	return i < rt->class_count && rt->classes[i].addr < hi ? rt->classes[i].addr : hi;
 }
 
 static size_t class_index(const struct art_runtime *rt, uint64_t addr)

@@ -317,13 +317,15 @@ static bool low_heap_cand(const struct cand *c)
 	       c->end <= SP_LOW_LIMIT && c->begin % SP_PAGE == 0;
 }
 
+enum { PAIR_MIN_SOUND = 4 };
+
 /* Score of a page map for a RosAlloc space candidate: validated used pages, -1 if it
  * cannot describe it. */
 static long pair_score(const struct finder *f, const struct cand *s, const struct cand *pm)
 {
 	size_t n, pages = (size_t)((s->end - s->begin) / SP_PAGE);
 	const uint8_t *p = cand_data(pm, &n);
-	long score = 0;
+	long score = 0, bad = 0;
 
 	if (!p || pm->used_pages > pages || pm->used_pages == 0)
 		return -1;
@@ -338,17 +340,14 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
 		img_drop_behind(f->img, &drop, va);   /* a run header per page: pages in order */
 		enum space_page_start k = f->pr->page_start(p[i]);
 		uint8_t h[4];
-		if (k == SPACE_PAGE_RUN) {
-			if (!img_peek(f->img, va, h, 4) || !f->pr->run_header(h, sizeof(h)))
-				return -1;
-			score++;
-		} else if (k == SPACE_PAGE_LARGE) {
-			if (!object_at(f->img, va))
-				return -1;
-			score++;
-		}
+		bool ok = k == SPACE_PAGE_RUN ? img_peek(f->img, va, h, 4) && f->pr->run_header(h, sizeof(h))
+			: k == SPACE_PAGE_LARGE ? object_at(f->img, va) : true;
+		if (k != SPACE_PAGE_OTHER)
+			*(ok ? &score : &bad) += 1;
 	}
-	return score;
+	/* one damaged word spoils at most one run header: it does not refute a page map whose
+	 * other runs (at least PAIR_MIN_SOUND of them) check out; the walker reports it */
+	return bad == 0 || (bad == 1 && score >= PAIR_MIN_SOUND) ? score : -1;
 }
 
 /* The page-map probe over the n bytes p of region r, leaving its leading and trailing holes
@@ -356,7 +355,7 @@ static long pair_score(const struct finder *f, const struct cand *s, const struc
  * count, and a part byte just after a leading hole is refused by either call (the byte
  * before it is zero).  Holes inside are read.  At most the region's data runs steps. */
 static bool probe_page_map_data(const struct finder *f, const struct img_region *r, const uint8_t *p, size_t n,
-				size_t *used)
+				bool named, size_t *used)
 {
 	uint64_t lo, hi, first, last;
 
@@ -367,7 +366,10 @@ static bool probe_page_map_data(const struct finder *f, const struct img_region 
 	do
 		last = hi - r->start;
 	while (hi < r->start + n && img_next_data(f->img, hi, r->start + n, &lo, &hi));
-	if (!f->pr->page_map(p + first, (size_t)(last - first), used))
+	/* a mapping named as a page map is one: one damaged word of it (the walker reports
+	 * its bytes) does not refute it */
+	if (!f->pr->page_map(p + first, (size_t)(last - first), used) &&
+	    !(named && f->pr->page_map_one_word(p + first, (size_t)(last - first), used)))
 		return false;
 	if (*used)
 		*used += (size_t)first;
@@ -384,7 +386,7 @@ static void pair_page_maps(struct finder *f)
 			continue;
 		if (pm->kind == SPACE_KIND_COUNT && (n % SP_PAGE || pm->begin % SP_PAGE))
 			continue;
-		if (!probe_page_map_data(f, pm->r, p, n, &pm->used_pages))
+		if (!probe_page_map_data(f, pm->r, p, n, pm->kind == SPACE_ROSALLOC_PAGE_MAP, &pm->used_pages))
 			continue;
 		long best = -1;
 		struct cand *bs = NULL;
@@ -513,7 +515,10 @@ static void pair_los_info(struct finder *f)
 			struct cand *s = &f->c[j];
 			if (s == m || s->companion || (s->kind != SPACE_LOS_FREELIST && !low_heap_cand(s)))
 				continue;
-			if (!f->pr->los_info(p, n, (size_t)((s->end - s->begin) / SP_PAGE)))
+			/* a map and a space both named so are a pair even when one damaged entry
+			 * breaks the walk of the entries: the walker reads that block by its object */
+			bool named = m->kind == SPACE_LOS_INFO_MAP && s->kind == SPACE_LOS_FREELIST;
+			if (!f->pr->los_info(p, n, (size_t)((s->end - s->begin) / SP_PAGE)) && !named)
 				continue;
 			if (s->kind == SPACE_KIND_COUNT && !object_at(f->img, s->begin))
 				continue;

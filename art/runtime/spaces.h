@@ -85,6 +85,7 @@ enum space_page_start { SPACE_PAGE_OTHER, SPACE_PAGE_RUN, SPACE_PAGE_LARGE };
  * there).  Each reads only the bytes given and returns "looks like one" or "not this". */
 struct space_probes {
 	bool (*page_map)(const uint8_t *p, size_t n, size_t *used_pages);
+	bool (*page_map_one_word)(const uint8_t *p, size_t n, size_t *used_pages);
 	enum space_page_start (*page_start)(uint8_t page_map_byte);
 	bool (*run_header)(const uint8_t *p, size_t n);
 	bool (*dlmalloc)(const uint8_t *p, size_t n, uint64_t base, unsigned pointer_size);

@@ -161,6 +161,8 @@ struct model {
 	uint64_t object_bytes;            /* sum of the objects' sizes (model_object_bytes) */
 	uint32_t *free_places;            /* starts of empty free places (sorted by model_finish) */
 	size_t free_count, free_cap;
+	uint32_t *damaged_starts;         /* allocated places whose class word names no Class (sorted) */
+	size_t damaged_count, damaged_cap;
 	uint64_t candidates, rejected, retired, empty, untyped, duplicates;
 	struct model_space_count *per_space;   /* rt->spaces.count entries */
 	/* object spaces sorted by begin, for reference checks */

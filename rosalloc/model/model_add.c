@@ -91,6 +91,18 @@ static int empty_place(struct model *m, const struct cand_ctx *x, struct err *e)
 	return 0;
 }
 
+/* An allocated place the allocator holds whose class word is damaged: an object start for
+ * the references to it (its referrers are sound; model_ref_plausible). */
+static int damaged_start(struct model *m, const struct cand_ctx *x, struct err *e)
+{
+	if (x->c->alloc != WALK_ALLOCATED || x->aliased)
+		return 0;
+	if (XALLOC_GROW(m->damaged_starts, m->damaged_cap, m->damaged_count + 1, 64))
+		return model_nomem(e);
+	m->damaged_starts[m->damaged_count++] = x->addr;
+	return 0;
+}
+
 /* Appends an object; its references are gathered now, while the walk has its bytes at hand. */
 static int push(struct model *m, const struct model_obj *o, struct err *e)
 {
@@ -273,9 +285,14 @@ int model_add(void *arg, const struct walk_candidate *c, struct err *e)
 	if (c->alloc == WALK_FREE && (klass == 0 || c->clobbered > m->rt->layout->object.klass))
 		return empty_place(m, &x, e);   /* a zeroed slot, or the class word holds the allocator's link */
 	const struct rt_class *k = klass && !(klass & 7) ? runtime_class_at(m->rt, klass) : NULL;
+	if (!k && m->jlc != MODEL_NONE && runtime_class_at(m->rt, c->addr)) {
+		/* a Class the runtime model read whose own class word is damaged (it recorded that) */
+		klass = (uint32_t)m->rt->java_lang_class;
+		k = &m->rt->classes[m->jlc];
+	}
 	if (!k) {
 		reject(m, &x, ANOM_OBJ_CLASS, ERR_CORRUPT, "class word names no Class:", klass);
-		return 0;
+		return damaged_start(m, &x, e);
 	}
 	return add_checked(m, &x, klass, k, e);
 }

@@ -225,6 +225,8 @@ int model_finish(struct model *m, struct err *e)
 		sorted = m->free_places[i - 1] < m->free_places[i];
 	if (!sorted)
 		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
+	if (m->damaged_count > 1)
+		qsort(m->damaged_starts, m->damaged_count, sizeof(*m->damaged_starts), by_u32);
 	if (mark_overlaps(m) && (rc = drop_marked(m, false, e)))
 		return rc;
 	if ((rc = model_ix_build(m, e)))

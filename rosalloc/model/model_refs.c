@@ -80,8 +80,8 @@ bool model_ref_plausible(const struct model *m, uint32_t ref, size_t obj)
 		return true;
 	if (ref & 7)
 		return false;
-	if (free_place(m, ref))
-		return true;
+	if (free_place(m, ref) || bs_find(m->damaged_starts, m->damaged_count, bs_key_u32, ref) != SIZE_MAX)
+		return true;   /* a free place, or an allocated one whose own class word is damaged */
 	if (!ospace_at(m, ref))
 		return !captured(m, ref);
 	if (!model_peek32(m, ref, &k))

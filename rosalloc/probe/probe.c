@@ -19,6 +19,7 @@ enum { PM_RELEASED, PM_EMPTY, PM_RUN, PM_RUN_PART, PM_LARGE, PM_LARGE_PART, PM_M
 
 const struct space_probes probe_spaces = {
 	.page_map = probe_page_map,
+	.page_map_one_word = probe_page_map_one_word,
 	.page_start = probe_page_start,
 	.run_header = probe_run_header,
 	.dlmalloc = probe_dlmalloc,
@@ -33,22 +34,47 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-bool probe_page_map(const uint8_t *p, size_t n, size_t *used_pages)
+/* Byte i of a page map is a PageMapKind that may follow byte i - 1 (any byte may follow a
+ * byte of the damaged word, which is wild). */
+static bool pm_byte_ok(const uint8_t *p, size_t i, bool after_wild)
 {
-	size_t used = 0;
+	uint8_t v = p[i];
+	if (v > PM_MAX)
+		return false;
+	if (after_wild || (v != PM_RUN_PART && v != PM_LARGE_PART))
+		return true;
+	if (i == 0)
+		return false;
+	return v == PM_RUN_PART ? p[i - 1] == PM_RUN || p[i - 1] == PM_RUN_PART
+				: p[i - 1] == PM_LARGE || p[i - 1] == PM_LARGE_PART;
+}
+
+/* The page-map check with at most damaged_words (0 or 1) aligned 4-byte words breaking it. */
+static bool page_map_check(const uint8_t *p, size_t n, unsigned damaged_words, size_t *used_pages)
+{
+	size_t used = 0, bad_word = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
-		uint8_t v = p[i];
-		if (v > PM_MAX)
-			return false;
-		if (v == PM_RUN_PART && (i == 0 || (p[i - 1] != PM_RUN && p[i - 1] != PM_RUN_PART)))
-			return false;
-		if (v == PM_LARGE_PART && (i == 0 || (p[i - 1] != PM_LARGE && p[i - 1] != PM_LARGE_PART)))
-			return false;
-		if (v >= PM_RUN)
+		bool after_wild = i > 0 && (i - 1) / 4 == bad_word;
+		if (!pm_byte_ok(p, i, after_wild) && i / 4 != bad_word) {
+			if (!damaged_words || bad_word != SIZE_MAX)
+				return false;
+			bad_word = i / 4;
+		}
+		if (p[i] >= PM_RUN && p[i] <= PM_MAX)
 			used = i + 1;
 	}
 	*used_pages = used;
 	return true;
+}
+
+bool probe_page_map(const uint8_t *p, size_t n, size_t *used_pages)
+{
+	return page_map_check(p, n, 0, used_pages);
+}
+
+bool probe_page_map_one_word(const uint8_t *p, size_t n, size_t *used_pages)
+{
+	return page_map_check(p, n, 1, used_pages);
 }
 
 enum space_page_start probe_page_start(uint8_t v)

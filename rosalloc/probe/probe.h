@@ -24,6 +24,10 @@ extern const struct space_probes probe_spaces;
  * a run or run part, every large-object part after a large object or part; *used_pages
  * = index after the last non-free byte. */
 bool probe_page_map(const uint8_t *p, size_t n, size_t *used_pages);
+/* probe_page_map for a mapping named as a page map: the bytes that break those rules may all
+ * lie in one aligned 4-byte word (one damaged word), and a part byte just after that word
+ * may follow it. */
+bool probe_page_map_one_word(const uint8_t *p, size_t n, size_t *used_pages);
 /* What the page-map byte v says of its page: the first page of a run, of a large
  * object, or neither. */
 enum space_page_start probe_page_start(uint8_t v);

@@ -139,7 +139,8 @@ int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint
 			break;
 		uint64_t word = wk_u64(p);
 		uint32_t klass = (uint32_t)word;
-		if (!word) {
+		/* a zero header, unless a Class the runtime model read starts here (damaged) */
+		if (!word && runtime_class_between(z->rt, va, va + 1) != va) {
 			cw_gap_zero(&c, va);
 			va += OBJ_ALIGN;
 			continue;
@@ -147,7 +148,7 @@ int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint
 		uint64_t size, bsize;
 		struct err why;
 		err_init(&why);
-		if (!klass || (klass & 7) || !runtime_sizer_class(z, klass)) {
+		if ((!klass || (klass & 7) || !runtime_sizer_class(z, klass)) && runtime_class_between(z->rt, va, va + 1) != va) {
 			/* zero class word with a non-zero lock word, a misaligned or unknown class */
 			if (k->blocks && block_header(&c, p, avail, va, end, &bsize)) {
 				cw_gap_other(&c);

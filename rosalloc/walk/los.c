@@ -123,6 +123,35 @@ static uint64_t los_page(const struct space_walk *w, const struct art_space *s, 
 		       sizes[1] : sizes[0];
 }
 
+/* The pages of the object at va, the second source of its block's size (FreeListSpace::Alloc
+ * takes RoundUp(num_bytes, page) pages: large_object_space.cc @R11); 0 when no object of a
+ * known class starts there or it would not fit max_pages. */
+static uint32_t object_pages(const struct space_walk *w, uint64_t va, uint64_t page_size, size_t max_pages,
+			     struct err *why)
+{
+	uint64_t size;
+	if (runtime_object_size(w->ctx->rt, va, &size, why) || size == 0)
+		return 0;
+	uint64_t pages = (size + page_size - 1) / page_size;
+	return pages <= max_pages ? (uint32_t)pages : 0;
+}
+
+/* An entry at page i whose size the rest of the map refutes (0 before a non-zero tail, or
+ * past the space's pages): the size of the object there when one of a known class starts
+ * there (an anomaly says so), else 0 (*why says why the block has no object that sizes it). */
+static uint32_t size_by_object(struct space_walk *w, const struct art_space *s, const uint8_t *info, size_t i,
+			       size_t pages, uint64_t page_size, struct err *why)
+{
+	uint32_t v = wk_u32(info + i * INFO_SIZE + 4);
+	uint64_t va = s->begin + (uint64_t)i * page_size;
+	uint32_t own = object_pages(w, va, page_size, pages - i, why);
+	if (own)
+		wk_anom(w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE + 4,
+			"page %zu: allocation-info alloc_size_ 0x%08x (damage); the object at 0x%llx, of a known class, "
+			"needs %u pages: read as an allocated block of that size", i, v, (unsigned long long)va, own);
+	return own;
+}
+
 int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, struct err *e)
 {
 	struct space_walk w;
@@ -156,6 +185,15 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 		uint64_t va = s->begin + (uint64_t)i * page_size;
 		bool isfree = (v & fl->free) != 0;
 		uint64_t d0 = w.damaged;
+		bool refuted = size == 0 ? pf || v || !wk_zero(info + i * INFO_SIZE, (pages - i) * INFO_SIZE)
+					 : size > pages - i;
+		struct err why;
+		err_init(&why);
+		uint32_t own = refuted ? size_by_object(&w, s, info, i, pages, page_size, &why) : 0;
+		if (own) {
+			size = own;
+			isfree = false;
+		}
 		if (size == 0) {
 			/* FreeListSpace::free_end_: the untracked free tail, entries all zero */
 			if (pf || v || !wk_zero(info + i * INFO_SIZE, (pages - i) * INFO_SIZE))
@@ -169,7 +207,8 @@ int walk_los_freelist(const struct walk_ctx *ctx, const struct art_space *s, str
 		}
 		if (size > pages - i) {
 			wk_anom(&w, ANOM_LOS, ERR_CORRUPT, s->companion + i * INFO_SIZE,
-				"page %zu: block of %u pages runs past the space's %zu pages", i, size, pages);
+				"page %zu: block of %u pages runs past the space's %zu pages (no object there sizes "
+				"it: %.100s)", i, size, pages, why.msg);
 			return 0;
 		}
 		if (pf != prev_free)

@@ -55,13 +55,18 @@ static int flush(struct region_walk *rw, uint64_t next, struct err *e)
 /* Offset of the next 8-aligned word from off on whose 32-bit class word names a known class;
  * n when none.  Zero words and poison are passed over silently, other words are counted in
  * *junk (the first one's offset in *junk_at). */
-static size_t next_object(struct region_walk *rw, const uint8_t *p, size_t off, size_t n, uint64_t *junk,
-			  size_t *junk_at)
+static size_t next_object(struct region_walk *rw, uint64_t rbase, const uint8_t *p, size_t off, size_t n,
+			  uint64_t *junk, size_t *junk_at)
 {
 	while (off < n) {
-		/* a run of zero 8-byte words: the bulk of a gap */
+		/* a run of zero 8-byte words: the bulk of a gap, unless a Class the runtime model
+		 * read starts in it (its class word and lock word the damaged ones) */
+		size_t zero = off;
 		while (off + OBJ_ALIGN <= n && wk_u64(p + off) == 0)
 			off += OBJ_ALIGN;
+		uint64_t cls = off > zero ? runtime_class_between(rw->z.rt, rbase + zero, rbase + off) : rbase + off;
+		if (cls < rbase + off)
+			return (size_t)(cls - rbase);
 		if (off + OBJ_ALIGN > n)
 			return n;
 		uint32_t k = wk_u32(p + off);
@@ -93,7 +98,7 @@ static int walk_one(struct region_walk *rw, uint32_t i, const uint8_t *p, size_t
 
 	*large_regions = 0;
 	rw->marked = rw->w.ev ? walk_evidence_marked(rw->w.ev, s, rbase, rbase + REGION_SIZE) : -1;
-	while ((off = next_object(rw, p, off, n, &junk, &junk_at)) < n) {
+	while ((off = next_object(rw, rbase, p, off, n, &junk, &junk_at)) < n) {
 		uint64_t size, addr = rbase + off;
 		struct err why;
 		err_init(&why);

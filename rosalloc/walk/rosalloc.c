@@ -146,6 +146,8 @@ struct ros_walk {
 	struct space_walk w;
 	struct ros_geom g;
 	uint8_t *scratch;              /* a run that spans two captured regions is copied here */
+	struct rt_sizer z;             /* sizes slot objects: a run header's second source */
+	struct err why_not;            /* why the last slot object did not fit (bracket_fit) */
 	uint64_t runs, large, free_pages;
 };
 
@@ -341,8 +343,103 @@ static int run_emit(struct ros_walk *rw, struct run *r, uint64_t d0, struct err 
 	return wk_unit(&rw->w, &u, e);
 }
 
-/* The run starting at page i (page map 2); returns the pages to skip. */
-static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, size_t *skip, struct err *e)
+/* True when the page map holds the run of pages pages at page i: the bytes after i are run
+ * parts, but for those in one aligned 4-byte word of the page map (one damaged word: byte
+ * i's own when the run was found by its header, run_by_header), which are no run or large
+ * object start; *damaged = the first such page, 0 when none.  The byte after the run is no
+ * run part (the page map's extent of the run is its bracket's pages). */
+static bool parts_hold(const uint8_t *pm, size_t npm, size_t i, uint32_t pages, bool by_header, size_t *damaged)
+{
+	size_t word = by_header ? i / 4 : SIZE_MAX;
+	*damaged = 0;
+	if (pages > npm - i)
+		return false;
+	for (size_t j = i + 1; j < i + pages; j++) {
+		if (pm[j] == PM_RUN_PART)
+			continue;
+		if (pm[j] == PM_RUN || pm[j] == PM_LARGE || (word != SIZE_MAX && j / 4 != word))
+			return false;
+		word = j / 4;
+		if (!*damaged)
+			*damaged = j;
+	}
+	return i + pages == npm || pm[i + pages] != PM_RUN_PART;
+}
+
+enum { RUN_PROBE = 8 };             /* slots a bracket is tried on */
+
+/* How the first RUN_PROBE slots of the run at va (its first avail bytes at p) agree with
+ * bracket idx: the number holding an object of a known class whose size selects that bracket
+ * (RosAlloc::SizeToIndexAndBracketSize: larger than the bracket below, not larger than this
+ * one), -1 when one holds an object that does not fit. */
+static int bracket_fit(struct ros_walk *rw, uint64_t va, const uint8_t *p, size_t avail, unsigned idx)
+{
+	const struct ros_bracket *b = &rw->g.b[idx];
+	uint32_t below = idx ? rw->g.b[idx - 1].size : 0;
+	int score = 0;
+	for (uint32_t k = 0; k < b->slots && k < RUN_PROBE; k++) {
+		size_t off = b->header + (size_t)k * b->size;
+		uint32_t klass;
+		uint64_t size;
+		if (b->size > avail || off > avail - b->size)
+			break;
+		klass = wk_u32(p + off);
+		if (!klass || (klass & 7) || !runtime_sizer_class(&rw->z, klass))
+			continue;   /* a free slot (zero, or a next_ link) */
+		err_init(&rw->why_not);
+		if (runtime_sizer_size(&rw->z, va + off, p + off, b->size, &size, &rw->why_not))
+			return -1;
+		if (size > b->size || size <= below) {
+			ERR_SET(&rw->why_not, ERR_CORRUPT, va + off, "slot %u holds %llu bytes", k, (unsigned long long)size);
+			return -1;
+		}
+		score++;
+	}
+	return score;
+}
+
+/* The header of the run at page i with its size bracket checked against its second sources,
+ * the page map's extent of the run and the slot contents: h itself when its bracket fits
+ * them, else a copy in fixed[] with the one bracket of that extent whose slots fit best (an
+ * anomaly names both), else h (walk_run reports it). */
+static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, const uint8_t *h,
+				  size_t avail, uint8_t *fixed)
+{
+	uint64_t va = rw->w.s->begin + (uint64_t)i * WK_PAGE;
+	uint32_t extent = 1;
+	int best_score = 0;
+	unsigned best = 0;
+	size_t damaged;
+	while (extent < MAX_RUN_PAGES && i + extent < npm && pm[i + extent] == PM_RUN_PART)
+		extent++;
+	char refuted[128] = "its bracket is out of the table or its pages are not the run's";
+	if (h[1] < rw->g.row->brackets && parts_hold(pm, npm, i, rw->g.b[h[1]].pages, false, &damaged)) {
+		if (bracket_fit(rw, va, h, avail, h[1]) >= 0)
+			return h;
+		snprintf(refuted, sizeof(refuted), "%.120s", rw->why_not.msg);
+	}
+	for (unsigned idx = 0; idx < rw->g.row->brackets; idx++) {
+		int score = rw->g.b[idx].pages == extent ? bracket_fit(rw, va, h, avail, idx) : -1;
+		if (score > best_score) {
+			best_score = score;
+			best = idx;
+		}
+	}
+	if (!best_score)
+		return h;
+	wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va + 1,
+		"run at 0x%llx (page %zu): size bracket index %u contradicts the page map's %u-page run or its "
+		"slots (%.100s: damage); read as bracket %u (%u-byte slots), whose size the objects of %d slots "
+		"select", (unsigned long long)va, i, h[1], extent, refuted, best, rw->g.b[best].size, best_score);
+	memcpy(fixed, h, 4);
+	fixed[1] = (uint8_t)best;
+	return fixed;
+}
+
+/* The run starting at page i (page map 2, or a run header found by run_by_header); returns
+ * the pages to skip. */
+static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, bool by_header, size_t *skip,
+		    struct err *e)
 {
 	const struct art_space *s = rw->w.s;
 	uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
@@ -350,6 +447,7 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 	size_t avail;
 	const uint8_t *h = wk_at(rw->w.img, va, &avail);
 	uint64_t d0 = rw->w.damaged;
+	uint8_t fixed[4];
 
 	*skip = 1;
 	if (!h || avail < BITMAP_HEADER) {
@@ -357,6 +455,8 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 			(unsigned long long)va, i);
 		return 0;
 	}
+	if (!by_header)
+		h = run_bracket(rw, pm, npm, i, h, avail, fixed);
 	if (h[1] >= rw->g.row->brackets) {
 		wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va + 1,
 			"run at 0x%llx (page %zu): size bracket index %u is not below %u", (unsigned long long)va, i,
@@ -368,14 +468,18 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 	r.page = (uint32_t)i;
 	r.idx = h[1];
 	r.b = &rw->g.b[r.idx];
-	for (uint32_t k = 1; k < r.b->pages; k++)
-		if (i + k >= npm || pm[i + k] != PM_RUN_PART) {
-			wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i + k,
-				"run at 0x%llx (page %zu, bracket %u) needs %u pages; page %zu is %s, not a run part",
-				(unsigned long long)va, i, r.idx, r.b->pages, i + k,
-				i + k >= npm ? "past the page map" : "page-map value");
-			return 0;
-		}
+	size_t damaged;
+	if (!parts_hold(pm, npm, i, r.b->pages, by_header, &damaged)) {
+		wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i,
+			"run at 0x%llx (page %zu, bracket %u) needs %u pages; the page map does not mark them "
+			"its parts", (unsigned long long)va, i, r.idx, r.b->pages);
+		return 0;
+	}
+	if (damaged && !by_header)
+		wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + damaged,
+			"run at 0x%llx (page %zu, bracket %u): page-map value %u of page %zu is no run part "
+			"(damage); read as one by the run header", (unsigned long long)va, i, r.idx, pm[damaged],
+			damaged);
 	if (h[0] != 0 && h[0] != RUN_MAGIC)
 		wk_anom(&rw->w, ANOM_RUN_HEADER, ERR_CORRUPT, va, "run at 0x%llx: magic byte %u is neither 0 nor %u",
 			(unsigned long long)va, h[0], RUN_MAGIC);
@@ -396,6 +500,38 @@ static int walk_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i
 		run_bitmaps(rw, &r);
 	rw->runs++;
 	return run_emit(rw, &r, d0, e);
+}
+
+/* Second source of a page-map byte that does not say "run" (released, empty, no PageMapKind,
+ * a run part after no run): the page itself.  A run freed by RosAlloc has a zeroed header and
+ * zeroed slots (Run::ZeroHeaderAndSlotHeaders, FreeSlot; rosalloc.cc @R11), so a page that
+ * starts with a sound run header (magic 0 or 42, a bracket index in the table, flags 0 or 1)
+ * whose bracket's pages the page map marks as run parts (or lie in the same damaged 4-byte
+ * word) and whose first slots hold objects of known classes whose sizes select its bracket
+ * (bracket_fit) is a run whose page-map byte is damaged. */
+static bool run_by_header(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i)
+{
+	const struct art_space *s = rw->w.s;
+	uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
+	size_t avail;
+	const uint8_t *h = wk_at(rw->w.img, va, &avail);
+	if (!h || avail < WK_PAGE || (h[0] != 0 && h[0] != RUN_MAGIC) || h[1] >= rw->g.row->brackets || h[2] > 1 ||
+	    h[3] > 1)
+		return false;
+	size_t damaged;
+	return parts_hold(pm, npm, i, rw->g.b[h[1]].pages, true, &damaged) && bracket_fit(rw, va, h, avail, h[1]) > 0;
+}
+
+/* A page whose page-map byte v does not say "run" but whose own header does (run_by_header):
+ * an anomaly, then the run is walked. */
+static int walk_hidden_run(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, size_t *skip,
+			   struct err *e)
+{
+	const struct art_space *s = rw->w.s;
+	wk_anom(&rw->w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i,
+		"page %zu (0x%llx): page-map value %u, but a run header and an object of a known class lie there "
+		"(damage); walked as a run", i, (unsigned long long)(s->begin + (uint64_t)i * WK_PAGE), pm[i]);
+	return walk_run(rw, pm, npm, i, true, skip, e);
 }
 
 static int walk_large(struct ros_walk *rw, const uint8_t *pm, size_t npm, size_t i, size_t *skip, struct err *e)
@@ -447,6 +583,7 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 	space_pages = (size_t)((s->limit - s->begin) / WK_PAGE);
 	if (npm > space_pages)
 		npm = space_pages;
+	runtime_sizer_init(&rw.z, ctx->rt);
 	if (!(rw.scratch = xmalloc((size_t)MAX_RUN_PAGES * WK_PAGE)))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory walking RosAlloc space at 0x%llx",
 			       (unsigned long long)s->begin);
@@ -455,8 +592,12 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 		uint8_t v = pm[i];
 		size_t skip = 1;
 		img_drop_behind(rw.w.img, &drop, s->begin + (uint64_t)i * WK_PAGE);   /* pages in order: bounded memory */
-		if (v == PM_RELEASED || v == PM_EMPTY) {
-			while (i + skip < npm && (pm[i + skip] == PM_RELEASED || pm[i + skip] == PM_EMPTY))
+		bool marked_run = v == PM_RUN || v == PM_LARGE;
+		if (!marked_run && run_by_header(&rw, pm, npm, i)) {
+			rc = walk_hidden_run(&rw, pm, npm, i, &skip, e);
+		} else if (v == PM_RELEASED || v == PM_EMPTY) {
+			while (i + skip < npm && (pm[i + skip] == PM_RELEASED || pm[i + skip] == PM_EMPTY) &&
+			       !run_by_header(&rw, pm, npm, i + skip))
 				skip++;
 			uint64_t va = s->begin + (uint64_t)i * WK_PAGE;
 			struct walk_unit u = { .kind = WALK_UNIT_FREE_PAGES, .begin = va, .end = va + (uint64_t)skip * WK_PAGE,
@@ -466,11 +607,11 @@ int walk_rosalloc(const struct walk_ctx *ctx, const struct art_space *s, struct 
 				rc = wk_unit(&rw.w, &u, e);
 			rw.free_pages += skip;
 		} else if (v == PM_RUN) {
-			rc = walk_run(&rw, pm, npm, i, &skip, e);
+			rc = walk_run(&rw, pm, npm, i, false, &skip, e);
 		} else if (v == PM_LARGE) {
 			rc = walk_large(&rw, pm, npm, i, &skip, e);
 		} else {
-			while (i + skip < npm && pm[i + skip] == v)
+			while (i + skip < npm && pm[i + skip] == v && !run_by_header(&rw, pm, npm, i + skip))
 				skip++;
 			wk_anom(&rw.w, ANOM_PAGE_MAP, ERR_CORRUPT, s->companion + i,
 				"page %zu (0x%llx): page-map value %u %s (%zu page%s)", i,

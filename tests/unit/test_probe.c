@@ -28,6 +28,18 @@ static void test_probes(void)
 	pm[10] = 0;
 	T_CHECK(!probe_page_map(pm, sizeof(pm), &used), "part at index 0 accepted");
 
+	T_SECTION("page map with one damaged word");
+	uint8_t dm[16] = { 2, 3, 3, 3, 2, 3, 3, 3, 2, 3, 3, 3, 4, 5, 0, 0 };
+	memset(dm + 4, 0xff, 4);   /* a run's header page and its parts: one word of 0xff */
+	T_CHECK(!probe_page_map(dm, sizeof(dm), &used), "strict probe accepted a damaged word");
+	T_CHECK(probe_page_map_one_word(dm, sizeof(dm), &used), "one damaged word refuted the page map");
+	T_EQ_U(used, 14);
+	memset(dm + 4, 0, 4);      /* a run zeroed in the map (valid bytes) whose next run's */
+	dm[8] = 3;                 /* start byte is damaged: the orphan parts 8..11 are one word */
+	T_CHECK(probe_page_map_one_word(dm, sizeof(dm), &used), "orphan parts in one word refuted the map");
+	dm[14] = 7;                /* and a second damaged word */
+	T_CHECK(!probe_page_map_one_word(dm, sizeof(dm), &used), "two damaged words accepted");
+
 	T_SECTION("dlmalloc");
 	uint8_t ms[128] = { 0 };
 	const uint64_t base = 0x40000000;
