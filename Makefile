@@ -19,11 +19,10 @@ LDLIBS_ALL = $(PKG_LIBS) -lm $(LDLIBS)
 # The tool itself links statically: a dynamic libcapstone alone applies ~80,000 relocations at
 # every start, 3.3 MB of resident pages before main (the sanitizer builds stay dynamic).
 PKG_LIBS_STATIC = $(eval PKG_LIBS_STATIC := $(pkg_check)$(shell pkg-config --static --libs $(PKGS)))$(PKG_LIBS_STATIC)
-# libyara.a defines a global dex_parse (its dex module) as art/format/dex.c does: the static
-# link takes a copy with that symbol made local (build/yara/libyara.a, found first through -L);
-# libmagic.a, which libyara needs, names neither its lzma nor its bzip2 library.
-YARA_STATIC = $(B)/yara/libyara.a
-LDSTATIC_ALL = -static -L$(B)/yara $(PKG_LIBS_STATIC) -llzma -lbz2 -lm $(LDLIBS)
+# libmagic.a, which the static libyara needs, names neither its lzma nor its bzip2 library.
+# (libyara also defines a global dex_parse, its dex module: art/format/dex.c's parser is
+# dex_load so that neither the static nor the dynamic link mixes them up.)
+LDSTATIC_ALL = -static $(PKG_LIBS_STATIC) -llzma -lbz2 -lm $(LDLIBS)
 # UBSan is fatal in every sanitizer build: undefined behaviour fails the test or fuzz run
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -63,11 +62,7 @@ $(B)/libartcarve.a: $(call lib_objs,$(B))
 $(BA)/libartcarve.a: $(call lib_objs,$(BA))
 	@rm -f $@; ar rcs $@ $^
 
-$(YARA_STATIC):
-	@mkdir -p $(dir $@)
-	objcopy --localize-symbol=dex_parse $$(pkg-config --variable=libdir yara)/libyara.a $@
-
-$(B)/artcarve: $(B)/obj/carver/cli/main.o $(B)/libartcarve.a | $(YARA_STATIC)
+$(B)/artcarve: $(B)/obj/carver/cli/main.o $(B)/libartcarve.a
 	@rm -f $@
 	@# sqlite's loadable-extension code and libcrypto's socket code (never used here) make the
 	@# linker warn about dlopen and the resolver

@@ -743,7 +743,7 @@ static int oat_code_dexfiles(const struct oat *o, struct oat_code_dexfile *out, 
 			continue;
 		if (!(d = xcalloc(1, sizeof(*d))))
 			return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for a dex file");
-		if (dex_parse(d, &df->dex, &why) < 0) {
+		if (dex_load(d, &df->dex, &why) < 0) {
 			xfree(d);
 			err_prefix(&why, "dex file %zu", i);
 			oat_index_skip(ix, &why);

@@ -219,7 +219,7 @@ static int setup_bases(struct dex *d, const struct cursor *c, struct err *e)
 	return 0;
 }
 
-int dex_parse(struct dex *d, const struct cursor *c, struct err *e)
+int dex_load(struct dex *d, const struct cursor *c, struct err *e)
 {
 	const uint8_t *h;
 	size_t hsize;

@@ -66,13 +66,13 @@ struct dex {
 	struct cursor data;        /* base of data-item offsets (string data, class data, code) */
 };
 
-/* "dex\n" or "cdex" magic and three digits + NUL (dex_parse matches the version) */
+/* "dex\n" or "cdex" magic and three digits + NUL (dex_load matches the version) */
 bool dex_probe(const uint8_t *p, size_t len);
 /* The version rows of standard and compact DEX (art/format/art_version.h). */
 extern const struct art_version_table dex_versions, cdex_versions;
 /* Parses the header at c->base.  c may extend past file_size (cdex shared data after
  * the dex, or the rest of a VDEX); d borrows c's bytes. */
-int  dex_parse(struct dex *d, const struct cursor *c, struct err *e);
+int  dex_load(struct dex *d, const struct cursor *c, struct err *e);
 /* Bytes the DEX needs from its start: file_size, or for cdex up to the end of its
  * shared data (data_off + data_size) when that is larger.  Use this to extract a cdex
  * from a VDEX as a self-contained file. */

@@ -356,7 +356,7 @@ static int locate_dex(struct rec_ctx *r, struct oat_dex_file *df, struct err *e)
 	}
 	if ((rc = cur_sub(base, df->dex_file_offset, end - df->dex_file_offset, &df->dex, e)) != 0)
 		return rc;
-	if ((rc = dex_parse(&d, &df->dex, e)) != 0)
+	if ((rc = dex_load(&d, &df->dex, e)) != 0)
 		return err_prefix(e, "OatDexFile at 0x%llx", (unsigned long long)(r->o->oatdata.va + df->record_off));
 	df->class_count = d.class_defs_size;
 	return 0;

@@ -46,7 +46,7 @@ struct oat_dex_file {
 	uint32_t location_checksum;
 	uint32_t dex_file_offset;    /* as stored: into oatdata (< 124) or into the VDEX */
 	struct cursor dex;           /* DEX bytes (inside the OAT, or in the VDEX given to oat_open),
-					running to the end of the dex area (dex_parse gives the
+					running to the end of the dex area (dex_load gives the
 					exact extent); len 0 if absent */
 	bool dex_external;           /* 9+: dex_file_offset 0, DEX kept in the APK/JAR */
 	uint32_t class_offsets_off;  /* offset of the uint32 class offsets table from oatdata start, 0 if none */

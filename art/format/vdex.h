@@ -54,7 +54,7 @@ bool vdex_probe(const uint8_t *p, size_t len);        /* "vdex" magic */
 int  vdex_parse(struct vdex *v, const struct cursor *c, struct err *e);
 static inline bool vdex_has_dex(const struct vdex *v) { return v->dex.size != 0; }
 /* Cursor that starts at DEX i and runs to the end of the dex section including the cdex
- * shared data, so dex_parse() works for compact dex; dex_parse gives the exact extent.
+ * shared data, so dex_load() works for compact dex; dex_load gives the exact extent.
  * -ERR_CORRUPT when the VDEX holds no DEX or the chain of dex headers is broken. */
 int  vdex_dex(const struct vdex *v, uint32_t i, struct cursor *out, struct err *e);
 int  vdex_dex_checksum(const struct vdex *v, uint32_t i, uint32_t *out, struct err *e);

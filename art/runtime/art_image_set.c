@@ -260,7 +260,7 @@ static int add_oat(struct art_image_set *s, const char *path, struct err *e)
 		s->dexes = dg;
 		d = &s->dexes[s->dex_count];
 		memset(d, 0, sizeof(*d));
-		if (dex_parse(&d->dex, &df->dex, &why)) {   /* a damaged DEX names nothing */
+		if (dex_load(&d->dex, &df->dex, &why)) {   /* a damaged DEX names nothing */
 			anomaly_add_err(&s->anomalies, ANOM_DEX, path, &why);
 			continue;
 		}

@@ -147,7 +147,7 @@ static int scan_region_dexes(struct art_runtime *rt, const struct img_region *r,
 			continue;
 		cur_init(&c, hit, r->data_len - at, r->start + at);
 		err_init(&why);
-		if (dex_parse(&d, &c, &why) != 0) {   /* a DEX cut by the capture, or overwritten */
+		if (dex_load(&d, &c, &why) != 0) {   /* a DEX cut by the capture, or overwritten */
 			dex_rejected(rt, r, &why);
 			continue;
 		}

@@ -108,7 +108,7 @@ static int af_dex_body(struct af_ctx *cx, const struct cursor *c, struct err *e)
 	char ver[8];
 	int rc;
 
-	if ((rc = dex_parse(&d, c, e)) != 0)
+	if ((rc = dex_load(&d, c, e)) != 0)
 		return rc;
 	snprintf(ver, sizeof(ver), "%03u", d.version);
 	rep_s(r, "format", d.compact ? "cdex" : "dex");

@@ -165,6 +165,18 @@ static int write_db(struct carve *c, const struct carve_opts *o, struct outf *ou
 	return rc;
 }
 
+/* The name, size and SHA-256 of kind k's feature file (closed, not yet committed) for
+ * manifest.json */
+static int hash_feature_file(struct carve *c, unsigned k, struct err *e)
+{
+	uint8_t d[SHA256_DIGEST];
+	int rc = sha256_file(c->find_out[k].tmp, d, &c->find_bytes[k], e);
+	if (rc == 0)
+		sha256_hex(d, c->find_sha256[k]);
+	snprintf(c->find_file[k], sizeof(c->find_file[k]), "indicators/%s.txt", find_kind_name(k));
+	return rc;
+}
+
 /* DIR/indicators/: a feature file per kind into c->find_out (committed with report.txt,
  * commit_indicators), then report.txt itself */
 static int write_indicators(struct carve *c, const struct carve_opts *o, struct outf *out, struct err *e)
@@ -176,8 +188,9 @@ static int write_indicators(struct carve *c, const struct carve_opts *o, struct 
 		if (!feature_path(o, k, path, sizeof(path)))
 			return ERR_SET(e, ERR_USAGE, ERR_NO_VA, "output directory name too long: %s", o->out_dir);
 		if ((rc = outf_open(&c->find_out[k], path, e)) == 0 &&
-		    (rc = find_features_write(&c->m, &c->find, k, &fo, &c->find_out[k], e)) == 0)
-			rc = outf_close_stream(&c->find_out[k], e);
+		    (rc = find_features_write(&c->m, &c->find, k, &fo, &c->find_out[k], e)) == 0 &&
+		    (rc = outf_close_stream(&c->find_out[k], e)) == 0)
+			rc = hash_feature_file(c, k, e);
 	}
 	return rc ? rc : find_features_report(&c->find, out, e);
 }
@@ -431,7 +444,7 @@ static int write_parallel(struct carve *c, const struct carve_opts *o, unsigned 
 /* manifest.json into its temporary file: every wanted output with its size and SHA-256 */
 static int write_manifest(struct carve *c, const struct carve_opts *o, struct err *e)
 {
-	struct carve_dir_file files[CARVE_OUT_COUNT];
+	struct carve_dir_file files[CARVE_OUT_COUNT + FIND_KIND_COUNT];
 	unsigned n = 0;
 	char *path = out_path(o->out_dir, CARVE_MANIFEST, e);
 	int rc;
@@ -443,6 +456,10 @@ static int write_manifest(struct carve *c, const struct carve_opts *o, struct er
 			files[n] = (struct carve_dir_file){ .file = carve_outputs[i].file, .bytes = c->bytes[i] };
 			memcpy(files[n++].sha256, c->sha256[i], SHA256_HEX);
 		}
+	for (unsigned k = 0; wanted(o, CARVE_OUT_INDICATORS) && k < FIND_KIND_COUNT; k++) {
+		files[n] = (struct carve_dir_file){ .file = c->find_file[k], .bytes = c->find_bytes[k] };
+		memcpy(files[n++].sha256, c->find_sha256[k], SHA256_HEX);
+	}
 	if ((rc = outf_open(&c->manifest, path, e)) == 0 &&
 	    (rc = carve_dir_manifest(&c->manifest, &c->img, o->image, o->version, c->image_sha256, files, n, e)) == 0)
 		rc = outf_close_stream(&c->manifest, e);

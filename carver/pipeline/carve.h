@@ -80,6 +80,9 @@ struct carve {
 	struct symz *symz;          /* and the symboliser naming its frames */
 	struct find_result find;    /* the indicators (find_done: scanned before the writers) */
 	struct outf find_out[FIND_KIND_COUNT];   /* their feature files, committed with report.txt */
+	char find_file[FIND_KIND_COUNT][48];      /* their names in DIR (indicators/KIND.txt), */
+	uint64_t find_bytes[FIND_KIND_COUNT];    /* sizes and SHA-256 for manifest.json */
+	char find_sha256[FIND_KIND_COUNT][SHA256_HEX];
 	bool find_done;
 	struct yaraw *yara;         /* --yara: the compiled rules */
 	struct find_yara_result ymatch;   /* and their matches (yara_done) */

@@ -203,7 +203,7 @@ int bmd_dict_add_dex(struct bmd_dict *d, const uint8_t *data, size_t len, const 
 	cur_init(&c, data, len, 0);
 	if (!dex_probe(data, len))
 		return ERR_SET(e, ERR_CORRUPT, 0, "%s: not a DEX file (bad magic)", label ? label : "dex");
-	if ((rc = dex_parse(&dx, &c, e)))
+	if ((rc = dex_load(&dx, &c, e)))
 		return rc;
 	wbuf_init(&tmp);
 	for (uint32_t i = 0; i < dx.class_defs_size && rc == 0; i++) {

@@ -1,4 +1,4 @@
-/* fuzz_dex.c - dex_parse and every accessor over arbitrary bytes (standard and compact). */
+/* fuzz_dex.c - dex_load and every accessor over arbitrary bytes (standard and compact). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct err e;
 
 	cur_init(&c, data, size, 0);
-	if (dex_parse(&d, &c, &e) == 0)
+	if (dex_load(&d, &c, &e) == 0)
 		(void)fuzz_dex_walk(&d);
 	return 0;
 }

@@ -23,7 +23,7 @@ static void fuzz_records(const struct oat *o)
 		uint32_t off;
 		for (uint32_t c = 0; c < o->dex_files[i].class_count && c < 64; c++)
 			(void)oat_class_offset(o, i, c, &off, &e);
-		if (o->dex_files[i].dex.len && dex_parse(&d, &o->dex_files[i].dex, &e) == 0)
+		if (o->dex_files[i].dex.len && dex_load(&d, &o->dex_files[i].dex, &e) == 0)
 			(void)fuzz_dex_walk(&d);
 	}
 }

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t ck, q;
 		(void)vdex_dex_checksum(&v, i, &ck, &e);
 		(void)vdex_quickening_table_offset(&v, i, &q, &e);
-		if (vdex_dex(&v, i, &dc, &e) == 0 && dex_parse(&d, &dc, &e) == 0)
+		if (vdex_dex(&v, i, &dc, &e) == 0 && dex_load(&d, &dc, &e) == 0)
 			(void)fuzz_dex_walk(&d);
 	}
 	return 0;

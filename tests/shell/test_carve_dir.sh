@@ -34,10 +34,10 @@ provenance() {
 	else t_fail "$1: the image's SHA-256 $h is missing from:$bad"; fi
 }
 
-# manifest NAME DIR: manifest.json lists every other file of DIR, with sha256sum's digest
+# manifest NAME DIR: manifest.json lists every other file of DIR and its subfolders (indicators/), with sha256sum's digest
 manifest() {
-	listed=$(jq -r '.outputs[] | "\(.sha256)  \(.file)"' "$2/manifest.json" | sort -k2)
-	files=$(cd "$2" && ls -A | grep -vx manifest.json | sort | tr '\n' ' ')
+	listed=$(jq -r '.outputs[] | "\(.sha256)  \(.file)"' "$2/manifest.json" | LC_ALL=C sort -k2)
+	files=$(cd "$2" && find . -type f | sed "s|^\./||" | grep -vx manifest.json | LC_ALL=C sort | tr '\n' ' ')
 	names=$(echo "$listed" | awk '{print $2}' | tr '\n' ' ')
 	if [ "$files" = "$names" ] && (cd "$2" && echo "$listed" | sha256sum -c --quiet --strict -) >"$TMP/sumerr" 2>&1 &&
 		[ "$(jq '[.outputs[].bytes] | add' "$2/manifest.json")" = "$(cd "$2" && cat $files | wc -c)" ]; then

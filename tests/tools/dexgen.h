@@ -485,7 +485,7 @@ DG_FN int dg_build(struct wbuf *out, const struct dg_spec *sp)
 		struct cursor c;
 		uint32_t ck = 0;
 		cur_init(&c, out->data, out->len, 0);
-		if (dex_parse(&d, &c, NULL) != 0)
+		if (dex_load(&d, &c, NULL) != 0)
 			return -1;
 		dex_verify_checksum(&d, &ck, NULL);
 		dg_put32(out, 8, ck);

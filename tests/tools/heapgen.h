@@ -181,7 +181,7 @@ HG_FN int hg_build(struct hg *h)
 	if (!l || dg_build(&h->dex, &sp) || wbuf_status(&h->dex, NULL))
 		return -1;
 	cur_init(&c, h->dex.data, h->dex.len, HG_DEX);
-	if (dex_parse(&d, &c, NULL))
+	if (dex_load(&d, &c, NULL))
 		return -1;
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 		hg_class(h, &classes[i], &d, dex_cache, l);

@@ -271,7 +271,7 @@ static int parse_dex(void *ctx, struct err *e)
 	int rc;
 
 	cur_init(&c, in->p, in->len, 0);
-	rc = dex_parse(&d, &c, e);
+	rc = dex_load(&d, &c, e);
 	return rc ? rc : dex_walk(&d, e);
 }
 
@@ -287,7 +287,7 @@ static int parse_vdex(void *ctx, struct err *e)
 	rc = vdex_parse(&v, &c, e);
 	for (uint32_t i = 0; !rc && i < v.dex_count; i++) {
 		rc = vdex_dex(&v, i, &dc, e);
-		if (!rc) rc = dex_parse(&d, &dc, e);
+		if (!rc) rc = dex_load(&d, &dc, e);
 		if (!rc) rc = dex_walk(&d, e);
 	}
 	return rc;
@@ -308,7 +308,7 @@ static int parse_oat(void *ctx, struct err *e)
 		uint32_t off;
 		for (uint32_t c = 0; !rc && c < o.dex_files[i].class_count; c++)
 			rc = oat_class_offset(&o, i, c, &off, e);
-		if (!rc) rc = dex_parse(&d, &o.dex_files[i].dex, e);
+		if (!rc) rc = dex_load(&d, &o.dex_files[i].dex, e);
 		if (!rc) rc = dex_walk(&d, e);
 	}
 	oat_close(&o);

@@ -54,7 +54,7 @@ static void build_dex(void)
 	}
 	cur_init(&c, dex_bytes, sizeof(dex_bytes), 0);
 	err_init(&e);
-	T_CHECK(dex_parse(&synth_dex, &c, &e) == 0, "synthetic dex: %s", e.msg);
+	T_CHECK(dex_load(&synth_dex, &c, &e) == 0, "synthetic dex: %s", e.msg);
 }
 
 static int lookup_synth(void *ctx, uint32_t dex_cache, const struct dex **out, struct err *e)

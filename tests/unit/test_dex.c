@@ -20,7 +20,7 @@ static int parse(struct dex *d, const struct wbuf *b, size_t len, struct err *e)
 	struct cursor c;
 	cur_init(&c, b->data, len, 0);
 	err_init(e);
-	return dex_parse(d, &c, e);
+	return dex_load(d, &c, e);
 }
 
 static bool str_is(const struct dex *d, uint32_t idx, const char *want)
@@ -179,7 +179,7 @@ static void test_truncations(bool compact)
 		memcpy(copy, b.data, len);
 		cur_init(&c, copy, len, 0);
 		err_init(&e);
-		if (dex_parse(&d, &c, &e) == 0)
+		if (dex_load(&d, &c, &e) == 0)
 			bad++;   /* every generated dex needs all of its bytes */
 		else if (e.msg[0] == 0)
 			bad++;
@@ -211,7 +211,7 @@ static void test_corrupt_fields(bool compact)
 				struct cursor c;
 				cur_init(&c, copy, b.len, 0);
 				err_init(&e);
-				if (dex_parse(&d, &c, &e) != 0 || walk_all(&d, &e) < 0) {
+				if (dex_load(&d, &c, &e) != 0 || walk_all(&d, &e) < 0) {
 					rejected++;
 					T_CHECK(e.msg[0] != 0, "error message for field 0x%zx", off);
 				}

@@ -76,7 +76,7 @@ static void test_version(unsigned version, unsigned isa, unsigned bits, const ch
 			!memcmp(df->location, "/system/framework/test0.jar", df->location_len), "location");
 		T_EQ_U(df->location_checksum, ld_u32le(f.dex.data + 8));
 		T_EQ_U(df->class_count, 2);
-		T_EQ_I(dex_parse(&d, &df->dex, &e), 0);
+		T_EQ_I(dex_load(&d, &df->dex, &e), 0);
 		T_EQ_U(d.file_size, f.dex.len);
 		T_EQ_I(oat_class_offset(&o, 0, 1, &off, &e), 0);
 		T_EQ_I(oat_class_offset(&o, 0, 2, &off, &e), -ERR_CORRUPT);

@@ -50,7 +50,7 @@ static void test_version(unsigned version, bool compact, bool with_dex)
 			struct dex d;
 			uint32_t computed;
 			T_EQ_I(vdex_dex(&v, i, &c, &e), 0);
-			T_EQ_I(dex_parse(&d, &c, &e), 0);
+			T_EQ_I(dex_load(&d, &c, &e), 0);
 			T_EQ_U(d.compact, compact);
 			T_EQ_U(d.class_defs_size, i == 0 ? 2 : 1);
 			T_EQ_I(dex_verify_checksum(&d, &computed, &e), 0);
