@@ -30,6 +30,9 @@ db_dump() {
 	rm -f "$TMP/dump.db"
 }
 
+# the two outputs that record when the run happened (case.db's runs row, report.html's time
+# of analysis) are compared without it, and manifest.json without their digests
+NOW_SHA='del(.outputs[] | select(.file == "case.db" or .file == "report.html") | .sha256)'
 # same_outputs NAME DIR1 DIR2: the same files (those of subfolders as SUB/FILE), each identical
 same_outputs() {
 	l1=$(cd "$2" && find . -type f | sed 's#^\./##' | LC_ALL=C sort | tr '\n' ' ')
@@ -39,9 +42,13 @@ same_outputs() {
 	fi
 	for f in $l1; do
 		if [ "$f" = manifest.json ]; then
-			jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$2/$f" >"$TMP/m1.json"
-			jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$3/$f" >"$TMP/m2.json"
-			t_same "$1: manifest.json without case.db's SHA-256, twice" "$TMP/m2.json" "$TMP/m1.json"
+			jq "$NOW_SHA" "$2/$f" >"$TMP/m1.json"
+			jq "$NOW_SHA" "$3/$f" >"$TMP/m2.json"
+			t_same "$1: manifest.json without case.db's and report.html's SHA-256, twice" "$TMP/m2.json" "$TMP/m1.json"
+		elif [ "$f" = report.html ]; then
+			grep -v 'data-prov="time"' "$2/$f" >"$TMP/r1.html"
+			grep -v 'data-prov="time"' "$3/$f" >"$TMP/r2.html"
+			t_same "$1: report.html ($(wc -c <"$2/$f") bytes) without its time of analysis, twice" "$TMP/r2.html" "$TMP/r1.html"
 		elif [ "$f" = case.db ]; then
 			db_dump "$2/$f" >"$TMP/dump1.sql"
 			db_dump "$3/$f" >"$TMP/dump2.sql"

@@ -47,6 +47,7 @@ EOF
 for s in android11-64bit android6.0-32bit; do
 	dir=samples/$s
 	maps=$dir/maps
+	rm -rf "$TMP/base"   # carve writes into an empty folder
 	"$ART" carve --json "$dir/core" --maps "$maps" -o "$TMP/base" >"$TMP/base.json" || { t_fail "$s: carve failed"; continue; }
 	base=$(sed -n 's/^  "objects": \([0-9]*\),/\1/p' "$TMP/base.json")
 	pos=$(positions "$dir/core" "$dir/truth.jsonl" 3)

@@ -26,9 +26,9 @@ for d in "$@"; do
 	rm -f "$tmp/out/case.db"
 	# a decompressed core is read from the random $tmp: the outputs that name the image's
 	# path (case.db's inputs, strings.tsv's header, report.html) get one fixed name for it
-	# manifest.json: without case.db's digest (its runs row differs every run)
+	# manifest.json: without case.db's and report.html's digests (the time of the run)
 	[ -f "$tmp/out/manifest.json" ] &&
-		jq 'del(.outputs[] | select(.file == "case.db") | .sha256)' "$tmp/out/manifest.json" >"$tmp/m" &&
+		jq 'del(.outputs[] | select(.file == "case.db" or .file == "report.html") | .sha256)' "$tmp/out/manifest.json" >"$tmp/m" &&
 		mv "$tmp/m" "$tmp/out/manifest.json"
 	for f in case.dump strings.tsv report.html manifest.json $(cd "$tmp/out" && ls indicators/*.txt 2>/dev/null); do
 		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp/core#CORE#g" "$tmp/out/$f"
