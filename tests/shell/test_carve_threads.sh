@@ -1,8 +1,9 @@
 #!/bin/sh
 # test_carve_threads.sh - `carve --threads N` writes the same bytes as `--threads 1` (issue 24):
-# every output (heap.hprof, heap.bmd, objects.jsonl, strings.tsv, report.html byte for byte
-# but its time of analysis, case.db's `.dump` but its runs row) of the four samples and of
-# two real whole-process captures (realart14 cmc-collections-full, sparse; realart-full cc-nodes-nogc-full), with
+# every output (heap.hprof, heap.bmd, objects.jsonl, strings.tsv byte for byte, report.html
+# but its command line and time of analysis, case.db's `.dump` but its runs row) of the four
+# samples and of two real whole-process captures (realart14 cmc-collections-full, sparse;
+# realart-full cc-nodes-nogc-full), with
 # --threads 1 and 2, and 8 on one sample (more threads than jobs); with --skip hprof (heap.bmd
 # then writes its own HPROF on its thread) on one sample; --threads 0 is a usage error.
 . "$(dirname "$0")/lib.sh"
@@ -13,10 +14,10 @@ compare() {
 	n=0
 	for f in heap.hprof heap.bmd objects.jsonl strings.tsv report.html; do
 		[ -f "$2/$f" ] || [ -f "$3/$f" ] || continue
-		if [ "$f" = report.html ]; then   # but for its time of analysis (one line)
-			grep -v 'data-prov="time"' "$2/$f" >"$TMP/r1"
-			grep -v 'data-prov="time"' "$3/$f" >"$TMP/r2"
-			t_same "$1 $f (the time of analysis aside)" "$TMP/r2" "$TMP/r1"
+		if [ "$f" = report.html ]; then   # but for its command line and time of analysis
+			grep -v 'data-prov="time"\|data-prov="argv"' "$2/$f" >"$TMP/r1"
+			grep -v 'data-prov="time"\|data-prov="argv"' "$3/$f" >"$TMP/r2"
+			t_same "$1 $f (its command line and time of analysis aside)" "$TMP/r2" "$TMP/r1"
 		else
 			t_same "$1 $f" "$3/$f" "$2/$f"
 		fi
