@@ -20,7 +20,8 @@ t_need zstd && t_built "$SWEEP" || { t_done; exit; }
 t_scratch
 
 roots() {   # NAME CORE MAPS VALUES: the sweep's table, then one verdict
-	"$SWEEP" "$2" "$3" --roots "$4" --out "$W" >"$W/$1.txt" 2>&1
+	rm -rf "$W/out"   # carve writes into a folder of its own outputs only
+	"$SWEEP" "$2" "$3" --roots "$4" --out "$W/out" >"$W/$1.txt" 2>&1
 	rc=$?
 	cut -c1-300 "$W/$1.txt"
 	[ $rc -eq 0 ] && t_ok "$1: every word of the java.lang.Class roots damaged, every run carved at >= 0.99" ||

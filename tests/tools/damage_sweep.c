@@ -179,7 +179,7 @@ static const struct dmg_obj *base_at(const struct dmg_objects *b, uint64_t va)
  * java.lang.String (from the undamaged carve); 0 or -1. */
 static int root_objects(const struct sweep *s, const char *core, struct root_obj *r, size_t *n)
 {
-	struct carve_opts o = { .image = core, .maps = s->maps, .out_dir = s->out, .skip = ~0u };
+	struct carve_opts o = { .image = core, .maps = s->maps, .out_dir = s->out, .skip = ~0u, .force = true };
 	struct carve c;
 	struct err e;
 	struct mirror_class jlc;
