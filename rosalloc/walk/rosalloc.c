@@ -413,13 +413,17 @@ static const uint8_t *run_bracket(struct ros_walk *rw, const uint8_t *pm, size_t
 	while (extent < MAX_RUN_PAGES && i + extent < npm && pm[i + extent] == PM_RUN_PART)
 		extent++;
 	char refuted[128] = "its bracket is out of the table or its pages are not the run's";
+	int own = -1;
 	if (h[1] < rw->g.row->brackets && parts_hold(pm, npm, i, rw->g.b[h[1]].pages, false, &damaged)) {
-		if (bracket_fit(rw, va, h, avail, h[1]) >= 0)
+		if ((own = bracket_fit(rw, va, h, avail, h[1])) > 0)
 			return h;
-		snprintf(refuted, sizeof(refuted), "%.120s", rw->why_not.msg);
+		snprintf(refuted, sizeof(refuted), "%.120s", own ? rw->why_not.msg : "no object of its first slots selects it");
 	}
+	/* An object's size selects exactly one bracket, so another bracket of the run's extent
+	 * whose slots hold objects is the run's when its own bracket shows none of them (damage:
+	 * a bracket index that reads 0) */
 	for (unsigned idx = 0; idx < rw->g.row->brackets; idx++) {
-		int score = rw->g.b[idx].pages == extent ? bracket_fit(rw, va, h, avail, idx) : -1;
+		int score = rw->g.b[idx].pages == extent && idx != h[1] ? bracket_fit(rw, va, h, avail, idx) : -1;
 		if (score > best_score) {
 			best_score = score;
 			best = idx;
