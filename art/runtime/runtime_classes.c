@@ -53,6 +53,20 @@ static bool class_but_for_its_word(const struct art_runtime *rt, uint32_t ref, s
 	return mirror_class_plausible(&rt->m, &c, c.klass) && !mirror_class_retired(&rt->m, &c);
 }
 
+/* True when c is a sound Class once its super and component classes are read as Classes
+ * whatever their class words (a damaged class word of java.lang.Object's Class leaves every
+ * direct subclass sound: recover_damaged_classes reads it); *why is left clear. */
+static bool sound_but_its_classes(const struct art_runtime *rt, const struct mirror_class *c, struct err *why)
+{
+	struct mirror_class k = *c;
+	if (k.super_class && class_but_for_its_word(rt, k.super_class, why))
+		k.super_class = 0;
+	if (k.component_type && class_but_for_its_word(rt, k.component_type, why))
+		k.component_type = 0;
+	err_init(why);
+	return mirror_class_plausible(&rt->m, &k, rt->java_lang_class);
+}
+
 /* True when the field what of c that fails its check is a super or component class whose
  * own class word is the damaged one: c is sound, the class it names is damaged. */
 static bool names_damaged_class(const struct art_runtime *rt, const struct mirror_class *c, const char *what,
@@ -86,7 +100,10 @@ static int collect_classes(struct art_runtime *rt, uint64_t va, const uint8_t *p
 		 * walkers find: the model records it there ("class word is java.lang.Class but the
 		 * runtime model has no Class"), so only the count is kept here. */
 		err_init(&why);
-		if (mirror_class_read(&rt->m, va + off, &c, &why) == 0 && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
+		bool read = mirror_class_read(&rt->m, va + off, &c, &why) == 0;
+		if (read && !mirror_class_plausible(&rt->m, &c, jlc) && sound_but_its_classes(rt, &c, &why))
+			;   /* the damage is its super or component class's, recorded there */
+		else if (read && mirror_class_damaged(&rt->m, &c, jlc, &damaged)) {
 			/* sound when the class it names is the damaged one: recover_damaged_classes
 			 * reads that one */
 			if (!names_damaged_class(rt, &c, damaged, &why)) {
