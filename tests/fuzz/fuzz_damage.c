@@ -144,6 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool written = rc == 0 && dmg_outputs_written(&c, &o, why, sizeof(why));
 	double recall = written ? dmg_recall(&st.base, &c.m, va, n, why, sizeof(why)) : 0;
 	carve_release(&c);
+	size_t damaged = n;
+	uint64_t first_va = n ? va[0] : 0;
 	while (n-- > 0) {   /* in reverse: a word damaged twice gets its first value back */
 		uint32_t was;
 		if (dmg_core_patch(&st.core, va[n], old[n], &was))
@@ -155,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (recall < 0.99 && getenv("FUZZ_DAMAGE_VERBOSE"))
-		fprintf(stderr, "fuzz_damage: below 99%%: recall %.4f %s\n", recall, why);
+		fprintf(stderr, "fuzz_damage: below 99%%: %zu word(s) from 0x%llx; recall %.4f %s\n", damaged,
+			(unsigned long long)first_va, recall, why);
 	return 0;
 }
