@@ -84,6 +84,13 @@ static bool wanted(const struct carve_opts *o, unsigned i);
 static char *out_path(const char *dir, const char *file, struct err *e);
 static bool feature_path(const struct carve_opts *o, unsigned k, char *path, size_t n);
 
+/* Kind k's feature file in DIR (indicators/KIND.txt) into name (false: too long). */
+static bool feature_file(unsigned k, char *name, size_t n)
+{
+	int len = snprintf(name, n, "indicators/%s.txt", find_kind_name(k));
+	return len > 0 && (size_t)len < n;
+}
+
 /* The walk's allocation units: the model keeps the walk gaps (heap.hprof's WalkGap marks),
  * the report's heap map draws the units when report.html is written (c->draw_units). */
 static int carve_unit(void *arg, const struct walk_unit *u, struct err *e)
@@ -173,7 +180,7 @@ static int hash_feature_file(struct carve *c, unsigned k, struct err *e)
 	int rc = sha256_file(c->find_out[k].tmp, d, &c->find_bytes[k], e);
 	if (rc == 0)
 		sha256_hex(d, c->find_sha256[k]);
-	snprintf(c->find_file[k], sizeof(c->find_file[k]), "indicators/%s.txt", find_kind_name(k));
+	feature_file(k, c->find_file[k], sizeof(c->find_file[k]));
 	return rc;
 }
 
@@ -478,7 +485,7 @@ static int remove_stale(const struct carve_opts *o, struct err *e)
 			rc = carve_dir_remove(o->out_dir, carve_outputs[i].file, e);
 	/* the feature files beside indicators/report.txt */
 	for (unsigned k = 0; rc == 0 && o->force && !wanted(o, CARVE_OUT_INDICATORS) && k < FIND_KIND_COUNT; k++)
-		if (snprintf(name, sizeof(name), "indicators/%s.txt", find_kind_name(k)) < (int)sizeof(name))
+		if (feature_file(k, name, sizeof(name)))
 			rc = carve_dir_remove(o->out_dir, name, e);
 	return rc;
 }
@@ -504,7 +511,8 @@ static int make_out_dirs(const struct carve_opts *o, struct err *e)
 /* DIR/indicators/KIND.txt for kind k into path (false: too long). */
 static bool feature_path(const struct carve_opts *o, unsigned k, char *path, size_t n)
 {
-	int len = snprintf(path, n, "%s/indicators/%s.txt", o->out_dir, find_kind_name(k));
+	char name[48];
+	int len = feature_file(k, name, sizeof(name)) ? snprintf(path, n, "%s/%s", o->out_dir, name) : -1;
 	return len > 0 && (size_t)len < n;
 }
 
