@@ -6,6 +6,7 @@
 
 #include "carver/base/escape.h"
 #include "carver/base/xalloc.h"
+#include "rosalloc/model/model_stats.h"
 
 enum { OBJ_REST_ROWS = 200 };   /* classes without a table listed with their counts */
 
@@ -47,22 +48,6 @@ static const char *obj_class_name(const struct model *m, size_t cls)
 
 /* ---- choosing the tables ---- */
 
-struct obj_rank {
-	uint64_t count;
-	size_t cls;
-	bool app;
-};
-
-static int obj_rank_cmp(const void *a, const void *b)
-{
-	const struct obj_rank *x = a, *y = b;
-	if (x->app != y->app)
-		return x->app ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return (x->cls > y->cls) - (x->cls < y->cls);
-}
-
 static uint32_t obj_cap(const struct obj_sec *s, bool app)
 {
 	if (!app)
@@ -74,29 +59,34 @@ static uint32_t obj_cap(const struct obj_sec *s, bool app)
  * REPORT_ROWS_MAX rows; Strings are left to their own section. */
 static int obj_choose(struct obj_sec *s, struct err *e)
 {
-	size_t classes = model_runtime(s->m)->class_count, n = 0, others = 0;
-	struct obj_rank *r = xcalloc(classes ? classes : 1, sizeof(*r));
+	size_t classes = model_runtime(s->m)->class_count, others = 0;
+	size_t *order = xcalloc(classes ? classes : 1, sizeof(*order));
 	uint64_t budget = REPORT_ROWS_MAX;
+	int rc;
 
-	if (!r || !(s->t = xcalloc(classes ? classes : 1, sizeof(*s->t)))) {
-		xfree(r);
+	if (!order || !(s->t = xcalloc(classes ? classes : 1, sizeof(*s->t)))) {
+		xfree(order);
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the report's tables");
 	}
-	for (size_t c = 0; c < classes; c++)
-		if (s->per_class[c] && c != model_jls(s->m))
-			r[n++] = (struct obj_rank){ s->per_class[c], c, s->in->is_app(s->m, c) };
-	if (n)
-		qsort(r, n, sizeof(*r), obj_rank_cmp);
-	for (size_t k = 0; k < n && budget; k++) {
-		uint32_t cap = obj_cap(s, r[k].app);
-		if (!r[k].app && others++ >= REPORT_CLASSES_OTHER)
+	if ((rc = model_stats_app_order(s->m, s->per_class, classes, order, e))) {
+		xfree(order);
+		return rc;
+	}
+	for (size_t k = 0; k < classes && budget; k++) {
+		size_t cls = order[k];
+		uint64_t count = s->per_class[cls];
+		bool app = s->in->is_app(s->m, cls);
+		if (!count || cls == model_jls(s->m))
+			continue;
+		uint32_t cap = obj_cap(s, app);
+		if (!app && others++ >= REPORT_CLASSES_OTHER)
 			break;
 		cap = cap < budget ? cap : (uint32_t)budget;
-		budget -= cap < r[k].count ? cap : r[k].count;
-		s->table_of[r[k].cls] = s->nt;
-		s->t[s->nt++] = (struct obj_table){ .cls = r[k].cls, .total = r[k].count, .cap = cap, .app = r[k].app };
+		budget -= cap < count ? cap : count;
+		s->table_of[cls] = s->nt;
+		s->t[s->nt++] = (struct obj_table){ .cls = cls, .total = count, .cap = cap, .app = app };
 	}
-	xfree(r);
+	xfree(order);
 	return 0;
 }
 

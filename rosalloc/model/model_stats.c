@@ -124,6 +124,16 @@ int model_stats_app_first(struct model_stats *s, const struct model *m, struct e
 	return objects && keys ? 0 : ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the model's figures");
 }
 
+int model_stats_app_order(const struct model *m, const uint64_t *count, size_t n, size_t *out, struct err *e)
+{
+	struct ms_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
+	if (!keys)
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory ordering the classes");
+	ms_order(out, count, keys, n, model_runtime(m));
+	xfree(keys);
+	return 0;
+}
+
 void model_stats_release(struct model_stats *s)
 {
 	xfree(s->per_class_dropped);

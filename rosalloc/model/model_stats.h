@@ -36,6 +36,10 @@ void model_stats_release(struct model_stats *s);
  * (runtime_class_origin, art/runtime/runtime.h) with a count lead, by count, then the rest
  * as before.  Returns 0 or -ERR_NOMEM (the orders unchanged). */
 int model_stats_app_first(struct model_stats *s, const struct model *m, struct err *e);
+/* The n classes ordered as the app-first lists are: the app's classes with a count first, by
+ * count (largest first), then the rest by count, ties by class index, into out[n].  Returns 0
+ * or -ERR_NOMEM. */
+int model_stats_app_order(const struct model *m, const uint64_t *count, size_t n, size_t *out, struct err *e);
 
 /* True when o is allocated and unreachable. */
 bool model_stats_is_dropped(const struct model_obj *o);
