@@ -36,7 +36,6 @@ struct oj {
 	struct oj_plan *plan;           /* per class */
 	const char **space_name;        /* per space: quoted, escaped name */
 	const struct reach *reach;      /* NULL: no root or unknown reason is written */
-	uint8_t *root_source;           /* per object: 1 + its first root source, 0 if none */
 	struct arena a;
 };
 
@@ -285,32 +284,19 @@ static void put_name(struct wbuf *b, const char *key, const char *value)
 	wbuf_u8(b, '"');
 }
 
-/* "root": the root source of a root object; "unknown_reason": why no root reaches it and yet
- * it may be held (reach.h enum reach_doubt). */
+/* "root": the root source of a root object (reach_holder_of: its first source); "unknown_reason":
+ * why no root reaches it and yet it may be held (reach.h enum reach_doubt). */
 static void put_why_held(struct oj *j, const struct model_obj *o)
 {
 	size_t i = (size_t)(o - model_obj(j->m, 0));
+	struct reach_holder h;
 	if (!j->reach)
 		return;
-	if (j->root_source && j->root_source[i])
-		put_name(&j->line, "root", reach_source_name(j->root_source[i] - 1u));
+	/* only a reachable object can be a root: the others skip the roots' searches */
+	if (o->reach == MODEL_REACHABLE && reach_holder_of(j->reach, j->m, i, &h) && h.kind == REACH_HOLDER_ROOT)
+		put_name(&j->line, "root", reach_source_name(h.source));
 	if (o->reach == MODEL_REACH_UNKNOWN && j->reach->doubt && j->reach->doubt[i] != REACH_DOUBT_NONE)
 		put_name(&j->line, "unknown_reason", reach_doubt_name(j->reach->doubt[i]));
-}
-
-/* Each root object's first source (the roots are sorted by source, so the first kept wins). */
-static int index_roots(struct oj *j, struct err *e)
-{
-	if (!j->reach || !j->reach->count)
-		return 0;
-	if (!(j->root_source = xcalloc(model_count(j->m) ? model_count(j->m) : 1, 1)))
-		return oj_nomem(e);
-	for (size_t r = 0; r < j->reach->count; r++) {
-		size_t i = model_find(j->m, j->reach->roots[r].obj);
-		if (i != MODEL_NONE && !j->root_source[i])
-			j->root_source[i] = (uint8_t)(j->reach->roots[r].source + 1);
-	}
-	return 0;
 }
 
 static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
@@ -395,7 +381,6 @@ static void oj_release(struct oj *j)
 	wbuf_release(&j->text);
 	wbuf_release(&j->scratch);
 	arena_release(&j->a);
-	xfree(j->root_source);
 	dec_close(j->dec);
 }
 
@@ -422,8 +407,6 @@ int objects_jsonl_write(const struct model *m, const struct reach *reach, struct
 	int rc = oj_init(&j, m, e);
 
 	j.reach = reach;
-	if (rc == 0)
-		rc = index_roots(&j, e);
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < model_count(m) && rc == 0; i++) {

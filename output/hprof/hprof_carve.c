@@ -719,10 +719,8 @@ static int gap_records(struct carve_writer *h, struct err *e)
 static int mark_classes(struct carve_writer *h, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(h->m);
-	uint32_t super = 0;
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.Object[]"))
-			super = (uint32_t)rt->classes[i].addr;
+	size_t oa = runtime_class_named(rt, "java.lang.Object[]");
+	uint32_t super = oa == RT_NONE ? 0 : (uint32_t)rt->classes[oa].addr;
 	for (int k = 0; k < HPROF_MARK_COUNT; k++) {
 		struct hprof_class_dump cd = { .class_id = mark_class_id(k), .super_id = super };
 		int rc = hprof_put_class_dump(&h->w, &cd, NULL, NULL, NULL, e);

@@ -277,15 +277,9 @@ static void page_class_rows(struct page *p, const char *key, const size_t *order
 
 /* ---- the findings ---- */
 
-/* report_is_app_fn: the app's own classes (art/runtime/runtime.h: a class's origin). */
-static bool page_is_app(const struct model *m, size_t cls)
-{
-	return runtime_class_origin(model_runtime(m), cls) == RT_ORIGIN_APP;
-}
-
 static int page_objects(struct page *p, enum report_section sec, struct err *e)
 {
-	struct report_objects_in oi = { p->dec, &p->view, &p->st, page_is_app, sec };
+	struct report_objects_in oi = { p->dec, &p->view, &p->st, sec };
 	return report_objects_write(&p->h, &oi, e);
 }
 
@@ -368,7 +362,7 @@ static void page_search_classes(struct page *p)
 		n++;
 		escape_json_quoted(&p->search, (const uint8_t *)name, strlen(name));
 		wbuf_printf(&p->search, ",%llu,%llu,%d,%zu]", (unsigned long long)model_class(p->m, c)->objects,
-			    (unsigned long long)p->st.per_class_dropped[c], page_is_app(p->m, c), c);
+			    (unsigned long long)p->st.per_class_dropped[c], runtime_class_origin(p->rt, c) == RT_ORIGIN_APP, c);
 	}
 	wbuf_put(&p->search, "],\n\"strings\":[\n", 15);
 }
@@ -496,7 +490,7 @@ static int page_findings(struct page *p, struct err *e)
 		rc = page_objects(p, REPORT_LIVE, e);
 	if (rc == 0) {
 		page_search_classes(p);
-		rc = report_strings_write(&p->h, &p->view, p->in->refs, page_is_app, &p->search, e);
+		rc = report_strings_write(&p->h, &p->view, p->in->refs, &p->search, e);
 	}
 	if (rc == 0) {
 		page_search_next(p, "],\n\"indicators\":[\n");

@@ -75,7 +75,7 @@ static int obj_choose(struct obj_sec *s, struct err *e)
 	for (size_t k = 0; k < classes && budget; k++) {
 		size_t cls = order[k];
 		uint64_t count = s->per_class[cls];
-		bool app = s->in->is_app(s->m, cls);
+		bool app = runtime_class_origin(model_runtime(s->m), cls) == RT_ORIGIN_APP;
 		if (!count || cls == model_jls(s->m))
 			continue;
 		uint32_t cap = obj_cap(s, app);

@@ -38,7 +38,6 @@ struct report_objects_in {
 	struct dec *dec;
 	struct report_view *view;          /* every row's object gets a view */
 	const struct model_stats *st;
-	report_is_app_fn is_app;
 	enum report_section section;
 };
 

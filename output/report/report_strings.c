@@ -28,7 +28,6 @@ struct str_group {
 struct str_fold {
 	const struct model *m;
 	const struct referrers *refs;
-	report_is_app_fn is_app;
 	uint8_t *throwable;         /* per class: 1 a Throwable, 2 not, 0 not yet known */
 	struct str_group *g;
 	size_t count, cap;
@@ -63,7 +62,7 @@ static uint8_t str_rank(struct str_fold *f, size_t i)
 	bool app = false, error = n > 0;
 	for (uint32_t k = 0; k < n && k < STR_HOLDERS; k++) {
 		size_t cls = model_obj(f->m, from[k])->cls;
-		app |= f->is_app(f->m, cls);
+		app |= runtime_class_origin(model_runtime(f->m), cls) == RT_ORIGIN_APP;
 		error &= str_is_throwable(f, cls);
 	}
 	if (error || o->reach == MODEL_REACH_UNKNOWN)
@@ -207,10 +206,10 @@ static void str_head(struct report_html *h, const struct str_fold *f)
 }
 
 int report_strings_write(struct report_html *h, struct report_view *v, const struct referrers *refs,
-			 report_is_app_fn is_app, struct wbuf *search, struct err *e)
+			 struct wbuf *search, struct err *e)
 {
 	const struct model *m = v->m;
-	struct str_fold f = { .m = m, .refs = refs, .is_app = is_app };
+	struct str_fold f = { .m = m, .refs = refs };
 	size_t classes = model_runtime(m)->class_count;
 	int rc = 0;
 

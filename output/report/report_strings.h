@@ -25,13 +25,10 @@
 
 enum { REPORT_STRING_ROWS = 1000 };
 
-/* Whether class cls is one of the app's own (the page's "app first"). */
-typedef bool (*report_is_app_fn)(const struct model *m, size_t cls);
-
 /* The Strings section; the first copy of every row gets a view in v.  The texts shown also
  * go, as JSON, into search ("[text, count, "0x..."]," per row) for the page's search box.
  * Returns 0 or -ERR_NOMEM. */
 int report_strings_write(struct report_html *h, struct report_view *v, const struct referrers *refs,
-			 report_is_app_fn is_app, struct wbuf *search, struct err *e);
+			 struct wbuf *search, struct err *e);
 
 #endif

@@ -143,12 +143,9 @@ static int thread_roots(const struct model *m, struct reach *r, struct peers *pe
 {
 	const struct art_runtime *rt = model_runtime(m);
 	struct reach_source_info *s = &r->source[REACH_THREADS];
-	size_t thread = RT_NONE;
+	size_t thread = runtime_class_named(rt, "java.lang.Thread");
 	uint32_t serial = 0;
 
-	for (size_t i = 0; i < rt->class_count; i++)
-		if (rt->classes[i].name && !strcmp(rt->classes[i].name, "java.lang.Thread"))
-			thread = i;
 	s->detail = "no java.lang.Thread class";
 	if (thread == RT_NONE)
 		return 0;
@@ -576,11 +573,9 @@ static void set_reach(struct model *m, struct reach *r, size_t i, bool seen, con
 static int walk_graph(struct model *m, struct reach *r, struct err *e)
 {
 	struct graph_walk w = { m, r, xcalloc(model_count(m) ? model_count(m) : 1, sizeof(uint32_t)), 0,
-				xcalloc(model_count(m) / 64 + 1, sizeof(uint64_t)), RT_NONE, false };
+				xcalloc(model_count(m) / 64 + 1, sizeof(uint64_t)),
+				runtime_class_named(model_runtime(m), "java.lang.DexCache"), false };
 
-	for (size_t i = 0; i < model_runtime(m)->class_count; i++)
-		if (model_runtime(m)->classes[i].name && !strcmp(model_runtime(m)->classes[i].name, "java.lang.DexCache"))
-			w.dex_cache = i;
 	r->source[REACH_DEX_CACHES].detail = model_runtime(m)->layout->dex_cache.native_arrays
 						     ? "no DexCache native array captured (LinearAlloc / native heap)"
 						     : "5.x/6.0: DexCache arrays are heap objects, followed as fields";
