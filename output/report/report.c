@@ -99,7 +99,7 @@ static void page_head(struct page *p)
 			       "everything (not only the app's classes)</label>\n<nav><a href=\"#dropped\">dropped</a>"
 			       "<a href=\"#live\">live</a><a href=\"#strings\">strings</a><a href=\"#indicators\">indicators</a>"
 			       "<a href=\"#map\">heap map</a><a href=\"#spaces\">spaces</a><a href=\"#summary\">summary</a>"
-			       "<a href=\"#classes\">classes</a><a href=\"#free\">free</a><a href=\"#anomalies\">anomalies</a>"
+			       "<a href=\"#classes\">classes</a><a href=\"#free\">free</a><a href=\"#native\">native</a><a href=\"#anomalies\">anomalies</a>"
 			       "<a href=\"#roots\">roots</a><a href=\"#image\">image and run</a></nav>\n"
 			       "<div id=\"hits\"></div></div>\n<div id=\"view\"></div>\n");
 }
@@ -511,7 +511,7 @@ static int page_heap(struct page *p, struct err *e)
 	}
 	if (rc == 0)
 		rc = page_free(p, e);
-	if (rc == 0 && p->in->native)
+	if (rc == 0)
 		rc = report_native_section(&p->h, p->in->native, p->in->symz, e);
 	if (rc == 0) {
 		page_anomalies(p);

@@ -49,7 +49,7 @@ struct report_input {
 	const struct anomaly_sink *sink;          /* the carving's anomalies (the runtime's own are read too) */
 	const struct report_units *units;         /* allocation units of the walk; NULL: map by pages */
 	const struct walk_ev_report *evidence;    /* WALK_EV_COUNT entries; NULL: not shown */
-	const struct mdebug_result *native;       /* carve --native's scan; NULL: no native section */
+	const struct mdebug_result *native;       /* carve --native's scan; NULL: "not examined" */
 	struct symz *symz;                        /* names the scan's frames (with native) */
 	const struct referrers *refs;             /* referrers and paths of the views; NULL: none */
 	const struct report_run *run;             /* NULL: no run section */

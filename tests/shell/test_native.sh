@@ -7,7 +7,8 @@
 # allocation, damaged byte, frame and the inferred option set, and prints per mix:
 #   allocations found/truth, damage found/injected, frames named/truth;
 # and tests/tools/native_totals.py the totals (live and freed bytes, per size class and per
-# backtrace) of the report and of case.db against sums of the truth.
+# backtrace) of the report, of case.db and of report.html's native section against sums of
+# the truth.
 # Then: --maps (regions by name), --options given, --symbols DIR with a core that holds no
 # library bytes, no symbols at all (frames placed, unnamed), the text report, usage errors,
 # and truncation and corruption sweeps of a core under ASan (exit 0 or 1, never a crash).
@@ -134,8 +135,22 @@ t_check "carve summary: native.allocations = $n = the truth's $(grep -c '^alloc'
 ndmg=$(grep -o 'rear-guard: allocation\[' "$TMP/out/report.html" | wc -l)
 t_check "report.html: Native heap section with $ndmg rear-guard lines (truth $(grep -c 'rear-guard' "$d/truth.tsv"))" \
 	sh -c "grep -q 'id=\"native\"' '$TMP/out/report.html' && test $ndmg -eq $(grep -c 'rear-guard' "$d/truth.tsv")"
+if python3 "$TOTALS" "$d/truth.tsv" "$TMP/out/report.html" "$TMP/out/case.db" >"$TMP/rtotals"; then
+	t_ok "report.html native totals (overall, size classes, backtraces by first allocation) as the truth's sums $(head -n 1 "$TMP/rtotals")"
+else t_fail "report.html native totals: $(cat "$TMP/rtotals")"; fi
+nbt=$(sqlite3 "$TMP/out/case.db" "SELECT count(*) FROM native_totals WHERE kind = 'backtrace'")
+nrow=$(sed -n '/<table id="native-backtraces">/,/<\/table>/p' "$TMP/out/report.html" | grep -c '^<tr><td class="a">')
+t_check "report.html: $nrow backtrace rows = case.db's $nbt backtrace totals" sh -c "[ '$nrow' -gt 0 ] && [ '$nrow' = '$nbt' ]"
 "$ART" carve --json "$TMP/both" -o "$TMP/out2" >/dev/null 2>&1
-t_check "without --native: no native tables" sh -c "! sqlite3 '$TMP/out2/case.db' 'select 1 from native_scan' 2>/dev/null && ! grep -q 'id=\"native\"' '$TMP/out2/report.html'"
+t_check "without --native: no native tables; report.html's native section says it was not examined" \
+	sh -c "! sqlite3 '$TMP/out2/case.db' 'select 1 from native_scan' 2>/dev/null &&
+		grep -A1 'id=\"native\"' '$TMP/out2/report.html' | grep -q 'Not examined: the carve ran without --native' &&
+		! grep -q 'id=\"native-totals\"' '$TMP/out2/report.html'"
+"$ART" carve --json --native "$TMP/art" -o "$TMP/out4" >/dev/null 2>&1
+t_check "--native on an image without malloc_debug evidence: report.html says none was found, no totals" \
+	sh -c "grep -q 'No malloc_debug allocation found in the regions scanned' '$TMP/out4/report.html' &&
+		! grep -q 'id=\"native-totals\"' '$TMP/out4/report.html' &&
+		[ \"\$(sqlite3 '$TMP/out4/case.db' 'SELECT allocations FROM native_scan')\" = 0 ]"
 "$ART" carve --symbols x "$TMP/both" -o "$TMP/out3" >/dev/null 2>&1
 t_check "--symbols without --native: usage error" test $? -eq 2
 

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""native_totals.py TRUTH.tsv REPORT.json|CASE.db
+"""native_totals.py TRUTH.tsv REPORT.json|CASE.db|REPORT.html [CASE.db]
 
-Checks the totals of `artcarve native --json` (its "totals" object) or of case.db's
-native_totals table against sums made here from the truth img_mdgen wrote: live and freed
+Checks the totals of `artcarve native --json` (its "totals" object), of case.db's
+native_totals table or of report.html's native section (its tables native-totals,
+native-size-classes and native-backtraces; a backtrace is told by its first allocation,
+whose frames come from the case.db given beside it) against sums made here from the truth
+img_mdgen wrote: live and freed
 allocations with their requested and usable bytes, overall, per size class (usable size) and
 per backtrace (the exact frame PCs).  Prints the overall figures and the group counts; exits 1
 on any difference."""
+import html.parser
 import json
 import sqlite3
 import sys
@@ -46,8 +50,56 @@ def truth_totals(path):
     return every, by_size, by_bt
 
 
+class Tables(html.parser.HTMLParser):
+    """The rows (lists of cell texts, header cells included) of every table with an id."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cur, self.row, self.cell = {}, None, None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.cur = dict(attrs).get("id")
+            if self.cur:
+                self.tables[self.cur] = []
+        elif tag == "tr" and self.cur:
+            self.row = []
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.tables[self.cur].append(self.row)
+            self.row = None
+        elif tag == "table":
+            self.cur = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def html_totals(path, db_path):
+    p = Tables()
+    p.feed(open(path, encoding="utf-8").read())
+    figures = lambda cells: dict(zip(KEYS, (int(c) for c in cells)))
+    rows = lambda tid: [r for r in p.tables.get(tid, [])[1:]]
+    every = figures(rows("native-totals")[0][1:]) if rows("native-totals") else None
+    by_size = {int(r[0]): figures(r[1:]) for r in rows("native-size-classes")}
+    by_first = {int(r[0], 16): (int(r[1]), figures(r[3:])) for r in rows("native-backtraces")}
+    pcs = {}
+    for ptr, pc in sqlite3.connect(db_path).execute("SELECT pointer, pc FROM native_frames ORDER BY pointer, idx"):
+        pcs.setdefault(ptr, []).append(pc)
+    return every, by_size, by_first, pcs
+
+
 def report_totals(path):
     """(overall, {usable: totals}, {first pointer: (frames, totals)}) and {pointer: pcs}"""
+    if path.endswith(".html"):
+        return html_totals(path, sys.argv[3])
     if path.endswith(".db"):
         db = sqlite3.connect(path)
         cols = "kind, usable_size, first_pointer, frames, " + ", ".join(KEYS)
