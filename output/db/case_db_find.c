@@ -25,14 +25,15 @@ static const char yara_finish[] =
 	"CREATE INDEX yara_by_rule ON yara_matches(rule);"
 	"COMMIT;";
 
-/* The columns every row shares: address, hex, class (from column i on). */
+/* The columns every row shares: address, hex, class (from column i on; NULL for a residue
+ * place, which is no object). */
 static void bind_object(struct sqlw_stmt *st, int i, const struct model *m, size_t obj, uint64_t addr)
 {
 	char hex[24];
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
 	sqlw_bind_int(st, i, (int64_t)addr);
 	sqlw_bind_str(st, i + 1, hex);
-	sqlw_bind_str(st, i + 2, model_runtime(m)->classes[model_obj(m, obj)->cls].name);
+	sqlw_bind_str(st, i + 2, obj == MODEL_NONE ? NULL : model_runtime(m)->classes[model_obj(m, obj)->cls].name);
 }
 
 static void bind_text_or_null(struct sqlw_stmt *st, int i, const char *p, size_t n)

@@ -25,11 +25,18 @@ static void header(struct wbuf *b, unsigned kind, const struct find_features_opt
 static void line(struct wbuf *b, struct wbuf *ctx, const struct model *m, const struct find_result *f,
 		 const struct find_hit *h)
 {
-	const char *cls = model_runtime(m)->classes[model_obj(m, h->obj)->cls].name;
+	const struct art_runtime *rt = model_runtime(m);
 	wbuf_reset(ctx);
 	wbuf_printf(b, "%llu\t", (unsigned long long)(h->addr + h->offset));
 	escape_feature(b, (const uint8_t *)find_text(f, h->value), h->value_len);
-	wbuf_printf(ctx, "%s@0x%llx+%u; ", cls ? cls : "?", (unsigned long long)h->addr, h->offset);
+	if (h->obj == MODEL_NONE) {   /* a residue place: its space instead of a class */
+		const char *sp = h->space < rt->spaces.count ? rt->spaces.v[h->space].name : NULL;
+		wbuf_printf(ctx, "free place in %s@0x%llx+%u; ", sp && *sp ? sp : "?", (unsigned long long)h->addr,
+			    h->offset);
+	} else {
+		const char *cls = rt->classes[model_obj(m, h->obj)->cls].name;
+		wbuf_printf(ctx, "%s@0x%llx+%u; ", cls ? cls : "?", (unsigned long long)h->addr, h->offset);
+	}
 	if (h->field_len) {
 		wbuf_printf(ctx, "field ");
 		wbuf_put(ctx, find_text(f, h->field), h->field_len);

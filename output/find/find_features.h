@@ -11,7 +11,9 @@
  *            so a file offset exists only per container; the address is what every other
  *            output of the carve names (case.db, objects.jsonl, strings.tsv)
  *   FEATURE  the value, escaped as bulk_extractor escapes features (escape.h)
- *   CONTEXT  "CLASS@0xADDR+OFFSET; field HOLDER.FIELD (or: no holder); STATE; SOURCE"
+ *   CONTEXT  "CLASS@0xADDR+OFFSET; field HOLDER.FIELD (or: no holder); STATE; SOURCE"; for a
+ *            residue place (no object): "free place in SPACE@0xADDR+OFFSET; no holder;
+ *            residue; place"
  * The same model gives the same bytes. */
 #ifndef ARTCARVE_FIND_FEATURES_H
 #define ARTCARVE_FIND_FEATURES_H

@@ -21,8 +21,9 @@ struct fs {
 	struct find_result *f;
 	struct wbuf narrow;     /* the text being matched */
 	uint8_t *secret;        /* per class: 0 not worked out, 1 no secret fields, 2 some */
-	/* the object being scanned */
+	/* the object being scanned (MODEL_NONE: the residue place `place`) */
 	size_t obj;
+	const struct model_residue *place;
 	uint32_t base;          /* offset in the object of narrow's first character */
 	unsigned width;         /* bytes per character */
 	uint8_t source;
@@ -72,21 +73,24 @@ static void holder_field(struct fs *s)
 	s->field_len = t->len - s->field;
 }
 
-/* A hit of the current object whose value the caller has just appended to f->text from
- * value on. */
+/* A hit of the current object or place whose value the caller has just appended to f->text
+ * from value on. */
 static int add_hit(struct fs *s, enum find_kind kind, uint32_t offset, size_t value, struct err *e)
 {
 	struct find_result *f = s->f;
-	const struct model_obj *o = model_obj(s->m, s->obj);
+	const struct model_obj *o = s->obj == MODEL_NONE ? NULL : model_obj(s->m, s->obj);
 	size_t value_len = f->text.len - value;
 
-	holder_field(s);
+	if (o)
+		holder_field(s);
 	if (wbuf_status(&f->text, e) || XALLOC_GROW(f->v, f->cap, f->count + 1, 256))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory keeping the indicators");
-	f->v[f->count++] = (struct find_hit){ .addr = model_va(s->m, o), .obj = s->obj, .offset = offset,
-					      .kind = (uint8_t)kind, .state = (uint8_t)find_state_of(o),
+	f->v[f->count++] = (struct find_hit){ .addr = o ? model_va(s->m, o) : s->place->addr, .obj = s->obj,
+					      .space = o ? 0 : s->place->space, .offset = offset,
+					      .kind = (uint8_t)kind,
+					      .state = (uint8_t)(o ? find_state_of(o) : FIND_RESIDUE),
 					      .source = s->source, .value = value, .value_len = value_len,
-					      .field = s->field, .field_len = s->field_len };
+					      .field = o ? s->field : 0, .field_len = o ? s->field_len : 0 };
 	f->per_kind[kind]++;
 	return 0;
 }
@@ -167,6 +171,24 @@ static int scan_residue(struct fs *s, const struct model_obj *o, struct err *e)
 	s->source = FIND_SRC_RESIDUE;
 	s->f->objects++;
 	return scan_bytes(s, p, n < FIND_SCAN_MAX ? n : FIND_SCAN_MAX, from, e);
+}
+
+/* A residue place's bytes past the allocator's links, as far as they are captured in one
+ * piece. */
+static int scan_place(struct fs *s, const struct model_residue *r, struct err *e)
+{
+	size_t rest;
+	uint64_t n = r->room > r->from ? r->room - r->from : 0;
+	const uint8_t *p = n ? img_span(model_image(s->m), r->addr + r->from, 0, &rest) : NULL;
+	if (!p)
+		return 0;
+	n = n < rest ? n : rest;
+	n = n < FIND_SCAN_MAX ? n : FIND_SCAN_MAX;
+	s->obj = MODEL_NONE;
+	s->place = r;
+	s->source = FIND_SRC_PLACE;
+	s->f->objects++;
+	return scan_bytes(s, p, (size_t)n, r->from, e);
 }
 
 /* ---- secret fields ---- */
@@ -263,9 +285,10 @@ static bool primitive_value(uint8_t type, const uint8_t *p, struct wbuf *t)
 	return true;
 }
 
-/* One secret field fd (declared by class `declaring`) of the holder object hi: its name,
- * then its value, into f->text. */
-static int secret_field(struct fs *s, size_t hi, const struct rt_field *fd, size_t declaring, struct err *e)
+/* One secret field fd (declared by class `declaring`; a static one of the Class object hi
+ * when is_static) of the holder object hi: its name, then its value, into f->text. */
+static int secret_field(struct fs *s, size_t hi, const struct rt_field *fd, size_t declaring, bool is_static,
+			struct err *e)
 {
 	const struct model_obj *h = model_obj(s->m, hi);
 	struct wbuf *t = &s->f->text;
@@ -276,7 +299,7 @@ static int secret_field(struct fs *s, size_t hi, const struct rt_field *fd, size
 	if (!n || fd->offset > h->size || n > h->size - fd->offset ||
 	    !img_peek(model_image(s->m), model_va(s->m, h) + fd->offset, b, n))
 		return 0;
-	wbuf_printf(t, "%s.%s", class_name(s->m, declaring), fd->name ? fd->name : "?");
+	wbuf_printf(t, "%s%s.%s", is_static ? "static " : "", class_name(s->m, declaring), fd->name ? fd->name : "?");
 	value = t->len;
 	int got = type == 'L' || type == '[' ? reference_value(s, ld_u32le(b), &target, t, e) : primitive_value(type, b, t);
 	if (got <= 0) {
@@ -302,11 +325,30 @@ static int scan_secrets(struct fs *s, size_t hi, struct err *e)
 			continue;
 		for (uint32_t i = 0; rc == 0 && i < k->field_count; i++)
 			if (k->fields[i].offset != RT_OFFSET_UNKNOWN && find_secret_name(k->fields[i].name))
-				rc = secret_field(s, hi, &k->fields[i], c, e);
+				rc = secret_field(s, hi, &k->fields[i], c, false, e);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* The static fields named like secrets of the class whose Class object is hi (its own
+ * statics: they are not inherited), when the class is not the platform's. */
+static int scan_static_secrets(struct fs *s, size_t hi, struct err *e)
+{
+	const struct art_runtime *rt = model_runtime(s->m);
+	const struct rt_class *k = runtime_class_at(rt, model_va(s->m, model_obj(s->m, hi)));
+	if (!k || (k->name && platform_class(k->name)))
+		return 0;
+	size_t c = (size_t)(k - rt->classes);
+	const struct model_class *mc = model_class(s->m, c);
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && mc->statics_ok && i < mc->statics.count; i++) {
+		const struct rt_field *fd = &mc->statics.v[i];
+		if (fd->offset != RT_OFFSET_UNKNOWN && find_secret_name(fd->name))
+			rc = secret_field(s, hi, fd, c, true, e);
+	}
+	return rc;
 }
 
 /* ---- the pass ---- */
@@ -334,6 +376,8 @@ static int scan_object(struct fs *s, size_t i, struct err *e)
 	s->field_len = 0;
 	if (o->kind == MODEL_STRING || o->kind == MODEL_PRIM_ARRAY)
 		return scan_text_object(s, o, e);
+	if (o->kind == MODEL_CLASS)
+		return scan_static_secrets(s, i, e);
 	if (o->kind != MODEL_INSTANCE)
 		return 0;
 	if (o->alloc == MODEL_FREE && (rc = scan_residue(s, o, e)))
@@ -359,6 +403,11 @@ int find_run(const struct model *m, const struct referrers *r, struct find_resul
 		img_drop_behind(model_image(m), &drop, model_va(m, model_obj(m, i)));   /* address order */
 		rc = scan_object(&s, i, e);
 	}
+	drop = (struct img_drop){ 0 };   /* the residue places: a second pass in address order */
+	for (size_t i = 0; rc == 0 && i < model_residue_count(m); i++) {
+		img_drop_behind(model_image(m), &drop, model_residue_at(m, i)->addr);
+		rc = scan_place(&s, model_residue_at(m, i), e);
+	}
 	if (rc == 0 && f->count)
 		qsort(f->v, f->count, sizeof(*f->v), by_place);
 	wbuf_release(&s.narrow);
@@ -375,13 +424,13 @@ void find_release(struct find_result *f)
 
 const char *find_state_name(unsigned st)
 {
-	static const char *const names[FIND_STATE_COUNT] = { "live", "dropped", "unknown", "free" };
+	static const char *const names[FIND_STATE_COUNT] = { "live", "dropped", "unknown", "free", "residue" };
 	return st < FIND_STATE_COUNT ? names[st] : "?";
 }
 
 const char *find_source_name(unsigned src)
 {
 	static const char *const names[FIND_SRC_COUNT] = { "string", "chars", "bytes", "residue", "field",
-								 "array", "instance" };
+								 "array", "instance", "place" };
 	return src < FIND_SRC_COUNT ? names[src] : "?";
 }

@@ -12,8 +12,12 @@
  *   bytes     a byte[] twice: as 8-bit text (ASCII, UTF-8, Latin-1) and as UTF-16LE units at
  *             even offsets;
  *   residue   the bytes of every free object that is not a String or an array (a freed
- *             instance keeps its old field values), past its class word, both ways as a byte[].
- * At most FIND_SCAN_MAX bytes of one object are scanned.
+ *             instance keeps its old field values), past its class word, both ways as a byte[];
+ *   place     the bytes of every residue place (rosalloc/model/model.h struct model_residue:
+ *             a free slot or chunk whose class word is gone but whose other bytes survive),
+ *             past the allocator's links, both ways as a byte[]: no object, so the hit is the
+ *             place's (its address and space), state "residue", no class and no holder.
+ * At most FIND_SCAN_MAX bytes of one object or place are scanned.
  *   secret    every instance field whose name marks a secret (find_secret_name), declared by a
  *             class outside the platform's own packages (java., javax., sun., jdk., libcore.,
  *             dalvik., kotlin., kotlinx., android.util., android.icu., com.android.org.:
@@ -21,12 +25,14 @@
  *             String's text (up to 256 characters), a char[] as text, a byte[] as lower-case
  *             hex (up to 64 bytes), a primitive as its value (decimal; boolean true/false);
  *             attributed to the String or array (its field is the holder's) or, for a
- *             primitive, to the holder at the field's offset.
+ *             primitive, to the holder at the field's offset.  The same for every static
+ *             field so named of such a class (art/runtime/statics.h: its value in the Class
+ *             object), the field written "static CLASS.FIELD".
  * Each hit: kind, value, the object (index, real address), its class, state, the offset of the
  * match in the object, and the holder's field: "CLASS.FIELD" of the first object that
  * references it (rosalloc/model/referrers.h; "CLASS[INDEX]" for an array element), empty when
  * no object does.  States: live (allocated, reachable), dropped (allocated, unreachable),
- * unknown (allocated, reachability unknown), free. */
+ * unknown (allocated, reachability unknown), free, residue (a residue place). */
 #ifndef ARTCARVE_FIND_SCAN_H
 #define ARTCARVE_FIND_SCAN_H
 
@@ -41,16 +47,18 @@
 
 enum { FIND_SCAN_MAX = 4 << 20 };
 
-enum find_state { FIND_LIVE, FIND_DROPPED, FIND_UNKNOWN, FIND_FREE, FIND_STATE_COUNT };
+enum find_state { FIND_LIVE, FIND_DROPPED, FIND_UNKNOWN, FIND_FREE, FIND_RESIDUE, FIND_STATE_COUNT };
 enum find_source {
 	FIND_SRC_STRING, FIND_SRC_CHARS, FIND_SRC_BYTES, FIND_SRC_RESIDUE, FIND_SRC_FIELD,
 	FIND_SRC_ARRAY, FIND_SRC_INSTANCE,   /* YARA (find_yara.h): any primitive array, an instance's bytes */
+	FIND_SRC_PLACE,                      /* a residue place (state FIND_RESIDUE): no object */
 	FIND_SRC_COUNT
 };
 
 struct find_hit {
-	uint64_t addr;          /* the object's real address (model_va) */
-	size_t obj;             /* its index in the model */
+	uint64_t addr;          /* the object's real address (model_va), or the residue place's */
+	size_t obj;             /* its index in the model; MODEL_NONE for a residue place */
+	uint16_t space;         /* a residue place's space (index in the runtime's spaces) */
 	uint32_t offset;        /* of the match (or the field) in the object */
 	uint8_t kind, state, source;
 	size_t value, value_len;   /* the value in find_result.text */
@@ -80,9 +88,9 @@ static inline const char *find_text(const struct find_result *f, size_t off)
 void find_holder_field(const struct model *m, const struct referrers *r, size_t i, struct wbuf *t);
 /* The state of an object: enum find_state. */
 unsigned find_state_of(const struct model_obj *o);
-/* "live", "dropped", "unknown", "free" */
+/* "live", "dropped", "unknown", "free", "residue" */
 const char *find_state_name(unsigned s);
-/* "string", "chars", "bytes", "residue", "field", "array", "instance" */
+/* "string", "chars", "bytes", "residue", "field", "array", "instance", "place" */
 const char *find_source_name(unsigned s);
 
 #endif

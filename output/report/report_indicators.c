@@ -13,13 +13,13 @@ struct ind_row {
 	size_t hit;                 /* the first hit of its kind and value */
 	uint32_t count;
 	uint8_t rank;               /* 0 secret, 1 other */
-	uint8_t state_rank;         /* dropped, live, unknown, free */
+	uint8_t state_rank;         /* dropped, live, unknown, free, residue */
 };
 
 static uint8_t ind_state_rank(unsigned state)
 {
 	static const uint8_t rank[FIND_STATE_COUNT] = { [FIND_DROPPED] = 0, [FIND_LIVE] = 1, [FIND_UNKNOWN] = 2,
-							[FIND_FREE] = 3 };
+							[FIND_FREE] = 3, [FIND_RESIDUE] = 4 };
 	return state < FIND_STATE_COUNT ? rank[state] : 4;
 }
 
@@ -73,7 +73,6 @@ static int ind_row_write(struct report_html *h, struct report_view *v, const str
 			 const struct ind_row *r, struct wbuf *search, struct err *e)
 {
 	const struct find_hit *x = &f->v[r->hit];
-	const struct model_obj *o = model_obj(v->m, x->obj);
 	const struct art_runtime *rt = model_runtime(v->m);
 	size_t len = x->value_len < REPORT_INDICATOR_CHARS ? x->value_len : REPORT_INDICATOR_CHARS;
 
@@ -81,16 +80,22 @@ static int ind_row_write(struct report_html *h, struct report_view *v, const str
 	report_html_text(h, find_text(f, x->value), len);
 	report_html_printf(h, "%s</td><td class=\"r\">%u</td><td>%s</td><td>", len < x->value_len ? "&hellip;" : "",
 			   r->count, find_state_name(x->state));
-	report_view_link(h, v->m, o);
-	report_html_raw(h, " ");
-	report_html_str(h, o->cls < rt->class_count ? rt->classes[o->cls].name : NULL);
+	if (x->obj == MODEL_NONE) {   /* a residue place: no object to link, its space */
+		report_html_printf(h, "free place <span class=\"a\">0x%llx</span> in ", (unsigned long long)x->addr);
+		report_html_str(h, x->space < rt->spaces.count ? rt->spaces.v[x->space].name : NULL);
+	} else {
+		const struct model_obj *o = model_obj(v->m, x->obj);
+		report_view_link(h, v->m, o);
+		report_html_raw(h, " ");
+		report_html_str(h, o->cls < rt->class_count ? rt->classes[o->cls].name : NULL);
+	}
 	report_html_raw(h, "</td><td>");
 	report_html_text(h, find_text(f, x->field), x->field_len);
 	report_html_raw(h, "</td></tr>\n");
 	wbuf_printf(search, "[\"%s\",", find_kind_name(x->kind));
 	escape_json_quoted(search, (const uint8_t *)find_text(f, x->value), len);
 	wbuf_printf(search, ",\"0x%llx\"],\n", (unsigned long long)x->addr);
-	return report_view_add(v, x->obj, e);
+	return x->obj == MODEL_NONE ? 0 : report_view_add(v, x->obj, e);
 }
 
 int report_indicators_write(struct report_html *h, struct report_view *v, const struct find_result *f,

@@ -202,6 +202,7 @@ void model_release(struct model *m)
 	xfree(m->objs);
 	xfree(m->ospace);
 	xfree(m->free_places);
+	xfree(m->residue);
 	xfree(m->damaged_starts);
 	xfree(m->alias);
 	xfree(m->gaps);

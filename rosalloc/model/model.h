@@ -130,6 +130,16 @@ struct model_walk_gap {
 	uint16_t space;
 };
 
+/* A free place whose class word is gone (zero, or under the allocator's own links) and whose
+ * bytes past the allocator's survive (model_add): residue of no known class, kept so that its
+ * bytes can be searched (output/find) and attributed to the place. */
+struct model_residue {
+	uint64_t addr;          /* real address of the place */
+	uint64_t room;          /* bytes the place holds from addr */
+	uint32_t from;          /* offset of the first byte neither the allocator nor the class word holds */
+	uint16_t space;         /* index in the runtime's spaces */
+};
+
 struct model_space_count {
 	uint64_t objects[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT];
 	uint64_t empty;         /* free places without an identifiable object */
@@ -161,6 +171,8 @@ struct model {
 	uint64_t object_bytes;            /* sum of the objects' sizes (model_object_bytes) */
 	uint32_t *free_places;            /* starts of empty free places (sorted by model_finish) */
 	size_t free_count, free_cap;
+	struct model_residue *residue;    /* residue places (sorted by address by model_finish) */
+	size_t residue_count, residue_cap;
 	uint32_t *damaged_starts;         /* allocated places whose class word names no Class (sorted) */
 	size_t damaged_count, damaged_cap;
 	uint64_t candidates, rejected, retired, empty, untyped, duplicates;
@@ -236,6 +248,13 @@ static inline const struct model_space_count *model_space_tally(const struct mod
 /* Empty free places (model_is_free_place): their count, and whether one starts in [begin, end). */
 static inline size_t model_free_place_count(const struct model *m) { return m->free_count; }
 bool model_free_place_within(const struct model *m, uint64_t begin, uint64_t end);
+
+/* Residue places (struct model_residue) in address order: index 0 .. count - 1. */
+static inline size_t model_residue_count(const struct model *m) { return m->residue_count; }
+static inline const struct model_residue *model_residue_at(const struct model *m, size_t i)
+{
+	return &m->residue[i];
+}
 
 /* Alias windows (the top of this file), failed ones included: index 0 .. count - 1. */
 static inline bool model_has_alias(const struct model *m) { return m->alias_lo != UINT64_MAX; }

@@ -72,17 +72,34 @@ static bool bytes_left(const struct model *m, uint64_t addr, uint64_t from, uint
 	return false;
 }
 
-/* An empty free place: counted per space, its start kept for the reference check. */
+/* Keeps a residue place: bytes survive past the allocator's links or the zero class word. */
+static int residue_place(struct model *m, const struct walk_candidate *c, uint32_t from, struct err *e)
+{
+	if (XALLOC_GROW(m->residue, m->residue_cap, m->residue_count + 1, 64))
+		return model_nomem(e);
+	m->residue[m->residue_count++] = (struct model_residue){ .addr = c->addr, .room = c->room, .from = from,
+								   .space = (uint16_t)(c->space - m->rt->spaces.v) };
+	return 0;
+}
+
+/* An empty free place: counted per space, its start kept for the reference check, and kept as
+ * residue when bytes past the allocator's links (or past the zero class word) survive. */
 static int empty_place(struct model *m, const struct cand_ctx *x, struct err *e)
 {
 	const struct walk_candidate *c = x->c;
 	struct model_space_count *s = &m->per_space[c->space - m->rt->spaces.v];
+	uint32_t past_klass = m->rt->layout->object.klass + 4;
+	uint32_t from = c->clobbered > past_klass ? c->clobbered : past_klass;
+	bool left = bytes_left(m, c->addr, from, c->room);
 	m->empty++;
 	s->empty++;
-	if (c->clobbered && bytes_left(m, c->addr, c->clobbered, c->room)) {
+	/* untyped counts the places whose links hid the class word (past bytes as from) */
+	if (c->clobbered && (c->clobbered == from ? left : bytes_left(m, c->addr, c->clobbered, c->room))) {
 		m->untyped++;
 		s->untyped++;
 	}
+	if (left && residue_place(m, c, from, e))
+		return -ERR_NOMEM;
 	if (x->aliased)
 		return 0;   /* a reference into a window names nothing, not even a free place */
 	if (XALLOC_GROW(m->free_places, m->free_cap, m->free_count + 1, 1024))

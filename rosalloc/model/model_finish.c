@@ -24,6 +24,12 @@ static int by_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int by_residue_addr(const void *a, const void *b)
+{
+	uint64_t x = ((const struct model_residue *)a)->addr, y = ((const struct model_residue *)b)->addr;
+	return (x > y) - (x < y);
+}
+
 /* Drops the objects overlapping the one before them (the first of two claims is kept). */
 /* Marks every object that overlaps the one kept before it. */
 static size_t mark_overlaps(struct model *m)
@@ -225,6 +231,8 @@ int model_finish(struct model *m, struct err *e)
 		sorted = m->free_places[i - 1] < m->free_places[i];
 	if (!sorted)
 		qsort(m->free_places, m->free_count, sizeof(*m->free_places), by_u32);
+	if (m->residue_count > 1)
+		qsort(m->residue, m->residue_count, sizeof(*m->residue), by_residue_addr);
 	if (m->damaged_count > 1)
 		qsort(m->damaged_starts, m->damaged_count, sizeof(*m->damaged_starts), by_u32);
 	if (mark_overlaps(m) && (rc = drop_marked(m, false, e)))

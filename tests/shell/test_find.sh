@@ -19,6 +19,15 @@
 #     value, context; as many lines as the summary's count of that kind (--json) and as
 #     case.db's rows;
 #   - --skip indicators writes neither the folder nor the table.
+# Then the synthetic messenger (build/synth --workload messenger: 11/64, 7.1/64, 6.0/32), whose
+# generator plants what the scan must reach beyond objects' own text: a secret in a static
+# field (Messenger.authToken) and a URL in a byte[] that dlmalloc freed, its class word under
+# the bin links.  The secret is a row at the String truth.jsonl holds with that text, field
+# "static com.example.messenger.Messenger.authToken", live; the URL a row at the freed byte[]'s
+# address (found in truth.jsonl by the FNV-1a of its bytes, alloc free), no class and no
+# field, state residue, source place, offset 18 (the array's data at 12, then "seen: "), and
+# the url.txt line "ADDR+18, URL, free place in non moving space@ADDR+18; no holder; residue;
+# place".
 . "$(dirname "$0")/lib.sh"
 t_need jq sqlite3 python3 || { t_done; exit; }
 
@@ -67,8 +76,10 @@ for s in samples/android6.0-32bit samples/android7.1-64bit samples/android11-64b
 		state=$(truth_state "$s/truth.jsonl" "$text")
 		got=$(sqlite3 "$db" "SELECT hex, class, field, state FROM indicators WHERE kind = '$kind' AND value = '$value'")
 		if ! carved "$db" "$hex"; then
+			# its bytes, when they survive a free that took the class word, are a residue place's
 			echo "$name $kind '$value': its String $hex ($state in the truth) is not an object of the carve; rows: '$got'"
-			t_check "$name: $kind $value: no row for a String not carved" [ -z "$got" ]
+			t_check "$name: $kind $value: a String not carved has no row, or its place's residue row" \
+				sh -c "[ -z '$got' ] || [ '$got' = '$hex|||residue' ]"
 			continue
 		fi
 		field=
@@ -114,6 +125,42 @@ for s in samples/android6.0-32bit samples/android7.1-64bit samples/android11-64b
 		ORDER BY address, offset LIMIT 1")
 	t_check "$name: url.txt's first line is case.db's first url row ($row)" all '[ -n "$row" ]' '[ "$line" = "$row" ]'
 done
+SECRET=mk_live_7Qz2Vx9Lp4Rt8Wn3
+URL=https://drop.example.net/c2/upload?id=4711
+for spec in "11 64" "7.1 64" "6.0 32"; do
+	set -- $spec
+	w=$TMP/messenger-$1-$2
+	if ! build/synth --version "$1" --bits "$2" --workload messenger --out "$w" >"$w.log" 2>&1 ||
+		! "$ART" carve -q "$w/core" --maps "$w/maps" -o "$w/out" --skip hprof,bmd,jsonl,strings,report \
+			>/dev/null 2>"$w.err"; then
+		t_fail "messenger $1/$2: synth or carve failed: $(tail -n 2 "$w.log" "$w.err")"
+		continue
+	fi
+	db=$w/out/case.db
+	want="$(canon "$(truth_addr "$w/truth.jsonl" "$SECRET")")|java.lang.String|static com.example.messenger.Messenger.authToken|live"
+	got=$(sqlite3 "$db" "SELECT hex, class, field, state FROM indicators WHERE kind = 'secret' AND value = '$SECRET'")
+	echo "messenger $1/$2 static secret: got '$got', truth '$want'"
+	t_check "messenger $1/$2: the static authToken is a secret with its static field" [ "$got" = "$want" ]
+	fnv=$(python3 -c '
+import sys
+h = 0xcbf29ce484222325
+for c in sys.argv[1].encode():
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+print("%016x" % h)' "seen: $URL (deleted draft)")
+	addr=$(jq -r --arg h "$fnv" 'select(.data_fnv1a64 == $h and .alloc == "free") | .addr' "$w/truth.jsonl" | head -n 1)
+	[ -n "$addr" ] && hex=$(canon "$addr") || hex=none
+	want="$hex|||residue|place|18"
+	got=$(sqlite3 "$db" "SELECT hex, class, field, state, source, offset FROM indicators WHERE kind = 'url' AND value = '$URL'")
+	echo "messenger $1/$2 residue URL: got '$got', truth '$want' (the byte[] freed at ${addr:-?})"
+	t_check "messenger $1/$2: the URL in the freed chunk is a residue row of its place" [ "$got" = "$want" ]
+	[ -n "$addr" ] && line="$(($addr + 18))	$URL	free place in non moving space@$hex+18; no holder; residue; place"
+	t_check "messenger $1/$2: url.txt names the place: '$line'" grep -qxF "$line" "$w/out/indicators/url.txt"
+	# README's query: the residue finds with their place's space
+	got=$(sqlite3 "$db" "SELECT i.kind, i.value, i.hex, i.offset, s.name FROM indicators i
+		JOIN spaces s ON i.address >= s.va_begin AND i.address < s.va_end WHERE i.state = 'residue'")
+	t_check "messenger $1/$2: README's residue query gives '$got'" [ "$got" = "url|$URL|$hex|18|non moving space" ]
+done
+
 for kind in url email phone ipv4 card; do
 	t_check "$kind found in at least one sample" [ -n "$(echo "$found_kinds" | tr ' ' '\n' | grep -x "$kind")" ]
 done

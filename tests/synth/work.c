@@ -63,6 +63,12 @@ static int add_app(struct model *m, const char *desc, int super)
 	return klass_add(m, desc, super, CK_INSTANCE, 1);
 }
 
+/* --workload messenger plants two indicators the scan must reach beyond objects' own text:
+ * a secret in a static field (Messenger.authToken) and a URL in a freed dlmalloc chunk whose
+ * class word the allocator's links overwrote (tests/shell/test_find.sh looks for both). */
+#define MESSENGER_STATIC_SECRET "mk_live_7Qz2Vx9Lp4Rt8Wn3"
+#define MESSENGER_RESIDUE_URL "https://drop.example.net/c2/upload?id=4711"
+
 /* --workload messenger: a messaging app's classes (Messenger$Message as the issue-26 capture
  * holds it) and the JDK containers it keeps them in, with libcore's field names (Android 7.0+
  * ojluni java/util: ArrayList.elementData/size, LinkedList.first/size and Node.item/next,
@@ -108,6 +114,7 @@ static void messenger_classes(struct model *m)
 	klass_field(m, app, "inbox", "Ljava/util/ArrayList;", true);
 	klass_field(m, app, "outbox", "Ljava/util/LinkedList;", true);
 	klass_field(m, app, "contacts", "Ljava/util/HashMap;", true);
+	klass_field(m, app, "authToken", "Ljava/lang/String;", true);   /* a secret in a static */
 	klass_layout(m, app);
 }
 
@@ -508,6 +515,7 @@ static int leaf_new(struct model *m, enum sp_kind sp, int mode)
 struct work {
 	int app, keep, conv, leaves_arr;
 	unsigned nkeep, keep_used;
+	int residue;            /* messenger: the byte[] freed with its URL (messenger_residue), or -1 */
 };
 
 static void keep_add(struct model *m, struct work *w, int o)
@@ -633,6 +641,45 @@ static void messenger_statics(struct model *m, int inbox, int outbox, int contac
 	vm_w32(&m->vm, at + klass_static_find(m, app, "inbox")->offset, m->o[inbox].addr);
 	vm_w32(&m->vm, at + klass_static_find(m, app, "outbox")->offset, m->o[outbox].addr);
 	vm_w32(&m->vm, at + klass_static_find(m, app, "contacts")->offset, m->o[contacts].addr);
+	int token = new_string(m, MESSENGER_STATIC_SECRET, SP_MAIN, 1);
+	if (token >= 0)
+		vm_w32(&m->vm, at + klass_static_find(m, app, "authToken")->offset, m->o[token].addr);
+}
+
+/* A URL in a byte[] of the non-moving space that the app dropped and dlmalloc freed
+ * (messenger_free_residue): the chunk's bin links overwrite the class word, its text
+ * survives past them (tests/shell/test_find.sh).  Live neighbours on both sides keep the
+ * chunk from coalescing. */
+static void messenger_residue(struct model *m, struct work *w)
+{
+	static const char text[] = "seen: " MESSENGER_RESIDUE_URL " (deleted draft)";
+	int before = new_prim_array(m, 'B', 24, SP_NONMOVING, 1);
+	int url = new_prim_array(m, 'B', sizeof(text) - 1, SP_NONMOVING, 0);
+	int after = new_prim_array(m, 'B', 24, SP_NONMOVING, 1);
+	if (before < 0 || url < 0 || after < 0)
+		return;
+	for (uint32_t i = 0; i + 1 < sizeof(text); i++)
+		vm_w8(&m->vm, m->o[url].addr + array_data_off('B') + i, (uint8_t)text[i]);
+	keep_add(m, w, before);
+	keep_add(m, w, after);
+	w->residue = url;
+}
+
+/* After the sweep: the residue byte[] is freed (unless the sweep already freed it). */
+static void messenger_free_residue(struct model *m, struct work *w)
+{
+	struct obj *o;
+	if (w->residue < 0 || (o = &m->o[w->residue])->freed)
+		return;
+	truth_snapshot(m, w->residue);
+	if (!dlm_free(m->nonmoving, o->addr)) {
+		xfree(o->snapshot);
+		o->snapshot = NULL;
+		return;
+	}
+	o->content = OB_PARTIAL;
+	o->alloc = OB_FREE;
+	o->freed = true;
 }
 
 static int messenger_contacts(struct model *m, const int *person, unsigned np)
@@ -728,8 +775,10 @@ static void workload(struct model *m, struct work *w)
 	obj_set(m, app_addr, klass_static_find(m, app, "ready"), 1);
 
 	make_chat(m, w, 24 + (unsigned)(target / 65536), 0);
-	if (m->messenger)
+	if (m->messenger) {
 		make_messenger(m, 40);
+		messenger_residue(m, w);
+	}
 	vm_w32(&m->vm, app_addr + klass_static_find(m, app, "conversation")->offset, m->o[w->conv].addr);
 	int cur = -1;
 	for (unsigned i = 0; i < 6; i++) {      /* older session tokens are dropped */
@@ -1077,7 +1126,7 @@ static void finish_spaces(struct model *m)
 
 int work_build(struct model *m)
 {
-	struct work w = {0};
+	struct work w = {.residue = -1};
 	uint64_t heap = m->heap_target;
 
 	if (plan(m, heap))
@@ -1089,6 +1138,7 @@ int work_build(struct model *m)
 	if (reachability(m))
 		return -1;
 	sweep(m);
+	messenger_free_residue(m, &w);
 	after_sweep(m, &w);
 	if (reachability(m))
 		return -1;
