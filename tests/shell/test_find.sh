@@ -4,7 +4,8 @@
 # IPv4 address in chat messages, a Luhn-valid card number and a Luhn-invalid one, an
 # Account.password field; the session tokens' JWT-like strings and secret byte[]s.
 #   - each planted indicator whose String the carve holds (an object of case.db; a String
-#     freed into an empty free place is residue the scanner does not read) is a row of
+#     freed into an empty free place has no row, or, when its bytes survive the free, the
+#     place's residue row at the String's address) is a row of
 #     case.db's `indicators` with the String's address as truth.jsonl has it (hex in the
 #     canonical spelling), class java.lang.String, the state truth.jsonl gives (reachable:
 #     live, unreachable: dropped, freed: free) and the holder's field
