@@ -3,7 +3,7 @@
 # "capture file sha256".  Run before and after a change that must not alter behaviour and
 # diff the two listings (the samples and every real capture of ../shared/corpus/images by
 # default).  case.db is digested through `.dump` without its runs row (the run's time and
-# command line), manifest.json without case.db's digest; the summary without its time:
+# command line), manifest.json without the outputs' digests; the summary without its time:
 # section; report.html without its time of analysis (the line marked data-prov="time"); the
 # temporary path of a decompressed core.zst is replaced by CORE wherever an output names it,
 # the temporary folder by OUT.
@@ -26,9 +26,11 @@ for d in "$@"; do
 	rm -f "$tmp/out/case.db"
 	# a decompressed core is read from the random $tmp: the outputs that name the image's
 	# path (case.db's inputs, strings.tsv's header, report.html) get one fixed name for it
-	# manifest.json: without case.db's and report.html's digests (the time of the run)
+	# manifest.json: without the outputs' digests (each file is digested below; case.db's and
+	# report.html's hold the time of the run, strings.tsv's and the feature files' the random
+	# path of a decompressed core)
 	[ -f "$tmp/out/manifest.json" ] &&
-		jq 'del(.outputs[] | select(.file == "case.db" or .file == "report.html") | .sha256)' "$tmp/out/manifest.json" >"$tmp/m" &&
+		jq 'del(.outputs[].sha256)' "$tmp/out/manifest.json" >"$tmp/m" &&
 		mv "$tmp/m" "$tmp/out/manifest.json"
 	for f in case.dump strings.tsv report.html manifest.json $(cd "$tmp/out" && ls indicators/*.txt 2>/dev/null); do
 		[ -f "$tmp/out/$f" ] && sed -i "s#$tmp/core#CORE#g" "$tmp/out/$f"
