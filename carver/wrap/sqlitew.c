@@ -1,6 +1,7 @@
 /* sqlitew.c - the SQLite wrapper (see sqlitew.h). */
 #include "carver/wrap/sqlitew.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include "carver/base/xalloc.h"
@@ -22,11 +23,20 @@ static int sqlw_fail(sqlite3 *h, int rc, const char *what, struct err *e)
 	return ERR_SET(e, code, ERR_NO_VA, "sqlite: %s: %s", what, h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
 }
 
+/* No memory statistics: with them every SQLite allocation takes a global mutex and updates
+ * counters we never read (a few per row).  Before the library initialises, once. */
+static void sqlw_configure(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int sqlw_open(struct sqlw **db, const char *path, struct err *e)
 {
+	static pthread_once_t configured = PTHREAD_ONCE_INIT;
 	struct sqlw *d = xcalloc(1, sizeof(*d));
 	int rc;
 
+	pthread_once(&configured, sqlw_configure);
 	*db = NULL;
 	if (!d)
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
@@ -149,15 +159,33 @@ void sqlw_bind_const(struct sqlw_stmt *st, int i, const char *s)
 		sqlw_bound(st, i, sqlite3_bind_text(st->s, i, s, -1, SQLITE_STATIC));
 }
 
-void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n)
+void sqlw_bind_text_const(struct sqlw_stmt *st, int i, const char *s, size_t n)
+{
+	if (n > INT32_MAX) {
+		sqlw_bound(st, i, SQLITE_TOOBIG);
+		return;
+	}
+	sqlw_bound(st, i, sqlite3_bind_text(st->s, i, s ? s : "", (int)n, SQLITE_STATIC));
+}
+
+static void sqlw_blob(struct sqlw_stmt *st, int i, const void *p, size_t n, void (*keep)(void *))
 {
 	if (n > INT32_MAX) {
 		sqlw_bound(st, i, SQLITE_TOOBIG);
 		return;
 	}
 	/* a zero-length blob is an empty blob, not NULL (SQLite binds NULL for a NULL pointer) */
-	sqlw_bound(st, i, n ? sqlite3_bind_blob(st->s, i, p, (int)n, SQLITE_TRANSIENT)
-			    : sqlite3_bind_zeroblob(st->s, i, 0));
+	sqlw_bound(st, i, n ? sqlite3_bind_blob(st->s, i, p, (int)n, keep) : sqlite3_bind_zeroblob(st->s, i, 0));
+}
+
+void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n)
+{
+	sqlw_blob(st, i, p, n, SQLITE_TRANSIENT);
+}
+
+void sqlw_bind_blob_const(struct sqlw_stmt *st, int i, const void *p, size_t n)
+{
+	sqlw_blob(st, i, p, n, SQLITE_STATIC);
 }
 
 void sqlw_bind_null(struct sqlw_stmt *st, int i)

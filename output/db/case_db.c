@@ -68,9 +68,11 @@ static const char case_db_schema[] =
 	" string_index INTEGER NOT NULL);"
 	"CREATE TABLE unknown_reasons(object INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
 
-/* Indexes after the rows (one sort each instead of a b-tree insert per row), then views. */
+/* Indexes after the rows (one sort each instead of a b-tree insert per row), then views.
+ * objects_by_class holds the class only: a class's objects are found by it and their states
+ * read from the rows; the states as text in the key tripled the index's sort. */
 static const char case_db_finish[] =
-	"CREATE INDEX objects_by_class ON objects(class_id, allocation, reach);"
+	"CREATE INDEX objects_by_class ON objects(class_id);"
 	"CREATE INDEX strings_by_value ON strings(value);"
 	"CREATE INDEX refs_by_target ON refs(to_address);"
 	"CREATE INDEX roots_by_object ON roots(object);"
@@ -420,13 +422,13 @@ static int put_string(struct case_db_writer *c, size_t i, const struct model_obj
 		return rc;
 	sqlw_bind_int(s, 1, i64(model_va(c->m, o)));
 	if (rc == 0)
-		sqlw_bind_text(s, 2, (const char *)c->text.data, c->text.len);
+		sqlw_bind_text_const(s, 2, (const char *)c->text.data, c->text.len);
 	else
 		sqlw_bind_null(s, 2);
 	sqlw_bind_int(s, 3, n);
 	sqlw_bind_int(s, 4, model_string_compressed(c->m, o));
 	sqlw_bind_str(s, 5, rc ? why.msg : NULL);
-	sqlw_bind_text(s, 6, (const char *)c->holder.data, c->holder.len);
+	sqlw_bind_text_const(s, 6, (const char *)c->holder.data, c->holder.len);
 	sqlw_bind_const(s, 7, held.kind);
 	if (held.has_address)
 		sqlw_bind_int(s, 8, i64(held.address));
@@ -473,7 +475,7 @@ static int put_array(struct case_db_writer *c, const struct model_obj *o, struct
 	sqlw_bind_str(s, 2, k->component != RT_NONE ? c->rt->classes[k->component].name : NULL);
 	sqlw_bind_int(s, 3, n);
 	if (p || bytes == 0)
-		sqlw_bind_blob(s, 4, p, (size_t)bytes);
+		sqlw_bind_blob_const(s, 4, p, (size_t)bytes);
 	else
 		sqlw_bind_null(s, 4);
 	sqlw_bind_str(s, 5, p || bytes == 0 ? NULL : why.msg);

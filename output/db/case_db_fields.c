@@ -1,23 +1,43 @@
-/* case_db_fields.c - case.db's decoded values: every instance's fields and every container's
- * entries, as the object decoder (output/decode/decode.h) reads them, one typed row each. */
+/* case_db_fields.c - case.db's decoded values: every instance's fields (one JSON array per
+ * object) and every container's entries (one typed row each), as the object decoder
+ * (output/decode/decode.h) reads them. */
 #include "output/db/case_db_fields.h"
 
+#include <float.h>
+#include <string.h>
+
+#include "carver/base/escape.h"
+#include "carver/base/hash.h"
+#include "carver/base/htab.h"
+#include "carver/base/xalloc.h"
 #include "carver/wrap/sqlitew.h"
 #include "output/decode/decode.h"
 
-/* After case_db.c's tables; WITHOUT ROWID and filled in (object, idx) order: rows append. */
+/* After case_db.c's tables.  An instance's decoded fields are one row of object_fields, a JSON
+ * array of its values (the view field_values gives one row per value, as a table would): a
+ * row per value made SQLite's inserts the carve's largest cost (40 M rows on a 2 M-object
+ * heap).  A field's name and declared type are one row of field_names, not text on each
+ * value. */
 static const char case_db_fields_schema[] =
-	"CREATE TABLE field_values(object INTEGER NOT NULL, idx INTEGER NOT NULL, field TEXT, type TEXT,"
-	" kind TEXT NOT NULL, int_value INTEGER, real_value REAL, text_value TEXT, ref_address INTEGER,"
-	" time_utc TEXT, PRIMARY KEY(object, idx)) WITHOUT ROWID;"
+	"CREATE TABLE field_names(id INTEGER PRIMARY KEY, field TEXT, type TEXT);"
+	"CREATE TABLE value_kinds(id INTEGER PRIMARY KEY, kind TEXT NOT NULL);"
+	"CREATE TABLE object_fields(object INTEGER PRIMARY KEY, vals TEXT NOT NULL);"
 	"CREATE TABLE containers(address INTEGER PRIMARY KEY, kind TEXT NOT NULL, keyed INTEGER NOT NULL,"
 	" size INTEGER NOT NULL, given INTEGER NOT NULL, incomplete TEXT);"
 	"CREATE TABLE entries(container INTEGER NOT NULL, idx INTEGER NOT NULL, key_kind TEXT, key_int INTEGER,"
 	" key_real REAL, key_text TEXT, key_ref INTEGER, value_kind TEXT NOT NULL, value_int INTEGER,"
 	" value_real REAL, value_text TEXT, value_ref INTEGER, PRIMARY KEY(container, idx)) WITHOUT ROWID;";
 
-/* One value (text, integer, real, reference) per row, whichever columns its kind fills. */
+/* One value (text, integer, real, reference) per row, whichever columns its kind fills
+ * (json_extract and json_each: SQLite 3.9 and later). */
 const char case_db_fields_views[] =
+	"CREATE VIEW field_values AS SELECT o.object, j.key AS idx, n.field, n.type, k.kind,"
+	" iif(json_type(j.value, '$[2]') = 'integer', json_extract(j.value, '$[2]'), NULL) AS int_value,"
+	" iif(json_type(j.value, '$[2]') = 'real', json_extract(j.value, '$[2]'), NULL) AS real_value,"
+	" json_extract(j.value, '$[3]') AS text_value, json_extract(j.value, '$[4]') AS ref_address,"
+	" json_extract(j.value, '$[5]') AS time_utc, n.id AS field_id"
+	" FROM object_fields o, json_each(o.vals) j JOIN field_names n ON n.id = json_extract(j.value, '$[0]')"
+	" JOIN value_kinds k ON k.id = json_extract(j.value, '$[1]');"
 	"CREATE VIEW fields_named AS SELECT f.object AS address, printf('0x%x', f.object) AS hex,"
 	" c.name AS class_name, c.origin, o.allocation, o.content, o.reach, f.idx, f.field, f.type, f.kind,"
 	" coalesce(f.text_value, f.int_value, f.real_value, iif(f.ref_address, printf('0x%x', f.ref_address), NULL))"
@@ -36,10 +56,12 @@ const char case_db_fields_views[] =
 	" FROM entries e JOIN containers k ON k.address = e.container JOIN objects o ON o.address = e.container"
 	" JOIN classes c ON c.id = o.class_id;";
 
-enum { FV_FIELD, FV_CONTAINER, FV_ENTRY, FV_COUNT };
+enum { FV_NAME, FV_KIND, FV_FIELD, FV_CONTAINER, FV_ENTRY, FV_COUNT };
 
 static const char *const fv_inserts[FV_COUNT] = {
-	[FV_FIELD] = "INSERT INTO field_values VALUES(?,?,?,?,?,?,?,?,?,?)",
+	[FV_NAME] = "INSERT INTO field_names VALUES(?,?,?)",
+	[FV_KIND] = "INSERT INTO value_kinds VALUES(?,?)",
+	[FV_FIELD] = "INSERT INTO object_fields VALUES(?,?)",
 	[FV_CONTAINER] = "INSERT INTO containers VALUES(?,?,?,?,?,?)",
 	[FV_ENTRY] = "INSERT INTO entries VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
 };
@@ -49,9 +71,15 @@ struct fv_writer {
 	struct sqlw_stmt *st[FV_COUNT];
 	struct dec *dec;
 	uint64_t address;         /* the object whose rows are written */
-	uint32_t idx;
-	struct wbuf time;
+	struct wbuf vals;         /* the object's fields as object_fields.vals */
+	struct htab name_ids;     /* hash of a field's name and type -> its index in names */
+	struct fv_name *names;    /* field_names.id - 1 */
+	size_t name_count, name_cap;
 	struct case_db_fields_stats *stats;
+};
+
+struct fv_name {
+	const char *name, *type;  /* the decoder's strings: they live as long as the model */
 };
 
 static int64_t i64(uint64_t v) { return (int64_t)v; }
@@ -75,7 +103,7 @@ static void bind_value(struct sqlw_stmt *s, int at, const struct dec_value *v)
 	else
 		sqlw_bind_null(s, at + 2);
 	if ((v->kind == DEC_STRING || v->kind == DEC_ENUM) && v->text)
-		sqlw_bind_text(s, at + 3, v->text, v->text_len);
+		sqlw_bind_text_const(s, at + 3, v->text, v->text_len);
 	else
 		sqlw_bind_null(s, at + 3);
 	if (ref && v->addr)
@@ -84,30 +112,153 @@ static void bind_value(struct sqlw_stmt *s, int at, const struct dec_value *v)
 		sqlw_bind_null(s, at + 4);
 }
 
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static uint64_t name_key(const char *name, const char *type)
+{
+	uint64_t h = hash_fnv1a64(name ? name : "", name ? strlen(name) + 1 : 0);
+	return hash_fnv1a64_more(h, type ? type : "", type ? strlen(type) : 0);
+}
+
+/* *id = field_names.id of (name, type), a new row the first time: ids in the order of first
+ * use, so the same model gives the same ids. */
+static int name_id(struct fv_writer *w, const char *name, const char *type, int64_t *id, struct err *e)
+{
+	uint64_t key = name_key(name, type);
+	struct sqlw_stmt *s = w->st[FV_NAME];
+
+	for (size_t slot = htab_find(&w->name_ids, key); slot != HTAB_END;
+	     slot = htab_find_next(&w->name_ids, key, slot)) {
+		const struct fv_name *n = &w->names[htab_val(&w->name_ids, slot)];
+		if (same_text(n->name, name) && same_text(n->type, type)) {
+			*id = (int64_t)htab_val(&w->name_ids, slot) + 1;
+			return 0;
+		}
+	}
+	if (w->name_count >= HTAB_VAL_MAX || XALLOC_GROW(w->names, w->name_cap, w->name_count + 1, 64) ||
+	    htab_add(&w->name_ids, key, (uint32_t)w->name_count))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for the field names of case.db");
+	w->names[w->name_count++] = (struct fv_name){ name, type };
+	*id = (int64_t)w->name_count;
+	sqlw_bind_int(s, 1, *id);
+	sqlw_bind_const(s, 2, name);
+	sqlw_bind_const(s, 3, type);
+	return sqlw_step(s, e);
+}
+
+/* sep and v in decimal: printf is the cost of millions of values. */
+static void json_int(struct wbuf *b, char sep, int64_t v)
+{
+	char d[24], *p = d + sizeof(d);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	*--p = sep;
+	wbuf_put(b, p, (size_t)(d + sizeof(d) - p));
+}
+
+/* A comma and a JSON number for a real that reads back as one (a point or an exponent: 2.0,
+ * not 2, which json_type calls an integer).  NaN has none (SQLite stores it as NULL too),
+ * infinities are 9e999, which SQLite reads back as infinite. */
+static void json_real(struct wbuf *b, double r)
+{
+	char d[40];
+	int n;
+
+	if (r != r) {
+		wbuf_put(b, ",null", 5);
+		return;
+	}
+	if (r > DBL_MAX || r < -DBL_MAX) {
+		wbuf_put(b, r < 0 ? ",-9e999" : ",9e999", r < 0 ? 7 : 6);
+		return;
+	}
+	n = snprintf(d, sizeof(d) - 2, ",%.17g", r);
+	if (n > 0 && (size_t)n < sizeof(d) - 2 && !strpbrk(d, ".e")) {
+		memcpy(d + n, ".0", 2);
+		n += 2;
+	}
+	wbuf_put(b, d, n > 0 ? (size_t)n : 0);
+}
+
+/* Columns 2..5 of a value (number, text, address, time) as far as the value has any. */
+enum { V_NUMBER = 2, V_TEXT, V_ADDRESS, V_TIME };
+
+/* Nulls up to (not including) position `to`, from `at`. */
+static int json_nulls(struct wbuf *b, int at, int to)
+{
+	for (; at < to; at++)
+		wbuf_put(b, ",null", 5);
+	return to + 1;
+}
+
+/* One value of object_fields.vals: [field_names.id, value_kinds.id, number, text, address,
+ * time], the trailing nulls left out; the number is an integer (integers, booleans, chars,
+ * an enum's ordinal, a boxed integer) or a real (float, double, boxed real). */
+static void json_value(struct wbuf *b, int64_t id, const struct dec_value *v)
+{
+	enum dec_kind k = v->kind == DEC_BOXED ? v->boxed : v->kind;
+	bool ref = v->kind == DEC_STRING || v->kind == DEC_REF || v->kind == DEC_ENUM || v->kind == DEC_BOXED;
+	int at = V_NUMBER;
+
+	json_int(b, '[', id);
+	json_int(b, ',', (int64_t)v->kind);
+	if ((k >= DEC_BOOL && k <= DEC_LONG) || v->kind == DEC_ENUM) {
+		json_int(b, ',', v->i);
+		at++;
+	} else if (real_kind(k)) {
+		json_real(b, v->r);
+		at++;
+	}
+	if ((v->kind == DEC_STRING || v->kind == DEC_ENUM) && v->text) {
+		at = json_nulls(b, at, V_TEXT);
+		wbuf_u8(b, ',');
+		escape_json_quoted(b, (const uint8_t *)v->text, v->text_len);
+	}
+	if (ref && v->addr) {
+		at = json_nulls(b, at, V_ADDRESS);
+		json_int(b, ',', i64(v->addr));
+	}
+	if (v->has_time) {
+		json_nulls(b, at, V_TIME);
+		wbuf_put(b, ",\"", 2);
+		dec_time_iso(v->time_ms, b);
+		wbuf_u8(b, '"');
+	}
+	wbuf_u8(b, ']');
+}
+
 static int put_field(void *arg, const struct dec_value *v, struct err *e)
 {
 	struct fv_writer *w = arg;
+	int64_t id = 0;
+	int rc;
+
+	if ((rc = name_id(w, v->name, v->java_type ? v->java_type : v->type, &id, e)))
+		return rc;
+	wbuf_u8(&w->vals, w->vals.len ? ',' : '[');
+	json_value(&w->vals, id, v);
+	w->stats->fields++;
+	return 0;
+}
+
+/* The object's row of object_fields, when it has fields. */
+static int put_fields_row(struct fv_writer *w, struct err *e)
+{
 	struct sqlw_stmt *s = w->st[FV_FIELD];
 	int rc;
 
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_int(s, 2, w->idx++);
-	sqlw_bind_str(s, 3, v->name);
-	sqlw_bind_str(s, 4, v->java_type ? v->java_type : v->type);
-	bind_value(s, 5, v);
-	if (v->has_time) {
-		wbuf_reset(&w->time);
-		dec_time_iso(v->time_ms, &w->time);
-		if ((rc = wbuf_status(&w->time, e)))
-			return rc;
-		sqlw_bind_text(s, 10, (const char *)w->time.data, w->time.len);
-	} else {
-		sqlw_bind_null(s, 10);
-	}
-	if ((rc = sqlw_step(s, e)))
+	if (w->vals.len == 0)
+		return 0;
+	wbuf_u8(&w->vals, ']');
+	if ((rc = wbuf_status(&w->vals, e)))
 		return rc;
-	w->stats->fields++;
-	return 0;
+	sqlw_bind_int(s, 1, i64(w->address));
+	sqlw_bind_text_const(s, 2, (const char *)w->vals.data, w->vals.len);
+	return sqlw_step(s, e);
 }
 
 static int put_entry(void *arg, const struct dec_entry *en, struct err *e)
@@ -157,8 +308,9 @@ static int put_object(struct fv_writer *w, const struct model *m, size_t i, stru
 	int rc;
 
 	w->address = model_va(m, o);
-	w->idx = 0;
-	if (o->kind == MODEL_INSTANCE && (rc = dec_each_field(w->dec, i, put_field, w, e)))
+	wbuf_reset(&w->vals);
+	if (o->kind == MODEL_INSTANCE &&
+	    ((rc = dec_each_field(w->dec, i, put_field, w, e)) || (rc = put_fields_row(w, e))))
 		return rc;
 	if (o->kind != MODEL_INSTANCE && o->kind != MODEL_OBJ_ARRAY)
 		return 0;
@@ -167,21 +319,39 @@ static int put_object(struct fv_writer *w, const struct model *m, size_t i, stru
 	return info.kind ? put_container(w, &info, e) : 0;
 }
 
+/* value_kinds: the decoder's kind names by number (the second element of a value). */
+static int put_kinds(struct fv_writer *w, struct err *e)
+{
+	struct sqlw_stmt *s = w->st[FV_KIND];
+	int rc;
+
+	for (unsigned k = 0; k < DEC_KIND_COUNT; k++) {
+		sqlw_bind_int(s, 1, k);
+		sqlw_bind_const(s, 2, dec_kind_name(k));
+		if ((rc = sqlw_step(s, e)))
+			return rc;
+	}
+	return 0;
+}
+
 int case_db_fields_write(struct sqlw *db, const struct model *m, struct case_db_fields_stats *st, struct err *e)
 {
 	struct fv_writer w = { .db = db, .stats = st };
 	int rc = sqlw_exec(db, case_db_fields_schema, e);
 
-	wbuf_init(&w.time);
+	wbuf_init(&w.vals);
+	htab_init(&w.name_ids);
 	for (int i = 0; rc == 0 && i < FV_COUNT; i++)
 		rc = sqlw_prepare(db, fv_inserts[i], &w.st[i], e);
-	if (rc == 0)
+	if (rc == 0 && (rc = put_kinds(&w, e)) == 0)
 		rc = dec_open(&w.dec, m, e);
 	for (size_t i = 0; rc == 0 && i < model_count(m); i++)
 		rc = put_object(&w, m, i, e);
 	for (int i = 0; i < FV_COUNT; i++)
 		sqlw_finalize(w.st[i]);
 	dec_close(w.dec);
-	wbuf_release(&w.time);
+	wbuf_release(&w.vals);
+	htab_release(&w.name_ids);
+	xfree(w.names);
 	return rc;
 }

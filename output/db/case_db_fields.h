@@ -1,9 +1,10 @@
-/* case_db_fields.h - case.db's decoded values (README.md, "case.db"): the tables field_values
- * (every instance's fields: name, declared type, kind and an integer, real, text or reference
- * value, an inferred UTC time), containers and entries (the JDK and Android containers and
- * object arrays, read by output/decode/decode.h), and the views over them (fields_named,
- * app_dropped, app_dropped_fields, entries_named).  case_db.c calls it inside its
- * transaction, after the objects, with its own connection. */
+/* case_db_fields.h - case.db's decoded values (README.md, "case.db"): the tables field_names
+ * (each field name and declared type once) and object_fields (every instance's fields as one
+ * JSON array: kind and an integer, real, text or reference value, an inferred UTC time),
+ * containers and entries (the JDK and Android containers and object arrays, read by
+ * output/decode/decode.h), and the views over them (field_values: one row per field,
+ * fields_named, app_dropped, app_dropped_fields, entries_named).  case_db.c calls it inside
+ * its transaction, after the objects, with its own connection. */
 #ifndef ARTCARVE_CASE_DB_FIELDS_H
 #define ARTCARVE_CASE_DB_FIELDS_H
 

@@ -383,7 +383,7 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	T_EQ_U(st.strings, 2);                    /* "hello", "secret" */
 	T_EQ_U(st.prim_arrays, 1);
 	expect_rows(db, "PRAGMA integrity_check;", "ok\n");
-	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n3\n");
+	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n4\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(db, "SELECT count(*) FROM objects;", want);
 	expect_rows(db, "SELECT hex, value, length, compressed FROM dropped_strings;", "0x12c01300|secret|6|1\n");
@@ -402,12 +402,23 @@ static void test_case_db(const struct model *m, const struct reach *r)
 		    "class statics|8\njni locals|1\nthread objects|1\n");
 	expect_rows(db, "SELECT name, offset FROM fields WHERE class_id = 6 AND is_static = 0 ORDER BY idx;",
 		    "text|8\nnext|12\nid|16\nseen|20\n");
+	expect_rows(db, "SELECT idx, field, type, kind, coalesce(int_value, real_value, text_value), printf('0x%x', ref_address)"
+			" FROM field_values WHERE object = 0x12c01200 ORDER BY idx;",
+		    "0|text|java.lang.String|string|secret|0x12c01300\n1|next|Msg|ref||0x12c01000\n2|id|int|int|8|0x0\n"
+		    "3|seen|boolean|boolean|1|0x0\n4|shadow$_monitor_|int|int|0|0x0\n");
 
 	/* text from the image is bound, never SQL: "hello" made into quotes and a comment */
 	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "');--", 5);
 	snprintf(bad, sizeof(bad), "%s/hostile.db", dir);
 	T_EQ_I(case_db_write(bad, m, r, &refs, &run, &st, &e), 0);
 	expect_rows(bad, "SELECT value, length FROM strings WHERE address = 0x12c01100;", "');--|5\n");
+	expect_rows(bad, "SELECT printf('0x%x', object), field, hex(text_value) FROM field_values WHERE ref_address = 0x12c01100;",
+		    "0x12c01000|text|27293B2D2D\n");
+	/* and JSON's own specials (a quote, a backslash, control characters) in object_fields */
+	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "\"\\\x01\n]", 5);
+	unlink(bad);
+	T_EQ_I(case_db_write(bad, m, r, &refs, &run, &st, &e), 0);
+	expect_rows(bad, "SELECT hex(text_value) FROM field_values WHERE ref_address = 0x12c01100;", "225C010A5D\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(bad, "SELECT count(*) FROM objects;", want);
 	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "hello", 5);
