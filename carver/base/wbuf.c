@@ -63,15 +63,13 @@ int wbuf_reserve(struct wbuf *b, size_t extra)
 	return 0;
 }
 
-void wbuf_put(struct wbuf *b, const void *p, size_t n)
+void wbuf_put_slow(struct wbuf *b, const void *p, size_t n)
 {
 	if (n == 0 || wbuf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 }
-
-void wbuf_u8(struct wbuf *b, uint8_t v) { wbuf_put(b, &v, 1); }
 
 void wbuf_uNbe(struct wbuf *b, unsigned width, uint64_t v)
 {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "carver/base/err.h"
 
@@ -21,8 +22,28 @@ void wbuf_init_aligned(struct wbuf *b, size_t align);
 void wbuf_release(struct wbuf *b);
 static inline void wbuf_reset(struct wbuf *b) { b->len = 0; }
 int wbuf_reserve(struct wbuf *b, size_t extra);
-void wbuf_put(struct wbuf *b, const void *p, size_t n);
-void wbuf_u8(struct wbuf *b, uint8_t v);
+void wbuf_put_slow(struct wbuf *b, const void *p, size_t n);
+/* Inline while the buffer has room (the text writers put tens of millions of small pieces);
+ * the growth, and a failed buffer, go through wbuf_put_slow. */
+static inline void wbuf_put(struct wbuf *b, const void *p, size_t n)
+{
+	if (b->failed || b->cap - b->len < n) {
+		wbuf_put_slow(b, p, n);
+		return;
+	}
+	if (n) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+static inline void wbuf_u8(struct wbuf *b, uint8_t v)
+{
+	if (b->failed || b->cap == b->len) {
+		wbuf_put_slow(b, &v, 1);
+		return;
+	}
+	b->data[b->len++] = v;
+}
 void wbuf_u16be(struct wbuf *b, uint16_t v);
 void wbuf_u32be(struct wbuf *b, uint32_t v);
 void wbuf_u64be(struct wbuf *b, uint64_t v);
