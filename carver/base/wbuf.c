@@ -115,6 +115,29 @@ void wbuf_zeros(struct wbuf *b, size_t n)
 	b->len += n;
 }
 
+void wbuf_dec(struct wbuf *b, uint64_t v)
+{
+	char digits[20];
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	wbuf_put(b, digits + sizeof(digits) - n, n);
+}
+
+void wbuf_hex(struct wbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char digits[16];
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	wbuf_put(b, digits + sizeof(digits) - n, n);
+}
+
 void wbuf_utf8(struct wbuf *b, uint32_t cp)
 {
 	uint8_t t[4];

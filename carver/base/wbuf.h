@@ -71,6 +71,11 @@ static inline void wbuf_varint64(struct wbuf *b, uint64_t v)
 	b->len = (size_t)(p - b->data);
 }
 void wbuf_zeros(struct wbuf *b, size_t n);
+/* Text without printf (the writers of millions of lines): a NUL-terminated string, an
+ * unsigned decimal, lower-case hex digits without prefix. */
+static inline void wbuf_str(struct wbuf *b, const char *s) { wbuf_put(b, s, strlen(s)); }
+void wbuf_dec(struct wbuf *b, uint64_t v);
+void wbuf_hex(struct wbuf *b, uint64_t v);
 /* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */
 void wbuf_utf8(struct wbuf *b, uint32_t cp);
 void wbuf_printf(struct wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,13 +21,7 @@ static void json_char(struct wbuf *out, int64_t unit);
 
 void dec_json_u64(struct wbuf *b, uint64_t v)
 {
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	wbuf_put(b, digits + sizeof(digits) - n, n);
+	wbuf_dec(b, v);
 }
 
 void dec_json_i64(struct wbuf *b, int64_t v)
@@ -52,17 +46,8 @@ void dec_json_long(struct wbuf *b, int64_t v)
 
 void dec_json_hex(struct wbuf *b, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[sizeof(digits) - ++n] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	digits[sizeof(digits) - ++n] = 'x';
-	digits[sizeof(digits) - ++n] = '0';
-	digits[sizeof(digits) - ++n] = '"';
-	wbuf_put(b, digits + sizeof(digits) - n, n);
+	PUT_LIT(b, "\"0x");
+	wbuf_hex(b, v);
 	wbuf_u8(b, '"');
 }
 
@@ -80,7 +65,16 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 			PUT_LIT(b, "\"Infinity\"");
 		return;
 	}
-	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
+	int first = is_float ? 6 : 15;
+	if (fabs(v) < (is_float ? 1e6 : 1e15) && v == (double)(int64_t)v) {
+		/* a whole number of at most `first` digits: "%.*g" at the first precision writes
+		 * its digits (no exponent, no point) and reads back exactly */
+		if (v == 0 && signbit(v))
+			wbuf_u8(b, '-');
+		dec_json_i64(b, (int64_t)v);
+		return;
+	}
+	for (int prec = first; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		double back = strtod(buf, NULL);
 		if (is_float ? (float)back == (float)v : back == v)
@@ -163,6 +157,11 @@ static void json_char(struct wbuf *out, int64_t unit)
 	struct wbuf one;
 	if (unit >= 0xd800 && unit <= 0xdfff) {
 		dec_json_i64(out, unit);
+		return;
+	}
+	if (unit >= 0 && unit < 0x80) {   /* ASCII: its own UTF-8, no buffer to grow */
+		uint8_t c = (uint8_t)unit;
+		escape_json_quoted(out, &c, 1);
 		return;
 	}
 	wbuf_init(&one);

@@ -281,16 +281,15 @@ static void put_place(struct wbuf *b, const struct model *m, const struct model_
 	wbuf_u8(b, '}');
 }
 
-/* ,"NAME":"VALUE" for a name from a fixed table (no escaping needed) */
-static void put_name(struct wbuf *b, const char *key, const char *value)
+/* VALUE" (a name from a fixed table: no escaping needed) and the closing quote */
+static void put_name_value(struct wbuf *b, const char *value)
 {
-	wbuf_u8(b, ',');
-	wbuf_u8(b, '"');
-	wbuf_put(b, key, strlen(key));
-	PUT_LIT(b, "\":\"");
 	wbuf_put(b, value, strlen(value));
 	wbuf_u8(b, '"');
 }
+
+/* ,"KEY":"VALUE" for a literal KEY and a value from a fixed table */
+#define put_name(b, key, value) (PUT_LIT((b), ",\"" key "\":\""), put_name_value((b), (value)))
 
 /* "root": the root source of a root object; "unknown_reason": why no root reaches it and yet
  * it may be held (reach.h enum reach_doubt). */
