@@ -51,6 +51,92 @@ void dec_json_hex(struct wbuf *b, uint64_t v)
 	wbuf_u8(b, '"');
 }
 
+/* A finite non-zero double's 17 significant digits and decimal exponent, from one "%.16e"
+ * (printf's exact, correctly rounded conversion). */
+struct real_digits {
+	char d[17];
+	int exp;
+	bool neg;
+};
+
+static void real_digits(double v, struct real_digits *r)
+{
+	char s[40];
+	snprintf(s, sizeof(s), "%.16e", v);
+	const char *p = s + (s[0] == '-');
+	r->neg = s[0] == '-';
+	r->d[0] = p[0];
+	memcpy(r->d + 1, p + 2, 16);          /* "D.DDDDDDDDDDDDDDDDe+XX" */
+	r->exp = atoi(p + 19);
+}
+
+/* r's digits rounded to prec (<= 17) into d, the exponent into *x.  Rounding the 17 digits
+ * gives the digits "%.*g" rounds from the exact value, except when they end in a tie (5 and
+ * zeros): then the exact value decides, and this returns false. */
+static bool round_digits(const struct real_digits *r, int prec, char d[17], int *x)
+{
+	char next = prec < 17 ? r->d[prec] : '0';
+	bool rest = false;
+
+	memcpy(d, r->d, (size_t)prec);
+	*x = r->exp;
+	for (int i = prec + 1; i < 17; i++)
+		rest = rest || r->d[i] != '0';
+	if (next == '5' && !rest)
+		return false;
+	if (next < '5')
+		return true;
+	int i = prec - 1;
+	while (i >= 0 && d[i] == '9')
+		d[i--] = '0';
+	if (i >= 0) {
+		d[i]++;
+	} else {   /* 99..9 up to 100..0 */
+		d[0] = '1';
+		(*x)++;
+	}
+	return true;
+}
+
+/* s as "%.*g" writes prec significant digits d of exponent x: plain between 1e-4 and 1e<prec>,
+ * else D.DDDe+XX; trailing zeros of the fraction and a bare point left out. */
+static void g_format(char s[40], bool neg, const char *d, int prec, int x)
+{
+	size_t n = 0;
+	int nd = prec;
+	while (nd > 1 && d[nd - 1] == '0')
+		nd--;
+	if (neg)
+		s[n++] = '-';
+	if (x >= -4 && x < prec) {
+		int lead = x >= 0 ? x + 1 : 0;   /* digits before the point */
+		for (int i = 0; i < lead; i++)
+			s[n++] = i < nd ? d[i] : '0';
+		if (lead == 0)
+			s[n++] = '0';
+		if (nd > lead)
+			s[n++] = '.';
+		for (int i = 0; i < -x - 1; i++)
+			s[n++] = '0';
+		for (int i = lead; i < nd; i++)
+			s[n++] = d[i];
+	} else {
+		unsigned ax = (unsigned)(x < 0 ? -x : x);
+		s[n++] = d[0];
+		if (nd > 1)
+			s[n++] = '.';
+		for (int i = 1; i < nd; i++)
+			s[n++] = d[i];
+		s[n++] = 'e';
+		s[n++] = x < 0 ? '-' : '+';
+		if (ax >= 100)
+			s[n++] = (char)('0' + ax / 100);
+		s[n++] = (char)('0' + ax / 10 % 10);
+		s[n++] = (char)('0' + ax % 10);
+	}
+	s[n] = '\0';
+}
+
 void dec_json_real(struct wbuf *b, double v, bool is_float)
 {
 	char buf[40];
@@ -74,8 +160,17 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 		dec_json_i64(b, (int64_t)v);
 		return;
 	}
+	/* the shortest "%.*g" from `first` digits up that reads back to v; the candidates made
+	 * from one conversion to 17 digits (printf only for a tie) */
+	struct real_digits r;
+	real_digits(v, &r);
 	for (int prec = first; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		char d[17];
+		int x;
+		if (round_digits(&r, prec, d, &x))
+			g_format(buf, r.neg, d, prec, x);
+		else
+			snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		double back = strtod(buf, NULL);
 		if (is_float ? (float)back == (float)v : back == v)
 			break;
