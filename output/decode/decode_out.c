@@ -1,6 +1,7 @@
 /* decode_out.c - decoded objects as JSON and as one line of text (see decode.h). */
 #include "output/decode/decode_int.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,48 @@ static void g_format(char s[40], bool neg, const char *d, int prec, int x)
 	s[n] = '\0';
 }
 
+/* Whether the candidate m * 10^k (m < 10^17) reads back (strtod, and for a float the
+ * rounding to float) to v: 1 yes, 0 no, -1 too close to call (then strtod decides).  In long
+ * double, m and 10^k (|k| <= 27) are exact and their product or quotient is off by 2^-64 of
+ * itself; v's rounding interval, half a unit of its last place each side, is exact.  Powers
+ * of two (a narrower interval below) and subnormals are left to strtod. */
+static int reads_back(uint64_t m, int k, double v, bool is_float)
+{
+#if LDBL_MANT_DIG >= 64
+	int e;
+	double f = frexp(fabs(v), &e);
+	if (k < -27 || k > 27 || f == 0.5 || e < (is_float ? -124 : -1020))
+		return -1;
+	long double t = 1, a = fabs(v);
+	for (int i = 0; i < (k < 0 ? -k : k); i++)
+		t *= 10;
+	long double c = k >= 0 ? (long double)m * t : (long double)m / t;
+	long double half = ldexpl(1, e - (is_float ? 24 : 53) - 1);
+	/* a float's candidate goes through a double first: keep clear of that rounding too */
+	long double d = fabsl(c - a), slack = a * (is_float ? 0x1p-50L : 0x1p-60L);
+	if (d < half - slack)
+		return 1;
+	if (d > half + slack)
+		return 0;
+#else
+	(void)m, (void)k, (void)v, (void)is_float;
+#endif
+	return -1;
+}
+
+/* Whether "%.*g"'s text buf, of prec digits d and exponent x, reads back to v. */
+static bool g_reads_back(const char *buf, const char *d, int prec, int x, double v, bool is_float)
+{
+	uint64_t m = 0;
+	for (int i = 0; d && i < prec; i++)
+		m = m * 10 + (uint64_t)(d[i] - '0');
+	int r = d ? reads_back(m, x - prec + 1, v, is_float) : -1;
+	if (r >= 0)
+		return r == 1;
+	double back = strtod(buf, NULL);
+	return is_float ? (float)back == (float)v : back == v;
+}
+
 void dec_json_real(struct wbuf *b, double v, bool is_float)
 {
 	char buf[40];
@@ -166,13 +209,13 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 	real_digits(v, &r);
 	for (int prec = first; prec <= 17; prec++) {
 		char d[17];
-		int x;
-		if (round_digits(&r, prec, d, &x))
+		int x = 0;
+		bool made = round_digits(&r, prec, d, &x);
+		if (made)
 			g_format(buf, r.neg, d, prec, x);
 		else
 			snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		double back = strtod(buf, NULL);
-		if (is_float ? (float)back == (float)v : back == v)
+		if (g_reads_back(buf, made ? d : NULL, prec, x, v, is_float))
 			break;
 	}
 	wbuf_put(b, buf, strlen(buf));
