@@ -46,14 +46,30 @@ static void put_u_escape(struct wbuf *b, uint32_t unit)
 	wbuf_put(b, u, sizeof(u));
 }
 
+/* Length of the run at s[0..n) of printable ASCII other than '"' and '\\': what both
+ * escapings keep as it is (nearly all text), copied in one piece. */
+static size_t plain_run(const uint8_t *s, size_t n)
+{
+	size_t k = 0;
+	while (k < n && s[k] >= 0x20 && s[k] < 0x7f && s[k] != '"' && s[k] != '\\')
+		k++;
+	return k;
+}
+
 /* Calls seq for each well-formed sequence of s[0..n) (its bytes and code point) and bad for
- * each byte that starts none. */
+ * each byte that starts none; plain runs are copied without either. */
 static void each_seq(struct wbuf *b, const uint8_t *s, size_t n,
 		     void (*seq)(struct wbuf *, const uint8_t *, size_t, uint32_t), void (*bad)(struct wbuf *, uint8_t))
 {
 	for (size_t i = 0; i < n;) {
 		uint32_t cp = 0;
-		size_t k = escape_utf8_seq(s + i, n - i, &cp);
+		size_t k = plain_run(s + i, n - i);
+		if (k) {
+			wbuf_put(b, s + i, k);
+			i += k;
+			continue;
+		}
+		k = escape_utf8_seq(s + i, n - i, &cp);
 		if (k == 0) {
 			bad(b, s[i++]);
 			continue;

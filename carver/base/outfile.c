@@ -174,14 +174,34 @@ int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
 		  : fwrite(p, 1, n, o->fp) != n ? -1 : 0))
 		return ERR_SET(e, ERR_IO, o->written, "%s: write failed at byte %llu: %s", o->path,
 			       (unsigned long long)o->written, strerror(errno));
+	if (o->hashing == 1)
+		sha256_update(&o->sum, p, n);
 	o->written += n;
 	return 0;
+}
+
+void outf_hash(struct outf *o)
+{
+	sha256_init(&o->sum);
+	o->hashing = o->written ? 2 : 1;
+}
+
+bool outf_digest(struct outf *o, uint8_t out[SHA256_DIGEST])
+{
+	struct stat st;
+	if (o->hashing != 1 || !o->tmp || stat(o->tmp, &st) != 0 || (uint64_t)st.st_size != o->written)
+		return false;
+	sha256_final(&o->sum, out);
+	o->hashing = 0;
+	return true;
 }
 
 int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err *e)
 {
 	const uint8_t *b = p;
 
+	if (o->hashing)
+		o->hashing = 2;
 	if (at > o->written || n > o->written - at)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: patch of %zu bytes at %llu is past the %llu "
 			       "bytes written", o->path, n, (unsigned long long)at, (unsigned long long)o->written);

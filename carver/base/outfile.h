@@ -14,10 +14,12 @@
 #ifndef ARTCARVE_OUTFILE_H
 #define ARTCARVE_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "carver/base/err.h"
+#include "carver/base/sha256.h"
 
 struct outf {
 	FILE *fp;
@@ -26,6 +28,8 @@ struct outf {
 	uint64_t written;
 	uint8_t *stage; /* outf_open_big with O_DIRECT: aligned staging buffer, else NULL */
 	size_t staged;  /* bytes waiting in stage */
+	struct sha256 sum;      /* outf_hash: the bytes written so far */
+	unsigned char hashing;  /* 0 off, 1 on (outf_hash), 2 spoiled (by a patch or a late start) */
 };
 
 void outf_init(struct outf *o);
@@ -38,6 +42,13 @@ size_t outf_block(const struct outf *o);
 /* Overwrites n bytes already written at file offset `at` (at + n <= o->written), e.g. a
  * length field that was a placeholder; the stream position stays at the end. */
 int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err *e);
+/* Hashes the bytes as outf_write takes them (call it before the first), so that outf_digest
+ * gives the file's SHA-256 without reading the file back.  An outf_patch spoils it. */
+void outf_hash(struct outf *o);
+/* The SHA-256 of the temporary file (after outf_close_stream) as outf_hash took it: false when
+ * it did not (no outf_hash, a patch, or bytes that did not come through outf_write: a writer
+ * that wrote to o->tmp itself). */
+bool outf_digest(struct outf *o, uint8_t out[SHA256_DIGEST]);
 int outf_close_stream(struct outf *o, struct err *e);
 int outf_commit(struct outf *o, struct err *e);
 void outf_abort(struct outf *o);

@@ -63,15 +63,13 @@ int wbuf_reserve(struct wbuf *b, size_t extra)
 	return 0;
 }
 
-void wbuf_put(struct wbuf *b, const void *p, size_t n)
+void wbuf_put_slow(struct wbuf *b, const void *p, size_t n)
 {
 	if (n == 0 || wbuf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 }
-
-void wbuf_u8(struct wbuf *b, uint8_t v) { wbuf_put(b, &v, 1); }
 
 void wbuf_uNbe(struct wbuf *b, unsigned width, uint64_t v)
 {
@@ -115,6 +113,48 @@ void wbuf_zeros(struct wbuf *b, size_t n)
 		return;
 	memset(b->data + b->len, 0, n);
 	b->len += n;
+}
+
+/* Decimal digits two at a time, from the right, into the last bytes of the 20 at d; returns
+ * how many. */
+static size_t wbuf_dec_digits(char d[20], uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+	size_t n = 0;
+	while (v >= 100) {
+		const char *p = pairs + 2 * (v % 100);
+		v /= 100;
+		d[20 - ++n] = p[1];
+		d[20 - ++n] = p[0];
+	}
+	if (v >= 10) {
+		d[20 - ++n] = pairs[2 * v + 1];
+		d[20 - ++n] = pairs[2 * v];
+	} else {
+		d[20 - ++n] = (char)('0' + v);
+	}
+	return n;
+}
+
+void wbuf_dec(struct wbuf *b, uint64_t v)
+{
+	char d[20];
+	size_t n = wbuf_dec_digits(d, v);
+	wbuf_put(b, d + 20 - n, n);
+}
+
+void wbuf_hex(struct wbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char digits[16];
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	wbuf_put(b, digits + sizeof(digits) - n, n);
 }
 
 void wbuf_utf8(struct wbuf *b, uint32_t cp)

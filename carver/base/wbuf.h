@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "carver/base/err.h"
 
@@ -21,8 +22,28 @@ void wbuf_init_aligned(struct wbuf *b, size_t align);
 void wbuf_release(struct wbuf *b);
 static inline void wbuf_reset(struct wbuf *b) { b->len = 0; }
 int wbuf_reserve(struct wbuf *b, size_t extra);
-void wbuf_put(struct wbuf *b, const void *p, size_t n);
-void wbuf_u8(struct wbuf *b, uint8_t v);
+void wbuf_put_slow(struct wbuf *b, const void *p, size_t n);
+/* Inline while the buffer has room (the text writers put tens of millions of small pieces);
+ * the growth, and a failed buffer, go through wbuf_put_slow. */
+static inline void wbuf_put(struct wbuf *b, const void *p, size_t n)
+{
+	if (b->failed || b->cap - b->len < n) {
+		wbuf_put_slow(b, p, n);
+		return;
+	}
+	if (n) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+static inline void wbuf_u8(struct wbuf *b, uint8_t v)
+{
+	if (b->failed || b->cap == b->len) {
+		wbuf_put_slow(b, &v, 1);
+		return;
+	}
+	b->data[b->len++] = v;
+}
 void wbuf_u16be(struct wbuf *b, uint16_t v);
 void wbuf_u32be(struct wbuf *b, uint32_t v);
 void wbuf_u64be(struct wbuf *b, uint64_t v);
@@ -50,6 +71,11 @@ static inline void wbuf_varint64(struct wbuf *b, uint64_t v)
 	b->len = (size_t)(p - b->data);
 }
 void wbuf_zeros(struct wbuf *b, size_t n);
+/* Text without printf (the writers of millions of lines): a NUL-terminated string, an
+ * unsigned decimal, lower-case hex digits without prefix. */
+static inline void wbuf_str(struct wbuf *b, const char *s) { wbuf_put(b, s, strlen(s)); }
+void wbuf_dec(struct wbuf *b, uint64_t v);
+void wbuf_hex(struct wbuf *b, uint64_t v);
 /* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */
 void wbuf_utf8(struct wbuf *b, uint32_t cp);
 void wbuf_printf(struct wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

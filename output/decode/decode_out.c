@@ -1,6 +1,7 @@
 /* decode_out.c - decoded objects as JSON and as one line of text (see decode.h). */
 #include "output/decode/decode_int.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,13 +22,7 @@ static void json_char(struct wbuf *out, int64_t unit);
 
 void dec_json_u64(struct wbuf *b, uint64_t v)
 {
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	wbuf_put(b, digits + sizeof(digits) - n, n);
+	wbuf_dec(b, v);
 }
 
 void dec_json_i64(struct wbuf *b, int64_t v)
@@ -52,18 +47,137 @@ void dec_json_long(struct wbuf *b, int64_t v)
 
 void dec_json_hex(struct wbuf *b, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char digits[20];
-	size_t n = 0;
-	do {
-		digits[sizeof(digits) - ++n] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	digits[sizeof(digits) - ++n] = 'x';
-	digits[sizeof(digits) - ++n] = '0';
-	digits[sizeof(digits) - ++n] = '"';
-	wbuf_put(b, digits + sizeof(digits) - n, n);
+	PUT_LIT(b, "\"0x");
+	wbuf_hex(b, v);
 	wbuf_u8(b, '"');
+}
+
+/* A finite non-zero double's 17 significant digits and decimal exponent, from one "%.16e"
+ * (printf's exact, correctly rounded conversion). */
+struct real_digits {
+	char d[17];
+	int exp;
+	bool neg;
+};
+
+static void real_digits(double v, struct real_digits *r)
+{
+	char s[40];
+	snprintf(s, sizeof(s), "%.16e", v);
+	const char *p = s + (s[0] == '-');
+	r->neg = s[0] == '-';
+	r->d[0] = p[0];
+	memcpy(r->d + 1, p + 2, 16);          /* "D.DDDDDDDDDDDDDDDDe+XX" */
+	r->exp = atoi(p + 19);
+}
+
+/* r's digits rounded to prec (<= 17) into d, the exponent into *x.  Rounding the 17 digits
+ * gives the digits "%.*g" rounds from the exact value, except when they end in a tie (5 and
+ * zeros): then the exact value decides, and this returns false. */
+static bool round_digits(const struct real_digits *r, int prec, char d[17], int *x)
+{
+	char next = prec < 17 ? r->d[prec] : '0';
+	bool rest = false;
+
+	memcpy(d, r->d, (size_t)prec);
+	*x = r->exp;
+	for (int i = prec + 1; i < 17; i++)
+		rest = rest || r->d[i] != '0';
+	if (next == '5' && !rest)
+		return false;
+	if (next < '5')
+		return true;
+	int i = prec - 1;
+	while (i >= 0 && d[i] == '9')
+		d[i--] = '0';
+	if (i >= 0) {
+		d[i]++;
+	} else {   /* 99..9 up to 100..0 */
+		d[0] = '1';
+		(*x)++;
+	}
+	return true;
+}
+
+/* s as "%.*g" writes prec significant digits d of exponent x: plain between 1e-4 and 1e<prec>,
+ * else D.DDDe+XX; trailing zeros of the fraction and a bare point left out. */
+static void g_format(char s[40], bool neg, const char *d, int prec, int x)
+{
+	size_t n = 0;
+	int nd = prec;
+	while (nd > 1 && d[nd - 1] == '0')
+		nd--;
+	if (neg)
+		s[n++] = '-';
+	if (x >= -4 && x < prec) {
+		int lead = x >= 0 ? x + 1 : 0;   /* digits before the point */
+		for (int i = 0; i < lead; i++)
+			s[n++] = i < nd ? d[i] : '0';
+		if (lead == 0)
+			s[n++] = '0';
+		if (nd > lead)
+			s[n++] = '.';
+		for (int i = 0; i < -x - 1; i++)
+			s[n++] = '0';
+		for (int i = lead; i < nd; i++)
+			s[n++] = d[i];
+	} else {
+		unsigned ax = (unsigned)(x < 0 ? -x : x);
+		s[n++] = d[0];
+		if (nd > 1)
+			s[n++] = '.';
+		for (int i = 1; i < nd; i++)
+			s[n++] = d[i];
+		s[n++] = 'e';
+		s[n++] = x < 0 ? '-' : '+';
+		if (ax >= 100)
+			s[n++] = (char)('0' + ax / 100);
+		s[n++] = (char)('0' + ax / 10 % 10);
+		s[n++] = (char)('0' + ax % 10);
+	}
+	s[n] = '\0';
+}
+
+/* Whether the candidate m * 10^k (m < 10^17) reads back (strtod, and for a float the
+ * rounding to float) to v: 1 yes, 0 no, -1 too close to call (then strtod decides).  In long
+ * double, m and 10^k (|k| <= 27) are exact and their product or quotient is off by 2^-64 of
+ * itself; v's rounding interval, half a unit of its last place each side, is exact.  Powers
+ * of two (a narrower interval below) and subnormals are left to strtod. */
+static int reads_back(uint64_t m, int k, double v, bool is_float)
+{
+#if LDBL_MANT_DIG >= 64
+	int e;
+	double f = frexp(fabs(v), &e);
+	if (k < -27 || k > 27 || f == 0.5 || e < (is_float ? -124 : -1020))
+		return -1;
+	long double t = 1, a = fabs(v);
+	for (int i = 0; i < (k < 0 ? -k : k); i++)
+		t *= 10;
+	long double c = k >= 0 ? (long double)m * t : (long double)m / t;
+	long double half = ldexpl(1, e - (is_float ? 24 : 53) - 1);
+	/* a float's candidate goes through a double first: keep clear of that rounding too */
+	long double d = fabsl(c - a), slack = a * (is_float ? 0x1p-50L : 0x1p-60L);
+	if (d < half - slack)
+		return 1;
+	if (d > half + slack)
+		return 0;
+#else
+	(void)m, (void)k, (void)v, (void)is_float;
+#endif
+	return -1;
+}
+
+/* Whether "%.*g"'s text buf, of prec digits d and exponent x, reads back to v. */
+static bool g_reads_back(const char *buf, const char *d, int prec, int x, double v, bool is_float)
+{
+	uint64_t m = 0;
+	for (int i = 0; d && i < prec; i++)
+		m = m * 10 + (uint64_t)(d[i] - '0');
+	int r = d ? reads_back(m, x - prec + 1, v, is_float) : -1;
+	if (r >= 0)
+		return r == 1;
+	double back = strtod(buf, NULL);
+	return is_float ? (float)back == (float)v : back == v;
 }
 
 void dec_json_real(struct wbuf *b, double v, bool is_float)
@@ -80,10 +194,28 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 			PUT_LIT(b, "\"Infinity\"");
 		return;
 	}
-	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		double back = strtod(buf, NULL);
-		if (is_float ? (float)back == (float)v : back == v)
+	int first = is_float ? 6 : 15;
+	if (fabs(v) < (is_float ? 1e6 : 1e15) && v == (double)(int64_t)v) {
+		/* a whole number of at most `first` digits: "%.*g" at the first precision writes
+		 * its digits (no exponent, no point) and reads back exactly */
+		if (v == 0 && signbit(v))
+			wbuf_u8(b, '-');
+		dec_json_i64(b, (int64_t)v);
+		return;
+	}
+	/* the shortest "%.*g" from `first` digits up that reads back to v; the candidates made
+	 * from one conversion to 17 digits (printf only for a tie) */
+	struct real_digits r;
+	real_digits(v, &r);
+	for (int prec = first; prec <= 17; prec++) {
+		char d[17];
+		int x = 0;
+		bool made = round_digits(&r, prec, d, &x);
+		if (made)
+			g_format(buf, r.neg, d, prec, x);
+		else
+			snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (g_reads_back(buf, made ? d : NULL, prec, x, v, is_float))
 			break;
 	}
 	wbuf_put(b, buf, strlen(buf));
@@ -163,6 +295,11 @@ static void json_char(struct wbuf *out, int64_t unit)
 	struct wbuf one;
 	if (unit >= 0xd800 && unit <= 0xdfff) {
 		dec_json_i64(out, unit);
+		return;
+	}
+	if (unit >= 0 && unit < 0x80) {   /* ASCII: its own UTF-8, no buffer to grow */
+		uint8_t c = (uint8_t)unit;
+		escape_json_quoted(out, &c, 1);
 		return;
 	}
 	wbuf_init(&one);

@@ -19,6 +19,7 @@
 
 enum {
 	OJ_MAX_CHARS = INT32_MAX,       /* a String's length as ART allows it (count_ is an int) */
+	OJ_FLUSH = 1 << 20,             /* lines gathered before one write to the file */
 };
 
 /* What every object of one class repeats (its fields: the decoder's plan). */
@@ -28,13 +29,19 @@ struct oj_plan {
 	uint32_t name_len;
 };
 
+/* A piece of a line made once (per space: its name and kind). */
+struct oj_piece {
+	const char *s;
+	uint32_t len;
+};
+
 struct oj {
 	const struct model *m;
 	struct dec *dec;                /* fields, Strings inline, containers' entries */
 	struct wbuf line, copy, text, scratch;
 	const uint8_t *bytes;           /* the current object's bytes (image or copy) */
 	struct oj_plan *plan;           /* per class */
-	const char **space_name;        /* per space: quoted, escaped name */
+	struct oj_piece *space;         /* per space: ,"space":NAME,"space_kind":"KIND" */
 	const struct reach *reach;      /* NULL: no root or unknown reason is written */
 	struct arena a;
 };
@@ -46,20 +53,30 @@ static int oj_nomem(struct err *e)
 
 #define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
 
-/* A copy of text JSON-escaped (quoted; and followed by ':' for a key) in the arena. */
-static const char *escaped(struct oj *j, const char *s, bool key, uint32_t *len)
+/* s as a quoted, escaped JSON string, null for none. */
+static void put_text(struct wbuf *b, const char *s)
 {
-	wbuf_reset(&j->scratch);
 	if (s)
-		escape_json_quoted(&j->scratch, (const uint8_t *)s, strlen(s));
+		escape_json_quoted(b, (const uint8_t *)s, strlen(s));
 	else
-		PUT_LIT(&j->scratch, "null");
-	if (key)
-		wbuf_u8(&j->scratch, ':');
+		PUT_LIT(b, "null");
+}
+
+/* j->scratch copied into the arena. */
+static const char *kept_scratch(struct oj *j, uint32_t *len)
+{
 	if (j->scratch.failed || j->scratch.len > UINT32_MAX)
 		return NULL;
 	*len = (uint32_t)j->scratch.len;
 	return arena_strndup(&j->a, (const char *)j->scratch.data, j->scratch.len);
+}
+
+/* A copy of text JSON-escaped and quoted (null for none) in the arena. */
+static const char *escaped(struct oj *j, const char *s, uint32_t *len)
+{
+	wbuf_reset(&j->scratch);
+	put_text(&j->scratch, s);
+	return kept_scratch(j, len);
 }
 
 /* The plan of class cls, made once. */
@@ -70,7 +87,7 @@ static int plan_of(struct oj *j, size_t cls, const struct oj_plan **out, struct 
 	*out = p;
 	if (p->made)
 		return 0;
-	if (!(p->name = escaped(j, model_runtime(j->m)->classes[cls].name, false, &p->name_len)))
+	if (!(p->name = escaped(j, model_runtime(j->m)->classes[cls].name, &p->name_len)))
 		return oj_nomem(e);
 	p->made = true;
 	return 0;
@@ -129,16 +146,9 @@ static void put_layout(struct oj *j, const char *key, const struct rt_field *v, 
 	wbuf_printf(&j->line, ",\"%s\":[", key);
 	for (uint32_t i = 0; i < n; i++) {
 		PUT_LIT(&j->line, "{\"name\":");
-		if (v[i].name)
-			escape_json_quoted(&j->line, (const uint8_t *)v[i].name, strlen(v[i].name));
-		else
-			PUT_LIT(&j->line, "null");
+		put_text(&j->line, v[i].name);
 		PUT_LIT(&j->line, ",\"type\":");
-		const char *t = v[i].java_type ? v[i].java_type : v[i].type;
-		if (t)
-			escape_json_quoted(&j->line, (const uint8_t *)t, strlen(t));
-		else
-			PUT_LIT(&j->line, "null");
+		put_text(&j->line, v[i].java_type ? v[i].java_type : v[i].type);
 		PUT_LIT(&j->line, ",\"offset\":");
 		if (v[i].offset == RT_OFFSET_UNKNOWN)
 			PUT_LIT(&j->line, "null");
@@ -160,10 +170,7 @@ static void put_class_object(struct oj *j, const struct model_obj *o)
 	const struct rt_statics *s = k ? &model_class(j->m, (size_t)(k - rt->classes))->statics : NULL;
 
 	PUT_LIT(&j->line, ",\"describes\":");
-	if (k && k->name)
-		escape_json_quoted(&j->line, (const uint8_t *)k->name, strlen(k->name));
-	else
-		PUT_LIT(&j->line, "null");
+	put_text(&j->line, k ? k->name : NULL);
 	put_layout(j, "instance_fields", k ? k->fields : NULL, k ? k->field_count : 0);
 	put_layout(j, "static_fields", s ? s->v : NULL, s ? s->count : 0);
 	PUT_LIT(&j->line, ",\"statics\":{");
@@ -273,16 +280,15 @@ static void put_place(struct wbuf *b, const struct model *m, const struct model_
 	wbuf_u8(b, '}');
 }
 
-/* ,"NAME":"VALUE" for a name from a fixed table (no escaping needed) */
-static void put_name(struct wbuf *b, const char *key, const char *value)
+/* VALUE" (a name from a fixed table: no escaping needed) and the closing quote */
+static void put_name_value(struct wbuf *b, const char *value)
 {
-	wbuf_u8(b, ',');
-	wbuf_u8(b, '"');
-	wbuf_put(b, key, strlen(key));
-	PUT_LIT(b, "\":\"");
 	wbuf_put(b, value, strlen(value));
 	wbuf_u8(b, '"');
 }
+
+/* ,"KEY":"VALUE" for a literal KEY and a value from a fixed table */
+#define put_name(b, key, value) (PUT_LIT((b), ",\"" key "\":\""), put_name_value((b), (value)))
 
 /* "root": the root source of a root object (reach_holder_of: its first source); "unknown_reason":
  * why no root reaches it and yet it may be held (reach.h enum reach_doubt). */
@@ -307,7 +313,6 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 
 	if ((rc = oj_bytes(j, o, e)) || (rc = plan_of(j, o->cls, &p, e)))
 		return rc;
-	wbuf_reset(&j->line);
 	PUT_LIT(&j->line, "{\"address\":");
 	dec_json_hex(&j->line, model_va(j->m, o));
 	if (model_in_alias(j->m, o->addr)) {
@@ -321,9 +326,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	put_name(&j->line, "kind", model_kind_name(o->kind));
 	PUT_LIT(&j->line, ",\"size\":");
 	dec_json_u64(&j->line, o->size);
-	PUT_LIT(&j->line, ",\"space\":");
-	wbuf_put(&j->line, j->space_name[o->space], strlen(j->space_name[o->space]));
-	put_name(&j->line, "space_kind", spaces_kind_name(rt->spaces.v[o->space].kind));
+	wbuf_put(&j->line, j->space[o->space].s, j->space[o->space].len);
 	put_place(&j->line, j->m, o);
 	put_name(&j->line, "alloc", model_alloc_name(o->alloc));
 	put_name(&j->line, "content", model_content_name(o->content));
@@ -348,10 +351,19 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	return wbuf_status(&j->line, e);
 }
 
+/* Space sp's piece of every line: ,"space":NAME,"space_kind":"KIND" */
+static int space_piece(struct oj *j, const struct art_space *sp, struct oj_piece *out, struct err *e)
+{
+	wbuf_reset(&j->scratch);
+	PUT_LIT(&j->scratch, ",\"space\":");
+	put_text(&j->scratch, sp->name);
+	put_name(&j->scratch, "space_kind", spaces_kind_name(sp->kind));
+	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);
+}
+
 static int oj_init(struct oj *j, const struct model *m, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(m);
-	uint32_t len;
 
 	memset(j, 0, sizeof(*j));
 	j->m = m;
@@ -361,17 +373,16 @@ static int oj_init(struct oj *j, const struct model *m, struct err *e)
 	wbuf_init(&j->scratch);
 	arena_init(&j->a);
 	j->plan = arena_array(&j->a, rt->class_count ? rt->class_count : 1, sizeof(*j->plan));
-	j->space_name = arena_array(&j->a, rt->spaces.count ? rt->spaces.count : 1, sizeof(*j->space_name));
-	if (!j->plan || !j->space_name)
+	j->space = arena_array(&j->a, rt->spaces.count ? rt->spaces.count : 1, sizeof(*j->space));
+	if (!j->plan || !j->space)
 		return oj_nomem(e);
 	int rc = dec_open(&j->dec, m, e);
 	if (rc)
 		return rc;
 	memset(j->plan, 0, (rt->class_count ? rt->class_count : 1) * sizeof(*j->plan));
-	for (size_t i = 0; i < rt->spaces.count; i++)
-		if (!(j->space_name[i] = escaped(j, rt->spaces.v[i].name, false, &len)))
-			return oj_nomem(e);
-	return 0;
+	for (size_t i = 0; i < rt->spaces.count && rc == 0; i++)
+		rc = space_piece(j, &rt->spaces.v[i], &j->space[i], e);
+	return rc;
 }
 
 static void oj_release(struct oj *j)
@@ -413,9 +424,13 @@ int objects_jsonl_write(const struct model *m, const struct reach *reach, struct
 		const struct model_obj *o = model_obj(m, i);
 		img_drop_behind(model_image(m), &drop, model_va(m, o));   /* in address order: bounded memory */
 		progress_to(model_progress(m), done += o->size);
-		if ((rc = put_object(&j, o, e)) == 0 && (rc = outf_write(out, j.line.data, j.line.len, e)) == 0) {
+		if ((rc = put_object(&j, o, e)) == 0) {
 			st->objects++;
 			st->strings += o->kind == MODEL_STRING;
+		}
+		if (rc == 0 && (j.line.len >= OJ_FLUSH || i + 1 == model_count(m))) {
+			rc = outf_write(out, j.line.data, j.line.len, e);
+			wbuf_reset(&j.line);
 		}
 	}
 	st->bytes = out->written;

@@ -47,13 +47,20 @@ void strings_describe_ref(const struct model *m, size_t from, uint32_t off, stru
 	struct referrers_field f;
 
 	if (!referrers_field_at(m, o, off, &f)) {
-		wbuf_printf(out, "%s+0x%x", cls_name(m, o->cls), off);
+		wbuf_str(out, cls_name(m, o->cls));
+		wbuf_put(out, "+0x", 3);
+		wbuf_hex(out, off);
 	} else if (f.is_element) {
-		wbuf_printf(out, "%s[%u]", cls_name(m, o->cls), f.index);
-	} else if (f.is_static) {
-		wbuf_printf(out, "static %s.%s", cls_name(m, f.declaring), f.field->name ? f.field->name : "?");
+		wbuf_str(out, cls_name(m, o->cls));
+		wbuf_u8(out, '[');
+		wbuf_dec(out, f.index);
+		wbuf_u8(out, ']');
 	} else {
-		wbuf_printf(out, "%s.%s", cls_name(m, o->cls), f.field->name ? f.field->name : "?");
+		if (f.is_static)
+			wbuf_put(out, "static ", 7);
+		wbuf_str(out, cls_name(m, f.is_static ? f.declaring : o->cls));
+		wbuf_u8(out, '.');
+		wbuf_str(out, f.field->name ? f.field->name : "?");
 	}
 }
 

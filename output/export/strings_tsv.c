@@ -16,22 +16,36 @@ struct st_ctx {
 	struct wbuf line, ctx;
 };
 
+#define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
+
+enum { ST_FLUSH = 1 << 20 };   /* lines gathered before one write to the file */
+
+/* 0x and the lower-case hex digits of v */
+static void put_addr(struct wbuf *b, uint64_t v)
+{
+	PUT_LIT(b, "0x");
+	wbuf_hex(b, v);
+}
+
 /* What holds object i when no object references it (reach.h reach_holder_of). */
 static void holder_beyond_objects(const struct model *m, const struct reach *reach, size_t i, struct wbuf *out,
 				  struct strings_held *held)
 {
 	struct reach_holder h;
 	if (!reach || !reach_holder_of(reach, m, i, &h)) {
-		wbuf_printf(out, "held by nothing");
+		PUT_LIT(out, "held by nothing");
 		*held = (struct strings_held){ "none", 0, false };
 		return;
 	}
 	switch (h.kind) {
 	case REACH_HOLDER_ROOT:
-		wbuf_printf(out, "a root (%s", reach_source_name(h.source));
-		if (h.ref)
-			wbuf_printf(out, " at 0x%llx", (unsigned long long)h.ref);
-		wbuf_printf(out, ")");
+		PUT_LIT(out, "a root (");
+		wbuf_str(out, reach_source_name(h.source));
+		if (h.ref) {
+			PUT_LIT(out, " at ");
+			put_addr(out, h.ref);
+		}
+		wbuf_u8(out, ')');
 		*held = (struct strings_held){ "root", h.ref, h.ref != 0 };
 		break;
 	case REACH_HOLDER_DEX_CACHE:
@@ -55,11 +69,15 @@ void strings_tsv_held_by(const struct model *m, const struct referrers *r, const
 		holder_beyond_objects(m, reach, i, out, held);
 		return;
 	}
-	wbuf_printf(out, "held by ");
+	PUT_LIT(out, "held by ");
 	strings_describe_ref(m, from[0], off[0], out);
-	wbuf_printf(out, "@0x%llx", (unsigned long long)model_va(m, model_obj(m, from[0])));
-	if (n > 1)
-		wbuf_printf(out, " (+%u more)", n - 1);
+	wbuf_u8(out, '@');
+	put_addr(out, model_va(m, model_obj(m, from[0])));
+	if (n > 1) {
+		PUT_LIT(out, " (+");
+		wbuf_dec(out, n - 1);
+		PUT_LIT(out, " more)");
+	}
 	*held = (struct strings_held){ "object", model_va(m, model_obj(m, from[0])), true };
 }
 
@@ -70,26 +88,54 @@ void strings_tsv_holder(const struct model *m, const struct referrers *r, const 
 	strings_tsv_held_by(m, r, reach, i, out, &held);
 }
 
+/* "ALLOC CONTENT REACH confidence=N" */
+static void put_states(struct wbuf *b, const struct strings_hit *h)
+{
+	wbuf_str(b, model_alloc_name(h->alloc));
+	wbuf_u8(b, ' ');
+	wbuf_str(b, model_content_name(h->content));
+	wbuf_u8(b, ' ');
+	wbuf_str(b, model_reach_name(h->reach));
+	PUT_LIT(b, " confidence=");
+	wbuf_dec(b, h->confidence);
+}
+
+/* The lines gathered in c->line written out (in pieces of ST_FLUSH bytes or more). */
+static int flush(struct st_ctx *c, struct err *e)
+{
+	int rc = wbuf_status(&c->line, e);
+	if (rc == 0)
+		rc = outf_write(c->out, c->line.data, c->line.len, e);
+	wbuf_reset(&c->line);
+	return rc;
+}
+
 static int line(void *arg, const struct strings_hit *h, struct err *e)
 {
 	struct st_ctx *c = arg;
 
-	wbuf_reset(&c->line);
 	wbuf_reset(&c->ctx);
-	wbuf_printf(&c->line, "0x%llx\t", (unsigned long long)h->addr);
+	put_addr(&c->line, h->addr);
+	wbuf_u8(&c->line, '\t');
 	escape_feature(&c->line, h->text, h->text_len);
-	wbuf_printf(&c->ctx, "java.lang.String len=%u %s; ", h->length, h->compressed ? "compressed" : "utf16");
+	PUT_LIT(&c->ctx, "java.lang.String len=");
+	wbuf_dec(&c->ctx, h->length);
+	wbuf_str(&c->ctx, h->compressed ? " compressed; " : " utf16; ");
 	strings_tsv_holder(c->m, c->r, c->reach, h->obj, &c->ctx);
-	wbuf_printf(&c->ctx, "; %s %s %s confidence=%u", model_alloc_name(h->alloc), model_content_name(h->content),
-		    model_reach_name(h->reach), h->confidence);
-	if (!h->text_ok)
-		wbuf_printf(&c->ctx, "; text not read: %s", h->why ? h->why : "?");
+	PUT_LIT(&c->ctx, "; ");
+	put_states(&c->ctx, h);
+	if (!h->text_ok) {
+		PUT_LIT(&c->ctx, "; text not read: ");
+		wbuf_str(&c->ctx, h->why ? h->why : "?");
+	}
 	wbuf_u8(&c->line, '\t');
 	escape_feature(&c->line, c->ctx.data, c->ctx.len);
 	wbuf_u8(&c->line, '\n');
 	int rc = wbuf_status(&c->line, e);
-	if (rc == 0 && (rc = wbuf_status(&c->ctx, e)) == 0 && (rc = outf_write(c->out, c->line.data, c->line.len, e)) == 0)
+	if (rc == 0 && (rc = wbuf_status(&c->ctx, e)) == 0)
 		c->st->strings++;
+	if (rc == 0 && c->line.len >= ST_FLUSH)
+		rc = flush(c, e);
 	return rc;
 }
 
@@ -111,8 +157,7 @@ static int header(struct st_ctx *c, const struct strings_tsv_opts *o, struct err
 	wbuf_printf(&c->line, "# Offsets: virtual addresses of java.lang.String objects in the process (0x + hex), "
 			      "not file offsets; context: length, holder (class.field@address), states\n"
 			      "# Feature-File-Version: 1.1\n");
-	int rc = wbuf_status(&c->line, e);
-	return rc ? rc : outf_write(c->out, c->line.data, c->line.len, e);
+	return flush(c, e);
 }
 
 int strings_tsv_write(const struct model *m, const struct referrers *r, const struct strings_tsv_opts *o,
@@ -128,6 +173,8 @@ int strings_tsv_write(const struct model *m, const struct referrers *r, const st
 	rc = header(&c, o, e);
 	if (rc == 0)
 		rc = strings_each(m, &so, line, &c, e);
+	if (rc == 0)
+		rc = flush(&c, e);
 	st->bytes = out->written;
 	wbuf_release(&c.line);
 	wbuf_release(&c.ctx);

@@ -4,6 +4,7 @@
  * decode-back round trip over random bytes), mirror_string_wtf8 keeping a lone surrogate,
  * referrers_build / referrers_field_at on a hand-made heap (tests/fuzz/model_fixture.h),
  * and objects.jsonl / strings.tsv of that heap (exact lines, same bytes twice). */
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -365,6 +366,92 @@ static void test_decoder(const struct model *m)
 	wbuf_release(&b);
 }
 
+/* The number formatters against printf: wbuf_dec / wbuf_hex at their edges, and
+ * dec_json_real against its definition ("%.*g" from 6 (float) or 15 (double) digits up, the
+ * first that reads back) over random bit patterns, short decimals, whole numbers, powers of
+ * ten around the plain / exponent switch, carries (9.9999..), subnormals and the extremes. */
+static void ref_real(char *out, size_t n, double v, bool is_float)
+{
+	for (int prec = is_float ? 6 : 15; prec <= 17; prec++) {
+		snprintf(out, n, "%.*g", prec, v);
+		double back = strtod(out, NULL);
+		if (is_float ? (float)back == (float)v : back == v)
+			return;
+	}
+}
+
+static uint64_t rnd_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* 1 when dec_json_real(v) differs from ref_real(v) (printed), else 0 */
+static unsigned real_differs(struct wbuf *b, double v, bool is_float)
+{
+	char want[64];
+	if (isnan(v) || isinf(v))
+		return 0;
+	ref_real(want, sizeof(want), v, is_float);
+	wbuf_reset(b);
+	dec_json_real(b, v, is_float);
+	wbuf_u8(b, 0);
+	if (!strcmp((const char *)b->data, want))
+		return 0;
+	printf("  %s %.17g: got %s, printf %s\n", is_float ? "float" : "double", v, (const char *)b->data, want);
+	return 1;
+}
+
+static unsigned real_both(struct wbuf *b, double v)
+{
+	return real_differs(b, v, false) + real_differs(b, (float)v, true) + real_differs(b, -v, false);
+}
+
+static void test_numbers(void)
+{
+	static const uint64_t dec[] = { 0, 9, 10, 99, 100, 101, 999, 1000, 4294967295u, UINT64_MAX };
+	struct wbuf b;
+	char want[64];
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	unsigned bad = 0, tried = 0;
+
+	T_SECTION("numbers without printf");
+	wbuf_init(&b);
+	for (size_t i = 0; i < sizeof(dec) / sizeof(dec[0]); i++) {
+		wbuf_reset(&b);
+		wbuf_dec(&b, dec[i]);
+		wbuf_u8(&b, ' ');
+		wbuf_hex(&b, dec[i]);
+		wbuf_u8(&b, 0);
+		snprintf(want, sizeof(want), "%llu %llx", (unsigned long long)dec[i], (unsigned long long)dec[i]);
+		T_EQ_S((const char *)b.data, want);
+	}
+	for (unsigned i = 0; i < 40000; i++, tried += 2) {
+		uint64_t r = rnd_next(&s);
+		double d;
+		float f;
+		uint32_t u = (uint32_t)r;
+		memcpy(&d, &r, sizeof(d));
+		memcpy(&f, &u, sizeof(f));
+		bad += real_differs(&b, d, false) + real_differs(&b, f, true);
+	}
+	for (int e = -330; e <= 310; e++, tried += 9) {
+		double p = pow(10, e);
+		bad += real_both(&b, p) + real_both(&b, p * 9.9999999999999995) + real_both(&b, p * 1.5);
+	}
+	for (unsigned i = 0; i < 10000; i++, tried += 6)
+		bad += real_both(&b, (double)(rnd_next(&s) % 2000001) / 1000.0) +
+		       real_both(&b, (double)(int64_t)(rnd_next(&s) % 100000000000000000ull));
+	tried += 15;
+	bad += real_both(&b, 5e-324) + real_both(&b, 2.2250738585072014e-308) + real_both(&b, 1.7976931348623157e308) +
+	       real_both(&b, 0.0001) + real_both(&b, 0.00001);
+	printf("   %u values formatted, %u differ from printf's shortest %%.*g\n", tried, bad);
+	T_EQ_U(bad, 0);
+	wbuf_release(&b);
+}
+
 int main(void)
 {
 	struct anomaly_sink sink;
@@ -372,6 +459,7 @@ int main(void)
 	struct referrers r;
 
 	test_escape();
+	test_numbers();
 	build(&m, &sink);
 	test_wtf8();
 	test_referrers(&m, &r);
