@@ -52,31 +52,11 @@ static void cw_gap_object(struct contig_walk *c, uint64_t va)
 /* Where the zero run from va ends (its first word is zero, no Class starts there): at the
  * first non-zero word of the n bytes at p, at the first Class the runtime model read inside
  * it (its class word may be damaged to zero), or at the last whole word.  One step per run,
- * not per word; pages the input holds as holes are passed unread (no page fault). */
+ * not per word; hole pages are passed unread. */
 static uint64_t cw_zero_end(const struct contig_walk *c, uint64_t va, const uint8_t *p, size_t n)
 {
-	size_t i = OBJ_ALIGN;
-	uint64_t lo, hi, z, cls;
-
-	n &= ~(size_t)(OBJ_ALIGN - 1);
-	while (i < n) {
-		uint64_t at = va + i;
-		if (at % WK_PAGE == 0) {
-			if (!img_next_data(c->w->img, at, va + n, &lo, &hi)) {
-				i = n;   /* holes to the end */
-				break;
-			}
-			if (lo > at) {
-				i = (size_t)(lo - va) & ~(size_t)(OBJ_ALIGN - 1);
-				continue;
-			}
-		}
-		if (wk_u64(p + i))
-			break;
-		i += OBJ_ALIGN;
-	}
-	z = va + i;
-	cls = runtime_class_between(c->z->rt, va, z);
+	uint64_t z = va + wk_zero_run(c->w->img, va, p, OBJ_ALIGN, n & ~(size_t)(OBJ_ALIGN - 1));
+	uint64_t cls = runtime_class_between(c->z->rt, va, z);
 	return cls < z ? cls : z;
 }
 
