@@ -383,7 +383,10 @@ static int carve_job_run(void *arg, struct err *e)
 		snprintf(line, sizeof(line), "writing %s and the other outputs", carve_outputs[j->out].file);
 		progress_phase(model_progress(&j->c->m), line, model_object_bytes(&j->c->m));
 	}
-	rc = j->out == CARVE_OUT_COUNT ? hash_inputs(j->c, NULL, e) : write_one(j->c, j->o, j->out, e);
+	if (j->out < CARVE_OUT_COUNT)
+		rc = write_one(j->c, j->o, j->out, e);
+	else   /* the hashes, unless taken while the model was built */
+		rc = j->c->hashed ? 0 : hash_inputs(j->c, NULL, e);
 	progress_muted = false;
 	return rc;
 }
@@ -601,10 +604,10 @@ static int write_outputs(struct carve *c, const struct carve_opts *o, struct err
 	return rc;
 }
 
-int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
+/* c cleared and the image opened: the first step of carve_model. */
+static int open_image(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	struct img_open_opts io = { o->maps };
-	struct runtime_opts ro = { .art_version = o->art_version, .probes = &probe_spaces };
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -615,6 +618,15 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 	if ((rc = img_open(&c->img, o->image, &io, e)))
 		return rc;
 	c->img_open = true;
+	return 0;
+}
+
+/* The rest of carve_model on the opened image. */
+static int build_model(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	struct runtime_opts ro = { .art_version = o->art_version, .probes = &probe_spaces };
+	int rc;
+
 	if ((rc = runtime_open(&c->rt, &c->img, &ro, e)))
 		return rc;
 	c->rt_open = true;
@@ -635,6 +647,51 @@ int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
 		return rc;
 	model_release_refs(&c->m);   /* the walk's edges: nothing reads them after it */
 	return 0;
+}
+
+int carve_model(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	int rc = open_image(c, o, e);
+	return rc ? rc : build_model(c, o, e);
+}
+
+/* The two jobs of build_hashing: the model, and the input hashes (which read the input
+ * files by descriptor, not the mapping the model reads, and write only their memos and
+ * c->image_sha256, which nothing reads before the writers). */
+struct carve_stage {
+	struct carve *c;
+	const struct carve_opts *o;
+};
+
+static int stage_model(void *arg, struct err *e)
+{
+	struct carve_stage *s = arg;
+	return build_model(s->c, s->o, e);
+}
+
+static int stage_hashes(void *arg, struct err *e)
+{
+	struct carve_stage *s = arg;
+	int rc = hash_inputs(s->c, NULL, e);
+	s->c->hashed = rc == 0;
+	return rc;
+}
+
+/* --threads > 1: the input hashes taken while the model is built, on the second core (a
+ * whole-process core's SHA-256 runs over its holes too: gigabytes of zeros for a heap of a
+ * few megabytes; every output waits for it).  The model's error comes first, as in the
+ * serial order; the hashes' next. */
+static int build_hashing(struct carve *c, const struct carve_opts *o, struct err *e)
+{
+	struct carve_stage s = { c, o };
+	struct jobs_job v[2] = { { .run = stage_model, .arg = &s }, { .run = stage_hashes, .arg = &s } };
+	int rc = jobs_run(v, 2, 2, e);
+	for (unsigned k = 0; rc == 0 && k < 2; k++)
+		if (v[k].rc) {
+			*e = v[k].err;
+			rc = v[k].rc;
+		}
+	return rc;
 }
 
 int carve_referrers(struct carve *c, struct err *e)
@@ -712,7 +769,9 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 		return rc;
 	if (o->yara && (rc = yaraw_open(&rules, o->yara, e)))
 		return rc;
-	rc = carve_model(c, o, e);
+	rc = open_image(c, o, e);
+	if (rc == 0)
+		rc = o->threads > 1 ? build_hashing(c, o, e) : build_model(c, o, e);
 	c->yara = rules;
 	if (rc)
 		return rc;

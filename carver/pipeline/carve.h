@@ -88,6 +88,7 @@ struct carve {
 	struct find_yara_result ymatch;   /* and their matches (yara_done) */
 	bool yara_done;
 	bool img_open, rt_open, model_open, refs_built, native_done;
+	bool hashed;                /* the inputs hashed and image_sha256 set (--threads > 1: beside the model) */
 };
 
 /* Runs the whole pipeline; c holds the results (release it even on error).  Returns 0 or

@@ -49,6 +49,17 @@ static void cw_gap_object(struct contig_walk *c, uint64_t va)
 	c->gap = CW_DONE;
 }
 
+/* Where the zero run from va ends (its first word is zero, no Class starts there): at the
+ * first non-zero word of the n bytes at p, at the first Class the runtime model read inside
+ * it (its class word may be damaged to zero), or at the last whole word.  One step per run,
+ * not per word; hole pages are passed unread. */
+static uint64_t cw_zero_end(const struct contig_walk *c, uint64_t va, const uint8_t *p, size_t n)
+{
+	uint64_t z = va + wk_zero_run(c->w->img, va, p, OBJ_ALIGN, n & ~(size_t)(OBJ_ALIGN - 1));
+	uint64_t cls = runtime_class_between(c->z->rt, va, z);
+	return cls < z ? cls : z;
+}
+
 /* Anything else (damage, a block header) before the gap closes: no gap. */
 static void cw_gap_other(struct contig_walk *c)
 {
@@ -142,7 +153,7 @@ int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint
 		/* a zero header, unless a Class the runtime model read starts here (damaged) */
 		if (!word && runtime_class_between(z->rt, va, va + 1) != va) {
 			cw_gap_zero(&c, va);
-			va += OBJ_ALIGN;
+			va = cw_zero_end(&c, va, p, avail);
 			continue;
 		}
 		uint64_t size, bsize;

@@ -62,8 +62,7 @@ static size_t next_object(struct region_walk *rw, uint64_t rbase, const uint8_t 
 		/* a run of zero 8-byte words: the bulk of a gap, unless a Class the runtime model
 		 * read starts in it (its class word and lock word the damaged ones) */
 		size_t zero = off;
-		while (off + OBJ_ALIGN <= n && wk_u64(p + off) == 0)
-			off += OBJ_ALIGN;
+		off = wk_zero_run(rw->w.img, rbase, p, off, n);
 		uint64_t cls = off > zero ? runtime_class_between(rw->z.rt, rbase + zero, rbase + off) : rbase + off;
 		if (cls < rbase + off)
 			return (size_t)(cls - rbase);

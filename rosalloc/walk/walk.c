@@ -123,6 +123,29 @@ bool wk_zero(const uint8_t *p, size_t n)
 	return acc == 0;
 }
 
+size_t wk_zero_run(const struct image *img, uint64_t va, const uint8_t *p, size_t off, size_t n)
+{
+	size_t end = off + (n - off) / 8 * 8;   /* past the last whole word */
+	uint64_t lo, hi;
+
+	while (off < end) {
+		uint64_t at = va + off;
+		if (at % WK_PAGE == 0) {
+			if (!img_next_data(img, at, va + end, &lo, &hi))
+				return end;   /* holes to the end */
+			size_t skip = (size_t)(lo - va) & ~(size_t)7;   /* whole words before the data */
+			if (skip > off) {
+				off = skip < end ? skip : end;
+				continue;
+			}
+		}
+		if (wk_u64(p + off))
+			return off;
+		off += 8;
+	}
+	return end;
+}
+
 /* ---- dispatch ---- */
 
 typedef int (*walk_fn)(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);

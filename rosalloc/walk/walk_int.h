@@ -71,5 +71,10 @@ int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint
 
 /* True when the n bytes at p are all zero (word at a time). */
 bool wk_zero(const uint8_t *p, size_t n);
+/* The offset of the first non-zero 8-byte word of the n bytes at p (the image's bytes at
+ * va) from off on (off <= n), else the end of the last whole word: pages the input holds as holes are
+ * passed unread (img_next_data at each page boundary), so a free stretch of a sparse core
+ * costs no page fault. */
+size_t wk_zero_run(const struct image *img, uint64_t va, const uint8_t *p, size_t off, size_t n);
 
 #endif

@@ -4,7 +4,8 @@
 # but its command line and time of analysis, case.db's `.dump` but its runs row) of the four
 # samples and of two real whole-process captures (realart14 cmc-collections-full, sparse;
 # realart-full cc-nodes-nogc-full), with
-# --threads 1 and 2, and 8 on one sample (more threads than jobs); with --skip hprof (heap.bmd
+# --threads 1 and 2 (2: the input hashes taken beside the model's build and walk, then the
+# writers on two threads), and 8 on one sample (more threads than jobs); with --skip hprof (heap.bmd
 # then writes its own HPROF on its thread) on one sample; --threads 0 is a usage error.
 . "$(dirname "$0")/lib.sh"
 t_need sqlite3 zstd || { t_done; exit; }
