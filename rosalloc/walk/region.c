@@ -142,6 +142,11 @@ static int walk_one(struct region_walk *rw, uint32_t i, const uint8_t *p, size_t
 			off += OBJ_ALIGN;
 			continue;
 		}
+		/* a length word the objects inside its extent contradict: cut where they start */
+		struct wk_span span = { .p = p, .va = rbase, .n = n, .poison = rw->poison };
+		uint64_t cut = wk_chain_cut(&rw->w, &rw->z, &span, off, step, ANOM_REGION);
+		if (cut)
+			c.size = step = cut;
 		if (rw->marked == 1 && walk_evidence_live(rw->w.ev, s, addr) == 0) {
 			c.flags |= WALK_F_DEAD;
 			u.dead++;
