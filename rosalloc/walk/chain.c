@@ -19,7 +19,7 @@
 #include "art/format/art_layout.h"
 #include "rosalloc/walk/walk_int.h"
 
-enum { CH_ALIGN = 8, CH_TRIES = 4, CH_HEAD = 64 };
+enum { CH_ALIGN = 8, CH_TRIES = 64, CH_HEAD = 64 };
 #define CH_POISON 0xBADDB01Du
 
 static uint64_t ch_round(uint64_t size) { return (size + CH_ALIGN - 1) & ~(uint64_t)(CH_ALIGN - 1); }
