@@ -10,10 +10,10 @@
  * end, as the walker would go on), and the claimed end contradicts the layout (it lies inside
  * an object of the inner chain, or in a zero run that goes on past it: no object starts there),
  * the length word is the one that disagrees: the object is cut where the inner chain starts.
- * A genuine array whose data holds a copy of objects stays whole when its end meets the next
- * object exactly (the copy ends at or before its end, the next object follows back to back),
- * when the copy's chain does not meet the outer one, or when the live bitmap leaves the inner
- * start unmarked. */
+ * A genuine array whose data holds a copy of objects (or references that read as a class word)
+ * stays whole when a sound object starts at its end (the next object back to back), when the
+ * copy's chain does not meet the outer one, or when the live bitmap leaves the inner start
+ * unmarked. */
 #include "rosalloc/walk/walk.h"
 
 #include "art/format/art_layout.h"
@@ -105,10 +105,15 @@ static bool ch_meets(struct rt_sizer *z, const struct wk_span *s, size_t q, size
 	return true;
 }
 
-/* The claimed end e contradicts the inner chain's layout: it lies inside an inner object, or
- * the zero run the inner chain ended in goes on past it (no object starts at e). */
-static bool ch_contradicts(const struct wk_span *s, size_t e, const struct ch_meet *m)
+/* The claimed end e contradicts the inner chain's layout: no sound object starts at e (a
+ * genuine array ends where the next object begins, even when the last words of its data look
+ * like an object that runs past it), and e lies inside an inner object or in the zero run the
+ * inner chain ended in, which goes on past it. */
+static bool ch_contradicts(struct rt_sizer *z, const struct wk_span *s, size_t e, const struct ch_meet *m)
 {
+	bool object;
+	if (e < s->n && ch_step(z, s, e, true, &object) != SIZE_MAX && object)
+		return false;
 	return m->straddle || (m->via_zero && (CH_ALIGN > s->n - e || !wk_u64(s->p + e)));
 }
 
@@ -141,7 +146,7 @@ uint64_t wk_chain_cut(struct space_walk *w, struct rt_sizer *z, const struct wk_
 			continue;
 		tries++;
 		struct ch_meet m;
-		if (!ch_meets(z, s, q, e, &m) || !ch_contradicts(s, e, &m) ||
+		if (!ch_meets(z, s, q, e, &m) || !ch_contradicts(z, s, e, &m) ||
 		    (w->ev && walk_evidence_live(w->ev, w->s, s->va + q) == 0))
 			continue;
 		wk_anom(w, code, ERR_CORRUPT, s->va + off,

@@ -206,6 +206,12 @@ static void test_region_chain(void)
 	put(8304, K_BYTEARR, 100);
 	put(8320, K_OBJ, 0);
 	put(8416, K_OBJ, 0);
+	/* a Node[3] whose last element names Node's class (a Node read there would run past the
+	 * array and end where the objects after it do), two Nodes back to back after it */
+	put(8448, K_OBJARR, 3);
+	wf_w32(space + 8464, (uint32_t)kaddr[K_OBJ]);
+	put(8472, K_OBJ, 0);
+	put(8504, K_OBJ, 0);
 	/* region 1: a genuine Large byte[] */
 	put(RSZ, K_BYTEARR, 600000);
 
@@ -223,6 +229,10 @@ static void test_region_chain(void)
 	c = wf_at(&f, RBASE + 8304);
 	T_CHECK(c && c->size == 112 && !wf_at(&f, RBASE + 8320) && wf_at(&f, RBASE + 8416),
 		"byte[100] holding a Node, then zeros, the next object at its end: one object (size %llu)",
+		c ? (unsigned long long)c->size : 0);
+	c = wf_at(&f, RBASE + 8448);
+	T_CHECK(c && c->size == 24 && !wf_at(&f, RBASE + 8464) && wf_at(&f, RBASE + 8472) && wf_at(&f, RBASE + 8504),
+		"Node[3] whose last element reads as a Node running past it: one object (size %llu)",
 		c ? (unsigned long long)c->size : 0);
 	c = wf_at(&f, RBASE + RSZ);
 	T_CHECK(c && c->place == WALK_REGION_LARGE && c->size == 600012, "the genuine Large byte[] stays Large");
