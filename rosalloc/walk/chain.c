@@ -19,7 +19,7 @@
 #include "art/format/art_layout.h"
 #include "rosalloc/walk/walk_int.h"
 
-enum { CH_ALIGN = 8, CH_TRIES = 64, CH_HEAD = 64 };
+enum { CH_ALIGN = 8, CH_TRIES = 64 };
 #define CH_POISON 0xBADDB01Du
 
 static uint64_t ch_round(uint64_t size) { return (size + CH_ALIGN - 1) & ~(uint64_t)(CH_ALIGN - 1); }
@@ -55,7 +55,7 @@ static unsigned ch_length_word(struct rt_sizer *z, uint32_t klass, const char **
 /* The position after the one at off of a chain over s: a zero word (poison too in a region
  * space that poisons) or a sized object that fits (*object).  The strict chain (the inner one)
  * returns SIZE_MAX at anything else; the outer one steps over it a word at a time, as the
- * walkers do. */
+ * walkers do.  A probe: an object that does not size is the answer (why is not kept). */
 static size_t ch_step(struct rt_sizer *z, const struct wk_span *s, size_t off, bool strict, bool *object)
 {
 	*object = false;
@@ -117,31 +117,18 @@ static bool ch_contradicts(struct rt_sizer *z, const struct wk_span *s, size_t e
 	return m->straddle || (m->via_zero && (CH_ALIGN > s->n - e || !wk_u64(s->p + e)));
 }
 
-/* The smallest object of the class of the object at off: its length word read as 0. */
-static bool ch_min_size(struct rt_sizer *z, const struct wk_span *s, size_t off, unsigned lw, uint64_t *min)
-{
-	uint8_t head[CH_HEAD];
-	struct err why;
-	if (lw + 4 > CH_HEAD || lw + 4 > s->n - off)
-		return false;
-	size_t n = s->n - off < CH_HEAD ? s->n - off : CH_HEAD;
-	memcpy(head, s->p + off, n);
-	memset(head + lw, 0, 4);
-	err_init(&why);
-	return runtime_sizer_size(z, s->va + off, head, n, min, &why) == 0;
-}
-
 uint64_t wk_chain_cut(struct space_walk *w, struct rt_sizer *z, const struct wk_span *s, size_t off, uint64_t step,
 		      enum anomaly_code code)
 {
 	const char *what = "";
 	unsigned lw = ch_length_word(z, wk_u32(s->p + off), &what);
-	uint64_t min;
-	if (!lw || step > s->n - off || !ch_min_size(z, s, off, lw, &min) || ch_round(min) >= step)
+	/* the smallest such object ends after its length word (its data may be empty) */
+	uint64_t min = ch_round(lw + 4u);
+	if (!lw || step > s->n - off || lw + 4u > s->n - off || min >= step)
 		return 0;
 	size_t e = off + (size_t)step;
 	unsigned tries = 0;
-	for (size_t q = off + (size_t)ch_round(min); q < e && tries < CH_TRIES; q += CH_ALIGN) {
+	for (size_t q = off + (size_t)min; q < e && tries < CH_TRIES; q += CH_ALIGN) {
 		if (!ch_class(z, wk_u32(s->p + q)))
 			continue;
 		tries++;
