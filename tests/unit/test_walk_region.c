@@ -80,17 +80,23 @@ static void test_object_size(struct wf *f)
 	wf_w32(space + 32 + 8, 5);
 }
 
+/* An Android 11 runtime with the classes above, the boot image's bytes and an empty region
+ * space of NREG regions. */
+static struct art_space *region_fixture(struct wf *f)
+{
+	wf_init(f, "11", 8);
+	memset(space, 0, sizeof(space));
+	memset(kmem, 0, sizeof(kmem));
+	classes(f);
+	img_add_region_mem(&f->img, KBASE, kmem, sizeof(kmem), 6, "boot.art", &f->e);
+	img_add_region_mem(&f->img, RBASE, space, sizeof(space), 6, "[anon:dalvik-main space (region space)]", &f->e);
+	return wf_space(f, SPACE_REGION, RBASE, RBASE + sizeof(space), RBASE + sizeof(space), "main space (region space)");
+}
+
 static void test_region_walk(void)
 {
 	struct wf f;
-	wf_init(&f, "11", 8);
-	memset(space, 0, sizeof(space));
-	memset(kmem, 0, sizeof(kmem));
-	classes(&f);
-	img_add_region_mem(&f.img, KBASE, kmem, sizeof(kmem), 6, "boot.art", &f.e);
-	img_add_region_mem(&f.img, RBASE, space, sizeof(space), 6, "[anon:dalvik-main space (region space)]", &f.e);
-	struct art_space *s = wf_space(&f, SPACE_REGION, RBASE, RBASE + sizeof(space), RBASE + sizeof(space),
-				       "main space (region space)");
+	struct art_space *s = region_fixture(&f);
 	/* region 0: six objects, a zero gap (a partial TLAB), two more */
 	put(0, K_OBJ, 0);
 	put(32, K_BYTEARR, 5);
@@ -184,14 +190,7 @@ static void test_region_walk(void)
 static void test_region_chain(void)
 {
 	struct wf f;
-	wf_init(&f, "11", 8);
-	memset(space, 0, sizeof(space));
-	memset(kmem, 0, sizeof(kmem));
-	classes(&f);
-	img_add_region_mem(&f.img, KBASE, kmem, sizeof(kmem), 6, "boot.art", &f.e);
-	img_add_region_mem(&f.img, RBASE, space, sizeof(space), 6, "[anon:dalvik-main space (region space)]", &f.e);
-	struct art_space *s = wf_space(&f, SPACE_REGION, RBASE, RBASE + sizeof(space), RBASE + sizeof(space),
-				       "main space (region space)");
+	struct art_space *s = region_fixture(&f);
 	/* region 0: byte[20] (a Large claim below), byte[5] with a damaged length, long[3],
 	 * Node, then zeros; a byte[68] whose data holds two Nodes that end exactly at its end, a
 	 * Node; a byte[100] holding one Node then zeros, a Node right after it */
