@@ -211,6 +211,11 @@ int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint
 			va += OBJ_ALIGN;
 			continue;
 		}
+		/* a length word the objects inside its extent contradict: cut where they start */
+		struct wk_span span = { .p = p, .va = va, .n = avail };
+		uint64_t cut = wk_chain_cut(w, z, &span, 0, step, ANOM_CONTIGUOUS);
+		if (cut)
+			size = step = cut;
 		cw_gap_object(&c, va);
 		if ((rc = cw_flush(&c, va, e)))
 			return rc;

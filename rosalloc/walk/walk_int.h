@@ -69,6 +69,19 @@ struct wk_contig {
 int wk_contiguous(struct space_walk *w, struct rt_sizer *z, uint64_t start, uint64_t end, const struct wk_contig *k,
 		  struct walk_unit *u, struct err *e);
 
+/* Captured bytes of a walk: n bytes at va (p); poison: 0xBADDB01D words are dead gaps. */
+struct wk_span {
+	const uint8_t *p;
+	uint64_t va;
+	size_t n;
+	bool poison;
+};
+/* The object at off of s claims step bytes (RoundUp(SizeOf, 8)); when its length word (array
+ * length_, String count_) disagrees with the chain of objects that follows it (chain.c), records
+ * an anomaly (code) and returns the bytes it really has (where the next object starts), else 0. */
+uint64_t wk_chain_cut(struct space_walk *w, struct rt_sizer *z, const struct wk_span *s, size_t off, uint64_t step,
+		      enum anomaly_code code);
+
 /* True when the n bytes at p are all zero (word at a time). */
 bool wk_zero(const uint8_t *p, size_t n);
 /* The offset of the first non-zero 8-byte word of the n bytes at p (the image's bytes at

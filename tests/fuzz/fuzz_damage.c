@@ -4,16 +4,16 @@
  * values written there; the damaged core is carved in-process (carve_run, every output, into a
  * temporary directory) and must
  *   - succeed and write every output, and
- *   - keep >= 50% of the undamaged carve's objects the damage did not touch (an object is
- *     touched when its bytes or its Class's bytes include a damaged word): no cascade; the
- *     99% bound per damaged field is the sweep's (tests/shell/test_damage_sweep.sh), and
- *     FUZZ_DAMAGE_VERBOSE=1 prints every input below it.
+ *   - keep >= 98% of the undamaged carve's objects the damage did not touch when one word is
+ *     damaged (an object is touched when its bytes or its Class's bytes include a damaged
+ *     word), >= 50% when more are (no cascade); FUZZ_DAMAGE_VERBOSE=1 prints every input
+ *     below 99%.
  * Input: records of 8 bytes [u32 where][u32 value], little-endian.  where < 2^31 picks an
  * object of the undamaged carve (where % objects) and a word in it (where / objects);
  * otherwise a word anywhere in the core's PT_LOAD data (allocator metadata, free memory).
  * A violated invariant aborts (libFuzzer reports it, the replay counts a crash).
  * Seeds: tests/fuzz/corpus/fuzz_damage (one record each: Class fields, an array length, a
- * String count, a page of metadata). */
+ * String count (two: seed-zygote-string-count is the zygote space's), a page of metadata). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +23,15 @@
 #include "carver/pipeline/carve_dir.h"
 
 #define MAX_WORDS 8
-/* The fuzzer holds the cascade the issue is about (a damaged word costing most of the heap);
- * the 99% bound per damaged field is the sweep's.  Open (issue 23): one word of the sample,
- * record 1f1f0000 00100000 (0x1000 into a word of object 0x1f1f % objects), keeps 0.978: 5
- * objects of class 0x700001f0 from 0x70202028 are lost. */
+/* One damaged word keeps >= 98% of the untouched objects, more words >= 50% (the cascade bound:
+ * no damage costing most of the heap).  Record 1f1f0000 00100000 (0x1000 into the count_ of
+ * the zygote space's String at 0x70202000) kept 0.978 until the contiguous walks' converging
+ * chains (seed-zygote-string-count, now 0.996).  Open (issue 23), so the floor is not 0.99:
+ * record 050000ff 0e000000 (seed-image-word-classes: word 0x70001ba4 of the boot image, in no
+ * carved object, 0x14 -> 0xe) keeps 0.9825: java.lang.Class 0x70000178 and the region
+ * space's Classes 0x12c00078, 0x12c000f0, 0x12c00348 leave the model (heap.hprof keeps them:
+ * validate's recall stays 1); no second source of a walk start is involved. */
+#define FUZZ_DAMAGE_FLOOR_ONE 0.98
 #define FUZZ_DAMAGE_FLOOR 0.5
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -151,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (dmg_core_patch(&st.core, va[n], old[n], &was))
 			abort();
 	}
-	if (rc || !written || recall < FUZZ_DAMAGE_FLOOR) {
+	if (rc || !written || recall < (damaged == 1 ? FUZZ_DAMAGE_FLOOR_ONE : FUZZ_DAMAGE_FLOOR)) {
 		fprintf(stderr, "fuzz_damage: %s%s; recall %.4f %s\n", rc ? "carve failed: " : "", rc ? e.msg : "",
 			recall, why);
 		abort();

@@ -67,3 +67,38 @@ t_built() {
 	t_fail "no $1 (make all)"
 	return 1
 }
+# t_core_patch CORE VA VALUE: the 4 bytes at VA of an ELF64 core (in a PT_LOAD's data) set to
+# VALUE, little-endian; t_core_copy CORE DST SRC N: the N bytes at SRC copied over those at DST
+# (damage tests; python3); t_core_read CORE VA prints the 4 bytes at VA (0x...)
+t_core_patch() { t_core_edit patch "$@"; }
+t_core_read() { t_core_edit read "$@"; }
+t_core_copy() { t_core_edit copy "$@"; }
+t_core_edit() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+mode, path, dst = sys.argv[1], sys.argv[2], int(sys.argv[3], 16)
+if mode == 'patch':
+    data = struct.pack('<I', int(sys.argv[4], 16))
+with open(path, 'r+b') as f:
+    h = f.read(64)
+    phoff, = struct.unpack_from('<Q', h, 32)
+    phentsize, phnum = struct.unpack_from('<HH', h, 54)
+    def offset(va, n):
+        for i in range(phnum):
+            f.seek(phoff + i * phentsize)
+            t, _, off, vaddr, _, fsz, _, _ = struct.unpack('<IIQQQQQQ', f.read(56))
+            if t == 1 and vaddr <= va and va + n <= vaddr + fsz:
+                return off + va - vaddr
+        sys.exit(1)
+    if mode == 'read':
+        f.seek(offset(dst, 4))
+        print('0x%x' % struct.unpack('<I', f.read(4)))
+        sys.exit(0)
+    if mode == 'copy':
+        n = int(sys.argv[5])
+        f.seek(offset(int(sys.argv[4], 16), n))
+        data = f.read(n)
+    f.seek(offset(dst, len(data)))
+    f.write(data)
+EOF
+}

@@ -19,26 +19,6 @@
 REAL=$CORPUS/images/realart
 t_need zstd jq python3 && t_corpus "$REAL" || { t_done; exit; }
 
-# patch CORE VA VALUE: the 4 bytes at VA of an ELF64 core (its PT_LOAD), little-endian
-patch() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import struct, sys
-path, va, val = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3], 16)
-with open(path, 'r+b') as f:
-    h = f.read(64)
-    phoff, = struct.unpack_from('<Q', h, 32)
-    phentsize, phnum = struct.unpack_from('<HH', h, 54)
-    for i in range(phnum):
-        f.seek(phoff + i * phentsize)
-        t, _, off, vaddr, _, fsz, _, _ = struct.unpack('<IIQQQQQQ', f.read(56))
-        if t == 1 and vaddr <= va < vaddr + fsz:
-            f.seek(off + va - vaddr)
-            f.write(struct.pack('<I', val))
-            sys.exit(0)
-sys.exit(1)
-EOF
-}
-
 for cap in cms-collections cc-collections; do
 	dir=$REAL/$cap w=$TMP/$cap
 	mkdir -p "$w"
@@ -52,7 +32,7 @@ for cap in cms-collections cc-collections; do
 			for val in 0x7fffffff 0x80000000; do
 				n="$cap: $name $what index = $val"
 				cp "$w/core" "$w/damaged"
-				patch "$w/damaged" "$(printf '0x%x' $((addr + off)))" "$val" || { t_fail "$n: patch"; continue; }
+				t_core_patch "$w/damaged" "$(printf '0x%x' $((addr + off)))" "$val" || { t_fail "$n: patch"; continue; }
 				if ! "$ART" carve "$w/damaged" --maps "$dir/maps.txt" -o "$w/out" --force --skip bmd,report,db,jsonl,strings \
 					>"$w/sum" 2>"$w/err"; then
 					t_fail "$n: carve failed: $(head -n 2 "$w/err")"; continue
@@ -76,7 +56,7 @@ done
 s=samples/android11-64bit
 cp "$s/core" "$TMP/sample.core"
 addr=$("$ART" classes "$TMP/sample.core" --maps "$s/maps" | awk '$1 == "class" && $3 == "com.example.synth.App" { print $2 }')
-if [ -z "$addr" ] || ! patch "$TMP/sample.core" "$(printf '0x%x' $((addr + 72)))" 0x100000; then
+if [ -z "$addr" ] || ! t_core_patch "$TMP/sample.core" "$(printf '0x%x' $((addr + 72)))" 0x100000; then
 	t_fail "sample: no class com.example.synth.App to damage"
 elif ! "$ART" carve --json "$TMP/sample.core" --maps "$s/maps" -o "$TMP/sample" >"$TMP/sample.json" 2>"$TMP/err"; then
 	t_fail "sample class_size_ 0x100000: carve failed: $(head -n 2 "$TMP/err")"
@@ -102,7 +82,7 @@ fi
 cp "$s/core" "$TMP/small.core"
 "$ART" classes "$s/core" --maps "$s/maps" >"$TMP/classes.txt"
 addr=$(awk '$1 == "class" && $3 == "com.example.chat.Message" { print $2 }' "$TMP/classes.txt")
-if [ -z "$addr" ] || ! patch "$TMP/small.core" "$(printf '0x%x' $((addr + 96)))" 0x10; then
+if [ -z "$addr" ] || ! t_core_patch "$TMP/small.core" "$(printf '0x%x' $((addr + 96)))" 0x10; then
 	t_fail "sample: no class com.example.chat.Message to damage"
 elif ! "$ART" carve "$TMP/small.core" --maps "$s/maps" -o "$TMP/small" >"$TMP/small.txt" 2>"$TMP/err"; then
 	t_fail "sample Message object_size_ 16: carve failed: $(head -n 2 "$TMP/err")"
@@ -124,8 +104,8 @@ fi
 cp "$s/core" "$TMP/loop.core"
 base=$(awk '$1 == "class" && $3 == "com.example.synth.Base" { print $2 }' "$TMP/classes.txt")
 msg=$(awk '$1 == "class" && $3 == "com.example.chat.Message" { print $2 }' "$TMP/classes.txt")
-if [ -z "$base" ] || [ -z "$msg" ] || ! patch "$TMP/loop.core" "$(printf '0x%x' $((base + 32)))" "$msg" ||
-	! patch "$TMP/loop.core" "$(printf '0x%x' $((msg + 32)))" "$base"; then
+if [ -z "$base" ] || [ -z "$msg" ] || ! t_core_patch "$TMP/loop.core" "$(printf '0x%x' $((base + 32)))" "$msg" ||
+	! t_core_patch "$TMP/loop.core" "$(printf '0x%x' $((msg + 32)))" "$base"; then
 	t_fail "sample: no classes Base and Message to loop"
 elif ! "$ART" carve "$TMP/loop.core" --maps "$s/maps" -o "$TMP/loop" >"$TMP/loop.txt" 2>"$TMP/err"; then
 	t_fail "sample super class loop: carve failed: $(head -n 2 "$TMP/err")"

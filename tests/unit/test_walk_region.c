@@ -1,7 +1,8 @@
 /* test_walk_region.c - the region-space walker and runtime_object_size on a hand-made region
  * space: contiguous objects, a zero gap (partial TLAB) inside a region, a Large object over
  * three regions, the 10+ dead-object poison, words that name no class, a String, arrays of
- * 1-, 4- and 8-byte components, a Class object. */
+ * 1-, 4- and 8-byte components, a Class object; a damaged length word cut by the objects
+ * after it (converging chains, chain.c), and arrays holding copies of objects kept whole. */
 #include "art/runtime/object_size.h"
 #include "tests/unit/t.h"
 #include "tests/unit/walk_fixture.h"
@@ -79,17 +80,23 @@ static void test_object_size(struct wf *f)
 	wf_w32(space + 32 + 8, 5);
 }
 
+/* An Android 11 runtime with the classes above, the boot image's bytes and an empty region
+ * space of NREG regions. */
+static struct art_space *region_fixture(struct wf *f)
+{
+	wf_init(f, "11", 8);
+	memset(space, 0, sizeof(space));
+	memset(kmem, 0, sizeof(kmem));
+	classes(f);
+	img_add_region_mem(&f->img, KBASE, kmem, sizeof(kmem), 6, "boot.art", &f->e);
+	img_add_region_mem(&f->img, RBASE, space, sizeof(space), 6, "[anon:dalvik-main space (region space)]", &f->e);
+	return wf_space(f, SPACE_REGION, RBASE, RBASE + sizeof(space), RBASE + sizeof(space), "main space (region space)");
+}
+
 static void test_region_walk(void)
 {
 	struct wf f;
-	wf_init(&f, "11", 8);
-	memset(space, 0, sizeof(space));
-	memset(kmem, 0, sizeof(kmem));
-	classes(&f);
-	img_add_region_mem(&f.img, KBASE, kmem, sizeof(kmem), 6, "boot.art", &f.e);
-	img_add_region_mem(&f.img, RBASE, space, sizeof(space), 6, "[anon:dalvik-main space (region space)]", &f.e);
-	struct art_space *s = wf_space(&f, SPACE_REGION, RBASE, RBASE + sizeof(space), RBASE + sizeof(space),
-				       "main space (region space)");
+	struct art_space *s = region_fixture(&f);
 	/* region 0: six objects, a zero gap (a partial TLAB), two more */
 	put(0, K_OBJ, 0);
 	put(32, K_BYTEARR, 5);
@@ -177,8 +184,74 @@ static void test_region_walk(void)
 	wf_release(&f);
 }
 
+/* Damaged length words (issue 23): the objects after the damaged object are found by the
+ * chain that starts inside its claimed extent; arrays whose data holds copies of objects keep
+ * their length. */
+static void test_region_chain(void)
+{
+	struct wf f;
+	struct art_space *s = region_fixture(&f);
+	/* region 0: byte[20] (a Large claim below), byte[5] with a damaged length, long[3],
+	 * Node, then zeros; a byte[68] whose data holds two Nodes that end exactly at its end, a
+	 * Node; a byte[100] holding one Node then zeros, a Node right after it */
+	put(0, K_BYTEARR, 20);
+	put(32, K_BYTEARR, 0x1000);             /* claims 4108 bytes: up to 4144, in the zeros */
+	put(56, K_LONGARR, 3);
+	put(96, K_OBJ, 0);
+	put(8192, K_BYTEARR, 68);
+	put(8208, K_OBJ, 0);
+	put(8240, K_OBJ, 0);
+	put(8272, K_OBJ, 0);
+	put(8304, K_BYTEARR, 100);
+	put(8320, K_OBJ, 0);
+	put(8416, K_OBJ, 0);
+	/* a Node[3] whose last element names Node's class (a Node read there would run past the
+	 * array and end where the objects after it do), two Nodes back to back after it */
+	put(8448, K_OBJARR, 3);
+	wf_w32(space + 8464, (uint32_t)kaddr[K_OBJ]);
+	put(8472, K_OBJ, 0);
+	put(8504, K_OBJ, 0);
+	/* region 1: a genuine Large byte[] */
+	put(RSZ, K_BYTEARR, 600000);
+
+	T_SECTION("region walk: a damaged array length cut by the chain after it");
+	T_EQ_I(wf_walk(&f, s), 0);
+	const struct walk_candidate *c = wf_at(&f, RBASE + 32);
+	T_CHECK(c && c->size == 24 && c->room == 24, "byte[] with length 0x1000 cut at the long[]: size %llu room %llu",
+		c ? (unsigned long long)c->size : 0, c ? (unsigned long long)c->room : 0);
+	T_CHECK(wf_at(&f, RBASE + 56) && wf_at(&f, RBASE + 96), "the long[] and the Node after it are walked");
+	T_CHECK(f.sink.count == 1 && strstr(f.sink.v[0].msg, "array length 4096") &&
+		strstr(f.sink.v[0].msg, "next object at 0x12c00038"), "anomaly: %s", f.sink.count ? f.sink.v[0].msg : "");
+	c = wf_at(&f, RBASE + 8192);
+	T_CHECK(c && c->size == 80 && !wf_at(&f, RBASE + 8208) && !wf_at(&f, RBASE + 8240),
+		"byte[68] holding two Nodes that end at its end: one object (size %llu)", c ? (unsigned long long)c->size : 0);
+	c = wf_at(&f, RBASE + 8304);
+	T_CHECK(c && c->size == 112 && !wf_at(&f, RBASE + 8320) && wf_at(&f, RBASE + 8416),
+		"byte[100] holding a Node, then zeros, the next object at its end: one object (size %llu)",
+		c ? (unsigned long long)c->size : 0);
+	c = wf_at(&f, RBASE + 8448);
+	T_CHECK(c && c->size == 24 && !wf_at(&f, RBASE + 8464) && wf_at(&f, RBASE + 8472) && wf_at(&f, RBASE + 8504),
+		"Node[3] whose last element reads as a Node running past it: one object (size %llu)",
+		c ? (unsigned long long)c->size : 0);
+	c = wf_at(&f, RBASE + RSZ);
+	T_CHECK(c && c->place == WALK_REGION_LARGE && c->size == 600012, "the genuine Large byte[] stays Large");
+
+	T_SECTION("region walk: a damaged length claiming a Large object at a region start");
+	wf_w32(space + 8, 600000);              /* region 0's byte[20] claims regions 0-2 */
+	T_EQ_I(wf_walk(&f, s), 0);
+	c = wf_at(&f, RBASE);
+	T_CHECK(c && c->place == WALK_REGION && c->size == 32, "byte[] cut to its region: place %d size %llu",
+		c ? (int)c->place : -1, c ? (unsigned long long)c->size : 0);
+	T_CHECK(wf_at(&f, RBASE + 32) && wf_at(&f, RBASE + 96) && wf_at(&f, RBASE + 8416),
+		"region 0's objects after it are walked");
+	c = wf_at(&f, RBASE + RSZ);
+	T_CHECK(c && c->place == WALK_REGION_LARGE, "region 1's Large object is walked");
+	wf_release(&f);
+}
+
 int main(void)
 {
 	test_region_walk();
+	test_region_chain();
 	T_DONE();
 }
