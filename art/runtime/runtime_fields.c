@@ -58,6 +58,72 @@ static const char *rt_fields_name(const struct art_layout *l)
 	return l->fields_merged ? "fields_" : "ifields_";
 }
 
+/* Index of idx in the ascending list ids[0..n), or n. */
+static uint32_t ids_find(const uint32_t *ids, uint32_t n, uint32_t idx)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ids[mid] < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == idx ? lo : n;
+}
+
+/* The second source of an ArtField's field_dex_idx_: the class_data of the class's class_def
+ * lists each instance field once (ascending field_idx, dex_file_structure class_data_item), so
+ * an ArtField naming a field not listed there, or one another ArtField names too, is damaged
+ * (one bad word there once renamed java.lang.Class's referenceInstanceOffsets to "name" and
+ * made every Class unreadable).  1 agree or no evidence (another DEX's class, unreadable class
+ * data), 0 disagree (*why), <0 -ERR_NOMEM. */
+static int ifields_agree_with_dex(const struct dex *d, const struct rt_class *k, const struct rt_field *f,
+				  uint32_t n, struct err *why, struct err *e)
+{
+	struct dex_class_def def;
+	struct dex_class_data it;
+	struct dex_member mb;
+	uint32_t count = 0;
+	int rc;
+
+	if ((rc = rt_class_def_agrees(d, &k->raw, e)) <= 0)
+		return rc < 0 ? rc : 1;
+	/* class data that does not read is no evidence against ifields_ (fields_from_dex says why
+	 * when it is needed): *why is left clear */
+	if (dex_class_def(d, k->raw.dex_class_def_idx, &def, why) < 0 ||
+	    dex_class_data_open(d, &def, &it, why) < 0 || it.count[DEX_INSTANCE_FIELD] > RT_MAX_IFIELDS) {
+		err_init(why);
+		return 1;
+	}
+	uint32_t total = it.count[DEX_INSTANCE_FIELD];
+	uint32_t *ids = xcalloc(total ? total : 1, sizeof(*ids));
+	uint8_t *used = xcalloc(total ? total : 1, 1);
+	if (!ids || !used) {
+		xfree(ids);
+		xfree(used);
+		return rt_nomem(e);
+	}
+	while (count < total && dex_class_data_next(&it, &mb, why) == 1)
+		if (mb.kind == DEX_INSTANCE_FIELD && (count == 0 || mb.idx > ids[count - 1]))
+			ids[count++] = mb.idx;
+	err_init(why);
+	rc = 1;
+	for (uint32_t i = 0; rc == 1 && count == total && i < n; i++) {
+		uint32_t at = ids_find(ids, count, f[i].dex_field_idx);
+		if (at < count && !used[at]) {
+			used[at] = 1;
+			continue;
+		}
+		ERR_SET(why, ERR_CORRUPT, k->raw.ifields, "ifields_ entry %u names field %u, %s", i, f[i].dex_field_idx,
+			at == count ? "not one of its class_def's instance fields" : "named by another entry too");
+		rc = 0;
+	}
+	xfree(ids);
+	xfree(used);
+	return rc;
+}
+
 /* Fields from Class.ifields_ (16+: fields_) (LengthPrefixedArray<ArtField>): offsets as ART set them.
  * 0, 1 if not available (none, or an array that does not read: *why), <0 error. */
 static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const struct dex *d, struct err *why,
@@ -100,6 +166,8 @@ static int fields_from_ifields(struct art_runtime *rt, struct rt_class *k, const
 	}
 	if (n == 0)
 		return 1;
+	if ((rc = ifields_agree_with_dex(d, k, f, n, why, e)) <= 0)
+		return rc < 0 ? rc : 1;
 	k->fields = f;
 	k->field_count = n;
 	k->fields_how = rt_fields_name(l);
