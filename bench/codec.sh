@@ -9,7 +9,7 @@
 #   crunch ids   the 4-byte dump with ids 1, 2, 3... (as decrunch numbers them) against the
 #                same dump with 8-aligned ids: at most 20% more time and memory
 #   hprof-info   `cat FILE >/dev/null` of the same file: at most 2x its time
-#   memory       crunch and decrunch (Badoo and --mat) of the 100 MB dump: peak RSS < 32 MB
+#   memory       crunch and decrunch (--badoo and --mat) of the 100 MB dump: peak RSS < 32 MB
 # Inputs, made here (cached in BENCH_DIR):
 #   heap.hprof     bench/HeapGen.java through HotSpotDiagnosticMXBean.dumpHeap (8-byte ids)
 #   heap4u.hprof   heap.hprof crunched and decrunched with --id-size 4 (ids 1, 2, 3...)
@@ -47,7 +47,7 @@ if [ ! -s "$H" ] || [ "$(cat "$DIR/nodes" 2>/dev/null)" != "$NODES" ]; then
 	echo "$NODES" >"$DIR/nodes"
 fi
 if [ ! -s "$DIR/heap4a.hprof" ]; then
-	"$ART" crunch -q "$H" "$DIR/gen.bmd" && "$ART" decrunch -q --id-size 4 "$DIR/gen.bmd" "$DIR/heap4u.hprof" &&
+	"$ART" crunch -q "$H" "$DIR/gen.bmd" && "$ART" decrunch -q --badoo --id-size 4 "$DIR/gen.bmd" "$DIR/heap4u.hprof" &&
 		"$IDS" "$DIR/heap4u.hprof" "$DIR/heap4a.hprof" 8 0 >/dev/null || exit 2
 	rm -f "$DIR/gen.bmd"
 fi
@@ -165,11 +165,11 @@ row "hprof-info ($(mb "$(size "$H")"))" info cat slower 2 "cat >/dev/null"
 
 # memory of crunch and decrunch on the 100 MB dump
 i=0; while [ $i -lt 3 ]; do
-	run decrunch "$ART" decrunch -q "$DIR/heap.bmd" "$DIR/heap.dec.hprof"
+	run decrunch "$ART" decrunch -q --badoo "$DIR/heap.bmd" "$DIR/heap.dec.hprof"
 	run decrunch-mat "$ART" decrunch -q --mat "$DIR/heap.bmd" "$DIR/heap.mat.hprof"
 	i=$((i + 1)); done
 limit "crunch, 8-byte ids" crunch-heap 32768
-limit "decrunch (Badoo layout), $(mb "$(size "$DIR/heap.bmd")") BMD" decrunch 32768
+limit "decrunch --badoo (Badoo layout), $(mb "$(size "$DIR/heap.bmd")") BMD" decrunch 32768
 limit "decrunch --mat (with the JDK's names)" decrunch-mat 32768
 rm -f "$DIR/heap.dec.hprof" "$DIR/heap.mat.hprof" "$DIR"/*.zst
 

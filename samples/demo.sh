@@ -34,7 +34,7 @@ how_to() {
 	case ${1##*/} in
 	heap.hprof) echo "Eclipse MAT: File > Open Heap Dump (dropped objects: artcarve.mark.Unreachable[]);" \
 		"Android Studio: carve --android, Profiler > Load from file" ;;
-	heap.bmd) echo "the heap as BMD for transport: artcarve decrunch --mat $1 heap-again.hprof" ;;
+	heap.bmd) echo "the heap as BMD for transport: artcarve decrunch $1 heap-again.hprof" ;;
 	case.db) echo "sqlite3 $1  (tables, views and example queries: README, case.db; one below)" ;;
 	objects.jsonl) echo "jq -r 'select(.class == \"java.lang.String\" and .reach == \"unreachable\") | .value' $1" ;;
 	strings.tsv) echo "grep -i token $1  (a bulk_extractor feature file)" ;;

@@ -1,6 +1,6 @@
-/* cmd_decrunch.c - `artcarve decrunch IN.bmd OUT.hprof [APK|JAR|DEX ...]`: BMD -> HPROF as
- * Badoo's BmdDecruncher does, recovering hashed strings from the given archives; --mat for a
- * file Eclipse MAT loads. */
+/* cmd_decrunch.c - `artcarve decrunch IN.bmd OUT.hprof [APK|JAR|DEX ...]`: BMD -> HPROF that
+ * Eclipse MAT, VisualVM and ahat load (--mat, a synonym kept for old scripts), recovering
+ * hashed strings from the given archives; --badoo for Badoo's BmdDecruncher bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@ static void decrunch_consumed(void *ctx, size_t upto)
 #define DECRUNCH_JDK_DEFAULT "/usr/lib/jvm/default-java/jmods"
 
 struct decrunch_args {
-	bool mat, quiet, no_jdk;
+	bool mat, badoo, quiet, no_jdk;   /* --mat: the default, accepted for old scripts */
 	const char *jdk;        /* --jdk PATH */
 	const char *id_size;    /* "4", "8" or NULL (from the BMD) */
 	uint64_t max_output;    /* 0 = no limit */
@@ -39,6 +39,7 @@ struct decrunch_args {
 static const char *const decrunch_id_sizes[] = { "4", "8", NULL };
 static const struct opt decrunch_opts[] = {
 	OPT_ROW_FLAG("--mat", NULL, struct decrunch_args, mat),
+	OPT_ROW_FLAG("--badoo", NULL, struct decrunch_args, badoo),
 	OPT_ROW_FLAG("--quiet", "-q", struct decrunch_args, quiet),
 	OPT_ROW_STRING("--jdk", struct decrunch_args, jdk, "a JDK home, its jmods directory or a .jmod file"),
 	OPT_ROW_FLAG("--no-jdk", NULL, struct decrunch_args, no_jdk),
@@ -66,7 +67,7 @@ static void decrunch_summary(const char *in, const struct bmd_decrunch_stats *st
 
 int cmd_decrunch(int argc, char **argv)
 {
-	struct decrunch_args a = { false, false, false, NULL, NULL, 0 };
+	struct decrunch_args a = { false, false, false, false, NULL, NULL, 0 };
 	struct bmd_decrunch_opts opts = { 0 };
 	struct bmd_decrunch_stats st;
 	struct bmd_dict dict;
@@ -83,7 +84,7 @@ int cmd_decrunch(int argc, char **argv)
 		return rc;
 	in_path = argv[1];
 	out_path = argv[2];
-	opts.mat = a.mat;
+	opts.mat = !a.badoo;
 	opts.max_output = a.max_output;
 	opts.id_size = a.id_size ? (unsigned)(a.id_size[0] - '0') : 0;
 	err_init(&e);
@@ -94,12 +95,17 @@ int cmd_decrunch(int argc, char **argv)
 		if (bmd_dict_load_file(&dict, argv[i], &e) < 0)
 			goto fail;
 	opts.dict = npos > 2 ? &dict : NULL;
+	if (a.mat && a.badoo) {
+		ERR_SET(&e, ERR_USAGE, ERR_NO_VA, "--mat and --badoo exclude each other");
+		goto fail;
+	}
 	if (a.jdk && a.no_jdk) {
 		ERR_SET(&e, ERR_USAGE, ERR_NO_VA, "--jdk and --no-jdk exclude each other");
 		goto fail;
 	}
-	/* --mat reads the installed JDK's names unless told otherwise; --jdk works in both modes */
-	if (!a.jdk && a.mat && !a.no_jdk && access(DECRUNCH_JDK_DEFAULT, R_OK) == 0)
+	/* the loadable layout reads the installed JDK's names unless told otherwise; --jdk works
+	 * in both layouts */
+	if (!a.jdk && opts.mat && !a.no_jdk && access(DECRUNCH_JDK_DEFAULT, R_OK) == 0)
 		a.jdk = DECRUNCH_JDK_DEFAULT;
 	if (a.jdk) {
 		if (bmd_jdk_open(&jdk, a.jdk, &e) < 0)

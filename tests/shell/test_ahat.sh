@@ -4,10 +4,11 @@
 # counts the tool itself reports (`hprof-info`: classes + instances + object arrays +
 # primitive arrays = the instances ahat's parser builds): carve's heap.hprof in both
 # flavours (default 1.0.2 and --android 1.0.3) on a sample and a real capture, `convert` of
-# ART's own HPROF, `decrunch --mat` of carve's heap.bmd (both flavours) and of Badoo's golden
-# BMD.  Plain `decrunch` writes Badoo's exact bytes (its primitive array class names stay
-# hashed, as Badoo writes them): a compatibility format that MAT, VisualVM and ahat all
-# refuse, checked byte for byte in test_codec_golden.sh, not here.
+# ART's own HPROF, plain `decrunch` (the default layout) and `decrunch --mat` (its synonym)
+# of carve's heap.bmd (both flavours) and of Badoo's golden BMD.  `decrunch --badoo` writes
+# Badoo's exact bytes (its primitive array class names stay hashed, as Badoo writes them): a
+# compatibility format that MAT, VisualVM and ahat all refuse, checked byte for byte in
+# test_codec_golden.sh, not here.
 # ahat is built by ../shared/tools/ahat/build.sh (from Debian's source package of
 # android-platform-art) when $AHAT_W/ahat.jar (default /tmp/ahat) is missing: a build that
 # fails is a failure.
@@ -34,7 +35,17 @@ ahat_counts() {
 	else t_fail "$1: ahat: ${out:-no output} (hprof-info: $want objects)"; fi
 }
 
-# carved NAME CORE MAPS: both flavours of heap.hprof and their heap.bmd decrunched --mat
+# decrunched NAME BMD: BMD decrunched with no option and with --mat, each loaded by ahat
+decrunched() {
+	for opt in "" --mat; do
+		if "$ART" decrunch $opt -q "$2" "$TMP/dec.hprof" 2>"$TMP/err"; then
+			ahat_counts "$1 decrunched ${opt:-(no option)}" "$TMP/dec.hprof"
+		else t_fail "$1: decrunch $opt: $(head -n 1 "$TMP/err")"; fi
+		rm -f "$TMP/dec.hprof"
+	done
+}
+
+# carved NAME CORE MAPS: both flavours of heap.hprof and their heap.bmd decrunched
 carved() {
 	for fl in "" --android; do
 		d=$TMP/out$fl
@@ -43,10 +54,8 @@ carved() {
 			t_fail "$1 $fl: carve failed: $(head -n 2 "$TMP/err")"; continue
 		fi
 		ahat_counts "$1 ${fl:-default}: heap.hprof" "$d/heap.hprof"
-		if "$ART" decrunch --mat -q "$d/heap.bmd" "$TMP/mat.hprof" 2>"$TMP/err"; then
-			ahat_counts "$1 ${fl:-default}: heap.bmd decrunched --mat" "$TMP/mat.hprof"
-		else t_fail "$1 $fl: decrunch --mat: $(head -n 1 "$TMP/err")"; fi
-		rm -rf "$d" "$TMP/mat.hprof"
+		decrunched "$1 ${fl:-default}: heap.bmd" "$d/heap.bmd"
+		rm -rf "$d"
 	done
 }
 
@@ -63,8 +72,6 @@ if t_corpus "$REAL/core.zst"; then
 fi
 G=$CORPUS/hprof/badoo-golden
 if t_corpus "$G/dialer.bmd"; then
-	if "$ART" decrunch --mat -q "$G/dialer.bmd" "$TMP/dialer.hprof" 2>"$TMP/err"; then
-		ahat_counts "Badoo's golden dialer.bmd decrunched --mat" "$TMP/dialer.hprof"
-	else t_fail "decrunch --mat dialer.bmd: $(head -n 1 "$TMP/err")"; fi
+	decrunched "Badoo's golden dialer.bmd" "$G/dialer.bmd"
 fi
 t_done

@@ -2,7 +2,8 @@
 # tier: quick
 # test_codec_golden.sh - crunch/decrunch against the outputs of Badoo's original Java tools
 # (shared/corpus/hprof/badoo-golden, MANIFEST.md), the 8-byte identifier round trip (object
-# counts through hprof-info before and after), and the structure of `decrunch --mat` output
+# counts through hprof-info before and after), and the structure of `decrunch` output (the
+# default, --mat its synonym; --badoo is Badoo's layout)
 # (tests/tools/bmd_hprof_check.c: strings before use, LOAD_CLASS + CLASS_DUMP for every
 # referenced class, payloads match class chains, 1.0.2 + segments + one HEAP_DUMP_END).
 . "$(dirname "$0")/lib.sh"
@@ -22,13 +23,13 @@ for pair in "../dialer.android-hprof dialer" "../hprof-slurp-hprof-32.hprof hpro
 	fi
 done
 
-# decrunch: Badoo's BmdDecruncher output (no dictionary), byte for byte
+# decrunch --badoo: Badoo's BmdDecruncher output (no dictionary), byte for byte
 for n in dialer hprof-slurp-hprof-32; do
-	if "$ART" decrunch -q "$G/$n.bmd" "$TMP/$n.hprof" 2>"$TMP/err"; then
-		t_same "decrunch $n.bmd" "$TMP/$n.hprof" "$G/$n.decrunched.hprof"
-		t_check "decrunch $n.bmd: structure" "$CHECK" "$TMP/$n.hprof"
+	if "$ART" decrunch -q --badoo "$G/$n.bmd" "$TMP/$n.hprof" 2>"$TMP/err"; then
+		t_same "decrunch --badoo $n.bmd" "$TMP/$n.hprof" "$G/$n.decrunched.hprof"
+		t_check "decrunch --badoo $n.bmd: structure" "$CHECK" "$TMP/$n.hprof"
 	else
-		t_fail "decrunch $n.bmd: $(cat "$TMP/err")"
+		t_fail "decrunch --badoo $n.bmd: $(cat "$TMP/err")"
 	fi
 done
 
@@ -57,7 +58,7 @@ if "$ART" crunch -q "$J8" "$TMP/j8.bmd" 2>"$TMP/err"; then
 	t_ok "crunch accepts 8-byte identifiers"
 	want=$(counts "$J8")
 	for mode in badoo mat; do
-		flag=; [ $mode = mat ] && flag=--mat
+		flag=--$mode
 		if "$ART" decrunch -q $flag "$TMP/j8.bmd" "$TMP/j8-$mode.hprof" 2>"$TMP/err"; then
 			got=$(counts "$TMP/j8-$mode.hprof")
 			if [ "$got" = "$want" ]; then t_ok "id8 $mode round trip keeps classes/instances/arrays ($want)"
@@ -91,10 +92,17 @@ for n in dialer hprof-slurp-hprof-32 jdk17-jvm-id4; do
 		a=$(counts "$TMP/$n-mat.hprof"); b=$(counts "$src")
 		[ "$a" = "$b" ] && t_ok "decrunch --mat $n: counts match the source ($a)" ||
 			t_fail "decrunch --mat $n: counts $a, source $b"
+		if "$ART" decrunch -q "$G/$n.bmd" "$TMP/$n-plain.hprof" 2>"$TMP/err"; then
+			t_same "plain decrunch $n = decrunch --mat" "$TMP/$n-plain.hprof" "$TMP/$n-mat.hprof"
+		else t_fail "plain decrunch $n: $(cat "$TMP/err")"; fi
 	else
 		t_fail "decrunch --mat $n: $(cat "$TMP/err")"
 	fi
 done
+# --mat and --badoo name different layouts: asking for both is a usage error, no file left
+"$ART" decrunch -q --mat --badoo "$G/dialer.bmd" "$TMP/both.hprof" 2>"$TMP/err"; rc=$?
+[ $rc = 2 ] && [ ! -e "$TMP/both.hprof" ] && t_ok "--mat --badoo: exit 2 ($(cat "$TMP/err"))" ||
+	t_fail "--mat --badoo: exit $rc $(cat "$TMP/err")"
 # the checker itself rejects Badoo-style output under --mat (1.0.3 header / HEAP_DUMP)
 if "$CHECK" --mat "$TMP/dialer.hprof" >/dev/null 2>&1; then t_fail "checker accepts a 1.0.3 HEAP_DUMP file as --mat"
 else t_ok "checker rejects Badoo output under --mat"; fi

@@ -3,7 +3,7 @@
 # the corpus HPROF files is swept by test_hprof_sweep.sh): truncations (the first 32 lengths,
 # around sampled record boundaries from tests/tools/bmd_records, evenly spaced lengths) and
 # single-byte corruptions (header bytes, sampled record starts and bodies; values 0x00, 0xff
-# and the low bit flipped), through `decrunch` and `decrunch --mat`, both with
+# and the low bit flipped), through `decrunch --badoo` and `decrunch --mat`, both with
 # --max-output 64M (a corrupted count may legitimately ask for gigabytes of zeros).
 # Each run must exit 0 or 1 (never crash, hang or report an internal error), print exactly
 # one line naming an offset when it exits 1, and leave no output file behind then.
@@ -15,7 +15,7 @@ SAMPLES=${SWEEP_BOUNDARY_RECORDS:-6}
 
 . "$(dirname "$0")/sweep_lib.sh"
 
-tool_decrunch() { "$1" decrunch -q --max-output 64M "$2" "$3/out.hprof"; }
+tool_decrunch() { "$1" decrunch -q --badoo --max-output 64M "$2" "$3/out.hprof"; }
 # --no-jdk: the sweep is about the BMD; the JDK modules (read by test_codec_loaders.sh) would
 # only add their loading time to every run
 tool_decrunch_mat() { "$1" decrunch -q --mat --no-jdk --max-output 64M "$2" "$3/out.hprof"; }

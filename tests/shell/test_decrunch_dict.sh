@@ -127,9 +127,9 @@ if javac -d "$TMP/mod" "$TMP/module-info.java" "$TMP/src/dictest/"*.java 2>"$TMP
 	# (hprof-slurp's strings are interleaved with class definitions)
 	for n in dialer hprof-slurp-hprof-32; do
 		G=$SHARED/corpus/hprof/badoo-golden
-		"$ART" decrunch -q --jdk "$TMP/dictest.jmod" "$G/$n.bmd" "$TMP/$n.hprof" 2>"$TMP/err" &&
-			cmp -s "$TMP/$n.hprof" "$G/$n.decrunched.hprof" && t_ok "--jdk module, $n.bmd: Badoo's output byte for byte" ||
-			t_fail "--jdk module, $n.bmd: differs from Badoo's output $(cat "$TMP/err")"
+		"$ART" decrunch -q --badoo --jdk "$TMP/dictest.jmod" "$G/$n.bmd" "$TMP/$n.hprof" 2>"$TMP/err" &&
+			cmp -s "$TMP/$n.hprof" "$G/$n.decrunched.hprof" && t_ok "--badoo --jdk module, $n.bmd: Badoo's output byte for byte" ||
+			t_fail "--badoo --jdk module, $n.bmd: differs from Badoo's output $(cat "$TMP/err")"
 	done
 	"$ART" decrunch -q --jdk "$TMP/heap.hprof" "$TMP/heap.bmd" "$TMP/x.hprof" 2>"$TMP/err"
 	rc=$?; [ $rc = 2 ] && t_ok "--jdk FILE not a .jmod: exit 2 ($(cat "$TMP/err"))" || t_fail "--jdk FILE.hprof: exit $rc"
