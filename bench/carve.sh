@@ -20,7 +20,9 @@
 # carve takes over the holes too).  Goal: full within 1.5x of trimmed CPU.
 #   CARVE_BENCH_MB     object bytes per synthetic image (default 2048)
 #   CARVE_BENCH_THREADS  --threads of the synthetic carves (default 2; the real captures: 1)
-#   CARVE_BENCH_ONLY   "pairs": only the pair table
+#   CARVE_BENCH_ONLY   "pairs": only the pair table; "synth": only the synthetic images
+# Per image also what each output other than heap.hprof adds (CPU, size, bytes per object) and
+# the whole default carve with every output, in MB of heap per CPU second.
 set -eu
 cd "$(dirname "$0")/.."
 mb=${CARVE_BENCH_MB:-2048}
@@ -37,6 +39,7 @@ not_hprof=$(echo "$outputs" | tr ',' '\n' | grep -v '^hprof$' | paste -sd, -)
 
 # bench NAME CORE MAPS [THREADS]
 bench() {
+	bench_threads=${4:-1}                     # ($4 is reset below)
 	cat "$2" >/dev/null                       # same page-cache state for everyone
 	/usr/bin/time -f '%e %M %R %U %S' -o "$tmp/time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/out" \
 		--threads "${4:-1}" ${not_hprof:+--skip "$not_hprof"} >"$tmp/carve.json"
@@ -48,7 +51,7 @@ bench() {
 	cpu=$(sed -n 's/.*"cpu_ms": \([0-9]*\).*/\1/p' "$tmp/carve.json")
 	heap=$(sed -n 's/.*"heap_bytes": \([0-9]*\).*/\1/p' "$tmp/carve.json")
 	anon=$(sed -n 's/.*"anon_kb": \([0-9]*\).*/\1/p' "$tmp/carve.json")
-	awk -v n="$1 (--threads ${4:-1})" -v core="$2" -v objs="$3" -v cpu="$cpu" -v heap="$heap" -v anon="$anon" -v wall="$wall" \
+	awk -v n="$1 (--threads $bench_threads)" -v core="$2" -v objs="$3" -v cpu="$cpu" -v heap="$heap" -v anon="$anon" -v wall="$wall" \
 	    -v rss="$rss_kb" -v cat="$(cat "$tmp/cat.time")" -v gz="$(cat "$tmp/gzip.time")" -v minflt="$minflt" \
 	    -v pcpu="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" -v data="$(cat "$tmp/data.time")" 'BEGIN {
 		hmb = heap / 1e6; cmb = core / 1e6; c = cpu / 1000
@@ -70,23 +73,32 @@ bench() {
 	rm -rf "$tmp/out"
 }
 
-# outputs NAME CORE MAPS: CPU time and size each other output adds to heap.hprof alone
+# outputs NAME CORE MAPS [THREADS]: CPU time, size and bytes per object each other output adds to
+# heap.hprof alone, then the whole default carve (every output) in MB of heap per CPU second
 outputs() {
 	/usr/bin/time -f '%U %S' -o "$tmp/base.time" build/artcarve carve "$2" --maps "$3" -o "$tmp/base" \
-		${not_hprof:+--skip "$not_hprof"} >/dev/null
+		--threads "${4:-1}" ${not_hprof:+--skip "$not_hprof"} >/dev/null
 	base=$(awk '{print $1 + $2}' "$tmp/base.time")
-	line="  outputs:"
+	line="  outputs (CPU each adds to heap.hprof alone; size; bytes per object):"
 	for o in $(echo "$not_hprof" | tr ',' ' '); do
 		skip=$(echo "$not_hprof" | tr ',' '\n' | grep -v "^$o\$" | paste -sd, -)
 		/usr/bin/time -f '%U %S' -o "$tmp/o.time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/o" \
-			${skip:+--skip "$skip"} >"$tmp/o.json"
-		bytes=$(jq -r --arg o "$o" '[.outputs[] | select(.file != "heap.hprof")][0].bytes' "$tmp/o.json")
-		line="$line $(awk -v o="$o" -v t="$(awk '{print $1 + $2}' "$tmp/o.time")" -v b="$base" -v n="$bytes" \
-			'BEGIN { printf "%s +%.2f s CPU (%.1f MB);", o, t - b, n / 1e6 }')"
+			--threads "${4:-1}" ${skip:+--skip "$skip"} >"$tmp/o.json"
+		bytes=$(jq -r '[.outputs[] | select(.file != "heap.hprof") | .bytes] | add // 0' "$tmp/o.json")
+		objs=$(jq -r '.objects // 0' "$tmp/o.json" | head -n 1)
+		line="$line $(awk -v o="$o" -v t="$(awk '{print $1 + $2}' "$tmp/o.time")" -v b="$base" -v n="$bytes" -v k="$objs" \
+			'BEGIN { printf "%s +%.2f s CPU (%.1f MB, %.0f B/object);", o, t - b, n / 1e6, (k > 0 ? n / k : 0) }')"
 		rm -rf "$tmp/o"
 	done
 	echo "$line"
 	rm -rf "$tmp/base"
+	/usr/bin/time -f '%e %U %S' -o "$tmp/all.time" build/artcarve carve --json "$2" --maps "$3" -o "$tmp/all" \
+		--threads "${4:-1}" >"$tmp/all.json"
+	heap=$(sed -n 's/.*"heap_bytes": \([0-9]*\).*/\1/p' "$tmp/all.json")
+	awk -v h="$heap" -v n="$1" -v th="${4:-1}" '{ c = $2 + $3; m = h / 1e6 / (c > 0 ? c : 0.001)
+		printf "  default carve, every output (--threads %s): %.2f s wall, %.2f s CPU -> %.0f MB of heap per CPU second (issue 24: >= 150, %s)\n",
+			th, $1, c, m, (m >= 150 ? "met" : "MISSED") }' "$tmp/all.time"
+	rm -rf "$tmp/all"
 }
 
 # pair_run CORE MAPS: best of 3 (by CPU) heap.hprof-only carves -> "wall cpu minflt rss_kb"
@@ -147,7 +159,7 @@ if [ "${CARVE_BENCH_ONLY:-}" = pairs ]; then
 	exit 0
 fi
 
-for d in "$shared"/corpus/images/realart/*/ "$shared"/corpus/images/realart-full/*/ \
+[ "${CARVE_BENCH_ONLY:-}" = synth ] || for d in "$shared"/corpus/images/realart/*/ "$shared"/corpus/images/realart-full/*/ \
 	 "$shared"/corpus/images/realart14/*-full/; do
 	[ -f "$d/core.zst" ] || continue
 	zstd -q -d -f --sparse "$d/core.zst" -o "$tmp/core"
@@ -159,6 +171,7 @@ for ver in 7.1 11; do
 	out=$tmp/synth-$ver
 	build/synth --version "$ver" --bits 64 --seed 1 --size "$mb" --truth no --out "$out" >/dev/null
 	bench "synthetic $ver ($mb MB of objects)" "$out/core" "$out/maps" "$threads"
+	[ -z "$not_hprof" ] || outputs "synthetic $ver" "$out/core" "$out/maps" "$threads"
 	rm -rf "$out"
 done
-pairs
+[ "${CARVE_BENCH_ONLY:-}" = synth ] || pairs
