@@ -206,6 +206,57 @@ int art_image_header_at(struct art_image_header *h, const struct image *img, uin
 	return art_image_header_parse(h, &c, ART_IMAGE_MAPPED, e);
 }
 
+/* The header parsed with row r, its version bytes taken as the row's first version. */
+static int header_as_row(struct art_image_header *h, const struct image *img, uint64_t va, size_t r, struct err *e)
+{
+	uint8_t buf[ART_IMAGE_MAX_HEADER];
+	const struct art_image_format *f = &art_image_formats[r];
+	struct cursor c;
+	int rc;
+
+	if (f->header_size > sizeof(buf) || strlen(f->versions) < 3)
+		return ERR_SET(e, ERR_INTERNAL, va, "image header row %s", f->family);
+	if ((rc = img_read(img, va, buf, f->header_size, e)))
+		return rc;
+	memcpy(buf + 4, f->versions, 3);
+	buf[7] = 0;
+	cur_init(&c, buf, f->header_size, va);
+	if ((rc = art_image_header_parse(h, &c, ART_IMAGE_MAPPED, e)))
+		return rc;
+	if (h->image_begin != va)
+		return ERR_SET(e, ERR_CORRUPT, va, "image header at 0x%llx read as %s: image_begin 0x%x",
+			       (unsigned long long)va, f->versions, h->image_begin);
+	return 0;
+}
+
+int art_image_header_by_fields(struct art_image_header *h, const struct image *img, uint64_t va, struct err *e)
+{
+	struct art_image_header t;
+	uint8_t magic[4];
+	unsigned fits = 0;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	if ((rc = img_read(img, va, magic, sizeof(magic), e)))
+		return rc;
+	if (memcmp(magic, "art\n", 4))
+		return ERR_SET(e, ERR_CORRUPT, va, "image at 0x%llx: no \"art\\n\" magic", (unsigned long long)va);
+	for (size_t r = 0; r < art_image_format_count; r++) {
+		if (header_as_row(&t, img, va, r, e))
+			continue;
+		if (fits++ == 0)
+			*h = t;
+		else if (t.objects_end != h->objects_end)
+			return ERR_SET(e, ERR_CORRUPT, va, "image header at 0x%llx: rows %s and %s both fit, with other "
+				       "ends of the objects section", (unsigned long long)va, h->fmt->versions, t.fmt->versions);
+	}
+	if (!fits)
+		return ERR_SET(e, ERR_CORRUPT, va, "image header at 0x%llx: no row's fields fit",
+			       (unsigned long long)va);
+	err_init(e);
+	return 0;
+}
+
 int art_image_block(const struct art_image_header *h, const struct cursor *file, uint32_t i,
 		    struct art_image_block *out, struct err *e)
 {

@@ -69,6 +69,11 @@ int art_image_header_parse(struct art_image_header *h, const struct cursor *c, e
 			   struct err *e);
 /* The header of the image mapped at va of img, read through img_read (ART_IMAGE_MAPPED). */
 int art_image_header_at(struct art_image_header *h, const struct image *img, uint64_t va, struct err *e);
+/* The second source of a mapped header whose version bytes are damaged: the row whose other
+ * fields fit (image_begin the mapping's address, sections, roots: check_header), when every
+ * row that fits gives the same end of the objects section (neighbouring rows differ in the
+ * header's size alone: objects_begin is the first fitting row's).  0, or <0 with *e. */
+int art_image_header_by_fields(struct art_image_header *h, const struct image *img, uint64_t va, struct err *e);
 
 /* A compressed block (10+): stored [data_offset, +data_size) of the file becomes
  * [image_offset, +image_size) of the image. */

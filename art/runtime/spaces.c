@@ -556,7 +556,10 @@ static void image_objects_end(const struct finder *f, struct cand *c)
 	struct err why;
 
 	err_init(&why);
-	if (art_image_header_at(&h, f->img, c->begin, &why) != 0)
+	/* a damaged version: the header's other fields choose its row (the version anomaly is the
+	 * runtime model's) */
+	if (art_image_header_at(&h, f->img, c->begin, &why) != 0 &&
+	    art_image_header_by_fields(&h, f->img, c->begin, &why) != 0)
 		return;   /* the space keeps its mapping end */
 	uint64_t end = c->begin + h.objects_end;
 	if (end > c->begin && end <= c->end)

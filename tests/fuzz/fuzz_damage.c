@@ -30,7 +30,9 @@
  * (seed-zygote-string-count, now 0.996); record 050000ff 0e000000 (word 0x70001ba4 of the boot
  * image, the field_dex_idx_ of one of java.lang.Class's ArtFields, 0x14 -> 0xe: two fields
  * named "name") kept 0.9825 until ArtFields are checked against the class_def's field list
- * (seed-image-word-classes). */
+ * (seed-image-word-classes); record 0d0000c2 00000000 (word 0x70000004 of the boot image, its
+ * header's version, zeroed) kept 0.7588, the image's objects unwalked, until the header's other
+ * fields choose its row (seed-image-header-version). */
 #define FUZZ_DAMAGE_FLOOR_ONE 0.99
 #define FUZZ_DAMAGE_FLOOR 0.5
 
@@ -157,8 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	if (rc || !written || recall < (damaged == 1 ? FUZZ_DAMAGE_FLOOR_ONE : FUZZ_DAMAGE_FLOOR)) {
-		fprintf(stderr, "fuzz_damage: %s%s; recall %.4f %s\n", rc ? "carve failed: " : "", rc ? e.msg : "",
-			recall, why);
+		fprintf(stderr, "fuzz_damage: %s%s%zu word(s) from 0x%llx; recall %.4f %s\n", rc ? "carve failed: " : "",
+			rc ? e.msg : "", damaged, (unsigned long long)first_va, recall, why);
 		abort();
 	}
 	if (recall < 0.99 && getenv("FUZZ_DAMAGE_VERBOSE"))
