@@ -74,6 +74,8 @@ void wbuf_zeros(struct wbuf *b, size_t n);
 /* Text without printf (the writers of millions of lines): a NUL-terminated string, an
  * unsigned decimal, lower-case hex digits without prefix. */
 static inline void wbuf_str(struct wbuf *b, const char *s) { wbuf_put(b, s, strlen(s)); }
+/* A string literal, its length known at compile time. */
+#define WBUF_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
 void wbuf_dec(struct wbuf *b, uint64_t v);
 void wbuf_hex(struct wbuf *b, uint64_t v);
 /* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */

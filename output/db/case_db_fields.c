@@ -149,15 +149,10 @@ static int name_id(struct fv_writer *w, const char *name, const char *type, int6
 /* sep and v in decimal: printf is the cost of millions of values. */
 static void json_int(struct wbuf *b, char sep, int64_t v)
 {
-	char d[24], *p = d + sizeof(d);
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	do
-		*--p = (char)('0' + u % 10);
-	while (u /= 10);
+	wbuf_u8(b, (uint8_t)sep);
 	if (v < 0)
-		*--p = '-';
-	*--p = sep;
-	wbuf_put(b, p, (size_t)(d + sizeof(d) - p));
+		wbuf_u8(b, '-');
+	wbuf_dec(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* A comma and a JSON number for a real that reads back as one (a point or an exponent: 2.0,

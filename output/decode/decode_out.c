@@ -11,7 +11,6 @@
 #include "carver/base/escape.h"
 #include "carver/base/xalloc.h"
 
-#define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
 #define DEC_EXACT_LONG 9007199254740992LL   /* 2^53: larger longs are JSON strings */
 
 enum { DEC_TEXT_FIELDS_NESTED = 2 };   /* String fields a referenced object shows in text */
@@ -47,7 +46,7 @@ void dec_json_long(struct wbuf *b, int64_t v)
 
 void dec_json_hex(struct wbuf *b, uint64_t v)
 {
-	PUT_LIT(b, "\"0x");
+	WBUF_LIT(b, "\"0x");
 	wbuf_hex(b, v);
 	wbuf_u8(b, '"');
 }
@@ -184,14 +183,14 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 {
 	char buf[40];
 	if (isnan(v)) {
-		PUT_LIT(b, "\"NaN\"");
+		WBUF_LIT(b, "\"NaN\"");
 		return;
 	}
 	if (isinf(v)) {
 		if (v < 0)
-			PUT_LIT(b, "\"-Infinity\"");
+			WBUF_LIT(b, "\"-Infinity\"");
 		else
-			PUT_LIT(b, "\"Infinity\"");
+			WBUF_LIT(b, "\"Infinity\"");
 		return;
 	}
 	int first = is_float ? 6 : 15;
@@ -229,7 +228,7 @@ void dec_prim_json(struct wbuf *b, uint8_t t, const uint8_t *p)
 	double d;
 
 	switch (t) {
-	case 'Z': if (p[0]) PUT_LIT(b, "true"); else PUT_LIT(b, "false"); return;
+	case 'Z': if (p[0]) WBUF_LIT(b, "true"); else WBUF_LIT(b, "false"); return;
 	case 'B': dec_json_i64(b, (int8_t)p[0]); return;
 	case 'C': json_char(b, ld_u16le(p)); return;
 	case 'S': dec_json_i64(b, (int16_t)ld_u16le(p)); return;
@@ -246,7 +245,7 @@ void dec_prim_json(struct wbuf *b, uint8_t t, const uint8_t *p)
 		dec_json_real(b, d, false);
 		return;
 	default:
-		PUT_LIT(b, "null");
+		WBUF_LIT(b, "null");
 	}
 }
 
@@ -305,7 +304,7 @@ static void json_char(struct wbuf *out, int64_t unit)
 	wbuf_init(&one);
 	wbuf_utf8(&one, (uint32_t)unit);
 	if (one.failed)
-		PUT_LIT(out, "null");
+		WBUF_LIT(out, "null");
 	else
 		escape_json_quoted(out, one.data, one.len);
 	wbuf_release(&one);
@@ -313,9 +312,9 @@ static void json_char(struct wbuf *out, int64_t unit)
 
 static void json_time(struct wbuf *out, const struct dec_value *v)
 {
-	PUT_LIT(out, ",\"utc\":\"");
+	WBUF_LIT(out, ",\"utc\":\"");
 	dec_time_iso(v->time_ms, out);
-	PUT_LIT(out, "\",\"inferred\":true");
+	WBUF_LIT(out, "\",\"inferred\":true");
 }
 
 static void json_text(struct wbuf *out, const char *key, const struct dec_value *v)
@@ -324,11 +323,11 @@ static void json_text(struct wbuf *out, const char *key, const struct dec_value 
 	if (v->text)
 		escape_json_quoted(out, (const uint8_t *)v->text, v->text_len);
 	else
-		PUT_LIT(out, "null");
+		WBUF_LIT(out, "null");
 	if (v->text_cut)
-		PUT_LIT(out, ",\"cut\":true");
+		WBUF_LIT(out, ",\"cut\":true");
 	if (!v->text && v->why) {
-		PUT_LIT(out, ",\"why\":");
+		WBUF_LIT(out, ",\"why\":");
 		escape_json_quoted(out, (const uint8_t *)v->why, strlen(v->why));
 	}
 }
@@ -337,7 +336,7 @@ static void json_text(struct wbuf *out, const char *key, const struct dec_value 
 static void json_prim(struct wbuf *out, unsigned k, int64_t i, double r)
 {
 	switch (k) {
-	case DEC_BOOL: if (i) PUT_LIT(out, "true"); else PUT_LIT(out, "false"); return;
+	case DEC_BOOL: if (i) WBUF_LIT(out, "true"); else WBUF_LIT(out, "false"); return;
 	case DEC_CHAR: json_char(out, i); return;
 	case DEC_LONG: dec_json_long(out, i); return;
 	case DEC_FLOAT: dec_json_real(out, r, true); return;
@@ -352,36 +351,36 @@ static void value_json(const struct dec_value *v, struct wbuf *out, bool open)
 	switch (v->kind) {
 	case DEC_NULL:
 	case DEC_UNREAD:
-		PUT_LIT(out, "null");
+		WBUF_LIT(out, "null");
 		return;
 	case DEC_REF:
 		if (!open) {
 			dec_json_hex(out, v->addr);
 			return;
 		}
-		PUT_LIT(out, "{\"addr\":");
+		WBUF_LIT(out, "{\"addr\":");
 		dec_json_hex(out, v->addr);
-		PUT_LIT(out, ",\"class\":");
+		WBUF_LIT(out, ",\"class\":");
 		if (v->ref_class)
 			escape_json_quoted(out, (const uint8_t *)v->ref_class, strlen(v->ref_class));
 		else
-			PUT_LIT(out, "null");
+			WBUF_LIT(out, "null");
 		return;
 	case DEC_STRING:
 	case DEC_ENUM:
 	case DEC_BOXED:
-		PUT_LIT(out, "{\"addr\":");
+		WBUF_LIT(out, "{\"addr\":");
 		dec_json_hex(out, v->addr);
 		if (v->kind == DEC_STRING) {
 			json_text(out, "text", v);
 			if (v->outside)
-				PUT_LIT(out, ",\"outside\":true");
+				WBUF_LIT(out, ",\"outside\":true");
 		} else if (v->kind == DEC_ENUM) {
 			json_text(out, "enum", v);
-			PUT_LIT(out, ",\"ordinal\":");
+			WBUF_LIT(out, ",\"ordinal\":");
 			dec_json_i64(out, v->i);
 		} else {
-			PUT_LIT(out, ",\"value\":");
+			WBUF_LIT(out, ",\"value\":");
 			json_prim(out, v->boxed, v->i, v->r);
 			if (v->has_time)
 				json_time(out, v);
@@ -422,10 +421,10 @@ static int nested_json(struct dj *j, const struct dec_value *v, struct err *e)
 	size_t obj = v->obj;
 	value_json(v, j->out, true);
 	if (j->d->seen[obj] == j->d->call) {
-		PUT_LIT(j->out, ",\"seen\":true}");
+		WBUF_LIT(j->out, ",\"seen\":true}");
 		return 0;
 	}
-	PUT_LIT(j->out, ",\"object\":");
+	WBUF_LIT(j->out, ",\"object\":");
 	int rc = object_json(j->d, obj, j->depth - 1, j->out, e);
 	wbuf_u8(j->out, '}');
 	return rc;
@@ -441,7 +440,7 @@ static int field_json(void *arg, const struct dec_value *v, struct err *e)
 	if (v->has_time && v->kind != DEC_BOXED) {
 		wbuf_u8(j->times, j->times->len ? ',' : '{');
 		escape_json_quoted(j->times, (const uint8_t *)v->name, strlen(v->name));
-		PUT_LIT(j->times, ":\"");
+		WBUF_LIT(j->times, ":\"");
 		dec_time_iso(v->time_ms, j->times);
 		wbuf_u8(j->times, '"');
 	}
@@ -455,11 +454,11 @@ static int fields_json_at(struct dec *d, size_t obj, unsigned depth, struct wbuf
 	int rc;
 
 	wbuf_init(&times);
-	PUT_LIT(out, ",\"fields\":{");
+	WBUF_LIT(out, ",\"fields\":{");
 	rc = dec_each_field(d, obj, field_json, &j, e);
 	wbuf_u8(out, '}');
 	if (rc == 0 && times.len) {
-		PUT_LIT(out, ",\"inferred_times\":");
+		WBUF_LIT(out, ",\"inferred_times\":");
 		wbuf_put(out, times.data, times.len);
 		wbuf_u8(out, '}');
 	}
@@ -483,10 +482,10 @@ static int entry_json(void *arg, const struct dec_entry *en, struct err *e)
 	j->first = false;
 	if (!en->has_key)
 		return nested_json(j, &en->value, e);
-	PUT_LIT(j->out, "{\"key\":");
+	WBUF_LIT(j->out, "{\"key\":");
 	if ((rc = nested_json(j, &en->key, e)))
 		return rc;
-	PUT_LIT(j->out, ",\"value\":");
+	WBUF_LIT(j->out, ",\"value\":");
 	rc = nested_json(j, &en->value, e);
 	wbuf_u8(j->out, '}');
 	return rc;
@@ -501,19 +500,19 @@ static int entries_json_at(struct dec *d, size_t obj, unsigned depth, struct wbu
 
 	wbuf_init(&items);
 	if ((rc = dec_each_entry(d, obj, entry_json, &j, &info, e)) == 0 && info.kind) {
-		PUT_LIT(out, ",\"entries\":{\"kind\":\"");
+		WBUF_LIT(out, ",\"entries\":{\"kind\":\"");
 		wbuf_put(out, info.kind, strlen(info.kind));
-		PUT_LIT(out, "\",\"size\":");
+		WBUF_LIT(out, "\",\"size\":");
 		dec_json_u64(out, info.size);
-		PUT_LIT(out, ",\"given\":");
+		WBUF_LIT(out, ",\"given\":");
 		dec_json_u64(out, info.given);
 		if (info.incomplete) {
-			PUT_LIT(out, ",\"incomplete\":");
+			WBUF_LIT(out, ",\"incomplete\":");
 			escape_json_quoted(out, (const uint8_t *)info.incomplete, strlen(info.incomplete));
 		}
-		PUT_LIT(out, ",\"items\":[");
+		WBUF_LIT(out, ",\"items\":[");
 		wbuf_put(out, items.data, items.len);
-		PUT_LIT(out, "]}");
+		WBUF_LIT(out, "]}");
 		if (items.failed)
 			rc = dec_nomem(e);
 	}
@@ -528,7 +527,7 @@ int dec_entries_json(struct dec *d, size_t obj, struct wbuf *out, struct err *e)
 
 static void state_json(const struct model_obj *o, struct wbuf *out)
 {
-	PUT_LIT(out, ",\"state\":\"");
+	WBUF_LIT(out, ",\"state\":\"");
 	const char *s[3] = {model_alloc_name(o->alloc), model_content_name(o->content), model_reach_name(o->reach)};
 	for (int i = 0; i < 3; i++) {
 		if (i)
@@ -546,13 +545,13 @@ static int object_json(struct dec *d, size_t obj, unsigned depth, struct wbuf *o
 	int rc;
 
 	d->seen[obj] = d->call;
-	PUT_LIT(out, "{\"addr\":");
+	WBUF_LIT(out, "{\"addr\":");
 	dec_json_hex(out, model_va(d->m, o));
-	PUT_LIT(out, ",\"class\":");
+	WBUF_LIT(out, ",\"class\":");
 	if (cname)
 		escape_json_quoted(out, (const uint8_t *)cname, strlen(cname));
 	else
-		PUT_LIT(out, "null");
+		WBUF_LIT(out, "null");
 	state_json(o, out);
 	if ((rc = dec_plan_of(d, o->cls, &p, e)))
 		return rc;
@@ -595,21 +594,21 @@ static const char *short_class(const char *name)
 static void text_quoted(struct wbuf *out, const struct dec_value *v)
 {
 	if (!v->text) {
-		PUT_LIT(out, "?");
+		WBUF_LIT(out, "?");
 		return;
 	}
 	wbuf_u8(out, '"');
 	escape_json(out, (const uint8_t *)v->text, v->text_len);
 	if (v->text_cut)
-		PUT_LIT(out, "...");
+		WBUF_LIT(out, "...");
 	wbuf_u8(out, '"');
 }
 
 void dec_value_text(const struct dec_value *v, struct wbuf *out)
 {
 	switch (v->kind) {
-	case DEC_NULL: PUT_LIT(out, "null"); return;
-	case DEC_UNREAD: PUT_LIT(out, "?"); return;
+	case DEC_NULL: WBUF_LIT(out, "null"); return;
+	case DEC_UNREAD: WBUF_LIT(out, "?"); return;
 	case DEC_STRING: text_quoted(out, v); return;
 	case DEC_ENUM:
 		if (v->text)
@@ -683,7 +682,7 @@ static int entry_text(void *arg, const struct dec_entry *en, struct err *e)
 	if (t->out->len >= t->stop)
 		return 1;
 	if (t->shown++)
-		PUT_LIT(t->out, ", ");
+		WBUF_LIT(t->out, ", ");
 	if (en->has_key) {
 		dec_value_text(&en->key, t->out);
 		wbuf_u8(t->out, '=');
@@ -703,7 +702,7 @@ static void cut_text(struct wbuf *out, size_t start, size_t max)
 	while (n > start && (out->data[n] & 0xc0) == 0x80)
 		n--;
 	out->len = n;
-	PUT_LIT(out, "...");
+	WBUF_LIT(out, "...");
 }
 
 int dec_object_text(struct dec *d, size_t obj, size_t max_chars, struct wbuf *out, struct err *e)

@@ -51,15 +51,13 @@ static int oj_nomem(struct err *e)
 	return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory writing objects.jsonl");
 }
 
-#define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
-
 /* s as a quoted, escaped JSON string, null for none. */
 static void put_text(struct wbuf *b, const char *s)
 {
 	if (s)
 		escape_json_quoted(b, (const uint8_t *)s, strlen(s));
 	else
-		PUT_LIT(b, "null");
+		WBUF_LIT(b, "null");
 }
 
 /* j->scratch copied into the arena. */
@@ -125,7 +123,7 @@ static void put_value(struct wbuf *b, uint8_t t, const uint8_t *p)
 	if (ref)
 		dec_json_hex(b, ref);
 	else
-		PUT_LIT(b, "null");
+		WBUF_LIT(b, "null");
 }
 
 /* A field's value in an object of size bytes, or null when its offset is unknown or past
@@ -134,7 +132,7 @@ static void put_field_value(struct wbuf *b, uint8_t t, uint32_t offset, const ui
 {
 	unsigned n = mirror_field_size(t);
 	if (!t || offset == RT_OFFSET_UNKNOWN || offset > size || n > size - offset)
-		PUT_LIT(b, "null");
+		WBUF_LIT(b, "null");
 	else
 		put_value(b, t, bytes + offset);
 }
@@ -145,13 +143,13 @@ static void put_layout(struct oj *j, const char *key, const struct rt_field *v, 
 {
 	wbuf_printf(&j->line, ",\"%s\":[", key);
 	for (uint32_t i = 0; i < n; i++) {
-		PUT_LIT(&j->line, "{\"name\":");
+		WBUF_LIT(&j->line, "{\"name\":");
 		put_text(&j->line, v[i].name);
-		PUT_LIT(&j->line, ",\"type\":");
+		WBUF_LIT(&j->line, ",\"type\":");
 		put_text(&j->line, v[i].java_type ? v[i].java_type : v[i].type);
-		PUT_LIT(&j->line, ",\"offset\":");
+		WBUF_LIT(&j->line, ",\"offset\":");
 		if (v[i].offset == RT_OFFSET_UNKNOWN)
-			PUT_LIT(&j->line, "null");
+			WBUF_LIT(&j->line, "null");
 		else
 			dec_json_u64(&j->line, v[i].offset);
 		wbuf_u8(&j->line, '}');
@@ -169,11 +167,11 @@ static void put_class_object(struct oj *j, const struct model_obj *o)
 	const struct rt_class *k = runtime_class_at(rt, model_va(j->m, o));
 	const struct rt_statics *s = k ? &model_class(j->m, (size_t)(k - rt->classes))->statics : NULL;
 
-	PUT_LIT(&j->line, ",\"describes\":");
+	WBUF_LIT(&j->line, ",\"describes\":");
 	put_text(&j->line, k ? k->name : NULL);
 	put_layout(j, "instance_fields", k ? k->fields : NULL, k ? k->field_count : 0);
 	put_layout(j, "static_fields", s ? s->v : NULL, s ? s->count : 0);
-	PUT_LIT(&j->line, ",\"statics\":{");
+	WBUF_LIT(&j->line, ",\"statics\":{");
 	for (uint32_t i = 0; s && i < s->count; i++) {
 		const struct rt_field *f = &s->v[i];
 		if (i)
@@ -195,23 +193,23 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	wbuf_reset(&j->text);
 	int rc = mirror_string_read(mr, model_va(j->m, o), OJ_MAX_CHARS, &s, &why);
 	if (rc == 0) {
-		PUT_LIT(&j->line, ",\"length\":");
+		WBUF_LIT(&j->line, ",\"length\":");
 		dec_json_u64(&j->line, s.length);
 		if (s.compressed)
-			PUT_LIT(&j->line, ",\"compressed\":true");
+			WBUF_LIT(&j->line, ",\"compressed\":true");
 		else
-			PUT_LIT(&j->line, ",\"compressed\":false");
+			WBUF_LIT(&j->line, ",\"compressed\":false");
 		rc = mirror_string_wtf8(mr, model_va(j->m, o), OJ_MAX_CHARS, &j->text, &why);
 	}
 	if (rc == -ERR_NOMEM)
 		return oj_nomem(e);
-	PUT_LIT(&j->line, ",\"value\":");
+	WBUF_LIT(&j->line, ",\"value\":");
 	if (rc == 0) {
 		escape_json_quoted(&j->line, j->text.data, j->text.len);
 		return 0;
 	}
 	/* the String passed the model's checks; a 5.x String's char[] may lie outside the image */
-	PUT_LIT(&j->line, "null,\"value_error\":");
+	WBUF_LIT(&j->line, "null,\"value_error\":");
 	escape_json_quoted(&j->line, (const uint8_t *)why.msg, strlen(why.msg));
 	return 0;
 }
@@ -228,11 +226,11 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	const struct oj_plan *cp;
 	int rc;
 
-	PUT_LIT(&j->line, ",\"length\":");
+	WBUF_LIT(&j->line, ",\"length\":");
 	dec_json_u64(&j->line, n);
-	PUT_LIT(&j->line, ",\"element_type\":");
+	WBUF_LIT(&j->line, ",\"element_type\":");
 	if (k->component == RT_NONE) {
-		PUT_LIT(&j->line, "null");
+		WBUF_LIT(&j->line, "null");
 	} else {
 		if ((rc = plan_of(j, k->component, &cp, e)))
 			return rc;
@@ -240,7 +238,7 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	}
 	if (t == 'B') {
 		static const char hex[] = "0123456789abcdef";
-		PUT_LIT(&j->line, ",\"hex\":\"");
+		WBUF_LIT(&j->line, ",\"hex\":\"");
 		if (wbuf_reserve(&j->line, 2ull * n) == 0)
 			for (uint32_t i = 0; i < n; i++) {
 				j->line.data[j->line.len++] = (uint8_t)hex[d[i] >> 4];
@@ -249,7 +247,7 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 		wbuf_u8(&j->line, '"');
 		return 0;
 	}
-	PUT_LIT(&j->line, ",\"elements\":[");
+	WBUF_LIT(&j->line, ",\"elements\":[");
 	for (uint32_t i = 0; i < n; i++) {
 		if (i)
 			wbuf_u8(&j->line, ',');
@@ -265,18 +263,18 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 static void put_place(struct wbuf *b, const struct model *m, const struct model_obj *o)
 {
 	uint64_t where = model_addr_va(m, o->where), va = model_va(m, o);
-	PUT_LIT(b, ",\"place\":{\"kind\":\"");
+	WBUF_LIT(b, ",\"place\":{\"kind\":\"");
 	const char *k = walk_place_name(o->place);
 	wbuf_put(b, k, strlen(k));
-	PUT_LIT(b, "\",\"where\":");
+	WBUF_LIT(b, "\",\"where\":");
 	dec_json_hex(b, where);
-	PUT_LIT(b, ",\"index\":");
+	WBUF_LIT(b, ",\"index\":");
 	dec_json_u64(b, o->index);
-	PUT_LIT(b, ",\"offset\":");
+	WBUF_LIT(b, ",\"offset\":");
 	if (va >= where)
 		dec_json_u64(b, va - where);
 	else
-		PUT_LIT(b, "null");
+		WBUF_LIT(b, "null");
 	wbuf_u8(b, '}');
 }
 
@@ -288,7 +286,7 @@ static void put_name_value(struct wbuf *b, const char *value)
 }
 
 /* ,"KEY":"VALUE" for a literal KEY and a value from a fixed table */
-#define put_name(b, key, value) (PUT_LIT((b), ",\"" key "\":\""), put_name_value((b), (value)))
+#define put_name(b, key, value) (WBUF_LIT((b), ",\"" key "\":\""), put_name_value((b), (value)))
 
 /* "root": the root source of a root object (reach_holder_of: its first source); "unknown_reason":
  * why no root reaches it and yet it may be held (reach.h enum reach_doubt). */
@@ -313,18 +311,18 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 
 	if ((rc = oj_bytes(j, o, e)) || (rc = plan_of(j, o->cls, &p, e)))
 		return rc;
-	PUT_LIT(&j->line, "{\"address\":");
+	WBUF_LIT(&j->line, "{\"address\":");
 	dec_json_hex(&j->line, model_va(j->m, o));
 	if (model_in_alias(j->m, o->addr)) {
-		PUT_LIT(&j->line, ",\"hprof_id\":");   /* an object above 4 GiB: its id in heap.hprof */
+		WBUF_LIT(&j->line, ",\"hprof_id\":");   /* an object above 4 GiB: its id in heap.hprof */
 		dec_json_hex(&j->line, o->addr);
 	}
-	PUT_LIT(&j->line, ",\"class\":");
+	WBUF_LIT(&j->line, ",\"class\":");
 	wbuf_put(&j->line, p->name, p->name_len);
-	PUT_LIT(&j->line, ",\"class_address\":");
+	WBUF_LIT(&j->line, ",\"class_address\":");
 	dec_json_hex(&j->line, rt->classes[o->cls].addr);
 	put_name(&j->line, "kind", model_kind_name(o->kind));
-	PUT_LIT(&j->line, ",\"size\":");
+	WBUF_LIT(&j->line, ",\"size\":");
 	dec_json_u64(&j->line, o->size);
 	wbuf_put(&j->line, j->space[o->space].s, j->space[o->space].len);
 	put_place(&j->line, j->m, o);
@@ -332,7 +330,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	put_name(&j->line, "content", model_content_name(o->content));
 	put_name(&j->line, "reach", model_reach_name(o->reach));
 	put_why_held(j, o);
-	PUT_LIT(&j->line, ",\"confidence\":");
+	WBUF_LIT(&j->line, ",\"confidence\":");
 	dec_json_u64(&j->line, o->confidence);
 	if (o->kind == MODEL_OBJ_ARRAY || o->kind == MODEL_PRIM_ARRAY) {
 		if ((rc = put_array(j, o, e)))
@@ -347,7 +345,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 			 (rc = put_string(j, o, e)))
 			return rc;   /* 5.x Strings are plain instances (their characters in a char[]) */
 	}
-	PUT_LIT(&j->line, "}\n");
+	WBUF_LIT(&j->line, "}\n");
 	return wbuf_status(&j->line, e);
 }
 
@@ -355,7 +353,7 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 static int space_piece(struct oj *j, const struct art_space *sp, struct oj_piece *out, struct err *e)
 {
 	wbuf_reset(&j->scratch);
-	PUT_LIT(&j->scratch, ",\"space\":");
+	WBUF_LIT(&j->scratch, ",\"space\":");
 	put_text(&j->scratch, sp->name);
 	put_name(&j->scratch, "space_kind", spaces_kind_name(sp->kind));
 	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);

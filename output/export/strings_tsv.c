@@ -16,14 +16,12 @@ struct st_ctx {
 	struct wbuf line, ctx;
 };
 
-#define PUT_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
-
 enum { ST_FLUSH = 1 << 20 };   /* lines gathered before one write to the file */
 
 /* 0x and the lower-case hex digits of v */
 static void put_addr(struct wbuf *b, uint64_t v)
 {
-	PUT_LIT(b, "0x");
+	WBUF_LIT(b, "0x");
 	wbuf_hex(b, v);
 }
 
@@ -33,16 +31,16 @@ static void holder_beyond_objects(const struct model *m, const struct reach *rea
 {
 	struct reach_holder h;
 	if (!reach || !reach_holder_of(reach, m, i, &h)) {
-		PUT_LIT(out, "held by nothing");
+		WBUF_LIT(out, "held by nothing");
 		*held = (struct strings_held){ "none", 0, false };
 		return;
 	}
 	switch (h.kind) {
 	case REACH_HOLDER_ROOT:
-		PUT_LIT(out, "a root (");
+		WBUF_LIT(out, "a root (");
 		wbuf_str(out, reach_source_name(h.source));
 		if (h.ref) {
-			PUT_LIT(out, " at ");
+			WBUF_LIT(out, " at ");
 			put_addr(out, h.ref);
 		}
 		wbuf_u8(out, ')');
@@ -69,14 +67,14 @@ void strings_tsv_held_by(const struct model *m, const struct referrers *r, const
 		holder_beyond_objects(m, reach, i, out, held);
 		return;
 	}
-	PUT_LIT(out, "held by ");
+	WBUF_LIT(out, "held by ");
 	strings_describe_ref(m, from[0], off[0], out);
 	wbuf_u8(out, '@');
 	put_addr(out, model_va(m, model_obj(m, from[0])));
 	if (n > 1) {
-		PUT_LIT(out, " (+");
+		WBUF_LIT(out, " (+");
 		wbuf_dec(out, n - 1);
-		PUT_LIT(out, " more)");
+		WBUF_LIT(out, " more)");
 	}
 	*held = (struct strings_held){ "object", model_va(m, model_obj(m, from[0])), true };
 }
@@ -96,7 +94,7 @@ static void put_states(struct wbuf *b, const struct strings_hit *h)
 	wbuf_str(b, model_content_name(h->content));
 	wbuf_u8(b, ' ');
 	wbuf_str(b, model_reach_name(h->reach));
-	PUT_LIT(b, " confidence=");
+	WBUF_LIT(b, " confidence=");
 	wbuf_dec(b, h->confidence);
 }
 
@@ -118,14 +116,14 @@ static int line(void *arg, const struct strings_hit *h, struct err *e)
 	put_addr(&c->line, h->addr);
 	wbuf_u8(&c->line, '\t');
 	escape_feature(&c->line, h->text, h->text_len);
-	PUT_LIT(&c->ctx, "java.lang.String len=");
+	WBUF_LIT(&c->ctx, "java.lang.String len=");
 	wbuf_dec(&c->ctx, h->length);
 	wbuf_str(&c->ctx, h->compressed ? " compressed; " : " utf16; ");
 	strings_tsv_holder(c->m, c->r, c->reach, h->obj, &c->ctx);
-	PUT_LIT(&c->ctx, "; ");
+	WBUF_LIT(&c->ctx, "; ");
 	put_states(&c->ctx, h);
 	if (!h->text_ok) {
-		PUT_LIT(&c->ctx, "; text not read: ");
+		WBUF_LIT(&c->ctx, "; text not read: ");
 		wbuf_str(&c->ctx, h->why ? h->why : "?");
 	}
 	wbuf_u8(&c->line, '\t');
