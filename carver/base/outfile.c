@@ -174,7 +174,9 @@ int outf_write(struct outf *o, const void *p, size_t n, struct err *e)
 		  : fwrite(p, 1, n, o->fp) != n ? -1 : 0))
 		return ERR_SET(e, ERR_IO, o->written, "%s: write failed at byte %llu: %s", o->path,
 			       (unsigned long long)o->written, strerror(errno));
-	if (o->hashing == 1)
+	if (o->hashing == 1 && o->pipe)
+		sha256_pipe_update(o->pipe, p, n);
+	else if (o->hashing == 1)
 		sha256_update(&o->sum, p, n);
 	o->written += n;
 	return 0;
@@ -186,12 +188,23 @@ void outf_hash(struct outf *o)
 	o->hashing = o->written ? 2 : 1;
 }
 
+int outf_hash_thread(struct outf *o, struct err *e)
+{
+	outf_hash(o);
+	if (o->hashing == 1 && !(o->pipe = sha256_pipe_open(e)))
+		return err_rc(e);
+	return 0;
+}
+
 bool outf_digest(struct outf *o, uint8_t out[SHA256_DIGEST])
 {
 	struct stat st;
 	if (o->hashing != 1 || !o->tmp || stat(o->tmp, &st) != 0 || (uint64_t)st.st_size != o->written)
 		return false;
-	sha256_final(&o->sum, out);
+	if (o->pipe)
+		sha256_pipe_final(o->pipe, out);
+	else
+		sha256_final(&o->sum, out);
 	o->hashing = 0;
 	return true;
 }
@@ -283,6 +296,7 @@ int outf_commit(struct outf *o, struct err *e)
 
 void outf_abort(struct outf *o)
 {
+	sha256_pipe_close(o->pipe);
 	free(o->stage);
 	if (o->fp)
 		fclose(o->fp);

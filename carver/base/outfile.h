@@ -20,6 +20,7 @@
 
 #include "carver/base/err.h"
 #include "carver/base/sha256.h"
+#include "carver/base/sha256_pipe.h"
 
 struct outf {
 	FILE *fp;
@@ -29,6 +30,7 @@ struct outf {
 	uint8_t *stage; /* outf_open_big with O_DIRECT: aligned staging buffer, else NULL */
 	size_t staged;  /* bytes waiting in stage */
 	struct sha256 sum;      /* outf_hash: the bytes written so far */
+	struct sha256_pipe *pipe;   /* outf_hash_thread: they go to the hashing thread instead */
 	unsigned char hashing;  /* 0 off, 1 on (outf_hash), 2 spoiled (by a patch or a late start) */
 };
 
@@ -45,6 +47,9 @@ int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err 
 /* Hashes the bytes as outf_write takes them (call it before the first), so that outf_digest
  * gives the file's SHA-256 without reading the file back.  An outf_patch spoils it. */
 void outf_hash(struct outf *o);
+/* outf_hash on a thread of its own (sha256_pipe.h): the writer only copies each block, so a
+ * big output is hashed while it is written.  Returns 0 or -ERR_* (no memory, no thread). */
+int outf_hash_thread(struct outf *o, struct err *e);
 /* The SHA-256 of the temporary file (after outf_close_stream) as outf_hash took it: false when
  * it did not (no outf_hash, a patch, or bytes that did not come through outf_write: a writer
  * that wrote to o->tmp itself). */

@@ -330,6 +330,10 @@ static void rep_tail(struct rep *r, const struct carve *c)
 	rep_u(r, "heap_bytes", c->heap_bytes);
 	rep_u(r, "anon_kb", c->anon_kb);
 	rep_u(r, "mb_per_cpu_second", c->cpu_seconds > 0 ? (uint64_t)((double)c->heap_bytes / 1e6 / c->cpu_seconds) : 0);
+	rep_open(r, "phases_ms", false);   /* wall time of each step (carve.h enum carve_phase) */
+	for (unsigned i = 0; i < CARVE_PHASE_COUNT; i++)
+		rep_u(r, carve_phase_name(i), (uint64_t)(c->phase_seconds[i] * 1e3));
+	rep_close(r);
 	rep_close(r);
 }
 

@@ -30,6 +30,20 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static const char *const carve_phase_names[CARVE_PHASE_COUNT] = {
+	"image", "runtime", "walk", "check", "reach", "input_hash", "scan", "write",
+};
+
+const char *carve_phase_name(unsigned i) { return i < CARVE_PHASE_COUNT ? carve_phase_names[i] : NULL; }
+
+/* The wall time since `since` added to step ph's (enum carve_phase); returns now. */
+static double timed(struct carve *c, unsigned ph, double since)
+{
+	double t = now();
+	c->phase_seconds[ph] += t - since;
+	return t;
+}
+
 /* A phase of the run; total: bytes of work (0 when unknown). */
 static void phase(const struct carve_opts *o, const char *what, uint64_t total)
 {
@@ -308,9 +322,11 @@ static bool wanted(const struct carve_opts *o, unsigned i)
 static int hash_inputs(struct carve *c, struct progress *p, struct err *e)
 {
 	uint8_t d[SHA256_DIGEST];
+	double t = now();
 	int rc = img_inputs_hash(&c->img, p, e);
 	if (rc == 0 && (rc = img_sha256(&c->img, d, e)) == 0)
 		sha256_hex(d, c->image_sha256);
+	timed(c, CARVE_PHASE_INPUT_HASH, t);   /* its own element: written by this thread only */
 	return rc;
 }
 
@@ -327,7 +343,12 @@ static int write_one(struct carve *c, const struct carve_opts *o, unsigned i, st
 		rc = outf_open_big(&c->out[i], c->path[i], e);
 	else
 		rc = outf_open(&c->out[i], c->path[i], e);
-	if (rc == 0 && i != CARVE_OUT_HPROF)   /* heap.hprof back-patches lengths: hashed from its file */
+	/* heap.hprof's writer patches a record's length in its buffer, never in the file: hashed
+	 * as written too, with --threads > 1 on a thread of its own beside the writer (the
+	 * biggest output: its SHA-256 costs about as much as writing it) */
+	if (rc == 0 && i == CARVE_OUT_HPROF && o->threads > 1)
+		rc = outf_hash_thread(&c->out[i], e);
+	else if (rc == 0)
 		outf_hash(&c->out[i]);
 	if (rc == 0)
 		rc = carve_outputs[i].write(c, o, &c->out[i], e);
@@ -615,7 +636,9 @@ static int open_image(struct carve *c, const struct carve_opts *o, struct err *e
 	c->started = (int64_t)time(NULL);
 	anomaly_init(&c->sink, 0);
 	phase(o, "loading the image and the runtime model", 0);
-	if ((rc = img_open(&c->img, o->image, &io, e)))
+	rc = img_open(&c->img, o->image, &io, e);
+	timed(c, CARVE_PHASE_IMAGE, c->t0);
+	if (rc)
 		return rc;
 	c->img_open = true;
 	return 0;
@@ -625,6 +648,7 @@ static int open_image(struct carve *c, const struct carve_opts *o, struct err *e
 static int build_model(struct carve *c, const struct carve_opts *o, struct err *e)
 {
 	struct runtime_opts ro = { .art_version = o->art_version, .probes = &probe_spaces };
+	double t = now();
 	int rc;
 
 	if ((rc = runtime_open(&c->rt, &c->img, &ro, e)))
@@ -636,16 +660,20 @@ static int build_model(struct carve *c, const struct carve_opts *o, struct err *
 	model_set_progress(&c->m, o->progress);
 	c->heap_bytes = heap_bytes(&c->rt);
 	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
+	t = timed(c, CARVE_PHASE_RUNTIME, t);
 	if ((rc = walk_spaces(c, o, e)))
 		return rc;
+	t = timed(c, CARVE_PHASE_WALK, t);
 	phase(o, "checking references", model_object_bytes(&c->m));
 	if ((rc = model_finish(&c->m, e)))
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);   /* the graph walk reads the model, not the image */
+	t = timed(c, CARVE_PHASE_CHECK, t);
 	phase(o, "walking the object graph from the roots", model_object_bytes(&c->m));
 	if ((rc = reach_run(&c->m, &c->r, e)))
 		return rc;
 	model_release_refs(&c->m);   /* the walk's edges: nothing reads them after it */
+	timed(c, CARVE_PHASE_REACH, t);
 	return 0;
 }
 
@@ -776,14 +804,20 @@ int carve_run(struct carve *c, const struct carve_opts *o, struct err *e)
 	if (rc)
 		return rc;
 	img_drop(&c->img, 0, UINT64_MAX);
+	double t = now();
 	if (o->native && (rc = carve_native(c, o, e)))
 		return rc;
 	if (o->out_dir && wanted(o, CARVE_OUT_INDICATORS) && (rc = carve_find(c, o, e)))
 		return rc;
 	if (c->yara && (rc = carve_yara(c, o, e)))
 		return rc;
+	t = timed(c, CARVE_PHASE_SCAN, t);
+	double hashed = c->phase_seconds[CARVE_PHASE_INPUT_HASH];
 	if ((rc = write_outputs(c, o, e)))
 		return rc;
+	timed(c, CARVE_PHASE_WRITE, t);
+	if (o->threads <= 1)   /* --threads 1 hashed the inputs first thing in the write step: counted apart */
+		c->phase_seconds[CARVE_PHASE_WRITE] -= c->phase_seconds[CARVE_PHASE_INPUT_HASH] - hashed;
 	c->seconds = now() - t0;
 	c->cpu_seconds = (double)(clock() - c0) / CLOCKS_PER_SEC;
 	c->anon_kb = rss_anon_kb();

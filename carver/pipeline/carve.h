@@ -33,6 +33,23 @@ enum carve_output {
 	CARVE_OUT_COUNT
 };
 
+/* The steps of a run timed in the summary (time.phases_ms): wall milliseconds of each.
+ * input_hash runs beside the others with --threads > 1 (its own thread: the phases then add
+ * up to more than the run). */
+enum carve_phase {
+	CARVE_PHASE_IMAGE,       /* the image opened: container, regions, mappings */
+	CARVE_PHASE_RUNTIME,     /* the runtime model: version, spaces, classes, the model set up */
+	CARVE_PHASE_WALK,        /* the space walkers, every candidate checked into the model */
+	CARVE_PHASE_CHECK,       /* model_finish: references checked, indexes */
+	CARVE_PHASE_REACH,       /* the graph walk from the roots */
+	CARVE_PHASE_INPUT_HASH,  /* the input files' SHA-256 */
+	CARVE_PHASE_SCAN,        /* --native, the indicators, --yara (before the writers) */
+	CARVE_PHASE_WRITE,       /* the outputs written, hashed and committed with manifest.json */
+	CARVE_PHASE_COUNT
+};
+/* The phase's key in the summary ("walk"), NULL past the last. */
+const char *carve_phase_name(unsigned i);
+
 struct carve_opts {
 	const char *image, *maps, *art_version;
 	const char *out_dir;
@@ -72,6 +89,7 @@ struct carve {
 	struct outf manifest;       /* DIR/manifest.json until committed with the outputs */
 	uint64_t heap_bytes;        /* captured bytes of the object spaces */
 	double seconds, cpu_seconds;   /* wall clock and CPU time of the whole run */
+	double phase_seconds[CARVE_PHASE_COUNT];   /* wall clock of each step (enum carve_phase) */
 	int64_t started;            /* UNIX time the run began (case.db's runs row) */
 	double t0;                  /* monotonic clock at the start */
 	uint64_t anon_kb;           /* anonymous resident memory at the end (Linux RssAnon; 0 if

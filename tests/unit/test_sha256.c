@@ -2,13 +2,16 @@
  * intermediate values", SHA256.pdf, and the one-million-'a' vector of FIPS 180-2 appendix B.3),
  * fed whole and split at every boundary, by the portable rounds and by the CPU's SHA
  * instructions where it has them; sha256_file against the same digests, and on a sparse file
- * (holes hashed as zeros, unread) against the digest of the same bytes in memory. */
+ * (holes hashed as zeros, unread) against the digest of the same bytes in memory; the hashing
+ * thread (sha256_pipe) against sha256_update over the same bytes, fed in odd pieces past its
+ * four 4 MiB blocks, and a pipe closed without a digest. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "carver/base/sha256.h"
+#include "carver/base/sha256_pipe.h"
 #include "t.h"
 
 struct vector {
@@ -207,6 +210,59 @@ static void test_sparse_file(void)
 	unlink(path);
 }
 
+/* 37 MiB + 5 bytes (more than twice round the ring, a part block at the end) in pieces of
+ * 1 byte to 3 MiB; the empty message; a pipe closed half fed. */
+static void test_pipe(void)
+{
+	enum { PIPE_TEST = (37u << 20) + 5u };
+	static const size_t pieces[] = { 1, 63, 4096, 1u << 20, 3u << 20, 777 };
+	uint8_t *data = malloc(PIPE_TEST), d[SHA256_DIGEST];
+	char want[SHA256_HEX], got[SHA256_HEX];
+	struct err e;
+
+	T_SECTION("sha256_pipe: the hashing thread's digest is sha256_update's");
+	T_CHECK(data != NULL, "no memory for the test");
+	if (!data)
+		return;
+	for (size_t i = 0; i < PIPE_TEST; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 13);
+	hex_of(data, PIPE_TEST, want);
+	err_init(&e);
+	struct sha256_pipe *p = sha256_pipe_open(&e);
+	T_CHECK(p != NULL, "sha256_pipe_open: %s", e.msg);
+	if (!p) {
+		free(data);
+		return;
+	}
+	for (size_t at = 0, k = 0; at < PIPE_TEST; k++) {
+		size_t n = pieces[k % 6] < PIPE_TEST - at ? pieces[k % 6] : PIPE_TEST - at;
+		sha256_pipe_update(p, data + at, n);
+		at += n;
+	}
+	sha256_pipe_final(p, d);
+	sha256_pipe_close(p);
+	sha256_hex(d, got);
+	printf("%u bytes\nsha256_update %s\nsha256_pipe   %s\n", (unsigned)PIPE_TEST, want, got);
+	T_EQ_S(got, want);
+
+	hex_of("", 0, want);
+	p = sha256_pipe_open(&e);
+	T_CHECK(p != NULL, "sha256_pipe_open: %s", e.msg);
+	if (p) {
+		sha256_pipe_final(p, d);
+		sha256_pipe_close(p);
+		sha256_hex(d, got);
+		printf("empty: %s\n", got);
+		T_EQ_S(got, want);
+	}
+	p = sha256_pipe_open(&e);   /* closed half fed, without final: ends, frees (ASan build) */
+	if (p) {
+		sha256_pipe_update(p, data, 9u << 20);
+		sha256_pipe_close(p);
+	}
+	free(data);
+}
+
 int main(void)
 {
 	use_ni = true;
@@ -217,5 +273,6 @@ int main(void)
 	test_million();
 	test_ni_agrees();
 	test_sparse_file();
+	test_pipe();
 	T_DONE();
 }
