@@ -658,6 +658,7 @@ static int build_model(struct carve *c, const struct carve_opts *o, struct err *
 		return rc;
 	c->model_open = true;
 	model_set_progress(&c->m, o->progress);
+	model_set_threads(&c->m, o->threads);
 	c->heap_bytes = heap_bytes(&c->rt);
 	img_drop(&c->img, 0, UINT64_MAX);   /* what the runtime model read: the passes below read in order */
 	t = timed(c, CARVE_PHASE_RUNTIME, t);

@@ -197,6 +197,9 @@ struct model {
 	 * writers report the object bytes they have been through (the caller starts each phase
 	 * with model_object_bytes as its total) */
 	struct progress *progress;
+	/* threads model_finish's reference check may use (0 or 1: the caller's alone); the
+	 * result is the same for every number (model_finish.c) */
+	unsigned threads;
 };
 
 /* ---- Reading the model.  Every file outside model*.c reads the model through these named
@@ -210,6 +213,7 @@ static inline struct anomaly_sink *model_sink(const struct model *m) { return m-
 /* The progress each phase over every object reports to, NULL when none (see the field). */
 static inline struct progress *model_progress(const struct model *m) { return m->progress; }
 static inline void model_set_progress(struct model *m, struct progress *p) { m->progress = p; }
+static inline void model_set_threads(struct model *m, unsigned threads) { m->threads = threads; }
 
 /* Objects, sorted by address after model_finish: indexes 0 .. model_count - 1. */
 static inline size_t model_count(const struct model *m) { return m->count; }

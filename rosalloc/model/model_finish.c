@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "carver/base/jobs.h"
 #include "carver/base/xalloc.h"
 
 static int by_addr(const void *a, const void *b)
@@ -128,16 +129,37 @@ static void bad_ref_anomaly(struct model *m, struct model_obj *o, uint32_t value
  * damaged object (its class word), not damage in each of them (issue 23): they are kept. */
 enum { MODEL_SHARED_BAD_REF = 3 };
 
-/* The implausible targets at least MODEL_SHARED_BAD_REF objects name, sorted, into *out
- * (*n of them; NULL when none), each with one anomaly. */
-static int shared_bad_targets(struct model *m, uint32_t **out, size_t *n, struct err *e)
-{
-	uint32_t *v = NULL;
-	size_t count = 0, cap = 0, kept = 0;
+/* The reference passes below run on m->threads threads, each over its own stretch of the
+ * objects (CHECK_PARTS at most).  A part only reads the model, the index and the image, and
+ * writes its own objects' references and its own list; the lists are joined in object order
+ * and every anomaly is recorded after, in that order: the same model and the same anomalies
+ * for any number of threads. */
+enum { CHECK_PARTS = 8 };
 
-	*out = NULL;
-	*n = 0;
-	for (size_t i = 0; i < m->count; i++) {
+struct check_part {
+	struct model *m;
+	size_t lo, hi;              /* its objects */
+	const uint32_t *shared;     /* pass 2: the shared bad targets, sorted */
+	size_t shared_n;
+	uint32_t *v;                /* pass 1: a bad target per object; pass 2: object, value pairs */
+	size_t count, cap;
+	bool reports;               /* the part that draws progress and drops image pages */
+};
+
+static int part_push(struct check_part *p, uint32_t x, struct err *e)
+{
+	if (XALLOC_GROW(p->v, p->cap, p->count + 1, 64))
+		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+	p->v[p->count++] = x;
+	return 0;
+}
+
+/* Pass 1: the first implausible target of each checked object of the part. */
+static int part_bad_targets(void *arg, struct err *e)
+{
+	struct check_part *p = arg;
+	const struct model *m = p->m;
+	for (size_t i = p->lo; i < p->hi; i++) {
 		if (m->objs[i].flags & MODEL_F_UNCHECKED)
 			continue;
 		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
@@ -145,14 +167,100 @@ static int shared_bad_targets(struct model *m, uint32_t **out, size_t *n, struct
 			size_t j = model_ix_find(m, t);
 			if (j != MODEL_NONE || model_ref_plausible(m, t, j))
 				continue;
-			if (XALLOC_GROW(v, cap, count + 1, 64)) {
-				xfree(v);
-				return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
-			}
-			v[count++] = t;
+			if (part_push(p, t, e))
+				return err_rc(e);
 			break;   /* one per object */
 		}
 	}
+	return 0;
+}
+
+/* Pass 2: every reference of the part resolved to an object index (for reach); a checked
+ * object with an implausible one that is not shared is listed (object, value) and left. */
+static int part_resolve(void *arg, struct err *e)
+{
+	struct check_part *p = arg;
+	struct model *m = p->m;
+	uint64_t done = 0;
+	progress_muted = !p->reports;
+	for (size_t i = p->lo; i < p->hi; i++) {
+		const struct model_obj *o = &m->objs[i];
+		progress_to(m->progress, done += o->size);
+		bool check = !(o->flags & MODEL_F_UNCHECKED);
+		if (p->reports && i % 65536 == 65535)   /* a target that is no object is read at its class word, anywhere */
+			img_drop(m->rt->img, 0, UINT64_MAX);
+		/* free objects have no references kept: their slices are empty */
+		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
+			uint32_t v = m->refs[k];
+			size_t j = model_ix_find(m, v);
+			if (j == MODEL_NONE && check && !model_ref_plausible(m, v, j) &&
+			    !bsearch(&v, p->shared, p->shared_n, sizeof(*p->shared), by_u32)) {
+				int rc = part_push(p, (uint32_t)i, e) ? err_rc(e) : part_push(p, v, e) ? err_rc(e) : 0;
+				progress_muted = false;
+				if (rc)
+					return rc;
+				break;
+			}
+			m->refs[k] = j == MODEL_NONE ? MODEL_REF_NONE : (uint32_t)j;   /* resolved once, for reach */
+		}
+	}
+	progress_muted = false;
+	return 0;
+}
+
+/* Runs fn over the objects cut into parts (as many as threads, whole objects each), the
+ * parts' lists left in part[]; *n the parts.  The first part's error is the one reported. */
+static int check_parts(struct model *m, int (*fn)(void *, struct err *), struct check_part part[CHECK_PARTS],
+		       unsigned *n, const uint32_t *shared, size_t shared_n, struct err *e)
+{
+	struct jobs_job jobs[CHECK_PARTS];
+	unsigned parts = m->threads > 1 ? m->threads : 1;
+	if (parts > CHECK_PARTS)
+		parts = CHECK_PARTS;
+	if (parts > 1 && m->count < 1024u * parts)   /* a tiny model: threads would cost more */
+		parts = 1;
+	for (unsigned k = 0; k < parts; k++) {
+		part[k] = (struct check_part){ .m = m, .lo = m->count * k / parts, .hi = m->count * (k + 1) / parts,
+					       .shared = shared, .shared_n = shared_n, .reports = k == 0 };
+		jobs[k] = (struct jobs_job){ .run = fn, .arg = &part[k] };
+	}
+	*n = parts;
+	int rc = jobs_run(jobs, parts, parts, e);
+	for (unsigned k = 0; rc == 0 && k < parts; k++)
+		if (jobs[k].rc) {
+			*e = jobs[k].err;
+			rc = jobs[k].rc;
+		}
+	return rc;
+}
+
+static void parts_release(struct check_part *part, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		xfree(part[k].v);
+}
+
+/* The implausible targets at least MODEL_SHARED_BAD_REF objects name, sorted, into *out
+ * (*n of them; NULL when none), each with one anomaly. */
+static int shared_bad_targets(struct model *m, uint32_t **out, size_t *n, struct err *e)
+{
+	struct check_part part[CHECK_PARTS];
+	uint32_t *v = NULL;
+	size_t count = 0, kept = 0;
+	unsigned parts = 0;
+	int rc = check_parts(m, part_bad_targets, part, &parts, NULL, 0, e);
+
+	*out = NULL;
+	*n = 0;
+	for (unsigned k = 0; rc == 0 && k < parts; k++)
+		count += part[k].count;
+	if (rc == 0 && count && !(v = xreallocarray(NULL, count, sizeof(*v))))
+		rc = ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+	for (size_t k = 0, at = 0; rc == 0 && v && k < parts; at += part[k++].count)
+		memcpy(v + at, part[k].v, part[k].count * sizeof(*v));
+	parts_release(part, parts);
+	if (rc)
+		return rc;
 	if (count)
 		qsort(v, count, sizeof(*v), by_u32);
 	for (size_t i = 0; i < count;) {
@@ -177,34 +285,23 @@ static int shared_bad_targets(struct model *m, uint32_t **out, size_t *n, struct
  * target that is no object of the model, and the rare failure's bytes. */
 static int check_refs(struct model *m, struct err *e)
 {
+	struct check_part part[CHECK_PARTS];
 	size_t dropped = 0, shared_n;
-	uint64_t done = 0;
+	unsigned parts = 0;
 	uint32_t *shared;
 	int rc = shared_bad_targets(m, &shared, &shared_n, e);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < m->count; i++) {
-		struct model_obj *o = &m->objs[i];
-		progress_to(m->progress, done += o->size);
-		bool check = !(o->flags & MODEL_F_UNCHECKED);
-		if (i % 65536 == 65535)   /* a target that is no object is read at its class word, anywhere */
-			img_drop(m->rt->img, 0, UINT64_MAX);
-		/* free objects have no references kept: their slices are empty */
-		for (uint32_t k = m->ref_at[i]; k < m->ref_at[i + 1]; k++) {
-			uint32_t v = m->refs[k];
-			size_t j = model_ix_find(m, v);
-			if (j == MODEL_NONE && check && !model_ref_plausible(m, v, j) &&
-			    !bsearch(&v, shared, shared_n, sizeof(*shared), by_u32)) {
-				bad_ref_anomaly(m, o, v);
-				dropped++;
-				break;
-			}
-			m->refs[k] = j == MODEL_NONE ? MODEL_REF_NONE : (uint32_t)j;   /* resolved once, for reach */
+	rc = check_parts(m, part_resolve, part, &parts, shared, shared_n, e);
+	for (unsigned k = 0; rc == 0 && k < parts; k++)   /* the anomalies in object order */
+		for (size_t x = 0; x + 1 < part[k].count; x += 2) {
+			bad_ref_anomaly(m, &m->objs[part[k].v[x]], part[k].v[x + 1]);
+			dropped++;
 		}
-	}
+	parts_release(part, parts);
 	xfree(shared);
-	if (!dropped)
-		return 0;
+	if (rc || !dropped)
+		return rc;
 	rc = drop_marked(m, true, e);
 	if (rc)
 		return rc;

@@ -4,9 +4,12 @@
 # but its command line and time of analysis, case.db's `.dump` but its runs row) of the four
 # samples and of two real whole-process captures (realart14 cmc-collections-full, sparse;
 # realart-full cc-nodes-nogc-full), with
-# --threads 1 and 2 (2: the input hashes taken beside the model's build and walk, then the
-# writers on two threads), and 8 on one sample (more threads than jobs); with --skip hprof (heap.bmd
-# then writes its own HPROF on its thread) on one sample; --threads 0 is a usage error.
+# --threads 1 and 2 (2: the input hashes taken beside the model's build and walk, model_finish's
+# reference check in two parts on two threads where the model has 2,048 objects or more: the
+# real captures, then the writers on two threads, heap.hprof's SHA-256 on a thread of its own), and 8 on one sample (more
+# threads than jobs); with --skip hprof (heap.bmd then writes its own HPROF on its thread) on one
+# sample; manifest.json's digest of heap.hprof (hashed as written) checked against sha256sum in
+# every run; --threads 0 is a usage error.
 . "$(dirname "$0")/lib.sh"
 t_need sqlite3 zstd || { t_done; exit; }
 
@@ -31,6 +34,18 @@ compare() {
 		n=$((n + 1))
 	fi
 	echo "# $1: $n outputs compared"
+	manifest_hprof "$1, its --threads 1 run" "$2"
+	manifest_hprof "$1" "$3"
+}
+
+# manifest_hprof NAME DIR: manifest.json's SHA-256 of heap.hprof (hashed as written: inline
+# with --threads 1, on the hashing thread with more) is sha256sum's of the file
+manifest_hprof() {
+	[ -f "$2/heap.hprof" ] || return 0
+	got=$(grep '"file": "heap.hprof"' "$2/manifest.json" | sed -n 's/.*"sha256": "\([0-9a-f]*\)".*/\1/p')
+	want=$(sha256sum "$2/heap.hprof" | cut -d' ' -f1)
+	echo "# $1: manifest.json heap.hprof $got, sha256sum $want"
+	t_check "$1: manifest.json's SHA-256 of heap.hprof is the file's" [ "$got" = "$want" ]
 }
 
 # carve_t NAME OUT THREADS IMAGE [ARGS...]: a carve that must succeed
