@@ -214,6 +214,16 @@ static inline struct anomaly_sink *model_sink(const struct model *m) { return m-
 static inline struct progress *model_progress(const struct model *m) { return m->progress; }
 static inline void model_set_progress(struct model *m, struct progress *p) { m->progress = p; }
 static inline void model_set_threads(struct model *m, unsigned threads) { m->threads = threads; }
+/* The threads a pass over every object may split into, for count objects: m->threads, at
+ * most MODEL_PARTS_MAX, and one for a model of fewer than 1,024 objects per thread (a thread
+ * would cost more than its part). */
+enum { MODEL_PARTS_MAX = 8 };
+static inline unsigned model_parts(const struct model *m)
+{
+	unsigned parts = m->threads > 1 ? m->threads : 1;
+	parts = parts > MODEL_PARTS_MAX ? MODEL_PARTS_MAX : parts;
+	return parts > 1 && m->count < 1024u * parts ? 1 : parts;
+}
 
 /* Objects, sorted by address after model_finish: indexes 0 .. model_count - 1. */
 static inline size_t model_count(const struct model *m) { return m->count; }

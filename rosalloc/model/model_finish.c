@@ -134,7 +134,7 @@ enum { MODEL_SHARED_BAD_REF = 3 };
  * writes its own objects' references and its own list; the lists are joined in object order
  * and every anomaly is recorded after, in that order: the same model and the same anomalies
  * for any number of threads. */
-enum { CHECK_PARTS = 8 };
+enum { CHECK_PARTS = MODEL_PARTS_MAX };
 
 struct check_part {
 	struct model *m;
@@ -214,11 +214,7 @@ static int check_parts(struct model *m, int (*fn)(void *, struct err *), struct 
 		       unsigned *n, const uint32_t *shared, size_t shared_n, struct err *e)
 {
 	struct jobs_job jobs[CHECK_PARTS];
-	unsigned parts = m->threads > 1 ? m->threads : 1;
-	if (parts > CHECK_PARTS)
-		parts = CHECK_PARTS;
-	if (parts > 1 && m->count < 1024u * parts)   /* a tiny model: threads would cost more */
-		parts = 1;
+	unsigned parts = model_parts(m);
 	for (unsigned k = 0; k < parts; k++) {
 		part[k] = (struct check_part){ .m = m, .lo = m->count * k / parts, .hi = m->count * (k + 1) / parts,
 					       .shared = shared, .shared_n = shared_n, .reports = k == 0 };

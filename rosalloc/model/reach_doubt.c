@@ -25,6 +25,7 @@
 #include "art/mirror/mirror.h"
 #include "carver/base/bsearch.h"
 #include "carver/base/hash.h"
+#include "carver/base/jobs.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "rosalloc/model/model_stats.h"
@@ -246,28 +247,87 @@ static void runtime_seeds(struct doubt_ctx *c)
 	}
 }
 
+/* One thread's stretch [lo, hi) of the objects for literal_seeds: its own copy of the
+ * context (its own text buffers; the model, the literals and the seen bits only read) and
+ * the (object, literal) pairs it found, in object order. */
+struct literal_part {
+	struct doubt_ctx c;
+	size_t lo, hi;
+	uint32_t *pairs;
+	size_t count, cap;
+};
+
+static int literal_part_run(void *arg, struct err *e)
+{
+	struct literal_part *p = arg;
+	for (size_t i = p->lo; i < p->hi; i++) {
+		size_t l;
+		const struct model_obj *o = model_obj(p->c.m, i);
+		if (o->alloc != MODEL_ALLOCATED || !model_stats_is_string(p->c.m, o) || (l = literal_of(&p->c, o)) == SIZE_MAX)
+			continue;
+		if (XALLOC_GROW(p->pairs, p->cap, p->count + 2, 256))
+			return doubt_nomem(e);
+		p->pairs[p->count++] = (uint32_t)i;
+		p->pairs[p->count++] = (uint32_t)l;
+	}
+	return 0;
+}
+
+/* The String objects that hold a literal's text, as (object, literal) pairs, on up to
+ * model_parts threads (each its own stretch; joined in object order by the caller). */
+static int literal_parts(struct doubt_ctx *c, struct literal_part part[MODEL_PARTS_MAX], unsigned *n, struct err *e)
+{
+	struct jobs_job jobs[MODEL_PARTS_MAX];
+	unsigned parts = model_parts(c->m);
+	size_t count = model_count(c->m);
+	for (unsigned k = 0; k < parts; k++) {
+		part[k] = (struct literal_part){ .c = *c, .lo = count * k / parts, .hi = count * (k + 1) / parts };
+		wbuf_init(&part[k].c.text);
+		wbuf_init(&part[k].c.other);
+		part[k].c.nomem = false;
+		jobs[k] = (struct jobs_job){ .run = literal_part_run, .arg = &part[k] };
+	}
+	*n = parts;
+	int rc = jobs_run(jobs, parts, parts, e);
+	for (unsigned k = 0; k < parts; k++) {
+		if (rc == 0 && jobs[k].rc) {
+			*e = jobs[k].err;
+			rc = jobs[k].rc;
+		}
+		c->nomem |= part[k].c.nomem || part[k].c.text.failed || part[k].c.other.failed;
+		wbuf_release(&part[k].c.text);
+		wbuf_release(&part[k].c.other);
+	}
+	return rc;
+}
+
 /* DEX literals (interned strings missing).  The intern table holds one String per text, so
  * per literal at most one object is unknown: none when a root reaches a String of that text,
  * else the first by address (the earliest allocated in a bump-pointer or region space). */
 static int literal_seeds(struct doubt_ctx *c, struct err *e)
 {
+	struct literal_part part[MODEL_PARTS_MAX];
+	unsigned parts = 0;
 	uint32_t *first = xmalloc((c->lit_count ? c->lit_count : 1) * sizeof(*first));
 	uint64_t *live = xcalloc(c->lit_count / 64 + 1, sizeof(*live));
-	if (!first || !live) {
+	int rc = !first || !live ? doubt_nomem(e) : literal_parts(c, part, &parts, e);
+	if (rc) {
+		for (unsigned k = 0; k < parts; k++)
+			xfree(part[k].pairs);
 		xfree(first);
 		xfree(live);
-		return doubt_nomem(e);
+		return rc;
 	}
 	memset(first, 0xff, (c->lit_count ? c->lit_count : 1) * sizeof(*first));
-	for (size_t i = 0; i < model_count(c->m); i++) {
-		size_t l;
-		const struct model_obj *o = model_obj(c->m, i);
-		if (o->alloc != MODEL_ALLOCATED || !model_stats_is_string(c->m, o) || (l = literal_of(c, o)) == SIZE_MAX)
-			continue;
-		if (bit(c->seen, i))
-			live[l / 64] |= 1ull << (l % 64);
-		else if (first[l] == UINT32_MAX)
-			first[l] = (uint32_t)i;
+	for (unsigned k = 0; k < parts; k++) {   /* the pairs in object order, as one pass would meet them */
+		for (size_t x = 0; x + 1 < part[k].count; x += 2) {
+			uint32_t i = part[k].pairs[x], l = part[k].pairs[x + 1];
+			if (bit(c->seen, i))
+				live[l / 64] |= 1ull << (l % 64);
+			else if (first[l] == UINT32_MAX)
+				first[l] = i;
+		}
+		xfree(part[k].pairs);
 	}
 	for (size_t l = 0; l < c->lit_count; l++)
 		if (first[l] != UINT32_MAX && !bit(live, l)) {

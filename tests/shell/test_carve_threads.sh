@@ -5,8 +5,9 @@
 # samples and of two real whole-process captures (realart14 cmc-collections-full, sparse;
 # realart-full cc-nodes-nogc-full), with
 # --threads 1 and 2 (2: the input hashes taken beside the model's build and walk, model_finish's
-# reference check in two parts on two threads where the model has 2,048 objects or more: the
-# real captures, then the writers on two threads, heap.hprof's SHA-256 on a thread of its own), and 8 on one sample (more
+# reference check and reach_doubt's DEX-literal search in two parts on two threads where the
+# model has 2,048 objects or more: the real captures, then the writers on two threads,
+# heap.hprof's SHA-256 on a thread of its own), and 8 on one sample (more
 # threads than jobs); with --skip hprof (heap.bmd then writes its own HPROF on its thread) on one
 # sample; manifest.json's digest of heap.hprof (hashed as written) checked against sha256sum in
 # every run; --threads 0 is a usage error.
