@@ -188,12 +188,11 @@ void outf_hash(struct outf *o)
 	o->hashing = o->written ? 2 : 1;
 }
 
-int outf_hash_thread(struct outf *o, struct err *e)
+void outf_hash_thread(struct outf *o)
 {
 	outf_hash(o);
-	if (o->hashing == 1 && !(o->pipe = sha256_pipe_open(e)))
-		return err_rc(e);
-	return 0;
+	if (o->hashing == 1)
+		o->pipe = sha256_pipe_open();
 }
 
 bool outf_digest(struct outf *o, uint8_t out[SHA256_DIGEST])

@@ -48,8 +48,9 @@ int outf_patch(struct outf *o, uint64_t at, const void *p, size_t n, struct err 
  * gives the file's SHA-256 without reading the file back.  An outf_patch spoils it. */
 void outf_hash(struct outf *o);
 /* outf_hash on a thread of its own (sha256_pipe.h): the writer only copies each block, so a
- * big output is hashed while it is written.  Returns 0 or -ERR_* (no memory, no thread). */
-int outf_hash_thread(struct outf *o, struct err *e);
+ * big output is hashed while it is written.  Without the memory or the thread for it, the
+ * writer's own thread hashes (outf_hash): the same digest. */
+void outf_hash_thread(struct outf *o);
 /* The SHA-256 of the temporary file (after outf_close_stream) as outf_hash took it: false when
  * it did not (no outf_hash, a patch, or bytes that did not come through outf_write: a writer
  * that wrote to o->tmp itself). */

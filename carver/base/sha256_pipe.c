@@ -44,13 +44,11 @@ static void *pipe_hash(void *arg)
 	}
 }
 
-struct sha256_pipe *sha256_pipe_open(struct err *e)
+struct sha256_pipe *sha256_pipe_open(void)
 {
 	struct sha256_pipe *p = xcalloc(1, sizeof(*p));
-	if (!p) {
-		ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
+	if (!p)
 		return NULL;
-	}
 	sha256_init(&p->sum);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->handed, NULL);
@@ -58,12 +56,10 @@ struct sha256_pipe *sha256_pipe_open(struct err *e)
 	for (unsigned i = 0; i < PIPE_BLOCKS; i++)
 		if (!(p->block[i] = xmalloc(PIPE_BLOCK))) {
 			sha256_pipe_close(p);
-			ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
 			return NULL;
 		}
 	if (pthread_create(&p->thread, NULL, pipe_hash, p) != 0) {
 		sha256_pipe_close(p);
-		ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "cannot start the hashing thread");
 		return NULL;
 	}
 	p->started = true;

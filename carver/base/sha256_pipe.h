@@ -13,13 +13,13 @@
 
 #include <stddef.h>
 
-#include "carver/base/err.h"
 #include "carver/base/sha256.h"
 
 struct sha256_pipe;
 
-/* NULL and -ERR_NOMEM / -ERR_INTERNAL in *e when the memory or the thread is not there. */
-struct sha256_pipe *sha256_pipe_open(struct err *e);
+/* NULL when the memory or the thread is not there (the caller then hashes on its own
+ * thread: sha256_update gives the same digest). */
+struct sha256_pipe *sha256_pipe_open(void);
 void sha256_pipe_update(struct sha256_pipe *p, const void *data, size_t n);
 void sha256_pipe_final(struct sha256_pipe *p, uint8_t out[SHA256_DIGEST]);
 void sha256_pipe_close(struct sha256_pipe *p);

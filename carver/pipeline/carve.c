@@ -347,7 +347,7 @@ static int write_one(struct carve *c, const struct carve_opts *o, unsigned i, st
 	 * as written too, with --threads > 1 on a thread of its own beside the writer (the
 	 * biggest output: its SHA-256 costs about as much as writing it) */
 	if (rc == 0 && i == CARVE_OUT_HPROF && o->threads > 1)
-		rc = outf_hash_thread(&c->out[i], e);
+		outf_hash_thread(&c->out[i]);
 	else if (rc == 0)
 		outf_hash(&c->out[i]);
 	if (rc == 0)

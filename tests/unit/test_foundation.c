@@ -1,4 +1,5 @@
-/* test_foundation.c - write buffer encoders, atomic output files, arena, allocation failure. */
+/* test_foundation.c - write buffer encoders, atomic output files (and their SHA-256 taken on the
+ * hashing thread as written), arena, allocation failure. */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -238,11 +239,62 @@ static void test_outfile_big_in(const char *base)
 	rmdir(dir);
 }
 
+/* outf_hash_thread: the digest taken on the hashing thread as the bytes go out (past its
+ * 16 MiB of blocks, in pieces that leave the staging buffer unaligned) is sha256_file's of the
+ * file; a patch spoils it (outf_digest false: the caller reads the file back). */
+static void test_outfile_hash_thread(void)
+{
+	const size_t sizes[] = { 5, 4096, (7u << 20) + 3, 9u << 20, 333, 4u << 20 };
+	char path[] = "/tmp/artcarve-outf-hash.XXXXXX", want[SHA256_HEX], got[SHA256_HEX];
+	uint8_t d[SHA256_DIGEST], *buf = malloc(9u << 20);
+	uint64_t size = 0;
+	struct outf o;
+	struct err e;
+	int fd = mkstemp(path);
+
+	T_SECTION("outf_hash_thread: the digest as written is the file's");
+	err_init(&e);
+	T_CHECK(fd >= 0 && buf, "a temporary name and memory");
+	if (fd < 0 || !buf) {
+		free(buf);
+		return;
+	}
+	close(fd);
+	for (size_t i = 0; i < (9u << 20); i++)
+		buf[i] = (uint8_t)(i * 2654435761u >> 11);
+	for (int patched = 0; patched < 2; patched++) {
+		T_EQ_I(outf_open_big(&o, path, &e), 0);
+		outf_hash_thread(&o);
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			T_EQ_I(outf_write(&o, buf, sizes[i], &e), 0);
+		if (patched)
+			T_EQ_I(outf_patch(&o, 7, "xy", 2, &e), 0);
+		T_EQ_I(outf_close_stream(&o, &e), 0);
+		bool as_written = outf_digest(&o, d);
+		sha256_hex(d, got);
+		if (patched) {
+			T_CHECK(!as_written, "a patch spoils the digest as written");
+		} else {
+			T_CHECK(as_written, "hashed as written");
+			T_EQ_I(sha256_file(o.tmp, d, &size, &e), 0);
+			sha256_hex(d, want);
+			printf("%llu bytes: as written %s\n%*sread back  %s\n", (unsigned long long)o.written, got, 12, "",
+			       want);
+			T_EQ_S(got, want);
+			T_EQ_U(size, o.written);
+		}
+		outf_abort(&o);
+	}
+	free(buf);
+	unlink(path);
+}
+
 static void test_outfile_big(void)
 {
 	T_SECTION("big output files (O_DIRECT where the file system allows it)");
 	test_outfile_big_in("/tmp");
 	test_outfile_big_in("/dev/shm");   /* tmpfs: older kernels refuse O_DIRECT */
+	test_outfile_hash_thread();
 }
 
 static void test_arena(void)
