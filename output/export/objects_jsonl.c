@@ -214,6 +214,21 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
+/* n bytes as 2n lower-case hex digits, written through a local pointer (a store of the
+ * buffer's length per digit kept the compiler from vectorising: byte[]s are a heap's bulk). */
+static void put_hex_bytes(struct wbuf *b, const uint8_t *d, uint32_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	if (wbuf_reserve(b, 2ull * n))
+		return;
+	uint8_t *q = b->data + b->len;
+	for (uint32_t i = 0; i < n; i++) {
+		q[2 * (size_t)i] = (uint8_t)hex[d[i] >> 4];
+		q[2 * (size_t)i + 1] = (uint8_t)hex[d[i] & 15];
+	}
+	b->len += 2 * (size_t)n;
+}
+
 static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(j->m);
@@ -237,13 +252,8 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 		wbuf_put(&j->line, cp->name, cp->name_len);
 	}
 	if (t == 'B') {
-		static const char hex[] = "0123456789abcdef";
 		WBUF_LIT(&j->line, ",\"hex\":\"");
-		if (wbuf_reserve(&j->line, 2ull * n) == 0)
-			for (uint32_t i = 0; i < n; i++) {
-				j->line.data[j->line.len++] = (uint8_t)hex[d[i] >> 4];
-				j->line.data[j->line.len++] = (uint8_t)hex[d[i] & 15];
-			}
+		put_hex_bytes(&j->line, d, n);
 		wbuf_u8(&j->line, '"');
 		return 0;
 	}
