@@ -145,16 +145,18 @@ void wbuf_dec(struct wbuf *b, uint64_t v)
 	wbuf_put(b, d + 20 - n, n);
 }
 
+/* The digits written straight into the buffer, their count known first (an address per
+ * value in objects.jsonl). */
 void wbuf_hex(struct wbuf *b, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	char digits[16];
-	size_t n = 0;
-	do {
-		digits[sizeof(digits) - ++n] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	wbuf_put(b, digits + sizeof(digits) - n, n);
+	size_t n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4;
+	if (wbuf_reserve(b, n))
+		return;
+	uint8_t *q = b->data + b->len;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		q[i] = (uint8_t)hex[v & 15];
+	b->len += n;
 }
 
 void wbuf_utf8(struct wbuf *b, uint32_t cp)

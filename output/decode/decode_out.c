@@ -309,6 +309,23 @@ static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
 	*y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+/* v (< 10^width) in exactly width digits, zeros in front (printf's %0*u without printf: a
+ * time is written per time field of every object). */
+static void put_digits(struct wbuf *out, unsigned v, unsigned width)
+{
+	char t[3];
+	for (unsigned i = width; i-- > 0; v /= 10)
+		t[i] = (char)('0' + v % 10);
+	wbuf_put(out, t, width);
+}
+
+/* sep and v (< 100) in two digits. */
+static void put_digits2(struct wbuf *out, char sep, unsigned v)
+{
+	wbuf_u8(out, (uint8_t)sep);
+	put_digits(out, v, 2);
+}
+
 void dec_time_iso(int64_t ms, struct wbuf *out)
 {
 	int64_t s = ms / 1000, frac = ms % 1000;
@@ -324,10 +341,21 @@ void dec_time_iso(int64_t ms, struct wbuf *out)
 	int64_t y;
 	unsigned mo, d;
 	civil(days, &y, &mo, &d);
-	wbuf_printf(out, "%04lld-%02u-%02uT%02u:%02u:%02u", (long long)y, mo, d, (unsigned)(sec / 3600),
-		    (unsigned)(sec / 60 % 60), (unsigned)(sec % 60));
-	if (frac)
-		wbuf_printf(out, ".%03u", (unsigned)frac);
+	if (y < 0 || y > 9999) {
+		wbuf_printf(out, "%04lld", (long long)y);
+	} else {
+		put_digits(out, (unsigned)y / 100, 2);
+		put_digits(out, (unsigned)y % 100, 2);
+	}
+	put_digits2(out, '-', mo);
+	put_digits2(out, '-', d);
+	put_digits2(out, 'T', (unsigned)(sec / 3600));
+	put_digits2(out, ':', (unsigned)(sec / 60 % 60));
+	put_digits2(out, ':', (unsigned)(sec % 60));
+	if (frac) {
+		wbuf_u8(out, '.');
+		put_digits(out, (unsigned)frac, 3);
+	}
 	wbuf_u8(out, 'Z');
 }
 
@@ -365,7 +393,9 @@ static void json_time(struct wbuf *out, const struct dec_value *v)
 
 static void json_text(struct wbuf *out, const char *key, const struct dec_value *v)
 {
-	wbuf_printf(out, ",\"%s\":", key);
+	WBUF_LIT(out, ",\"");
+	wbuf_str(out, key);
+	WBUF_LIT(out, "\":");
 	if (v->text)
 		escape_json_quoted(out, (const uint8_t *)v->text, v->text_len);
 	else
