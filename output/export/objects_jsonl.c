@@ -43,6 +43,9 @@ struct oj {
 	const uint8_t *bytes;           /* the current object's bytes (image or copy) */
 	struct oj_plan *plan;           /* per class */
 	struct oj_piece *space;         /* per space: ,"space":NAME,"space_kind":"KIND" */
+	struct oj_piece kind[MODEL_KIND_COUNT];   /* ,"kind":"KIND" */
+	/* ,"alloc":"A","content":"C","reach":"R" */
+	struct oj_piece state[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT][MODEL_REACH_COUNT];
 	const struct reach *reach;      /* NULL: no root or unknown reason is written */
 	uint64_t *root_at;              /* reach's roots as address << 8 | source, ascending */
 	size_t root_count;
@@ -336,6 +339,13 @@ static bool first_root_source(const struct oj *j, uint32_t addr, unsigned *sourc
 	return true;
 }
 
+static void put_state(struct wbuf *b, unsigned alloc, unsigned content, unsigned reach)
+{
+	put_name(b, "alloc", model_alloc_name(alloc));
+	put_name(b, "content", model_content_name(content));
+	put_name(b, "reach", model_reach_name(reach));
+}
+
 /* "root": the root source of a root object (reach_holder_of: its first source); "unknown_reason":
  * why no root reaches it and yet it may be held (reach.h enum reach_doubt). */
 static void put_why_held(struct oj *j, const struct model_obj *o)
@@ -369,14 +379,20 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	wbuf_put(&j->line, p->name, p->name_len);
 	WBUF_LIT(&j->line, ",\"class_address\":");
 	dec_json_hex(&j->line, rt->classes[o->cls].addr);
-	put_name(&j->line, "kind", model_kind_name(o->kind));
+	if (o->kind < MODEL_KIND_COUNT)
+		wbuf_put(&j->line, j->kind[o->kind].s, j->kind[o->kind].len);
+	else
+		put_name(&j->line, "kind", model_kind_name(o->kind));
 	WBUF_LIT(&j->line, ",\"size\":");
 	dec_json_u64(&j->line, o->size);
 	wbuf_put(&j->line, j->space[o->space].s, j->space[o->space].len);
 	put_place(&j->line, j->m, o);
-	put_name(&j->line, "alloc", model_alloc_name(o->alloc));
-	put_name(&j->line, "content", model_content_name(o->content));
-	put_name(&j->line, "reach", model_reach_name(o->reach));
+	if (o->alloc < MODEL_ALLOC_COUNT && o->content < MODEL_CONTENT_COUNT && o->reach < MODEL_REACH_COUNT) {
+		const struct oj_piece *st = &j->state[o->alloc][o->content][o->reach];
+		wbuf_put(&j->line, st->s, st->len);
+	} else {
+		put_state(&j->line, o->alloc, o->content, o->reach);
+	}
 	put_why_held(j, o);
 	WBUF_LIT(&j->line, ",\"confidence\":");
 	dec_json_u64(&j->line, o->confidence);
@@ -407,6 +423,27 @@ static int space_piece(struct oj *j, const struct art_space *sp, struct oj_piece
 	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);
 }
 
+/* The pieces of a line that depend only on an object's kind and states, made once. */
+static int enum_pieces(struct oj *j, struct err *e)
+{
+	for (unsigned k = 0; k < MODEL_KIND_COUNT; k++) {
+		wbuf_reset(&j->scratch);
+		put_name(&j->scratch, "kind", model_kind_name(k));
+		if (!(j->kind[k].s = kept_scratch(j, &j->kind[k].len)))
+			return oj_nomem(e);
+	}
+	for (unsigned a = 0; a < MODEL_ALLOC_COUNT; a++)
+		for (unsigned c = 0; c < MODEL_CONTENT_COUNT; c++)
+			for (unsigned r = 0; r < MODEL_REACH_COUNT; r++) {
+				struct oj_piece *p = &j->state[a][c][r];
+				wbuf_reset(&j->scratch);
+				put_state(&j->scratch, a, c, r);
+				if (!(p->s = kept_scratch(j, &p->len)))
+					return oj_nomem(e);
+			}
+	return 0;
+}
+
 static int oj_init(struct oj *j, const struct model *m, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(m);
@@ -428,7 +465,7 @@ static int oj_init(struct oj *j, const struct model *m, struct err *e)
 	memset(j->plan, 0, (rt->class_count ? rt->class_count : 1) * sizeof(*j->plan));
 	for (size_t i = 0; i < rt->spaces.count && rc == 0; i++)
 		rc = space_piece(j, &rt->spaces.v[i], &j->space[i], e);
-	return rc;
+	return rc ? rc : enum_pieces(j, e);
 }
 
 static void oj_release(struct oj *j)
