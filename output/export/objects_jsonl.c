@@ -44,8 +44,9 @@ struct oj {
 	struct oj_plan *plan;           /* per class */
 	struct oj_piece *space;         /* per space: ,"space":NAME,"space_kind":"KIND" */
 	struct oj_piece kind[MODEL_KIND_COUNT];   /* ,"kind":"KIND" */
-	/* ,"alloc":"A","content":"C","reach":"R" */
-	struct oj_piece state[MODEL_ALLOC_COUNT][MODEL_CONTENT_COUNT][MODEL_REACH_COUNT];
+	struct oj_piece place[WALK_PLACE_COUNT];  /* ,"place":{"kind":"KIND","where": */
+	/* ,"alloc":"A","content":"C","reach":"R", at state_index(A, C, R) */
+	struct oj_piece state[MODEL_ALLOC_COUNT * MODEL_CONTENT_COUNT * MODEL_REACH_COUNT];
 	const struct reach *reach;      /* NULL: no root or unknown reason is written */
 	uint64_t *root_at;              /* reach's roots as address << 8 | source, ascending */
 	size_t root_count;
@@ -222,18 +223,24 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-/* n bytes as 2n lower-case hex digits, written through a local pointer (a store of the
- * buffer's length per digit kept the compiler from vectorising: byte[]s are a heap's bulk). */
+/* n bytes as 2n lower-case hex digits, a byte's pair at a time through a local pointer (a
+ * store of the buffer's length per digit made the loop slow: byte[]s are a heap's bulk). */
 static void put_hex_bytes(struct wbuf *b, const uint8_t *d, uint32_t n)
 {
-	static const char hex[] = "0123456789abcdef";
+	static const char pairs[513] =   /* byte v's two digits at 2v */
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 	if (wbuf_reserve(b, 2ull * n))
 		return;
 	uint8_t *q = b->data + b->len;
-	for (uint32_t i = 0; i < n; i++) {
-		q[2 * (size_t)i] = (uint8_t)hex[d[i] >> 4];
-		q[2 * (size_t)i + 1] = (uint8_t)hex[d[i] & 15];
-	}
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(q + 2 * (size_t)i, pairs + 2 * d[i], 2);
 	b->len += 2 * (size_t)n;
 }
 
@@ -278,13 +285,23 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static void put_place(struct wbuf *b, const struct model *m, const struct model_obj *o)
+/* ,"place":{"kind":"KIND","where": */
+static void put_place_kind(struct wbuf *b, unsigned place)
 {
-	uint64_t where = model_addr_va(m, o->where), va = model_va(m, o);
 	WBUF_LIT(b, ",\"place\":{\"kind\":\"");
-	const char *k = walk_place_name(o->place);
-	wbuf_put(b, k, strlen(k));
+	wbuf_str(b, walk_place_name(place));
 	WBUF_LIT(b, "\",\"where\":");
+}
+
+static void put_place(struct oj *j, const struct model_obj *o)
+{
+	const struct model *m = j->m;
+	struct wbuf *b = &j->line;
+	uint64_t where = model_addr_va(m, o->where), va = model_va(m, o);
+	if (o->place < WALK_PLACE_COUNT)
+		wbuf_put(b, j->place[o->place].s, j->place[o->place].len);
+	else
+		put_place_kind(b, o->place);
 	dec_json_hex(b, where);
 	WBUF_LIT(b, ",\"index\":");
 	dec_json_u64(b, o->index);
@@ -339,6 +356,16 @@ static bool first_root_source(const struct oj *j, uint32_t addr, unsigned *sourc
 	return true;
 }
 
+static void put_kind(struct wbuf *b, unsigned kind)
+{
+	put_name(b, "kind", model_kind_name(kind));
+}
+
+static unsigned state_index(unsigned alloc, unsigned content, unsigned reach)
+{
+	return (alloc * MODEL_CONTENT_COUNT + content) * MODEL_REACH_COUNT + reach;
+}
+
 static void put_state(struct wbuf *b, unsigned alloc, unsigned content, unsigned reach)
 {
 	put_name(b, "alloc", model_alloc_name(alloc));
@@ -382,13 +409,13 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	if (o->kind < MODEL_KIND_COUNT)
 		wbuf_put(&j->line, j->kind[o->kind].s, j->kind[o->kind].len);
 	else
-		put_name(&j->line, "kind", model_kind_name(o->kind));
+		put_kind(&j->line, o->kind);
 	WBUF_LIT(&j->line, ",\"size\":");
 	dec_json_u64(&j->line, o->size);
 	wbuf_put(&j->line, j->space[o->space].s, j->space[o->space].len);
-	put_place(&j->line, j->m, o);
+	put_place(j, o);
 	if (o->alloc < MODEL_ALLOC_COUNT && o->content < MODEL_CONTENT_COUNT && o->reach < MODEL_REACH_COUNT) {
-		const struct oj_piece *st = &j->state[o->alloc][o->content][o->reach];
+		const struct oj_piece *st = &j->state[state_index(o->alloc, o->content, o->reach)];
 		wbuf_put(&j->line, st->s, st->len);
 	} else {
 		put_state(&j->line, o->alloc, o->content, o->reach);
@@ -423,25 +450,34 @@ static int space_piece(struct oj *j, const struct art_space *sp, struct oj_piece
 	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);
 }
 
-/* The pieces of a line that depend only on an object's kind and states, made once. */
+/* The piece put(b, v) writes, kept in *out. */
+static int make_piece(struct oj *j, void (*put)(struct wbuf *, unsigned), unsigned v, struct oj_piece *out,
+		      struct err *e)
+{
+	wbuf_reset(&j->scratch);
+	put(&j->scratch, v);
+	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);
+}
+
+/* The state piece at index v (state_index). */
+static void put_state_at(struct wbuf *b, unsigned v)
+{
+	put_state(b, v / (MODEL_CONTENT_COUNT * MODEL_REACH_COUNT), v / MODEL_REACH_COUNT % MODEL_CONTENT_COUNT,
+		  v % MODEL_REACH_COUNT);
+}
+
+/* The pieces of a line that depend only on an object's kind, place kind and states, made
+ * once. */
 static int enum_pieces(struct oj *j, struct err *e)
 {
-	for (unsigned k = 0; k < MODEL_KIND_COUNT; k++) {
-		wbuf_reset(&j->scratch);
-		put_name(&j->scratch, "kind", model_kind_name(k));
-		if (!(j->kind[k].s = kept_scratch(j, &j->kind[k].len)))
-			return oj_nomem(e);
-	}
-	for (unsigned a = 0; a < MODEL_ALLOC_COUNT; a++)
-		for (unsigned c = 0; c < MODEL_CONTENT_COUNT; c++)
-			for (unsigned r = 0; r < MODEL_REACH_COUNT; r++) {
-				struct oj_piece *p = &j->state[a][c][r];
-				wbuf_reset(&j->scratch);
-				put_state(&j->scratch, a, c, r);
-				if (!(p->s = kept_scratch(j, &p->len)))
-					return oj_nomem(e);
-			}
-	return 0;
+	int rc = 0;
+	for (unsigned k = 0; k < MODEL_KIND_COUNT && rc == 0; k++)
+		rc = make_piece(j, put_kind, k, &j->kind[k], e);
+	for (unsigned k = 0; k < WALK_PLACE_COUNT && rc == 0; k++)
+		rc = make_piece(j, put_place_kind, k, &j->place[k], e);
+	for (unsigned k = 0; k < MODEL_ALLOC_COUNT * MODEL_CONTENT_COUNT * MODEL_REACH_COUNT && rc == 0; k++)
+		rc = make_piece(j, put_state_at, k, &j->state[k], e);
+	return rc;
 }
 
 static int oj_init(struct oj *j, const struct model *m, struct err *e)
