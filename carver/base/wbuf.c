@@ -2,6 +2,7 @@
 #include "carver/base/wbuf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,6 +116,12 @@ void wbuf_zeros(struct wbuf *b, size_t n)
 	b->len += n;
 }
 
+/* Whether n more bytes fit, growing the buffer when they do not (the call only then). */
+static inline bool wbuf_room(struct wbuf *b, size_t n)
+{
+	return (!b->failed && b->cap - b->len >= n) || wbuf_reserve(b, n) == 0;
+}
+
 /* Decimal digits two at a time, from the right, ending at end (which the caller sized). */
 static void wbuf_dec_digits(uint8_t *end, uint64_t v)
 {
@@ -142,7 +149,7 @@ void wbuf_dec(struct wbuf *b, uint64_t v)
 	size_t n = 1;
 	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
 		n++;
-	if (wbuf_reserve(b, n))
+	if (!wbuf_room(b, n))
 		return;
 	b->len += n;
 	wbuf_dec_digits(b->data + b->len, v);
@@ -154,7 +161,7 @@ void wbuf_hex(struct wbuf *b, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4;
-	if (wbuf_reserve(b, n))
+	if (!wbuf_room(b, n))
 		return;
 	uint8_t *q = b->data + b->len;
 	for (size_t i = n; i-- > 0; v >>= 4)
