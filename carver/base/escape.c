@@ -2,6 +2,7 @@
 #include "carver/base/escape.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 static const char hex_digits[] = "0123456789abcdef";
 static const char hex_upper[] = "0123456789ABCDEF";
@@ -46,11 +47,29 @@ static void put_u_escape(struct wbuf *b, uint32_t unit)
 	wbuf_put(b, u, sizeof(u));
 }
 
+#define BYTES(c) (0x0101010101010101ull * (c))
+
+/* Whether a word holds a zero byte / a byte below c (<= 0x80) (the bit tricks of "Bit
+ * Twiddling Hacks", exact for whether any byte does). */
+static uint64_t zero_byte(uint64_t v) { return (v - BYTES(1)) & ~v & BYTES(0x80); }
+static uint64_t byte_below(uint64_t v, uint8_t c) { return (v - BYTES(c)) & ~v & BYTES(0x80); }
+
+/* Whether the 8 bytes at s are all plain (what plain_run keeps), tested at once. */
+static bool plain_word(const uint8_t *s)
+{
+	uint64_t v;
+	memcpy(&v, s, sizeof(v));
+	return !(byte_below(v, 0x20) | (v & BYTES(0x80)) | zero_byte(v ^ BYTES(0x7f)) | zero_byte(v ^ BYTES('"')) |
+		 zero_byte(v ^ BYTES('\\')));
+}
+
 /* Length of the run at s[0..n) of printable ASCII other than '"' and '\\': what both
  * escapings keep as it is (nearly all text), copied in one piece. */
 static size_t plain_run(const uint8_t *s, size_t n)
 {
 	size_t k = 0;
+	while (n - k >= 8 && plain_word(s + k))
+		k += 8;
 	while (k < n && s[k] >= 0x20 && s[k] < 0x7f && s[k] != '"' && s[k] != '\\')
 		k++;
 	return k;

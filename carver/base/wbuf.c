@@ -2,6 +2,7 @@
 #include "carver/base/wbuf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,46 +116,57 @@ void wbuf_zeros(struct wbuf *b, size_t n)
 	b->len += n;
 }
 
-/* Decimal digits two at a time, from the right, into the last bytes of the 20 at d; returns
- * how many. */
-static size_t wbuf_dec_digits(char d[20], uint64_t v)
+/* Whether n more bytes fit, growing the buffer when they do not (the call only then). */
+static inline bool wbuf_room(struct wbuf *b, size_t n)
+{
+	return (!b->failed && b->cap - b->len >= n) || wbuf_reserve(b, n) == 0;
+}
+
+/* Decimal digits two at a time, from the right, ending at end (which the caller sized). */
+static void wbuf_dec_digits(uint8_t *end, uint64_t v)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				    "8081828384858687888990919293949596979899";
-	size_t n = 0;
 	while (v >= 100) {
 		const char *p = pairs + 2 * (v % 100);
 		v /= 100;
-		d[20 - ++n] = p[1];
-		d[20 - ++n] = p[0];
+		*--end = (uint8_t)p[1];
+		*--end = (uint8_t)p[0];
 	}
 	if (v >= 10) {
-		d[20 - ++n] = pairs[2 * v + 1];
-		d[20 - ++n] = pairs[2 * v];
+		*--end = (uint8_t)pairs[2 * v + 1];
+		*--end = (uint8_t)pairs[2 * v];
 	} else {
-		d[20 - ++n] = (char)('0' + v);
+		*--end = (uint8_t)('0' + v);
 	}
-	return n;
 }
 
+/* The digits written straight into the buffer, their count known first (no copy of a
+ * variable length per number: the text writers put tens of millions). */
 void wbuf_dec(struct wbuf *b, uint64_t v)
 {
-	char d[20];
-	size_t n = wbuf_dec_digits(d, v);
-	wbuf_put(b, d + 20 - n, n);
+	size_t n = 1;
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	if (!wbuf_room(b, n))
+		return;
+	b->len += n;
+	wbuf_dec_digits(b->data + b->len, v);
 }
 
+/* The digits written straight into the buffer, their count known first (an address per
+ * value in objects.jsonl). */
 void wbuf_hex(struct wbuf *b, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	char digits[16];
-	size_t n = 0;
-	do {
-		digits[sizeof(digits) - ++n] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	wbuf_put(b, digits + sizeof(digits) - n, n);
+	size_t n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4;
+	if (!wbuf_room(b, n))
+		return;
+	uint8_t *q = b->data + b->len;
+	for (size_t i = n; i-- > 0; v >>= 4)
+		q[i] = (uint8_t)hex[v & 15];
+	b->len += n;
 }
 
 void wbuf_utf8(struct wbuf *b, uint32_t cp)

@@ -51,16 +51,62 @@ void dec_json_hex(struct wbuf *b, uint64_t v)
 	wbuf_u8(b, '"');
 }
 
-/* A finite non-zero double's 17 significant digits and decimal exponent, from one "%.16e"
- * (printf's exact, correctly rounded conversion). */
+/* A finite non-zero double's 17 significant digits and decimal exponent, as one "%.16e"
+ * (printf's exact, correctly rounded conversion) writes them. */
 struct real_digits {
 	char d[17];
 	int exp;
 	bool neg;
 };
 
+#if LDBL_MANT_DIG >= 64
+/* 10^0 .. 10^27, exact in long double (5^27 < 2^64). */
+static const long double pow10_exact[28] = {
+	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+};
+#endif
+
+/* r from |v| * 10^(16 - x) in long double, without printf: the product or quotient of two
+ * exact numbers is rounded once, so it is off by at most 2^-64 of itself (< 0.006 below 10^17)
+ * and its rounding to an integer is printf's unless it lies within 1/64 of a half (a tie, or
+ * too close to call).  False then, and outside |v| in 1e-11 .. 1e43 (10^k no longer exact). */
+static bool real_digits_fast(double v, struct real_digits *r)
+{
+#if LDBL_MANT_DIG >= 64
+	const uint64_t lo = 10000000000000000ull, hi = 100000000000000000ull;
+	int e;
+	frexp(v, &e);
+	int x = (int)floor((e - 1) * 0.30102999566398120);   /* floor(log10 |v|), or one less */
+	for (int tries = 0; tries < 3; tries++) {
+		int k = 16 - x;
+		if (k > 27 || k < -27)
+			return false;
+		long double a = fabsl((long double)v), s = k >= 0 ? a * pow10_exact[k] : a / pow10_exact[-k];
+		long double whole = floorl(s), frac = s - whole;
+		if (fabsl(frac - 0.5L) < 1.0L / 64)
+			return false;
+		uint64_t n = (uint64_t)whole + (uint64_t)(frac > 0.5L);
+		if (n < lo || n >= hi) {   /* the estimate of x was one off, or it rounded up to 10^17 */
+			x += n < lo ? -1 : 1;
+			continue;
+		}
+		for (int i = 16; i >= 0; i--, n /= 10)
+			r->d[i] = (char)('0' + n % 10);
+		r->exp = x;
+		r->neg = signbit(v) != 0;
+		return true;
+	}
+#else
+	(void)v, (void)r;
+#endif
+	return false;
+}
+
 static void real_digits(double v, struct real_digits *r)
 {
+	if (real_digits_fast(v, r))
+		return;
 	char s[40];
 	snprintf(s, sizeof(s), "%.16e", v);
 	const char *p = s + (s[0] == '-');
@@ -263,6 +309,23 @@ static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
 	*y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+/* v (< 10^width) in exactly width digits, zeros in front (printf's %0*u without printf: a
+ * time is written per time field of every object). */
+static void put_digits(struct wbuf *out, unsigned v, unsigned width)
+{
+	char t[3];
+	for (unsigned i = width; i-- > 0; v /= 10)
+		t[i] = (char)('0' + v % 10);
+	wbuf_put(out, t, width);
+}
+
+/* sep and v (< 100) in two digits. */
+static void put_digits2(struct wbuf *out, char sep, unsigned v)
+{
+	wbuf_u8(out, (uint8_t)sep);
+	put_digits(out, v, 2);
+}
+
 void dec_time_iso(int64_t ms, struct wbuf *out)
 {
 	int64_t s = ms / 1000, frac = ms % 1000;
@@ -278,10 +341,21 @@ void dec_time_iso(int64_t ms, struct wbuf *out)
 	int64_t y;
 	unsigned mo, d;
 	civil(days, &y, &mo, &d);
-	wbuf_printf(out, "%04lld-%02u-%02uT%02u:%02u:%02u", (long long)y, mo, d, (unsigned)(sec / 3600),
-		    (unsigned)(sec / 60 % 60), (unsigned)(sec % 60));
-	if (frac)
-		wbuf_printf(out, ".%03u", (unsigned)frac);
+	if (y < 0 || y > 9999) {
+		wbuf_printf(out, "%04lld", (long long)y);
+	} else {
+		put_digits(out, (unsigned)y / 100, 2);
+		put_digits(out, (unsigned)y % 100, 2);
+	}
+	put_digits2(out, '-', mo);
+	put_digits2(out, '-', d);
+	put_digits2(out, 'T', (unsigned)(sec / 3600));
+	put_digits2(out, ':', (unsigned)(sec / 60 % 60));
+	put_digits2(out, ':', (unsigned)(sec % 60));
+	if (frac) {
+		wbuf_u8(out, '.');
+		put_digits(out, (unsigned)frac, 3);
+	}
 	wbuf_u8(out, 'Z');
 }
 
@@ -319,7 +393,9 @@ static void json_time(struct wbuf *out, const struct dec_value *v)
 
 static void json_text(struct wbuf *out, const char *key, const struct dec_value *v)
 {
-	wbuf_printf(out, ",\"%s\":", key);
+	WBUF_LIT(out, ",\"");
+	wbuf_str(out, key);
+	WBUF_LIT(out, "\":");
 	if (v->text)
 		escape_json_quoted(out, (const uint8_t *)v->text, v->text_len);
 	else

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "carver/base/arena.h"
+#include "carver/base/bsearch.h"
 #include "carver/base/cursor.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
@@ -42,7 +43,13 @@ struct oj {
 	const uint8_t *bytes;           /* the current object's bytes (image or copy) */
 	struct oj_plan *plan;           /* per class */
 	struct oj_piece *space;         /* per space: ,"space":NAME,"space_kind":"KIND" */
+	struct oj_piece kind[MODEL_KIND_COUNT];   /* ,"kind":"KIND" */
+	struct oj_piece place[WALK_PLACE_COUNT];  /* ,"place":{"kind":"KIND","where": */
+	/* ,"alloc":"A","content":"C","reach":"R", at state_index(A, C, R) */
+	struct oj_piece state[MODEL_ALLOC_COUNT * MODEL_CONTENT_COUNT * MODEL_REACH_COUNT];
 	const struct reach *reach;      /* NULL: no root or unknown reason is written */
+	uint64_t *root_at;              /* reach's roots as address << 8 | source, ascending */
+	size_t root_count;
 	struct arena a;
 };
 
@@ -141,7 +148,9 @@ static void put_field_value(struct wbuf *b, uint8_t t, uint32_t offset, const ui
 /* [{"name", "type", "offset"}...] of fields (a class's layout, on its Class object's line). */
 static void put_layout(struct oj *j, const char *key, const struct rt_field *v, uint32_t n)
 {
-	wbuf_printf(&j->line, ",\"%s\":[", key);
+	WBUF_LIT(&j->line, ",\"");
+	wbuf_str(&j->line, key);
+	WBUF_LIT(&j->line, "\":[");
 	for (uint32_t i = 0; i < n; i++) {
 		WBUF_LIT(&j->line, "{\"name\":");
 		put_text(&j->line, v[i].name);
@@ -214,6 +223,27 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
+/* n bytes as 2n lower-case hex digits, a byte's pair at a time through a local pointer (a
+ * store of the buffer's length per digit made the loop slow: byte[]s are a heap's bulk). */
+static void put_hex_bytes(struct wbuf *b, const uint8_t *d, uint32_t n)
+{
+	static const char pairs[513] =   /* byte v's two digits at 2v */
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+	if (wbuf_reserve(b, 2ull * n))
+		return;
+	uint8_t *q = b->data + b->len;
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(q + 2 * (size_t)i, pairs + 2 * d[i], 2);
+	b->len += 2 * (size_t)n;
+}
+
 static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(j->m);
@@ -237,13 +267,8 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 		wbuf_put(&j->line, cp->name, cp->name_len);
 	}
 	if (t == 'B') {
-		static const char hex[] = "0123456789abcdef";
 		WBUF_LIT(&j->line, ",\"hex\":\"");
-		if (wbuf_reserve(&j->line, 2ull * n) == 0)
-			for (uint32_t i = 0; i < n; i++) {
-				j->line.data[j->line.len++] = (uint8_t)hex[d[i] >> 4];
-				j->line.data[j->line.len++] = (uint8_t)hex[d[i] & 15];
-			}
+		put_hex_bytes(&j->line, d, n);
 		wbuf_u8(&j->line, '"');
 		return 0;
 	}
@@ -260,13 +285,23 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-static void put_place(struct wbuf *b, const struct model *m, const struct model_obj *o)
+/* ,"place":{"kind":"KIND","where": */
+static void put_place_kind(struct wbuf *b, unsigned place)
 {
-	uint64_t where = model_addr_va(m, o->where), va = model_va(m, o);
 	WBUF_LIT(b, ",\"place\":{\"kind\":\"");
-	const char *k = walk_place_name(o->place);
-	wbuf_put(b, k, strlen(k));
+	wbuf_str(b, walk_place_name(place));
 	WBUF_LIT(b, "\",\"where\":");
+}
+
+static void put_place(struct oj *j, const struct model_obj *o)
+{
+	const struct model *m = j->m;
+	struct wbuf *b = &j->line;
+	uint64_t where = model_addr_va(m, o->where), va = model_va(m, o);
+	if (o->place < WALK_PLACE_COUNT)
+		wbuf_put(b, j->place[o->place].s, j->place[o->place].len);
+	else
+		put_place_kind(b, o->place);
 	dec_json_hex(b, where);
 	WBUF_LIT(b, ",\"index\":");
 	dec_json_u64(b, o->index);
@@ -288,17 +323,67 @@ static void put_name_value(struct wbuf *b, const char *value)
 /* ,"KEY":"VALUE" for a literal KEY and a value from a fixed table */
 #define put_name(b, key, value) (WBUF_LIT((b), ",\"" key "\":\""), put_name_value((b), (value)))
 
+_Static_assert(REACH_SOURCE_COUNT <= 256, "a root's source fits the key's low byte");
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The roots by address, so an object's first root source (what reach_holder_of gives a root)
+ * is one search instead of one per source. */
+static int index_roots(struct oj *j, const struct reach *r, struct err *e)
+{
+	if (!r || !r->count)
+		return 0;
+	if (!(j->root_at = arena_array(&j->a, r->count, sizeof(*j->root_at))))
+		return oj_nomem(e);
+	for (size_t k = 0; k < r->count; k++)
+		j->root_at[k] = (uint64_t)r->roots[k].obj << 8 | r->roots[k].source;
+	qsort(j->root_at, r->count, sizeof(*j->root_at), by_u64);
+	j->root_count = r->count;
+	return 0;
+}
+
+/* The lowest source of a root at model address addr (reach_holder_of's order), if any. */
+static bool first_root_source(const struct oj *j, uint32_t addr, unsigned *source)
+{
+	size_t k = bs_lower(j->root_at, j->root_count, bs_key_u64, (uint64_t)addr << 8);
+	if (k == j->root_count || j->root_at[k] >> 8 != addr)
+		return false;
+	*source = (unsigned)(j->root_at[k] & 0xff);
+	return true;
+}
+
+static void put_kind(struct wbuf *b, unsigned kind)
+{
+	put_name(b, "kind", model_kind_name(kind));
+}
+
+static unsigned state_index(unsigned alloc, unsigned content, unsigned reach)
+{
+	return (alloc * MODEL_CONTENT_COUNT + content) * MODEL_REACH_COUNT + reach;
+}
+
+static void put_state(struct wbuf *b, unsigned alloc, unsigned content, unsigned reach)
+{
+	put_name(b, "alloc", model_alloc_name(alloc));
+	put_name(b, "content", model_content_name(content));
+	put_name(b, "reach", model_reach_name(reach));
+}
+
 /* "root": the root source of a root object (reach_holder_of: its first source); "unknown_reason":
  * why no root reaches it and yet it may be held (reach.h enum reach_doubt). */
 static void put_why_held(struct oj *j, const struct model_obj *o)
 {
 	size_t i = (size_t)(o - model_obj(j->m, 0));
-	struct reach_holder h;
+	unsigned source;
 	if (!j->reach)
 		return;
-	/* only a reachable object can be a root: the others skip the roots' searches */
-	if (o->reach == MODEL_REACHABLE && reach_holder_of(j->reach, j->m, i, &h) && h.kind == REACH_HOLDER_ROOT)
-		put_name(&j->line, "root", reach_source_name(h.source));
+	/* only a reachable object can be a root: the others skip the roots' search */
+	if (o->reach == MODEL_REACHABLE && first_root_source(j, o->addr, &source))
+		put_name(&j->line, "root", reach_source_name(source));
 	if (o->reach == MODEL_REACH_UNKNOWN && j->reach->doubt && j->reach->doubt[i] != REACH_DOUBT_NONE)
 		put_name(&j->line, "unknown_reason", reach_doubt_name(j->reach->doubt[i]));
 }
@@ -321,14 +406,20 @@ static int put_object(struct oj *j, const struct model_obj *o, struct err *e)
 	wbuf_put(&j->line, p->name, p->name_len);
 	WBUF_LIT(&j->line, ",\"class_address\":");
 	dec_json_hex(&j->line, rt->classes[o->cls].addr);
-	put_name(&j->line, "kind", model_kind_name(o->kind));
+	if (o->kind < MODEL_KIND_COUNT)
+		wbuf_put(&j->line, j->kind[o->kind].s, j->kind[o->kind].len);
+	else
+		put_kind(&j->line, o->kind);
 	WBUF_LIT(&j->line, ",\"size\":");
 	dec_json_u64(&j->line, o->size);
 	wbuf_put(&j->line, j->space[o->space].s, j->space[o->space].len);
-	put_place(&j->line, j->m, o);
-	put_name(&j->line, "alloc", model_alloc_name(o->alloc));
-	put_name(&j->line, "content", model_content_name(o->content));
-	put_name(&j->line, "reach", model_reach_name(o->reach));
+	put_place(j, o);
+	if (o->alloc < MODEL_ALLOC_COUNT && o->content < MODEL_CONTENT_COUNT && o->reach < MODEL_REACH_COUNT) {
+		const struct oj_piece *st = &j->state[state_index(o->alloc, o->content, o->reach)];
+		wbuf_put(&j->line, st->s, st->len);
+	} else {
+		put_state(&j->line, o->alloc, o->content, o->reach);
+	}
 	put_why_held(j, o);
 	WBUF_LIT(&j->line, ",\"confidence\":");
 	dec_json_u64(&j->line, o->confidence);
@@ -359,6 +450,36 @@ static int space_piece(struct oj *j, const struct art_space *sp, struct oj_piece
 	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);
 }
 
+/* The piece put(b, v) writes, kept in *out. */
+static int make_piece(struct oj *j, void (*put)(struct wbuf *, unsigned), unsigned v, struct oj_piece *out,
+		      struct err *e)
+{
+	wbuf_reset(&j->scratch);
+	put(&j->scratch, v);
+	return (out->s = kept_scratch(j, &out->len)) ? 0 : oj_nomem(e);
+}
+
+/* The state piece at index v (state_index). */
+static void put_state_at(struct wbuf *b, unsigned v)
+{
+	put_state(b, v / (MODEL_CONTENT_COUNT * MODEL_REACH_COUNT), v / MODEL_REACH_COUNT % MODEL_CONTENT_COUNT,
+		  v % MODEL_REACH_COUNT);
+}
+
+/* The pieces of a line that depend only on an object's kind, place kind and states, made
+ * once. */
+static int enum_pieces(struct oj *j, struct err *e)
+{
+	int rc = 0;
+	for (unsigned k = 0; k < MODEL_KIND_COUNT && rc == 0; k++)
+		rc = make_piece(j, put_kind, k, &j->kind[k], e);
+	for (unsigned k = 0; k < WALK_PLACE_COUNT && rc == 0; k++)
+		rc = make_piece(j, put_place_kind, k, &j->place[k], e);
+	for (unsigned k = 0; k < MODEL_ALLOC_COUNT * MODEL_CONTENT_COUNT * MODEL_REACH_COUNT && rc == 0; k++)
+		rc = make_piece(j, put_state_at, k, &j->state[k], e);
+	return rc;
+}
+
 static int oj_init(struct oj *j, const struct model *m, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(m);
@@ -380,7 +501,7 @@ static int oj_init(struct oj *j, const struct model *m, struct err *e)
 	memset(j->plan, 0, (rt->class_count ? rt->class_count : 1) * sizeof(*j->plan));
 	for (size_t i = 0; i < rt->spaces.count && rc == 0; i++)
 		rc = space_piece(j, &rt->spaces.v[i], &j->space[i], e);
-	return rc;
+	return rc ? rc : enum_pieces(j, e);
 }
 
 static void oj_release(struct oj *j)
@@ -416,6 +537,8 @@ int objects_jsonl_write(const struct model *m, const struct reach *reach, struct
 	int rc = oj_init(&j, m, e);
 
 	j.reach = reach;
+	if (rc == 0)
+		rc = index_roots(&j, reach, e);
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < model_count(m) && rc == 0; i++) {

@@ -470,14 +470,27 @@ static size_t match_at(const uint8_t *p, size_t n, uint8_t prev, enum find_kind 
 	return 0;
 }
 
+/* Bit sets of the 256 characters: ALNUM (is_alnum), STARTS: the first characters match_at
+ * tries (letters, digits, '+', '(' and ':'); the pass tests every character of the text. */
+static const uint64_t ALNUM[4] = { 0x03ff000000000000ull, 0x07fffffe07fffffeull, 0, 0 };
+static const uint64_t STARTS[4] = { 0x07ff090000000000ull, 0x07fffffe07fffffeull, 0, 0 };
+
+static bool in_set(const uint64_t set[4], uint8_t c)
+{
+	return set[c >> 6] >> (c & 63) & 1;
+}
+
 int find_match_text(const uint8_t *text, size_t n, find_match_fn fn, void *arg, struct err *e)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint8_t prev = i ? text[i - 1] : 0;
-		size_t lim = n - i < FIND_MATCH_MAX ? n - i : FIND_MATCH_MAX, tok, k;
+		size_t lim, tok, k;
 		enum find_kind kind;
 		int rc;
-		if (is_alnum(prev) || !(k = match_at(text + i, lim, prev, &kind, &tok)))
+		if (!in_set(STARTS, text[i]) || in_set(ALNUM, prev))
+			continue;   /* inside a word, or no matcher starts here */
+		lim = n - i < FIND_MATCH_MAX ? n - i : FIND_MATCH_MAX;
+		if (!(k = match_at(text + i, lim, prev, &kind, &tok)))
 			continue;
 		if ((rc = report(fn, arg, kind, i + tok, k - tok, e)))
 			return rc;

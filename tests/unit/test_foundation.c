@@ -1,11 +1,14 @@
 /* test_foundation.c - write buffer encoders, atomic output files (and their SHA-256 taken on the
  * hashing thread as written), arena, allocation failure. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "carver/base/arena.h"
 #include "carver/base/cursor.h"
+#include "carver/base/escape.h"
 #include "carver/base/outfile.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
@@ -360,8 +363,76 @@ static void test_hash_fnv1a64(void)
 	T_EQ_U(hash_fnv1a64_more(hash_fnv1a64("foo", 3), "bar", 3), hash_fnv1a64("foobar", 6));
 }
 
+/* wbuf_dec / wbuf_hex write in place after counting digits: compared with printf at every
+ * digit-count boundary and on random values of every bit length. */
+static void test_wbuf_numbers(void)
+{
+	struct wbuf b;
+	char want[48];
+	uint64_t x = 1, differ = 0, n = 0;
+
+	T_SECTION("wbuf_dec and wbuf_hex against printf's %llu and %llx");
+	wbuf_init(&b);
+	for (int i = 0; i < 2000000; i++, n++) {
+		uint64_t v;
+		if (i < 128) {   /* 10^k - 1, 10^k, 16^k - 1, 16^k and their neighbours */
+			uint64_t p = 1;
+			for (int k = 0; k < i / 6; k++)
+				p *= i % 2 ? 16 : 10;
+			v = p + (uint64_t)(i % 3) - 1;
+		} else {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			v = x >> (x % 64);
+		}
+		wbuf_reset(&b);
+		wbuf_dec(&b, v);
+		wbuf_u8(&b, ' ');
+		wbuf_hex(&b, v);
+		snprintf(want, sizeof(want), "%llu %llx", (unsigned long long)v, (unsigned long long)v);
+		differ += b.len != strlen(want) || memcmp(b.data, want, b.len);
+	}
+	printf("  %llu values, %llu differ from printf\n", (unsigned long long)n, (unsigned long long)differ);
+	T_EQ_U(differ, 0);
+	wbuf_release(&b);
+}
+
+/* Escaping tests plain text 8 bytes at a time: every byte value at every position of a
+ * 24-byte plain text escapes as it does alone (each byte below 0x80, and each lone byte at or
+ * above it, is one sequence). */
+static void test_escape_lanes(void)
+{
+	struct wbuf whole, parts;
+	uint8_t s[24];
+	uint64_t differ = 0, n = 0;
+
+	T_SECTION("JSON and feature escaping: any byte in any lane of the word-at-a-time test");
+	wbuf_init(&whole);
+	wbuf_init(&parts);
+	for (int json = 0; json < 2; json++)
+		for (unsigned c = 0; c < 256; c++)
+			for (size_t at = 0; at < sizeof(s); at++, n++) {
+				void (*esc)(struct wbuf *, const uint8_t *, size_t) = json ? escape_json : escape_feature;
+				memset(s, 'a', sizeof(s));
+				s[at] = (uint8_t)c;
+				wbuf_reset(&whole);
+				wbuf_reset(&parts);
+				esc(&whole, s, sizeof(s));
+				esc(&parts, s, at);
+				esc(&parts, s + at, 1);
+				esc(&parts, s + at + 1, sizeof(s) - at - 1);
+				differ += whole.len != parts.len || memcmp(whole.data, parts.data, whole.len);
+			}
+	printf("  %llu texts, %llu escape otherwise than their parts\n", (unsigned long long)n,
+	       (unsigned long long)differ);
+	T_EQ_U(differ, 0);
+	wbuf_release(&whole);
+	wbuf_release(&parts);
+}
+
 int main(void)
 {
+	test_wbuf_numbers();
+	test_escape_lanes();
 	test_xalloc_grow();
 	test_hash_fnv1a64();
 	test_wbuf_roundtrip();
