@@ -1,4 +1,8 @@
-/* test_foundation.c - write buffer encoders, atomic output files, arena, allocation failure. */
+/* test_foundation.c - write buffer encoders, atomic output files, arena, allocation failure,
+ * big blocks on huge pages. */
+#include <malloc.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -308,9 +312,64 @@ static void test_hash_fnv1a64(void)
 	T_EQ_U(hash_fnv1a64_more(hash_fnv1a64("foo", 3), "bar", 3), hash_fnv1a64("foobar", 6));
 }
 
+/* True when the mapping holding p is advised MADV_HUGEPAGE ("hg" in its VmFlags in
+ * /proc/self/smaps): the advice is recorded whether or not the kernel then gives huge pages. */
+static bool hugepage_advised(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool inside = false, hg = false;
+	unsigned long lo, hi;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			hg = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return hg;
+}
+
+static void test_xalloc_big(void)
+{
+	enum { MIB = 1 << 20 };
+	size_t n = 4 * MIB + 1;
+	uint8_t *p, *q, *r;
+	size_t nonzero = 0;
+
+	T_SECTION("xalloc big blocks: on a 2 MiB boundary, whole huge pages, advised MADV_HUGEPAGE");
+	p = xmalloc(n);
+	T_CHECK(p && ((uintptr_t)p & (2 * MIB - 1)) == 0, "xmalloc(4 MiB + 1) at %p: on a 2 MiB boundary", (void *)p);
+	T_CHECK(p && malloc_usable_size(p) >= 6 * MIB, "usable %zu bytes: rounded up to 6 MiB (whole huge pages)",
+		p ? malloc_usable_size(p) : 0);
+	T_CHECK(p && hugepage_advised(p + 6 * MIB - 1), "its last byte's mapping is advised MADV_HUGEPAGE");
+	if (p)
+		memset(p, 0xa5, n);
+	xfree(p);
+
+	T_SECTION("xcalloc big blocks: aligned the same, zeroed even where memory is reused");
+	q = xcalloc(n, 1);
+	T_CHECK(q && ((uintptr_t)q & (2 * MIB - 1)) == 0, "xcalloc(4 MiB + 1) at %p: on a 2 MiB boundary", (void *)q);
+	for (size_t i = 0; q && i < n; i++)
+		nonzero += q[i] != 0;
+	T_CHECK(q && nonzero == 0, "%zu non-zero bytes", nonzero);
+	T_CHECK(q && hugepage_advised(q), "advised MADV_HUGEPAGE");
+
+	T_SECTION("xrealloc grows a big block into its rounding in place");
+	r = q ? xrealloc(q, n + 4096) : NULL;
+	T_CHECK(r && r == q, "xrealloc(+4 KiB) of the 6 MiB block: %p -> %p", (void *)q, (void *)r);
+	xfree(r ? r : q);
+}
+
 int main(void)
 {
 	test_xalloc_grow();
+	test_xalloc_big();
 	test_hash_fnv1a64();
 	test_wbuf_roundtrip();
 	test_outfile();
