@@ -364,6 +364,24 @@ static void test_xalloc_big(void)
 	r = q ? xrealloc(q, n + 4096) : NULL;
 	T_CHECK(r && r == q, "xrealloc(+4 KiB) of the 6 MiB block: %p -> %p", (void *)q, (void *)r);
 	xfree(r ? r : q);
+	T_SECTION("xalloc: glibc's heap advised MADV_HUGEPAGE as it grows (not under a sanitizer's allocator)");
+#ifndef __SANITIZE_ADDRESS__
+	{
+		enum { PIECES = 48 };   /* 48 MiB in 1 MiB blocks: past the first 32 MiB step of the break */
+		uint8_t *piece[PIECES], *brk0 = sbrk(0);
+		size_t grown = 0, advised = 0;
+		for (size_t i = 0; i < PIECES; i++)
+			if ((piece[i] = xmalloc(MIB)) && piece[i] >= brk0) {   /* from what the heap grew by */
+				grown++;
+				advised += hugepage_advised(piece[i]);
+			}
+		printf("   %zu blocks of 1 MiB from the heap's growth, %zu of them in memory advised MADV_HUGEPAGE\n",
+		       grown, advised);
+		T_CHECK(grown >= PIECES / 2 && advised == grown, "%zu blocks from the growth, %zu advised", grown, advised);
+		for (size_t i = 0; i < PIECES; i++)
+			xfree(piece[i]);
+	}
+#endif
 }
 
 int main(void)
