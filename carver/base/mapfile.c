@@ -38,6 +38,8 @@ int mapfile_open(struct mapfile *m, const char *path, struct err *e)
 			mapfile_close(m);
 			return err_prefix(e, "%s", path);
 		}
+		for (size_t i = 0; i < m->ext_count; i++)
+			m->data_bytes += m->ext[i].end - m->ext[i].off;
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED) {
 			int saved = errno;

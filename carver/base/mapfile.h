@@ -26,6 +26,7 @@ struct mapfile {
 	 * lseek(SEEK_DATA / SEEK_HOLE); one run [0, len) where the file system cannot tell */
 	struct mapfile_extent *ext;
 	size_t ext_count;
+	uint64_t data_bytes;    /* the sum of the data runs: what reading the file can touch */
 	char *path;
 	struct sha256_memo digest;   /* once someone asked (img_input_sha256) */
 };

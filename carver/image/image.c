@@ -31,7 +31,10 @@ void img_init_empty(struct image *img, const char *label)
 		img->label_nomem_ = true;
 	}
 	img->sorted_ = true;
+	img->keep_ = IMG_KEEP_BYTES;
 }
+
+void img_set_keep(struct image *img, uint64_t bytes) { img->keep_ = bytes; }
 
 void img_close(struct image *img)
 {
@@ -191,6 +194,7 @@ int img_map_file(struct image *img, const char *path, const uint8_t **data, size
 		}
 		o[at] = img->file_count_;
 		img->file_order_count_++;
+		img->file_data_ += img->files_[img->file_count_].data_bytes;
 	}
 	*data = img->files_[img->file_count_].data;
 	*len = img->files_[img->file_count_].len;
@@ -344,6 +348,8 @@ void img_drop(const struct image *img, uint64_t lo, uint64_t hi)
 	const uint8_t *run = NULL;
 	size_t run_len = 0;
 
+	if (img->file_data_ <= img->keep_)
+		return;
 	for (size_t i = img_lower(img, lo); i < img->region_count && img->regions[i].start < hi; i++) {
 		const struct img_region *r = &img->regions[i];
 		uint64_t a = lo > r->start ? lo - r->start : 0;

@@ -78,6 +78,8 @@ struct image {
 	size_t file_count_, file_cap_;
 	size_t *file_order_;       /* indexes of the mapped files_ with bytes, by address of their bytes */
 	size_t file_order_count_;
+	uint64_t file_data_;       /* data bytes of the mapped files (their holes left out) */
+	uint64_t keep_;            /* img_drop releases nothing while file_data_ <= keep_ */
 	struct arena strings_;     /* names and the path */
 	bool sorted_;
 	bool label_nomem_;         /* img_init_empty could not copy its label: adding fails */
@@ -89,6 +91,12 @@ struct img_drop {
 };
 
 enum { IMG_DROP_STEP = 8 << 20 };   /* bytes passed between two releases */
+/* img_drop keeps the pages of an image whose mapped files hold at most this many data bytes:
+ * each release was read again by the next pass at a page fault per 64 KiB (the kernel's
+ * fault-around), three to four passes per carve, most of a heap.hprof carve's faults on the
+ * file (issue 24); the page cache keeps those pages anyway, so releasing them only bounds
+ * the resident set of an image too big for memory. */
+enum { IMG_KEEP_BYTES = 256 << 20 };
 
 struct img_open_opts {
 	const char *maps_path; /* --maps, may be NULL */
@@ -150,8 +158,11 @@ const struct img_region *img_find(const struct image *img, uint64_t va);
 bool img_file_position(const struct image *img, uint64_t va, size_t *input, uint64_t *offset);
 /* Releases the resident pages of the captured bytes in [lo, hi) that come from mapped input
  * files (mapfile_drop: they are read again on the next access; bytes held in memory are
- * left alone).  The image is unchanged: this bounds memory, not what is read. */
+ * left alone), unless those files hold no more data than img_set_keep's budget.  The image is unchanged: this bounds memory, not what is read. */
 void img_drop(const struct image *img, uint64_t lo, uint64_t hi);
+/* Sets the data bytes below which img_drop releases nothing (IMG_KEEP_BYTES from the start;
+ * 0: release always). */
+void img_set_keep(struct image *img, uint64_t bytes);
 /* For a pass in address order: once va is IMG_DROP_STEP past d->from, releases [d->from, va)
  * (img_drop); a va below d->from starts a new pass.  d starts zeroed. */
 void img_drop_behind(const struct image *img, struct img_drop *d, uint64_t va);

@@ -1,5 +1,8 @@
 /* test_foundation.c - write buffer encoders, atomic output files (and their SHA-256 taken on the
- * hashing thread as written), arena, allocation failure. */
+ * hashing thread as written), arena, allocation failure, big blocks on huge pages. */
+#include <malloc.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -429,11 +432,84 @@ static void test_escape_lanes(void)
 	wbuf_release(&parts);
 }
 
+/* True when the mapping holding p is advised MADV_HUGEPAGE ("hg" in its VmFlags in
+ * /proc/self/smaps): the advice is recorded whether or not the kernel then gives huge pages. */
+static bool hugepage_advised(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool inside = false, hg = false;
+	unsigned long lo, hi;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			hg = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return hg;
+}
+
+static void test_xalloc_big(void)
+{
+	enum { MIB = 1 << 20 };
+	size_t n = 4 * MIB + 1;
+	uint8_t *p, *q, *r;
+	size_t nonzero = 0;
+
+	T_SECTION("xalloc big blocks: on a 2 MiB boundary, whole huge pages, advised MADV_HUGEPAGE");
+	p = xmalloc(n);
+	T_CHECK(p && ((uintptr_t)p & (2 * MIB - 1)) == 0, "xmalloc(4 MiB + 1) at %p: on a 2 MiB boundary", (void *)p);
+	T_CHECK(p && malloc_usable_size(p) >= 6 * MIB, "usable %zu bytes: rounded up to 6 MiB (whole huge pages)",
+		p ? malloc_usable_size(p) : 0);
+	T_CHECK(p && hugepage_advised(p + 6 * MIB - 1), "its last byte's mapping is advised MADV_HUGEPAGE");
+	if (p)
+		memset(p, 0xa5, n);
+	xfree(p);
+
+	T_SECTION("xcalloc big blocks: aligned the same, zeroed even where memory is reused");
+	q = xcalloc(n, 1);
+	T_CHECK(q && ((uintptr_t)q & (2 * MIB - 1)) == 0, "xcalloc(4 MiB + 1) at %p: on a 2 MiB boundary", (void *)q);
+	for (size_t i = 0; q && i < n; i++)
+		nonzero += q[i] != 0;
+	T_CHECK(q && nonzero == 0, "%zu non-zero bytes", nonzero);
+	T_CHECK(q && hugepage_advised(q), "advised MADV_HUGEPAGE");
+
+	T_SECTION("xrealloc grows a big block into its rounding in place");
+	r = q ? xrealloc(q, n + 4096) : NULL;
+	T_CHECK(r && r == q, "xrealloc(+4 KiB) of the 6 MiB block: %p -> %p", (void *)q, (void *)r);
+	xfree(r ? r : q);
+	T_SECTION("xalloc: glibc's heap advised MADV_HUGEPAGE as it grows (not under a sanitizer's allocator)");
+#ifndef __SANITIZE_ADDRESS__
+	{
+		enum { PIECES = 48 };   /* 48 MiB in 1 MiB blocks: past the first 32 MiB step of the break */
+		uint8_t *piece[PIECES], *brk0 = sbrk(0);
+		size_t grown = 0, advised = 0;
+		for (size_t i = 0; i < PIECES; i++)
+			if ((piece[i] = xmalloc(MIB)) && piece[i] >= brk0) {   /* from what the heap grew by */
+				grown++;
+				advised += hugepage_advised(piece[i]);
+			}
+		printf("   %zu blocks of 1 MiB from the heap's growth, %zu of them in memory advised MADV_HUGEPAGE\n",
+		       grown, advised);
+		T_CHECK(grown >= PIECES / 2 && advised == grown, "%zu blocks from the growth, %zu advised", grown, advised);
+		for (size_t i = 0; i < PIECES; i++)
+			xfree(piece[i]);
+	}
+#endif
+}
+
 int main(void)
 {
 	test_wbuf_numbers();
 	test_escape_lanes();
 	test_xalloc_grow();
+	test_xalloc_big();
 	test_hash_fnv1a64();
 	test_wbuf_roundtrip();
 	test_outfile();

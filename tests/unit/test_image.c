@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -759,6 +760,60 @@ static void test_names(void)
 	T_CHECK(!img_parse_vol3_name("pid.9.vma.0x3000-0x1000.dmp", &pid, &s, &e), "vol3 reversed");
 }
 
+/* Minor page faults of reading every page of [p, p + n) once (the sum keeps the reads). */
+static long faults_reading(const uint8_t *p, size_t n, unsigned *sum)
+{
+	struct rusage before, after;
+	getrusage(RUSAGE_SELF, &before);
+	for (size_t i = 0; i < n; i += 4096)
+		*sum += ((const volatile uint8_t *)p)[i];
+	getrusage(RUSAGE_SELF, &after);
+	return after.ru_minflt - before.ru_minflt;
+}
+
+/* img_drop keeps the pages of an image whose files hold no more data than img_set_keep's
+ * budget (IMG_KEEP_BYTES at first): a pass after it reads them without a page fault; with a
+ * budget of 0 they are released and read again at a fault each run of pages. */
+static void test_drop_keep(void)
+{
+	const char *dir = new_dir("drop_keep");
+	enum { N = 64 * 4096 };
+	static uint8_t bytes[N];
+	struct image img;
+	struct cursor whole;
+	struct err e;
+	char path[512];
+	unsigned sum = 0;
+	long first, kept, released;
+
+	T_SECTION("img_drop: pages of a small image kept (no fault on the next pass), released with keep 0");
+	for (size_t i = 0; i < N; i++)
+		bytes[i] = (uint8_t)(i * 11 + 3);
+	put_file(dir, "k.bin", bytes, N);
+	snprintf(path, sizeof(path), "%s/k.bin", dir);
+	err_init(&e);
+	img_init_empty(&img, "drop_keep");
+	T_EQ_I(img_add_file(&img, path, 0x10000000, IMG_PROT_R, "k", &whole, &e), 0);
+	const uint8_t *p = img_span(&img, 0x10000000, N, NULL);
+	T_CHECK(p != NULL, "the file's bytes in one span");
+	if (!p) {
+		img_close(&img);
+		return;
+	}
+	first = faults_reading(p, N, &sum);
+	img_drop(&img, 0, UINT64_MAX);
+	kept = faults_reading(p, N, &sum);
+	img_set_keep(&img, 0);
+	img_drop(&img, 0, UINT64_MAX);
+	released = faults_reading(p, N, &sum);
+	printf("   faults reading %d pages: first pass %ld, after img_drop (kept) %ld, after img_drop with keep 0 %ld\n",
+	       N / 4096, first, kept, released);
+	T_CHECK(first > 0, "the first pass faults the pages in");
+	T_CHECK(kept == 0, "kept: no fault after img_drop of a %d-byte image", N);
+	T_CHECK(released > 0, "released with keep 0: faulted in again");
+	img_close(&img);
+}
+
 /* img_drop releases mapped file pages only: the bytes read the same after it, and bytes held
  * in memory (img_add_region_mem) are never touched (MADV_DONTNEED on them would zero them). */
 static void test_drop(void)
@@ -781,6 +836,7 @@ static void test_drop(void)
 	snprintf(path, sizeof(path), "%s/f.bin", dir);
 	err_init(&e);
 	img_init_empty(&img, "drop");
+	img_set_keep(&img, 0);   /* a file this small is kept by default (test_drop_keep) */
 	T_EQ_I(img_add_file(&img, path, 0x10000000, IMG_PROT_R, "f", &whole, &e), 0);
 	T_EQ_I(img_add_region_mem(&img, 0x20000000, mem, N, IMG_PROT_R, "m", &e), 0);
 	img_drop(&img, 0, UINT64_MAX);
@@ -950,6 +1006,7 @@ int main(void)
 	test_containers();
 	test_names();
 	test_drop();
+	test_drop_keep();
 	test_holes();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	if (system(cmd) != 0)
