@@ -56,19 +56,26 @@ const char case_db_fields_views[] =
 	" FROM entries e JOIN containers k ON k.address = e.container JOIN objects o ON o.address = e.container"
 	" JOIN classes c ON c.id = o.class_id;";
 
-enum { FV_NAME, FV_KIND, FV_FIELD, FV_CONTAINER, FV_ENTRY, FV_COUNT };
+enum { FV_NAME, FV_KIND, FV_COUNT };
 
 static const char *const fv_inserts[FV_COUNT] = {
 	[FV_NAME] = "INSERT INTO field_names VALUES(?,?,?)",
 	[FV_KIND] = "INSERT INTO value_kinds VALUES(?,?)",
-	[FV_FIELD] = "INSERT INTO object_fields VALUES(?,?)",
-	[FV_CONTAINER] = "INSERT INTO containers VALUES(?,?,?,?,?,?)",
-	[FV_ENTRY] = "INSERT INTO entries VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+};
+
+/* The tables of a row per object or entry, by multi-row statements (sqlitew.h). */
+enum { FR_FIELD, FR_CONTAINER, FR_ENTRY, FR_COUNT, FV_BATCH = 32 };
+
+static const struct { const char *table; int cols; } fv_rows[FR_COUNT] = {
+	[FR_FIELD] = { "object_fields", 2 },
+	[FR_CONTAINER] = { "containers", 6 },
+	[FR_ENTRY] = { "entries", 12 },
 };
 
 struct fv_writer {
 	struct sqlw *db;
 	struct sqlw_stmt *st[FV_COUNT];
+	struct sqlw_rows *rows[FR_COUNT];
 	struct dec *dec;
 	uint64_t address;         /* the object whose rows are written */
 	struct wbuf vals;         /* the object's fields as object_fields.vals */
@@ -86,30 +93,31 @@ static int64_t i64(uint64_t v) { return (int64_t)v; }
 
 static bool real_kind(enum dec_kind k) { return k == DEC_FLOAT || k == DEC_DOUBLE; }
 
-/* Columns at..at+4: kind, integer, real, text, reference of v (NULL where the kind has none). */
-static void bind_value(struct sqlw_stmt *s, int at, const struct dec_value *v)
+/* Columns at..at+4: kind, integer, real, text, reference of v (NULL where the kind has none);
+ * the text copied (the decoder's lives until its next call). */
+static void bind_value(struct sqlw_rows *s, int at, const struct dec_value *v)
 {
 	enum dec_kind k = v->kind == DEC_BOXED ? v->boxed : v->kind;
 	bool has_int = (k >= DEC_BOOL && k <= DEC_LONG) || v->kind == DEC_ENUM;
 	bool ref = v->kind == DEC_STRING || v->kind == DEC_REF || v->kind == DEC_ENUM || v->kind == DEC_BOXED;
 
-	sqlw_bind_const(s, at, dec_kind_name(v->kind));
+	sqlw_rows_const(s, at, dec_kind_name(v->kind));
 	if (has_int)
-		sqlw_bind_int(s, at + 1, v->i);
+		sqlw_rows_int(s, at + 1, v->i);
 	else
-		sqlw_bind_null(s, at + 1);
+		sqlw_rows_null(s, at + 1);
 	if (real_kind(k))
-		sqlw_bind_double(s, at + 2, v->r);
+		sqlw_rows_double(s, at + 2, v->r);
 	else
-		sqlw_bind_null(s, at + 2);
+		sqlw_rows_null(s, at + 2);
 	if ((v->kind == DEC_STRING || v->kind == DEC_ENUM) && v->text)
-		sqlw_bind_text_const(s, at + 3, v->text, v->text_len);
+		sqlw_rows_text_copy(s, at + 3, v->text, v->text_len);
 	else
-		sqlw_bind_null(s, at + 3);
+		sqlw_rows_null(s, at + 3);
 	if (ref && v->addr)
-		sqlw_bind_int(s, at + 4, i64(v->addr));
+		sqlw_rows_int(s, at + 4, i64(v->addr));
 	else
-		sqlw_bind_null(s, at + 4);
+		sqlw_rows_null(s, at + 4);
 }
 
 static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
@@ -243,7 +251,7 @@ static int put_field(void *arg, const struct dec_value *v, struct err *e)
 /* The object's row of object_fields, when it has fields. */
 static int put_fields_row(struct fv_writer *w, struct err *e)
 {
-	struct sqlw_stmt *s = w->st[FV_FIELD];
+	struct sqlw_rows *s = w->rows[FR_FIELD];
 	int rc;
 
 	if (w->vals.len == 0)
@@ -251,27 +259,27 @@ static int put_fields_row(struct fv_writer *w, struct err *e)
 	wbuf_u8(&w->vals, ']');
 	if ((rc = wbuf_status(&w->vals, e)))
 		return rc;
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_text_const(s, 2, (const char *)w->vals.data, w->vals.len);
-	return sqlw_step(s, e);
+	sqlw_rows_int(s, 1, i64(w->address));
+	sqlw_rows_text_copy(s, 2, (const char *)w->vals.data, w->vals.len);
+	return sqlw_rows_end(s, e);
 }
 
 static int put_entry(void *arg, const struct dec_entry *en, struct err *e)
 {
 	struct fv_writer *w = arg;
-	struct sqlw_stmt *s = w->st[FV_ENTRY];
+	struct sqlw_rows *s = w->rows[FR_ENTRY];
 	int rc;
 
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_int(s, 2, i64(en->index));
+	sqlw_rows_int(s, 1, i64(w->address));
+	sqlw_rows_int(s, 2, i64(en->index));
 	if (en->has_key) {
 		bind_value(s, 3, &en->key);
 	} else {
 		for (int c = 3; c <= 7; c++)
-			sqlw_bind_null(s, c);
+			sqlw_rows_null(s, c);
 	}
 	bind_value(s, 8, &en->value);
-	if ((rc = sqlw_step(s, e)))
+	if ((rc = sqlw_rows_end(s, e)))
 		return rc;
 	w->stats->entries++;
 	return 0;
@@ -279,16 +287,16 @@ static int put_entry(void *arg, const struct dec_entry *en, struct err *e)
 
 static int put_container(struct fv_writer *w, const struct dec_entries *info, struct err *e)
 {
-	struct sqlw_stmt *s = w->st[FV_CONTAINER];
+	struct sqlw_rows *s = w->rows[FR_CONTAINER];
 	int rc;
 
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_const(s, 2, info->kind);
-	sqlw_bind_int(s, 3, info->keyed);
-	sqlw_bind_int(s, 4, i64(info->size));
-	sqlw_bind_int(s, 5, i64(info->given));
-	sqlw_bind_str(s, 6, info->incomplete);
-	if ((rc = sqlw_step(s, e)))
+	sqlw_rows_int(s, 1, i64(w->address));
+	sqlw_rows_str_copy(s, 2, info->kind);
+	sqlw_rows_int(s, 3, info->keyed);
+	sqlw_rows_int(s, 4, i64(info->size));
+	sqlw_rows_int(s, 5, i64(info->given));
+	sqlw_rows_str_copy(s, 6, info->incomplete);
+	if ((rc = sqlw_rows_end(s, e)))
 		return rc;
 	w->stats->containers++;
 	return 0;
@@ -338,12 +346,18 @@ int case_db_fields_write(struct sqlw *db, const struct model *m, struct case_db_
 	htab_init(&w.name_ids);
 	for (int i = 0; rc == 0 && i < FV_COUNT; i++)
 		rc = sqlw_prepare(db, fv_inserts[i], &w.st[i], e);
+	for (int i = 0; rc == 0 && i < FR_COUNT; i++)
+		rc = sqlw_rows_open(db, fv_rows[i].table, fv_rows[i].cols, FV_BATCH, &w.rows[i], e);
 	if (rc == 0 && (rc = put_kinds(&w, e)) == 0)
 		rc = dec_open(&w.dec, m, e);
 	for (size_t i = 0; rc == 0 && i < model_count(m); i++)
 		rc = put_object(&w, m, i, e);
+	for (int i = 0; rc == 0 && i < FR_COUNT; i++)
+		rc = sqlw_rows_flush(w.rows[i], e);
 	for (int i = 0; i < FV_COUNT; i++)
 		sqlw_finalize(w.st[i]);
+	for (int i = 0; i < FR_COUNT; i++)
+		sqlw_rows_close(w.rows[i]);
 	dec_close(w.dec);
 	wbuf_release(&w.vals);
 	htab_release(&w.name_ids);
