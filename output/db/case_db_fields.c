@@ -29,12 +29,14 @@ static const char case_db_fields_schema[] =
 	" value_real REAL, value_text TEXT, value_ref INTEGER, PRIMARY KEY(container, idx)) WITHOUT ROWID;";
 
 /* One value (text, integer, real, reference) per row, whichever columns its kind fills
- * (json_extract and json_each: SQLite 3.9 and later). */
+ * (json_extract and json_each: SQLite 3.9 and later); a text in pieces (json_text) joined. */
 const char case_db_fields_views[] =
 	"CREATE VIEW field_values AS SELECT o.object, j.key AS idx, n.field, n.type, k.kind,"
 	" iif(json_type(j.value, '$[2]') = 'integer', json_extract(j.value, '$[2]'), NULL) AS int_value,"
 	" iif(json_type(j.value, '$[2]') = 'real', json_extract(j.value, '$[2]'), NULL) AS real_value,"
-	" json_extract(j.value, '$[3]') AS text_value, json_extract(j.value, '$[4]') AS ref_address,"
+	" iif(json_type(j.value, '$[3]') = 'array',"
+	" (SELECT group_concat(p.value, char(0)) FROM json_each(j.value, '$[3]') p), json_extract(j.value, '$[3]'))"
+	" AS text_value, json_extract(j.value, '$[4]') AS ref_address,"
 	" json_extract(j.value, '$[5]') AS time_utc, n.id AS field_id"
 	" FROM object_fields o, json_each(o.vals) j JOIN field_names n ON n.id = json_extract(j.value, '$[0]')"
 	" JOIN value_kinds k ON k.id = json_extract(j.value, '$[1]');"
@@ -163,28 +165,60 @@ static void json_int(struct wbuf *b, char sep, int64_t v)
 	wbuf_dec(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
-/* A comma and a JSON number for a real that reads back as one (a point or an exponent: 2.0,
- * not 2, which json_type calls an integer).  NaN has none (SQLite stores it as NULL too),
- * infinities are 9e999, which SQLite reads back as infinite. */
+/* A comma and a JSON number for a real that reads back as one: every output's shortest text
+ * that reads back to the same double (dec_json_real; a float's value is the double it
+ * widens to, so as a double), with a point or an exponent (2.0, not 2, which json_type calls
+ * an integer).  NaN has none (SQLite stores it as NULL too), infinities are 9e999, which
+ * SQLite reads back as infinite. */
 static void json_real(struct wbuf *b, double r)
 {
-	char d[40];
-	int n;
+	size_t at;
 
 	if (r != r) {
-		wbuf_put(b, ",null", 5);
+		WBUF_LIT(b, ",null");
 		return;
 	}
 	if (r > DBL_MAX || r < -DBL_MAX) {
-		wbuf_put(b, r < 0 ? ",-9e999" : ",9e999", r < 0 ? 7 : 6);
+		if (r < 0)
+			WBUF_LIT(b, ",-9e999");
+		else
+			WBUF_LIT(b, ",9e999");
 		return;
 	}
-	n = snprintf(d, sizeof(d) - 2, ",%.17g", r);
-	if (n > 0 && (size_t)n < sizeof(d) - 2 && !strpbrk(d, ".e")) {
-		memcpy(d + n, ".0", 2);
-		n += 2;
+	wbuf_u8(b, ',');
+	at = b->len;
+	dec_json_real(b, r, false);
+	if (!b->failed && !memchr(b->data + at, '.', b->len - at) && !memchr(b->data + at, 'e', b->len - at))
+		WBUF_LIT(b, ".0");
+}
+
+/* A comma and a String's text as a JSON string; a text holding NUL as the array of its pieces
+ * between the NULs: SQLite's json_extract (3.40) ends a string at \u0000, so the view
+ * field_values joins the pieces with char(0). */
+static void json_text(struct wbuf *b, const char *s, size_t n)
+{
+	const char *nul = memchr(s, 0, n);
+	size_t at = 0;
+
+	wbuf_u8(b, ',');
+	if (!nul) {
+		escape_json_quoted(b, (const uint8_t *)s, n);
+		return;
 	}
-	wbuf_put(b, d, n > 0 ? (size_t)n : 0);
+	wbuf_u8(b, '[');
+	for (;;) {
+		size_t len = (size_t)(nul - (s + at));
+		escape_json_quoted(b, (const uint8_t *)s + at, len);
+		at += len;
+		if (at == n)
+			break;
+		wbuf_u8(b, ',');
+		at++;
+		nul = memchr(s + at, 0, n - at);
+		if (!nul)
+			nul = s + n;
+	}
+	wbuf_u8(b, ']');
 }
 
 /* Columns 2..5 of a value (number, text, address, time) as far as the value has any. */
@@ -218,8 +252,7 @@ static void json_value(struct wbuf *b, int64_t id, const struct dec_value *v)
 	}
 	if ((v->kind == DEC_STRING || v->kind == DEC_ENUM) && v->text) {
 		at = json_nulls(b, at, V_TEXT);
-		wbuf_u8(b, ',');
-		escape_json_quoted(b, (const uint8_t *)v->text, v->text_len);
+		json_text(b, v->text, v->text_len);
 	}
 	if (ref && v->addr) {
 		at = json_nulls(b, at, V_ADDRESS);

@@ -421,6 +421,14 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	expect_rows(bad, "SELECT hex(text_value) FROM field_values WHERE ref_address = 0x12c01100;", "225C010A5D\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(bad, "SELECT count(*) FROM objects;", want);
+	/* NULs in a String's text (SQLite 3.40's json_extract ends a JSON string at \u0000): the
+	 * field's text_value is the whole text, as the strings table's value */
+	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "\0a\0\0b", 5);
+	unlink(bad);
+	T_EQ_I(case_db_write(bad, m, r, &refs, &run, &st, &e), 0);
+	expect_rows(bad, "SELECT hex(value), length FROM strings WHERE address = 0x12c01100;", "0061000062|5\n");
+	expect_rows(bad, "SELECT hex(text_value), hex(value) FROM fields_named WHERE ref_address = 0x12c01100;",
+		    "0061000062|0061000062\n");
 	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "hello", 5);
 	unlink(bad);
 
