@@ -214,36 +214,31 @@ int sqlw_step(struct sqlw_stmt *st, struct err *e)
 
 /* ---- multi-row inserts ---- */
 
-enum sqlw_val_type { SV_NULL, SV_INT, SV_DOUBLE, SV_TEXT, SV_TEXT_COPY, SV_BLOB, SV_BLOB_COPY };
-
-/* One column of a waiting row: copied text and blobs are offsets in the batch's buffer
- * (which may move as it grows), made pointers when the batch binds. */
-struct sqlw_val {
-	enum sqlw_val_type type;
-	union {
-		int64_t i;
-		double d;
-		const void *p;
-		size_t off;
-	} u;
-	size_t n;
+/* A copied value of a waiting row: an offset in the batch's buffer (which may move as it
+ * grows), bound when the batch runs. */
+struct sqlw_copy {
+	int param;
+	int blob;
+	size_t off, n;
 };
 
+/* Numbers and _const values are bound to the statement at once (parameter row * cols + col):
+ * a value is set once, not kept and bound later. */
 struct sqlw_rows {
 	struct sqlw *db;
 	char *table;
 	int cols, rows;
-	int waiting;                 /* complete rows in vals */
-	struct sqlw_val *vals;       /* rows * cols */
-	struct wbuf copies;          /* the _copy values of the waiting rows */
+	int waiting;                 /* complete rows bound */
 	sqlite3_stmt *full;          /* `rows` rows */
-	sqlite3_stmt *tail;          /* tail_rows rows, made for the last batch */
-	int tail_rows;
-	int failed;                  /* a value that did not fit (SQLITE_TOOBIG, SQLITE_RANGE) */
+	struct wbuf copies;          /* the _copy values of the waiting rows */
+	struct sqlw_copy *pending;
+	size_t pending_count, pending_cap;
+	int failed, failed_param;    /* the first value that did not bind since the batch ran */
 };
 
-/* "INSERT INTO table VALUES(?,?),(?,?)" of n rows in *stmt. */
-static int sqlw_rows_prepare(struct sqlw_rows *r, int n, sqlite3_stmt **stmt, struct err *e)
+/* "INSERT INTO table VALUES(?,?),(?,?)" of `rows` rows, or with limit > 0 "INSERT INTO table
+ * SELECT * FROM (VALUES ...) LIMIT limit": the same parameters, only the first rows. */
+static int sqlw_rows_prepare(struct sqlw_rows *r, int limit, sqlite3_stmt **stmt, struct err *e)
 {
 	struct wbuf sql;
 	int rc;
@@ -251,14 +246,21 @@ static int sqlw_rows_prepare(struct sqlw_rows *r, int n, sqlite3_stmt **stmt, st
 	wbuf_init(&sql);
 	WBUF_LIT(&sql, "INSERT INTO ");
 	wbuf_str(&sql, r->table);
-	WBUF_LIT(&sql, " VALUES");
-	for (int i = 0; i < n; i++) {
+	if (limit)
+		WBUF_LIT(&sql, " SELECT * FROM (VALUES");
+	else
+		WBUF_LIT(&sql, " VALUES");
+	for (int i = 0; i < r->rows; i++) {
 		if (i)
 			wbuf_u8(&sql, ',');
 		WBUF_LIT(&sql, "(?");
 		for (int c = 1; c < r->cols; c++)
 			WBUF_LIT(&sql, ",?");
 		wbuf_u8(&sql, ')');
+	}
+	if (limit) {
+		WBUF_LIT(&sql, ") LIMIT ");
+		wbuf_dec(&sql, (uint64_t)limit);
 	}
 	wbuf_u8(&sql, 0);
 	if ((rc = wbuf_status(&sql, e)) == 0) {
@@ -284,7 +286,7 @@ int sqlw_rows_open(struct sqlw *db, const char *table, int cols, int rows, struc
 		xfree(w);
 		return ERR_SET(e, ERR_DB, ERR_NO_VA, "sqlite: %d rows of %d columns for %s", rows, cols, table);
 	}
-	if (!w || !(w->table = xmalloc(len + 1)) || !(w->vals = xcalloc((size_t)rows * (size_t)cols, sizeof(*w->vals)))) {
+	if (!w || !(w->table = xmalloc(len + 1))) {
 		sqlw_rows_close(w);
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory");
 	}
@@ -293,7 +295,7 @@ int sqlw_rows_open(struct sqlw *db, const char *table, int cols, int rows, struc
 	w->cols = cols;
 	w->rows = rows;
 	wbuf_init(&w->copies);
-	if ((rc = sqlw_rows_prepare(w, rows, &w->full, e))) {
+	if ((rc = sqlw_rows_prepare(w, 0, &w->full, e))) {
 		sqlw_rows_close(w);
 		return rc;
 	}
@@ -306,76 +308,97 @@ void sqlw_rows_close(struct sqlw_rows *r)
 	if (!r)
 		return;
 	sqlite3_finalize(r->full);
-	sqlite3_finalize(r->tail);
 	wbuf_release(&r->copies);
-	xfree(r->vals);
+	xfree(r->pending);
 	xfree(r->table);
 	xfree(r);
 }
 
-/* The slot of column col (1..cols) of the row being made, NULL (and the batch failed) when
- * col is out of range. */
-static struct sqlw_val *sqlw_rows_slot(struct sqlw_rows *r, int col)
+static void sqlw_rows_bound(struct sqlw_rows *r, int param, int rc);
+
+/* The parameter of column col (1..cols) of the row being made, 0 when col is out of range. */
+static int sqlw_rows_param(struct sqlw_rows *r, int col)
 {
 	if (col < 1 || col > r->cols) {
-		r->failed = SQLITE_RANGE;
-		return NULL;
+		sqlw_rows_bound(r, r->waiting * r->cols + col, SQLITE_RANGE);
+		return 0;
 	}
-	return &r->vals[(size_t)r->waiting * (size_t)r->cols + (size_t)(col - 1)];
+	return r->waiting * r->cols + col;
 }
 
-static void sqlw_rows_set(struct sqlw_rows *r, int col, struct sqlw_val v)
+static void sqlw_rows_bound(struct sqlw_rows *r, int param, int rc)
 {
-	struct sqlw_val *s = sqlw_rows_slot(r, col);
-	if (s)
-		*s = v;
+	if (rc != SQLITE_OK && r->failed == SQLITE_OK) {
+		r->failed = rc;
+		r->failed_param = param;
+	}
 }
 
 void sqlw_rows_int(struct sqlw_rows *r, int col, int64_t v)
 {
-	sqlw_rows_set(r, col, (struct sqlw_val){ .type = SV_INT, .u.i = v });
+	int i = sqlw_rows_param(r, col);
+	if (i)
+		sqlw_rows_bound(r, i, sqlite3_bind_int64(r->full, i, v));
 }
 
 void sqlw_rows_double(struct sqlw_rows *r, int col, double v)
 {
-	sqlw_rows_set(r, col, (struct sqlw_val){ .type = SV_DOUBLE, .u.d = v });
+	int i = sqlw_rows_param(r, col);
+	if (i)
+		sqlw_rows_bound(r, i, sqlite3_bind_double(r->full, i, v));
 }
 
 void sqlw_rows_null(struct sqlw_rows *r, int col)
 {
-	sqlw_rows_set(r, col, (struct sqlw_val){ .type = SV_NULL });
+	int i = sqlw_rows_param(r, col);
+	if (i)
+		sqlw_rows_bound(r, i, sqlite3_bind_null(r->full, i));
 }
 
-static void sqlw_rows_ptr(struct sqlw_rows *r, int col, enum sqlw_val_type t, const void *p, size_t n)
+/* Binds text or a blob kept by the caller (a zero-length blob as an empty blob: SQLite binds
+ * NULL for a NULL pointer). */
+static void sqlw_rows_bind_ptr(struct sqlw_rows *r, int i, int blob, const void *p, size_t n)
 {
+	int rc;
 	if (n > INT32_MAX)
-		r->failed = SQLITE_TOOBIG;
+		rc = SQLITE_TOOBIG;
+	else if (!blob)
+		rc = sqlite3_bind_text(r->full, i, p, (int)n, SQLITE_STATIC);
 	else
-		sqlw_rows_set(r, col, (struct sqlw_val){ .type = t, .u.p = p, .n = n });
+		rc = n ? sqlite3_bind_blob(r->full, i, p, (int)n, SQLITE_STATIC) : sqlite3_bind_zeroblob(r->full, i, 0);
+	sqlw_rows_bound(r, i, rc);
 }
 
-/* Copies p into the batch's buffer: the slot keeps its offset. */
-static void sqlw_rows_copy(struct sqlw_rows *r, int col, enum sqlw_val_type t, const void *p, size_t n)
+/* Copies p into the batch's buffer, bound when the batch runs. */
+static void sqlw_rows_copy(struct sqlw_rows *r, int col, int blob, const void *p, size_t n)
 {
-	if (n > INT32_MAX) {
-		r->failed = SQLITE_TOOBIG;
+	int i = sqlw_rows_param(r, col);
+	if (!i)
+		return;
+	if (XALLOC_GROW(r->pending, r->pending_cap, r->pending_count + 1, 64)) {
+		sqlw_rows_bound(r, i, SQLITE_NOMEM);
 		return;
 	}
-	sqlw_rows_set(r, col, (struct sqlw_val){ .type = t, .u.off = r->copies.len, .n = n });
+	r->pending[r->pending_count++] = (struct sqlw_copy){ i, blob, r->copies.len, n };
 	wbuf_put(&r->copies, p, n);
 }
 
 void sqlw_rows_const(struct sqlw_rows *r, int col, const char *s)
 {
+	int i = sqlw_rows_param(r, col);
+	if (!i)
+		return;
 	if (!s)
-		sqlw_rows_null(r, col);
+		sqlw_rows_bound(r, i, sqlite3_bind_null(r->full, i));
 	else
-		sqlw_rows_ptr(r, col, SV_TEXT, s, strlen(s));
+		sqlw_rows_bind_ptr(r, i, 0, s, strlen(s));
 }
 
 void sqlw_rows_text_const(struct sqlw_rows *r, int col, const char *s, size_t n)
 {
-	sqlw_rows_ptr(r, col, SV_TEXT, s ? s : "", n);
+	int i = sqlw_rows_param(r, col);
+	if (i)
+		sqlw_rows_bind_ptr(r, i, 0, s ? s : "", n);
 }
 
 void sqlw_rows_str_copy(struct sqlw_rows *r, int col, const char *s)
@@ -383,74 +406,61 @@ void sqlw_rows_str_copy(struct sqlw_rows *r, int col, const char *s)
 	if (!s)
 		sqlw_rows_null(r, col);
 	else
-		sqlw_rows_copy(r, col, SV_TEXT_COPY, s, strlen(s));
+		sqlw_rows_copy(r, col, 0, s, strlen(s));
 }
 
 void sqlw_rows_text_copy(struct sqlw_rows *r, int col, const char *s, size_t n)
 {
-	sqlw_rows_copy(r, col, SV_TEXT_COPY, s ? s : "", n);
+	sqlw_rows_copy(r, col, 0, s ? s : "", n);
 }
 
 void sqlw_rows_blob_const(struct sqlw_rows *r, int col, const void *p, size_t n)
 {
-	sqlw_rows_ptr(r, col, SV_BLOB, p, n);
+	int i = sqlw_rows_param(r, col);
+	if (i)
+		sqlw_rows_bind_ptr(r, i, 1, p, n);
 }
 
 void sqlw_rows_blob_copy(struct sqlw_rows *r, int col, const void *p, size_t n)
 {
-	sqlw_rows_copy(r, col, SV_BLOB_COPY, p, n);
+	sqlw_rows_copy(r, col, 1, p, n);
 }
 
-static int sqlw_rows_bind_one(struct sqlw_rows *r, sqlite3_stmt *s, int i, const struct sqlw_val *v)
+/* The failure of a value bound since the batch last ran, or of the copies' buffer. */
+static int sqlw_rows_check(struct sqlw_rows *r, struct err *e)
 {
-	const uint8_t *base = r->copies.data;
-	switch (v->type) {
-	case SV_INT: return sqlite3_bind_int64(s, i, v->u.i);
-	case SV_DOUBLE: return sqlite3_bind_double(s, i, v->u.d);
-	case SV_TEXT: return sqlite3_bind_text(s, i, v->u.p, (int)v->n, SQLITE_STATIC);
-	case SV_TEXT_COPY: return sqlite3_bind_text(s, i, (const char *)(base ? base + v->u.off : (const uint8_t *)""),
-						    (int)v->n, SQLITE_STATIC);
-	case SV_BLOB: return v->n ? sqlite3_bind_blob(s, i, v->u.p, (int)v->n, SQLITE_STATIC) : sqlite3_bind_zeroblob(s, i, 0);
-	case SV_BLOB_COPY: return v->n ? sqlite3_bind_blob(s, i, base + v->u.off, (int)v->n, SQLITE_STATIC)
-				      : sqlite3_bind_zeroblob(s, i, 0);
-	case SV_NULL: break;
+	int rc = r->failed;
+	if (rc != SQLITE_OK) {
+		r->failed = SQLITE_OK;
+		return ERR_SET(e, rc == SQLITE_NOMEM ? ERR_NOMEM : ERR_DB, ERR_NO_VA,
+			       "sqlite: binding parameter %d of INSERT INTO %.80s: %s", r->failed_param, r->table,
+			       sqlite3_errstr(rc));
 	}
-	return sqlite3_bind_null(s, i);
+	return wbuf_status(&r->copies, e);
 }
 
-/* Binds the waiting rows to s (made for exactly that many) and runs it. */
+/* Binds the copied values (their buffer no longer grows) and runs s: the full statement, or
+ * the tail that took its bindings. */
 static int sqlw_rows_run(struct sqlw_rows *r, sqlite3_stmt *s, struct err *e)
 {
-	int n = r->waiting * r->cols, rc = SQLITE_OK, at = 0;
+	int rc;
 
-	for (int i = 0; i < n && rc == SQLITE_OK; i++)
-		rc = sqlw_rows_bind_one(r, s, at = i + 1, &r->vals[i]);
-	if (rc != SQLITE_OK) {
-		rc = ERR_SET(e, rc == SQLITE_NOMEM ? ERR_NOMEM : ERR_DB, ERR_NO_VA,
-			     "sqlite: binding parameter %d of INSERT INTO %.80s: %s", at, r->table, sqlite3_errstr(rc));
-	} else if ((rc = sqlite3_step(s)) != SQLITE_DONE) {
+	for (size_t k = 0; k < r->pending_count; k++) {
+		const struct sqlw_copy *c = &r->pending[k];
+		sqlw_rows_bind_ptr(r, c->param, c->blob, c->n ? r->copies.data + c->off : (const uint8_t *)"", c->n);
+	}
+	r->pending_count = 0;
+	if ((rc = sqlw_rows_check(r, e)) == 0 && s != r->full && sqlite3_transfer_bindings(r->full, s) != SQLITE_OK)
+		rc = ERR_SET(e, ERR_DB, ERR_NO_VA, "sqlite: moving the values of INSERT INTO %.80s", r->table);
+	if (rc == 0 && (rc = sqlite3_step(s)) != SQLITE_DONE)
 		rc = ERR_SET(e, rc == SQLITE_NOMEM ? ERR_NOMEM : ERR_DB, ERR_NO_VA, "sqlite: %s: INSERT INTO %.80s",
 			     sqlite3_errmsg(r->db->h), r->table);
-	} else {
+	else if (rc == SQLITE_DONE)
 		rc = 0;
-	}
 	sqlite3_reset(s);
 	r->waiting = 0;
 	wbuf_reset(&r->copies);
 	return rc;
-}
-
-/* The failure of a value set since the batch last ran, or of the copies' buffer. */
-static int sqlw_rows_check(struct sqlw_rows *r, struct err *e)
-{
-	int rc;
-	if (r->failed != SQLITE_OK) {
-		rc = r->failed;
-		r->failed = SQLITE_OK;
-		return ERR_SET(e, ERR_DB, ERR_NO_VA, "sqlite: a value for INSERT INTO %.80s: %s", r->table,
-			       sqlite3_errstr(rc));
-	}
-	return wbuf_status(&r->copies, e);
 }
 
 int sqlw_rows_end(struct sqlw_rows *r, struct err *e)
@@ -463,20 +473,24 @@ int sqlw_rows_end(struct sqlw_rows *r, struct err *e)
 	return sqlw_rows_run(r, r->full, e);
 }
 
+/* The last, shorter batch: the full statement's parameters moved to one that inserts only
+ * the first rows; the others bound NULL (no pointer left from an earlier batch). */
 int sqlw_rows_flush(struct sqlw_rows *r, struct err *e)
 {
+	sqlite3_stmt *tail = NULL;
 	int rc = sqlw_rows_check(r, e);
+
 	if (rc || r->waiting == 0)
 		return rc;
-	if (r->tail_rows != r->waiting) {
-		sqlite3_finalize(r->tail);
-		r->tail = NULL;
-		r->tail_rows = 0;
-		if ((rc = sqlw_rows_prepare(r, r->waiting, &r->tail, e)))
-			return rc;
-		r->tail_rows = r->waiting;
-	}
-	return sqlw_rows_run(r, r->tail, e);
+	for (int i = r->waiting * r->cols + 1; i <= r->rows * r->cols; i++)
+		sqlw_rows_bound(r, i, sqlite3_bind_null(r->full, i));
+	if ((rc = sqlw_rows_prepare(r, r->waiting, &tail, e)) == 0)
+		rc = sqlw_rows_run(r, tail, e);
+	sqlite3_finalize(tail);
+	r->waiting = 0;
+	r->pending_count = 0;
+	wbuf_reset(&r->copies);
+	return rc;
 }
 
 const char *sqlw_version(void)
