@@ -161,33 +161,14 @@ void sqlw_bind_const(struct sqlw_stmt *st, int i, const char *s)
 		sqlw_bound(st, i, sqlite3_bind_text(st->s, i, s, -1, SQLITE_STATIC));
 }
 
-void sqlw_bind_text_const(struct sqlw_stmt *st, int i, const char *s, size_t n)
-{
-	if (n > INT32_MAX) {
-		sqlw_bound(st, i, SQLITE_TOOBIG);
-		return;
-	}
-	sqlw_bound(st, i, sqlite3_bind_text(st->s, i, s ? s : "", (int)n, SQLITE_STATIC));
-}
-
-static void sqlw_blob(struct sqlw_stmt *st, int i, const void *p, size_t n, void (*keep)(void *))
+void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n)
 {
 	if (n > INT32_MAX) {
 		sqlw_bound(st, i, SQLITE_TOOBIG);
 		return;
 	}
 	/* a zero-length blob is an empty blob, not NULL (SQLite binds NULL for a NULL pointer) */
-	sqlw_bound(st, i, n ? sqlite3_bind_blob(st->s, i, p, (int)n, keep) : sqlite3_bind_zeroblob(st->s, i, 0));
-}
-
-void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n)
-{
-	sqlw_blob(st, i, p, n, SQLITE_TRANSIENT);
-}
-
-void sqlw_bind_blob_const(struct sqlw_stmt *st, int i, const void *p, size_t n)
-{
-	sqlw_blob(st, i, p, n, SQLITE_STATIC);
+	sqlw_bound(st, i, n ? sqlite3_bind_blob(st->s, i, p, (int)n, SQLITE_TRANSIENT) : sqlite3_bind_zeroblob(st->s, i, 0));
 }
 
 void sqlw_bind_null(struct sqlw_stmt *st, int i)

@@ -36,12 +36,10 @@ void sqlw_bind_int(struct sqlw_stmt *st, int i, int64_t v);
 void sqlw_bind_double(struct sqlw_stmt *st, int i, double v);
 void sqlw_bind_text(struct sqlw_stmt *st, int i, const char *s, size_t n);
 void sqlw_bind_str(struct sqlw_stmt *st, int i, const char *s);    /* NULL binds NULL */
-/* A string that stays unchanged until the statement's next step (a constant name, a buffer
- * the row was built in): not copied, which saves a malloc, a copy and a free per value. */
+/* A string that stays unchanged until the statement's next step (a constant name): not
+ * copied, which saves a malloc, a copy and a free per value. */
 void sqlw_bind_const(struct sqlw_stmt *st, int i, const char *s);
-void sqlw_bind_text_const(struct sqlw_stmt *st, int i, const char *s, size_t n);
 void sqlw_bind_blob(struct sqlw_stmt *st, int i, const void *p, size_t n);
-void sqlw_bind_blob_const(struct sqlw_stmt *st, int i, const void *p, size_t n);   /* as _const */
 void sqlw_bind_null(struct sqlw_stmt *st, int i);
 /* Runs a statement that returns no row, then resets it for the next row (bindings are kept:
  * a writer binds every parameter of every row).  Returns 0, the first bind failure since
