@@ -99,43 +99,52 @@ static const char case_db_finish[] =
 	" FROM dex_cache_strings"
 	" UNION ALL SELECT object, 'unknown', NULL, reason FROM unknown_reasons;";
 
-enum { ST_INPUT, ST_REGION, ST_SPACE, ST_CLASS, ST_FIELD, ST_OBJECT, ST_REF, ST_STRING, ST_ARRAY, ST_ANOMALY,
-       ST_ANOMALY_COUNT, ST_ROOT, ST_ROOT_SOURCE, ST_DEX_CACHE_STRING, ST_UNKNOWN, ST_COUNT };
+enum { ST_INPUT, ST_REGION, ST_SPACE, ST_CLASS, ST_ANOMALY, ST_ANOMALY_COUNT, ST_ROOT_SOURCE, ST_COUNT };
 
 static const char *const case_db_inserts[ST_COUNT] = {
 	[ST_INPUT] = "INSERT INTO inputs VALUES(?,?,?,?,?)",
 	[ST_REGION] = "INSERT INTO regions VALUES(?,?,?,?,?,?,?)",
 	[ST_SPACE] = "INSERT INTO spaces VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_CLASS] = "INSERT INTO classes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_FIELD] = "INSERT INTO fields VALUES(?,?,?,?,?,?,?,?)",
-	[ST_OBJECT] = "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_REF] = "INSERT INTO refs VALUES(?,?,?,?,?)",
-	[ST_STRING] = "INSERT INTO strings VALUES(?,?,?,?,?,?,?,?)",
-	[ST_ARRAY] = "INSERT INTO primitive_arrays VALUES(?,?,?,?,?)",
 	[ST_ANOMALY] = "INSERT INTO anomalies(phase, code, cause, address, space, message) VALUES(?,?,?,?,?,?)",
 	[ST_ANOMALY_COUNT] = "INSERT INTO anomaly_counts VALUES(?,?,?,?)",
-	[ST_ROOT] = "INSERT INTO roots(object, source, found_at, thread) VALUES(?,?,?,?)",
 	[ST_ROOT_SOURCE] = "INSERT INTO root_sources VALUES(?,?,?,?,?)",
-	[ST_DEX_CACHE_STRING] = "INSERT INTO dex_cache_strings VALUES(?,?,?)",
-	[ST_UNKNOWN] = "INSERT INTO unknown_reasons VALUES(?,?)",
+};
+
+/* The tables of a row (or more) per object, filled by multi-row statements (sqlitew.h). */
+enum { R_FIELD, R_OBJECT, R_REF, R_STRING, R_ARRAY, R_ROOT, R_DEX_CACHE_STRING, R_UNKNOWN, R_COUNT };
+
+static const struct { const char *table; int cols; } case_db_rows[R_COUNT] = {
+	[R_FIELD] = { "fields", 8 },
+	[R_OBJECT] = { "objects", 15 },
+	[R_REF] = { "refs", 5 },
+	[R_STRING] = { "strings", 8 },
+	[R_ARRAY] = { "primitive_arrays", 5 },
+	[R_ROOT] = { "roots(object, source, found_at, thread)", 4 },
+	[R_DEX_CACHE_STRING] = { "dex_cache_strings", 3 },
+	[R_UNKNOWN] = { "unknown_reasons", 2 },
 };
 
 struct case_db_writer {
 	struct sqlw *db;
 	struct sqlw_stmt *st[ST_COUNT];
+	struct sqlw_rows *rows[R_COUNT];
 	const struct model *m;
 	const struct art_runtime *rt;
 	const struct referrers *refs;
 	const struct reach *reach;
 	struct case_db_stats *stats;
-	struct wbuf text;        /* a String's value */
+	struct wbuf text;        /* a String's value (copied into its row) */
 	struct wbuf holder;      /* what holds it (strings.tsv's words) */
-	uint8_t *buf;            /* array bytes that cross regions */
+	uint8_t *buf;            /* array bytes that cross regions (copied into its row) */
 	size_t buf_cap;
 	const struct model_obj *obj;   /* the object whose references are being written */
 	uint32_t seq;                  /* and the number of its references written so far */
 	struct err *e;
 };
+
+/* Rows per multi-row statement (sqlw_rows): measured on realart-full/cc-nodes-nogc-full. */
+enum { CASE_DB_BATCH = 32 };
 
 static int64_t i64(uint64_t v) { return (int64_t)v; }   /* SQLite integers are signed 64-bit */
 
@@ -285,24 +294,33 @@ static void bind_index(struct sqlw_stmt *s, int i, size_t v)
 		sqlw_bind_int(s, i, i64(v));
 }
 
+/* Column i of a row: v, or NULL when v is 0 (no address). */
+static void row_int_or_null(struct sqlw_rows *s, int i, uint64_t v)
+{
+	if (v)
+		sqlw_rows_int(s, i, i64(v));
+	else
+		sqlw_rows_null(s, i);
+}
+
 static int put_fields(struct case_db_writer *c, size_t cls, bool is_static, const struct rt_field *f,
 		      uint32_t n, struct err *e)
 {
-	struct sqlw_stmt *s = c->st[ST_FIELD];
+	struct sqlw_rows *s = c->rows[R_FIELD];
 	for (uint32_t i = 0; i < n; i++) {
 		int rc;
-		sqlw_bind_int(s, 1, i64(cls));
-		sqlw_bind_int(s, 2, is_static);
-		sqlw_bind_int(s, 3, i);
-		sqlw_bind_str(s, 4, f[i].name);
-		sqlw_bind_str(s, 5, f[i].type);
-		sqlw_bind_str(s, 6, f[i].java_type);
+		sqlw_rows_int(s, 1, i64(cls));
+		sqlw_rows_int(s, 2, is_static);
+		sqlw_rows_int(s, 3, i);
+		sqlw_rows_const(s, 4, f[i].name);
+		sqlw_rows_const(s, 5, f[i].type);
+		sqlw_rows_const(s, 6, f[i].java_type);
 		if (f[i].offset == RT_OFFSET_UNKNOWN)
-			sqlw_bind_null(s, 7);
+			sqlw_rows_null(s, 7);
 		else
-			sqlw_bind_int(s, 7, f[i].offset);
-		sqlw_bind_int(s, 8, f[i].access_flags);
-		if ((rc = sqlw_step(s, e)))
+			sqlw_rows_int(s, 7, f[i].offset);
+		sqlw_rows_int(s, 8, f[i].access_flags);
+		if ((rc = sqlw_rows_end(s, e)))
 			return rc;
 		c->stats->fields++;
 	}
@@ -373,7 +391,7 @@ static const char *ref_field(const struct case_db_writer *c, const struct model_
 static int put_ref(void *arg, uint32_t off, uint32_t value)
 {
 	struct case_db_writer *c = arg;
-	struct sqlw_stmt *s = c->st[ST_REF];
+	struct sqlw_rows *s = c->rows[R_REF];
 	int64_t index;
 	const char *name;
 	int rc;
@@ -381,15 +399,15 @@ static int put_ref(void *arg, uint32_t off, uint32_t value)
 	if (value == 0)
 		return 0;
 	name = ref_field(c, c->obj, off, &index);
-	sqlw_bind_int(s, 1, i64(model_va(c->m, c->obj)));
-	sqlw_bind_int(s, 2, c->seq++);
-	sqlw_bind_const(s, 3, name);
+	sqlw_rows_int(s, 1, i64(model_va(c->m, c->obj)));
+	sqlw_rows_int(s, 2, c->seq++);
+	sqlw_rows_const(s, 3, name);
 	if (index >= 0)
-		sqlw_bind_int(s, 4, index);
+		sqlw_rows_int(s, 4, index);
 	else
-		sqlw_bind_null(s, 4);
-	sqlw_bind_int(s, 5, value);
-	if ((rc = sqlw_step(s, c->e)))
+		sqlw_rows_null(s, 4);
+	sqlw_rows_int(s, 5, value);
+	if ((rc = sqlw_rows_end(s, c->e)))
 		return rc;
 	c->stats->refs++;
 	return 0;
@@ -400,7 +418,7 @@ static int put_ref(void *arg, uint32_t off, uint32_t value)
  * kind and the holder's address. */
 static int put_string(struct case_db_writer *c, size_t i, const struct model_obj *o, struct err *e)
 {
-	struct sqlw_stmt *s = c->st[ST_STRING];
+	struct sqlw_rows *s = c->rows[R_STRING];
 	uint32_t n = model_length(c->m, o);
 	struct strings_held held;
 	struct err why;
@@ -420,30 +438,31 @@ static int put_string(struct case_db_writer *c, size_t i, const struct model_obj
 	}
 	if (rc == 0 && (rc = wbuf_status(&c->text, e)))
 		return rc;
-	sqlw_bind_int(s, 1, i64(model_va(c->m, o)));
+	sqlw_rows_int(s, 1, i64(model_va(c->m, o)));
 	if (rc == 0)
-		sqlw_bind_text_const(s, 2, (const char *)c->text.data, c->text.len);
+		sqlw_rows_text_copy(s, 2, (const char *)c->text.data, c->text.len);
 	else
-		sqlw_bind_null(s, 2);
-	sqlw_bind_int(s, 3, n);
-	sqlw_bind_int(s, 4, model_string_compressed(c->m, o));
-	sqlw_bind_str(s, 5, rc ? why.msg : NULL);
-	sqlw_bind_text_const(s, 6, (const char *)c->holder.data, c->holder.len);
-	sqlw_bind_const(s, 7, held.kind);
+		sqlw_rows_null(s, 2);
+	sqlw_rows_int(s, 3, n);
+	sqlw_rows_int(s, 4, model_string_compressed(c->m, o));
+	sqlw_rows_str_copy(s, 5, rc ? why.msg : NULL);
+	sqlw_rows_text_copy(s, 6, (const char *)c->holder.data, c->holder.len);
+	sqlw_rows_const(s, 7, held.kind);
 	if (held.has_address)
-		sqlw_bind_int(s, 8, i64(held.address));
+		sqlw_rows_int(s, 8, i64(held.address));
 	else
-		sqlw_bind_null(s, 8);
-	if ((rc = sqlw_step(s, e)))
+		sqlw_rows_null(s, 8);
+	if ((rc = sqlw_rows_end(s, e)))
 		return rc;
 	c->stats->strings++;
 	return 0;
 }
 
-/* The elements as stored (little-endian), read in place when one region holds them. */
+/* The elements as stored (little-endian), read in place when one region holds them (the
+ * image's bytes outlive the row), else copied. */
 static int put_array(struct case_db_writer *c, const struct model_obj *o, struct err *e)
 {
-	struct sqlw_stmt *s = c->st[ST_ARRAY];
+	struct sqlw_rows *s = c->rows[R_ARRAY];
 	const struct model_class *mc = model_class(c->m, o->cls);
 	const struct rt_class *k = &c->rt->classes[o->cls];
 	uint32_t n = model_length(c->m, o);
@@ -471,15 +490,17 @@ static int put_array(struct case_db_writer *c, const struct model_obj *o, struct
 		if (img_read(c->rt->img, data, c->buf, (size_t)bytes, &why) == 0)
 			p = c->buf;
 	}
-	sqlw_bind_int(s, 1, i64(model_va(c->m, o)));
-	sqlw_bind_str(s, 2, k->component != RT_NONE ? c->rt->classes[k->component].name : NULL);
-	sqlw_bind_int(s, 3, n);
-	if (p || bytes == 0)
-		sqlw_bind_blob_const(s, 4, p, (size_t)bytes);
+	sqlw_rows_int(s, 1, i64(model_va(c->m, o)));
+	sqlw_rows_const(s, 2, k->component != RT_NONE ? c->rt->classes[k->component].name : NULL);
+	sqlw_rows_int(s, 3, n);
+	if (p == c->buf && p)
+		sqlw_rows_blob_copy(s, 4, p, (size_t)bytes);
+	else if (p || bytes == 0)
+		sqlw_rows_blob_const(s, 4, p, (size_t)bytes);
 	else
-		sqlw_bind_null(s, 4);
-	sqlw_bind_str(s, 5, p || bytes == 0 ? NULL : why.msg);
-	if ((rc = sqlw_step(s, e)))
+		sqlw_rows_null(s, 4);
+	sqlw_rows_str_copy(s, 5, p || bytes == 0 ? NULL : why.msg);
+	if ((rc = sqlw_rows_end(s, e)))
 		return rc;
 	c->stats->prim_arrays++;
 	return 0;
@@ -487,44 +508,44 @@ static int put_array(struct case_db_writer *c, const struct model_obj *o, struct
 
 /* Columns 14 and 15 of an object: the input file (inputs.id) and offset where its first
  * byte lies, for a hex editor; NULL when it is not in a file. */
-static void bind_file_position(struct case_db_writer *c, struct sqlw_stmt *s, uint64_t va)
+static void bind_file_position(struct case_db_writer *c, struct sqlw_rows *s, uint64_t va)
 {
 	size_t input;
 	uint64_t offset;
 	if (img_file_position(c->rt->img, va, &input, &offset)) {
-		sqlw_bind_int(s, 14, i64(input + 1));
-		sqlw_bind_int(s, 15, i64(offset));
+		sqlw_rows_int(s, 14, i64(input + 1));
+		sqlw_rows_int(s, 15, i64(offset));
 	} else {
-		sqlw_bind_null(s, 14);
-		sqlw_bind_null(s, 15);
+		sqlw_rows_null(s, 14);
+		sqlw_rows_null(s, 15);
 	}
 }
 
 static int put_objects(struct case_db_writer *c, struct err *e)
 {
 	const struct model *m = c->m;
-	struct sqlw_stmt *s = c->st[ST_OBJECT];
+	struct sqlw_rows *s = c->rows[R_OBJECT];
 	uint64_t done = 0;
 	c->e = e;
 	for (size_t i = 0; i < model_count(m); i++) {
 		const struct model_obj *o = model_obj(m, i);
 		int rc;
 		progress_to(model_progress(m), done += o->size);   /* the long part of case.db: its percent */
-		sqlw_bind_int(s, 1, i64(model_va(m, o)));
-		sqlw_bind_int(s, 2, o->cls);
-		sqlw_bind_int(s, 3, o->size);
-		sqlw_bind_int(s, 4, o->space);
-		sqlw_bind_const(s, 5, walk_place_name((enum walk_place)o->place));
-		sqlw_bind_int(s, 6, i64(model_addr_va(m, o->where)));
-		sqlw_bind_int(s, 7, o->index);
-		sqlw_bind_const(s, 8, model_kind_name(o->kind));
-		sqlw_bind_const(s, 9, model_alloc_name(o->alloc));
-		sqlw_bind_const(s, 10, model_content_name(o->content));
-		sqlw_bind_const(s, 11, model_reach_name(o->reach));
-		sqlw_bind_int(s, 12, o->confidence);
-		sqlw_bind_int(s, 13, o->flags);
+		sqlw_rows_int(s, 1, i64(model_va(m, o)));
+		sqlw_rows_int(s, 2, o->cls);
+		sqlw_rows_int(s, 3, o->size);
+		sqlw_rows_int(s, 4, o->space);
+		sqlw_rows_const(s, 5, walk_place_name((enum walk_place)o->place));
+		sqlw_rows_int(s, 6, i64(model_addr_va(m, o->where)));
+		sqlw_rows_int(s, 7, o->index);
+		sqlw_rows_const(s, 8, model_kind_name(o->kind));
+		sqlw_rows_const(s, 9, model_alloc_name(o->alloc));
+		sqlw_rows_const(s, 10, model_content_name(o->content));
+		sqlw_rows_const(s, 11, model_reach_name(o->reach));
+		sqlw_rows_int(s, 12, o->confidence);
+		sqlw_rows_int(s, 13, o->flags);
 		bind_file_position(c, s, model_va(m, o));
-		if ((rc = sqlw_step(s, e)))
+		if ((rc = sqlw_rows_end(s, e)))
 			return rc;
 		c->stats->objects++;
 		c->obj = o;
@@ -543,21 +564,16 @@ static int put_objects(struct case_db_writer *c, struct err *e)
 
 static int put_roots(struct case_db_writer *c, const struct reach *r, struct err *e)
 {
-	struct sqlw_stmt *s = c->st[ST_ROOT], *q = c->st[ST_ROOT_SOURCE];
+	struct sqlw_rows *s = c->rows[R_ROOT];
+	struct sqlw_stmt *q = c->st[ST_ROOT_SOURCE];
 	int rc;
 	for (size_t i = 0; i < r->count; i++) {
 		const struct reach_root *x = &r->roots[i];
-		sqlw_bind_int(s, 1, x->obj);
-		sqlw_bind_str(s, 2, reach_source_name(x->source));
-		if (x->ref)
-			sqlw_bind_int(s, 3, x->ref);
-		else
-			sqlw_bind_null(s, 3);
-		if (x->thread)
-			sqlw_bind_int(s, 4, x->thread);
-		else
-			sqlw_bind_null(s, 4);
-		if ((rc = sqlw_step(s, e)))
+		sqlw_rows_int(s, 1, x->obj);
+		sqlw_rows_const(s, 2, reach_source_name(x->source));
+		row_int_or_null(s, 3, x->ref);
+		row_int_or_null(s, 4, x->thread);
+		if ((rc = sqlw_rows_end(s, e)))
 			return rc;
 		c->stats->roots++;
 	}
@@ -577,22 +593,22 @@ static int put_roots(struct case_db_writer *c, const struct reach *r, struct err
  * (the first DexCache of each), and why an object's reachability is unknown. */
 static int put_holders(struct case_db_writer *c, const struct reach *r, struct err *e)
 {
-	struct sqlw_stmt *s = c->st[ST_DEX_CACHE_STRING], *q = c->st[ST_UNKNOWN];
+	struct sqlw_rows *s = c->rows[R_DEX_CACHE_STRING], *q = c->rows[R_UNKNOWN];
 	int rc;
 	for (size_t i = 0; i < r->dex_cache_edge_count; i++) {
 		const struct reach_dex_cache_edge *x = &r->dex_cache_edges[i];
-		sqlw_bind_int(s, 1, i64(model_va(c->m, model_obj(c->m, x->str))));
-		sqlw_bind_int(s, 2, i64(model_va(c->m, model_obj(c->m, x->cache))));
-		sqlw_bind_int(s, 3, x->index);
-		if ((rc = sqlw_step(s, e)))
+		sqlw_rows_int(s, 1, i64(model_va(c->m, model_obj(c->m, x->str))));
+		sqlw_rows_int(s, 2, i64(model_va(c->m, model_obj(c->m, x->cache))));
+		sqlw_rows_int(s, 3, x->index);
+		if ((rc = sqlw_rows_end(s, e)))
 			return rc;
 	}
 	for (size_t i = 0; r->doubt && i < model_count(c->m); i++) {
 		if (r->doubt[i] == REACH_DOUBT_NONE || model_obj(c->m, i)->reach != MODEL_REACH_UNKNOWN)
 			continue;
-		sqlw_bind_int(q, 1, i64(model_va(c->m, model_obj(c->m, i))));
-		sqlw_bind_str(q, 2, reach_doubt_name(r->doubt[i]));
-		if ((rc = sqlw_step(q, e)))
+		sqlw_rows_int(q, 1, i64(model_va(c->m, model_obj(c->m, i))));
+		sqlw_rows_const(q, 2, reach_doubt_name(r->doubt[i]));
+		if ((rc = sqlw_rows_end(q, e)))
 			return rc;
 	}
 	return 0;
@@ -661,6 +677,18 @@ static int put_hprof_ids(struct case_db_writer *c, struct err *e)
 	return rc;
 }
 
+static void release_statements(struct case_db_writer *c)
+{
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlw_finalize(c->st[i]);
+		c->st[i] = NULL;
+	}
+	for (int i = 0; i < R_COUNT; i++) {
+		sqlw_rows_close(c->rows[i]);
+		c->rows[i] = NULL;
+	}
+}
+
 static int write_all(struct case_db_writer *c, const struct reach *r, const struct case_db_run *run,
 		     struct err *e)
 {
@@ -670,6 +698,9 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 	for (int i = 0; i < ST_COUNT; i++)
 		if ((rc = sqlw_prepare(c->db, case_db_inserts[i], &c->st[i], e)))
 			return rc;
+	for (int i = 0; i < R_COUNT; i++)
+		if ((rc = sqlw_rows_open(c->db, case_db_rows[i].table, case_db_rows[i].cols, CASE_DB_BATCH, &c->rows[i], e)))
+			return rc;
 	if ((rc = put_image(c, e)) || (rc = put_inputs(c, e)) || (rc = put_run(c, run, e)) ||
 	    (rc = put_regions(c, e)) || (rc = put_spaces(c, e)) || (rc = put_classes(c, e)) ||
 	    (rc = put_objects(c, e)) || (rc = put_hprof_ids(c, e)) || (rc = put_roots(c, r, e)) ||
@@ -677,10 +708,10 @@ static int write_all(struct case_db_writer *c, const struct reach *r, const stru
 	    (rc = put_anomalies(c, "runtime", &c->rt->anomalies, e)) ||
 	    (rc = put_anomalies(c, "carving", model_sink(c->m), e)))
 		return rc;
-	for (int i = 0; i < ST_COUNT; i++) {
-		sqlw_finalize(c->st[i]);
-		c->st[i] = NULL;
-	}
+	for (int i = 0; i < R_COUNT; i++)
+		if ((rc = sqlw_rows_flush(c->rows[i], e)))
+			return rc;
+	release_statements(c);
 	if ((rc = sqlw_exec(c->db, case_db_finish, e)) || (rc = sqlw_exec(c->db, case_db_fields_views, e)))
 		return rc;
 	return sqlw_exec(c->db, "COMMIT;", e);
@@ -703,8 +734,7 @@ int case_db_write(const char *path, const struct model *m, const struct reach *r
 	wbuf_init(&c.holder);
 	if ((rc = sqlw_open(&c.db, path, e)) == 0)
 		rc = write_all(&c, r, run, e);
-	for (int i = 0; i < ST_COUNT; i++)
-		sqlw_finalize(c.st[i]);
+	release_statements(&c);
 	if (rc)
 		sqlw_abandon(c.db);
 	else

@@ -29,12 +29,14 @@ static const char case_db_fields_schema[] =
 	" value_real REAL, value_text TEXT, value_ref INTEGER, PRIMARY KEY(container, idx)) WITHOUT ROWID;";
 
 /* One value (text, integer, real, reference) per row, whichever columns its kind fills
- * (json_extract and json_each: SQLite 3.9 and later). */
+ * (json_extract and json_each: SQLite 3.9 and later); a text in pieces (json_text) joined. */
 const char case_db_fields_views[] =
 	"CREATE VIEW field_values AS SELECT o.object, j.key AS idx, n.field, n.type, k.kind,"
 	" iif(json_type(j.value, '$[2]') = 'integer', json_extract(j.value, '$[2]'), NULL) AS int_value,"
 	" iif(json_type(j.value, '$[2]') = 'real', json_extract(j.value, '$[2]'), NULL) AS real_value,"
-	" json_extract(j.value, '$[3]') AS text_value, json_extract(j.value, '$[4]') AS ref_address,"
+	" iif(json_type(j.value, '$[3]') = 'array',"
+	" (SELECT group_concat(p.value, char(0)) FROM json_each(j.value, '$[3]') p), json_extract(j.value, '$[3]'))"
+	" AS text_value, json_extract(j.value, '$[4]') AS ref_address,"
 	" json_extract(j.value, '$[5]') AS time_utc, n.id AS field_id"
 	" FROM object_fields o, json_each(o.vals) j JOIN field_names n ON n.id = json_extract(j.value, '$[0]')"
 	" JOIN value_kinds k ON k.id = json_extract(j.value, '$[1]');"
@@ -56,19 +58,26 @@ const char case_db_fields_views[] =
 	" FROM entries e JOIN containers k ON k.address = e.container JOIN objects o ON o.address = e.container"
 	" JOIN classes c ON c.id = o.class_id;";
 
-enum { FV_NAME, FV_KIND, FV_FIELD, FV_CONTAINER, FV_ENTRY, FV_COUNT };
+enum { FV_NAME, FV_KIND, FV_COUNT };
 
 static const char *const fv_inserts[FV_COUNT] = {
 	[FV_NAME] = "INSERT INTO field_names VALUES(?,?,?)",
 	[FV_KIND] = "INSERT INTO value_kinds VALUES(?,?)",
-	[FV_FIELD] = "INSERT INTO object_fields VALUES(?,?)",
-	[FV_CONTAINER] = "INSERT INTO containers VALUES(?,?,?,?,?,?)",
-	[FV_ENTRY] = "INSERT INTO entries VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+};
+
+/* The tables of a row per object or entry, by multi-row statements (sqlitew.h). */
+enum { FR_FIELD, FR_CONTAINER, FR_ENTRY, FR_COUNT, FV_BATCH = 32 };
+
+static const struct { const char *table; int cols; } fv_rows[FR_COUNT] = {
+	[FR_FIELD] = { "object_fields", 2 },
+	[FR_CONTAINER] = { "containers", 6 },
+	[FR_ENTRY] = { "entries", 12 },
 };
 
 struct fv_writer {
 	struct sqlw *db;
 	struct sqlw_stmt *st[FV_COUNT];
+	struct sqlw_rows *rows[FR_COUNT];
 	struct dec *dec;
 	uint64_t address;         /* the object whose rows are written */
 	struct wbuf vals;         /* the object's fields as object_fields.vals */
@@ -86,30 +95,31 @@ static int64_t i64(uint64_t v) { return (int64_t)v; }
 
 static bool real_kind(enum dec_kind k) { return k == DEC_FLOAT || k == DEC_DOUBLE; }
 
-/* Columns at..at+4: kind, integer, real, text, reference of v (NULL where the kind has none). */
-static void bind_value(struct sqlw_stmt *s, int at, const struct dec_value *v)
+/* Columns at..at+4: kind, integer, real, text, reference of v (NULL where the kind has none);
+ * the text copied (the decoder's lives until its next call). */
+static void bind_value(struct sqlw_rows *s, int at, const struct dec_value *v)
 {
 	enum dec_kind k = v->kind == DEC_BOXED ? v->boxed : v->kind;
 	bool has_int = (k >= DEC_BOOL && k <= DEC_LONG) || v->kind == DEC_ENUM;
 	bool ref = v->kind == DEC_STRING || v->kind == DEC_REF || v->kind == DEC_ENUM || v->kind == DEC_BOXED;
 
-	sqlw_bind_const(s, at, dec_kind_name(v->kind));
+	sqlw_rows_const(s, at, dec_kind_name(v->kind));
 	if (has_int)
-		sqlw_bind_int(s, at + 1, v->i);
+		sqlw_rows_int(s, at + 1, v->i);
 	else
-		sqlw_bind_null(s, at + 1);
+		sqlw_rows_null(s, at + 1);
 	if (real_kind(k))
-		sqlw_bind_double(s, at + 2, v->r);
+		sqlw_rows_double(s, at + 2, v->r);
 	else
-		sqlw_bind_null(s, at + 2);
+		sqlw_rows_null(s, at + 2);
 	if ((v->kind == DEC_STRING || v->kind == DEC_ENUM) && v->text)
-		sqlw_bind_text_const(s, at + 3, v->text, v->text_len);
+		sqlw_rows_text_copy(s, at + 3, v->text, v->text_len);
 	else
-		sqlw_bind_null(s, at + 3);
+		sqlw_rows_null(s, at + 3);
 	if (ref && v->addr)
-		sqlw_bind_int(s, at + 4, i64(v->addr));
+		sqlw_rows_int(s, at + 4, i64(v->addr));
 	else
-		sqlw_bind_null(s, at + 4);
+		sqlw_rows_null(s, at + 4);
 }
 
 static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
@@ -155,28 +165,60 @@ static void json_int(struct wbuf *b, char sep, int64_t v)
 	wbuf_dec(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
-/* A comma and a JSON number for a real that reads back as one (a point or an exponent: 2.0,
- * not 2, which json_type calls an integer).  NaN has none (SQLite stores it as NULL too),
- * infinities are 9e999, which SQLite reads back as infinite. */
+/* A comma and a JSON number for a real that reads back as one: every output's shortest text
+ * that reads back to the same double (dec_json_real; a float's value is the double it
+ * widens to, so as a double), with a point or an exponent (2.0, not 2, which json_type calls
+ * an integer).  NaN has none (SQLite stores it as NULL too), infinities are 9e999, which
+ * SQLite reads back as infinite. */
 static void json_real(struct wbuf *b, double r)
 {
-	char d[40];
-	int n;
+	size_t at;
 
 	if (r != r) {
-		wbuf_put(b, ",null", 5);
+		WBUF_LIT(b, ",null");
 		return;
 	}
 	if (r > DBL_MAX || r < -DBL_MAX) {
-		wbuf_put(b, r < 0 ? ",-9e999" : ",9e999", r < 0 ? 7 : 6);
+		if (r < 0)
+			WBUF_LIT(b, ",-9e999");
+		else
+			WBUF_LIT(b, ",9e999");
 		return;
 	}
-	n = snprintf(d, sizeof(d) - 2, ",%.17g", r);
-	if (n > 0 && (size_t)n < sizeof(d) - 2 && !strpbrk(d, ".e")) {
-		memcpy(d + n, ".0", 2);
-		n += 2;
+	wbuf_u8(b, ',');
+	at = b->len;
+	dec_json_real(b, r, false);
+	if (!b->failed && !memchr(b->data + at, '.', b->len - at) && !memchr(b->data + at, 'e', b->len - at))
+		WBUF_LIT(b, ".0");
+}
+
+/* A comma and a String's text as a JSON string; a text holding NUL as the array of its pieces
+ * between the NULs: SQLite's json_extract (3.40) ends a string at \u0000, so the view
+ * field_values joins the pieces with char(0). */
+static void json_text(struct wbuf *b, const char *s, size_t n)
+{
+	const char *nul = memchr(s, 0, n);
+	size_t at = 0;
+
+	wbuf_u8(b, ',');
+	if (!nul) {
+		escape_json_quoted(b, (const uint8_t *)s, n);
+		return;
 	}
-	wbuf_put(b, d, n > 0 ? (size_t)n : 0);
+	wbuf_u8(b, '[');
+	for (;;) {
+		size_t len = (size_t)(nul - (s + at));
+		escape_json_quoted(b, (const uint8_t *)s + at, len);
+		at += len;
+		if (at == n)
+			break;
+		wbuf_u8(b, ',');
+		at++;
+		nul = memchr(s + at, 0, n - at);
+		if (!nul)
+			nul = s + n;
+	}
+	wbuf_u8(b, ']');
 }
 
 /* Columns 2..5 of a value (number, text, address, time) as far as the value has any. */
@@ -210,8 +252,7 @@ static void json_value(struct wbuf *b, int64_t id, const struct dec_value *v)
 	}
 	if ((v->kind == DEC_STRING || v->kind == DEC_ENUM) && v->text) {
 		at = json_nulls(b, at, V_TEXT);
-		wbuf_u8(b, ',');
-		escape_json_quoted(b, (const uint8_t *)v->text, v->text_len);
+		json_text(b, v->text, v->text_len);
 	}
 	if (ref && v->addr) {
 		at = json_nulls(b, at, V_ADDRESS);
@@ -243,7 +284,7 @@ static int put_field(void *arg, const struct dec_value *v, struct err *e)
 /* The object's row of object_fields, when it has fields. */
 static int put_fields_row(struct fv_writer *w, struct err *e)
 {
-	struct sqlw_stmt *s = w->st[FV_FIELD];
+	struct sqlw_rows *s = w->rows[FR_FIELD];
 	int rc;
 
 	if (w->vals.len == 0)
@@ -251,27 +292,27 @@ static int put_fields_row(struct fv_writer *w, struct err *e)
 	wbuf_u8(&w->vals, ']');
 	if ((rc = wbuf_status(&w->vals, e)))
 		return rc;
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_text_const(s, 2, (const char *)w->vals.data, w->vals.len);
-	return sqlw_step(s, e);
+	sqlw_rows_int(s, 1, i64(w->address));
+	sqlw_rows_text_copy(s, 2, (const char *)w->vals.data, w->vals.len);
+	return sqlw_rows_end(s, e);
 }
 
 static int put_entry(void *arg, const struct dec_entry *en, struct err *e)
 {
 	struct fv_writer *w = arg;
-	struct sqlw_stmt *s = w->st[FV_ENTRY];
+	struct sqlw_rows *s = w->rows[FR_ENTRY];
 	int rc;
 
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_int(s, 2, i64(en->index));
+	sqlw_rows_int(s, 1, i64(w->address));
+	sqlw_rows_int(s, 2, i64(en->index));
 	if (en->has_key) {
 		bind_value(s, 3, &en->key);
 	} else {
 		for (int c = 3; c <= 7; c++)
-			sqlw_bind_null(s, c);
+			sqlw_rows_null(s, c);
 	}
 	bind_value(s, 8, &en->value);
-	if ((rc = sqlw_step(s, e)))
+	if ((rc = sqlw_rows_end(s, e)))
 		return rc;
 	w->stats->entries++;
 	return 0;
@@ -279,16 +320,16 @@ static int put_entry(void *arg, const struct dec_entry *en, struct err *e)
 
 static int put_container(struct fv_writer *w, const struct dec_entries *info, struct err *e)
 {
-	struct sqlw_stmt *s = w->st[FV_CONTAINER];
+	struct sqlw_rows *s = w->rows[FR_CONTAINER];
 	int rc;
 
-	sqlw_bind_int(s, 1, i64(w->address));
-	sqlw_bind_const(s, 2, info->kind);
-	sqlw_bind_int(s, 3, info->keyed);
-	sqlw_bind_int(s, 4, i64(info->size));
-	sqlw_bind_int(s, 5, i64(info->given));
-	sqlw_bind_str(s, 6, info->incomplete);
-	if ((rc = sqlw_step(s, e)))
+	sqlw_rows_int(s, 1, i64(w->address));
+	sqlw_rows_str_copy(s, 2, info->kind);
+	sqlw_rows_int(s, 3, info->keyed);
+	sqlw_rows_int(s, 4, i64(info->size));
+	sqlw_rows_int(s, 5, i64(info->given));
+	sqlw_rows_str_copy(s, 6, info->incomplete);
+	if ((rc = sqlw_rows_end(s, e)))
 		return rc;
 	w->stats->containers++;
 	return 0;
@@ -338,12 +379,18 @@ int case_db_fields_write(struct sqlw *db, const struct model *m, struct case_db_
 	htab_init(&w.name_ids);
 	for (int i = 0; rc == 0 && i < FV_COUNT; i++)
 		rc = sqlw_prepare(db, fv_inserts[i], &w.st[i], e);
+	for (int i = 0; rc == 0 && i < FR_COUNT; i++)
+		rc = sqlw_rows_open(db, fv_rows[i].table, fv_rows[i].cols, FV_BATCH, &w.rows[i], e);
 	if (rc == 0 && (rc = put_kinds(&w, e)) == 0)
 		rc = dec_open(&w.dec, m, e);
 	for (size_t i = 0; rc == 0 && i < model_count(m); i++)
 		rc = put_object(&w, m, i, e);
+	for (int i = 0; rc == 0 && i < FR_COUNT; i++)
+		rc = sqlw_rows_flush(w.rows[i], e);
 	for (int i = 0; i < FV_COUNT; i++)
 		sqlw_finalize(w.st[i]);
+	for (int i = 0; i < FR_COUNT; i++)
+		sqlw_rows_close(w.rows[i]);
 	dec_close(w.dec);
 	wbuf_release(&w.vals);
 	htab_release(&w.name_ids);

@@ -15,6 +15,7 @@
 #include "output/hprof/hprof_mark.h"
 #include "rosalloc/model/model.h"
 #include "rosalloc/model/reach.h"
+#include "carver/wrap/sqlitew.h"
 #include "t.h"
 #include "tests/fuzz/model_fixture.h"
 
@@ -421,6 +422,14 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	expect_rows(bad, "SELECT hex(text_value) FROM field_values WHERE ref_address = 0x12c01100;", "225C010A5D\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(bad, "SELECT count(*) FROM objects;", want);
+	/* NULs in a String's text (SQLite 3.40's json_extract ends a JSON string at \u0000): the
+	 * field's text_value is the whole text, as the strings table's value */
+	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "\0a\0\0b", 5);
+	unlink(bad);
+	T_EQ_I(case_db_write(bad, m, r, &refs, &run, &st, &e), 0);
+	expect_rows(bad, "SELECT hex(value), length FROM strings WHERE address = 0x12c01100;", "0061000062|5\n");
+	expect_rows(bad, "SELECT hex(text_value), hex(value) FROM fields_named WHERE ref_address = 0x12c01100;",
+		    "0061000062|0061000062\n");
 	memcpy(fx.heap + (0x12c01100 - HEAP) + 16, "hello", 5);
 	unlink(bad);
 
@@ -433,6 +442,57 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	unlink(db);
 	rmdir(dir);
 	referrers_release(&refs);
+}
+
+/* Multi-row inserts (sqlitew.h): 10 rows in batches of 4 (two full, a tail of 2), copied text
+ * that outgrows the batch's buffer, const text, empty and copied blobs, NULLs; then a
+ * column out of range fails at the row's end. */
+static void test_sqlw_rows(void)
+{
+	char dir[] = "/tmp/artcarve-rows.XXXXXX", db[64], want[512] = "";
+	struct sqlw *h = NULL;
+	struct sqlw_rows *r = NULL;
+	struct err e;
+	char text[300];
+
+	T_SECTION("multi-row inserts");
+	err_init(&e);
+	if (!mkdtemp(dir)) {
+		T_CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(db, sizeof(db), "%s/rows.db", dir);
+	T_EQ_I(sqlw_open(&h, db, &e), 0);
+	T_EQ_I(sqlw_exec(h, "CREATE TABLE t(i INTEGER, s TEXT, c TEXT, b BLOB);", &e), 0);
+	T_EQ_I(sqlw_rows_open(h, "t", 4, 4, &r, &e), 0);
+	for (int i = 0; r && i < 10; i++) {
+		size_t n = (size_t)i * 30;
+		memset(text, 'a' + i, n);
+		sqlw_rows_int(r, 1, i);
+		sqlw_rows_text_copy(r, 2, text, n);
+		sqlw_rows_const(r, 3, i % 3 ? "const" : NULL);
+		if (i % 2)
+			sqlw_rows_blob_copy(r, 4, text, n < 3 ? n : 3);
+		else
+			sqlw_rows_blob_const(r, 4, "", 0);
+		memset(text, 'z', sizeof(text));   /* the copies are the row's, not the buffer's */
+		T_EQ_I(sqlw_rows_end(r, &e), 0);
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%d|%zu|%c|%s|%s\n", i, n, n ? 'a' + i : '-',
+			 i % 3 ? "const" : "", i % 2 ? (i == 1 ? "626262" : i == 3 ? "646464" : i == 5 ? "666666" :
+						      i == 7 ? "686868" : "6A6A6A") : "");
+	}
+	T_EQ_I(sqlw_rows_flush(r, &e), 0);
+	sqlw_rows_int(r, 5, 1);
+	T_CHECK(sqlw_rows_end(r, &e) == -ERR_DB && strstr(e.msg, "parameter"), "column 5 of 4: %s", e.msg);
+	printf("  column out of range: %s\n", e.msg);
+	sqlw_rows_close(r);
+	T_EQ_I(sqlw_close(h, &e), 0);
+	/* each text one letter repeated: the row's own copy */
+	expect_rows(db, "SELECT i, length(s), iif(s = '', '-', substr(s, 1, 1)), coalesce(c, ''), hex(b) FROM t"
+			" WHERE replace(s, substr(s, 1, 1), '') = '' ORDER BY rowid;",
+		    want);
+	unlink(db);
+	rmdir(dir);
 }
 
 /* A stack mapping holding B's address makes B and its String reachable. */
@@ -585,6 +645,7 @@ int main(void)
 	test_reach(&m, &r);
 	test_hprof(&m, &r);
 	test_case_db(&m, &r);
+	test_sqlw_rows();
 	reach_release(&r);
 	model_release(&m);
 	anomaly_release(&sink);
