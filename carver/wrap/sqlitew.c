@@ -455,7 +455,13 @@ int sqlw_rows_end(struct sqlw_rows *r, struct err *e)
 }
 
 /* The last, shorter batch: the full statement's parameters moved to one that inserts only
- * the first rows; the others bound NULL (no pointer left from an earlier batch). */
+ * the first rows; the others bound NULL (no pointer left from an earlier batch).  The move is
+ * sqlite3_transfer_bindings, which SQLite's documentation lists as deprecated (prepare_v2
+ * made its first use unneeded) but every build without SQLITE_OMIT_DEPRECATED keeps, Debian's
+ * among them.  Measured against the alternative of one statement whose LIMIT is a parameter
+ * (INSERT .. SELECT * FROM (VALUES ..) LIMIT ?, no move needed): that form costs every full
+ * batch a subquery, +0.27 s of user CPU on realart-full cc-nodes-nogc-full's case.db (best of
+ * 8, 1.77 against 1.50 s). */
 int sqlw_rows_flush(struct sqlw_rows *r, struct err *e)
 {
 	sqlite3_stmt *tail = NULL;
