@@ -158,7 +158,8 @@ const struct img_region *img_find(const struct image *img, uint64_t va);
 bool img_file_position(const struct image *img, uint64_t va, size_t *input, uint64_t *offset);
 /* Releases the resident pages of the captured bytes in [lo, hi) that come from mapped input
  * files (mapfile_drop: they are read again on the next access; bytes held in memory are
- * left alone), unless those files hold no more data than img_set_keep's budget.  The image is unchanged: this bounds memory, not what is read. */
+ * left alone), unless those files hold no more data than img_set_keep's budget.  The image
+ * is unchanged: this bounds memory, not what is read. */
 void img_drop(const struct image *img, uint64_t lo, uint64_t hi);
 /* Sets the data bytes below which img_drop releases nothing (IMG_KEEP_BYTES from the start;
  * 0: release always). */
