@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "carver/base/arena.h"
-#include "carver/base/bsearch.h"
 #include "carver/base/cursor.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
@@ -48,8 +47,6 @@ struct oj {
 	/* ,"alloc":"A","content":"C","reach":"R", at state_index(A, C, R) */
 	struct oj_piece state[MODEL_ALLOC_COUNT * MODEL_CONTENT_COUNT * MODEL_REACH_COUNT];
 	const struct reach *reach;      /* NULL: no root or unknown reason is written */
-	uint64_t *root_at;              /* reach's roots as address << 8 | source, ascending */
-	size_t root_count;
 	struct arena a;
 };
 
@@ -323,39 +320,6 @@ static void put_name_value(struct wbuf *b, const char *value)
 /* ,"KEY":"VALUE" for a literal KEY and a value from a fixed table */
 #define put_name(b, key, value) (WBUF_LIT((b), ",\"" key "\":\""), put_name_value((b), (value)))
 
-_Static_assert(REACH_SOURCE_COUNT <= 256, "a root's source fits the key's low byte");
-
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The roots by address, so an object's first root source (what reach_holder_of gives a root)
- * is one search instead of one per source. */
-static int index_roots(struct oj *j, const struct reach *r, struct err *e)
-{
-	if (!r || !r->count)
-		return 0;
-	if (!(j->root_at = arena_array(&j->a, r->count, sizeof(*j->root_at))))
-		return oj_nomem(e);
-	for (size_t k = 0; k < r->count; k++)
-		j->root_at[k] = (uint64_t)r->roots[k].obj << 8 | r->roots[k].source;
-	qsort(j->root_at, r->count, sizeof(*j->root_at), by_u64);
-	j->root_count = r->count;
-	return 0;
-}
-
-/* The lowest source of a root at model address addr (reach_holder_of's order), if any. */
-static bool first_root_source(const struct oj *j, uint32_t addr, unsigned *source)
-{
-	size_t k = bs_lower(j->root_at, j->root_count, bs_key_u64, (uint64_t)addr << 8);
-	if (k == j->root_count || j->root_at[k] >> 8 != addr)
-		return false;
-	*source = (unsigned)(j->root_at[k] & 0xff);
-	return true;
-}
-
 static void put_kind(struct wbuf *b, unsigned kind)
 {
 	put_name(b, "kind", model_kind_name(kind));
@@ -378,12 +342,12 @@ static void put_state(struct wbuf *b, unsigned alloc, unsigned content, unsigned
 static void put_why_held(struct oj *j, const struct model_obj *o)
 {
 	size_t i = (size_t)(o - model_obj(j->m, 0));
-	unsigned source;
+	struct reach_holder h;
 	if (!j->reach)
 		return;
 	/* only a reachable object can be a root: the others skip the roots' search */
-	if (o->reach == MODEL_REACHABLE && first_root_source(j, o->addr, &source))
-		put_name(&j->line, "root", reach_source_name(source));
+	if (o->reach == MODEL_REACHABLE && reach_holder_of(j->reach, j->m, i, &h) && h.kind == REACH_HOLDER_ROOT)
+		put_name(&j->line, "root", reach_source_name(h.source));
 	if (o->reach == MODEL_REACH_UNKNOWN && j->reach->doubt && j->reach->doubt[i] != REACH_DOUBT_NONE)
 		put_name(&j->line, "unknown_reason", reach_doubt_name(j->reach->doubt[i]));
 }
@@ -537,8 +501,6 @@ int objects_jsonl_write(const struct model *m, const struct reach *reach, struct
 	int rc = oj_init(&j, m, e);
 
 	j.reach = reach;
-	if (rc == 0)
-		rc = index_roots(&j, reach, e);
 
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < model_count(m) && rc == 0; i++) {

@@ -33,6 +33,7 @@ static int reach_nomem(struct err *e)
 void reach_release(struct reach *r)
 {
 	xfree(r->roots);
+	xfree(r->roots_by_obj);
 	xfree(r->doubt);
 	xfree(r->dex_cache_edges);
 	memset(r, 0, sizeof(*r));
@@ -642,16 +643,24 @@ int reach_run(struct model *m, struct reach *r, struct err *e)
 		return rc;
 	dedup_roots(r);
 	if ((rc = walk_graph(m, r, e)) == 0)
-		reach_index_holders(r);
+		rc = reach_index_holders(r, e);
 	return rc;
 }
 
 /* ---- what holds an object no object references ---- */
 
-static uint64_t root_key(const void *base, size_t i)
+static uint64_t obj_source_key(const void *base, size_t i)
 {
 	const struct reach_root *x = &((const struct reach_root *)base)[i];
-	return (uint64_t)x->source << 32 | x->obj;
+	return (uint64_t)x->obj << 32 | x->source;
+}
+
+static int by_obj_source(const void *a, const void *b)
+{
+	const struct reach_root *x = a, *y = b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->source < y->source ? -1 : x->source > y->source;
 }
 static uint64_t edge_key(const void *base, size_t i) { return ((const struct reach_dex_cache_edge *)base)[i].str; }
 
@@ -661,23 +670,34 @@ static int by_str(const void *a, const void *b)
 	return x->str < y->str ? -1 : x->str > y->str;
 }
 
-void reach_index_holders(struct reach *r)
+/* The roots by object give an object's first source in one search (its holder, asked per
+ * object by objects.jsonl, strings.tsv and the report), not one search per source. */
+int reach_index_holders(struct reach *r, struct err *e)
 {
+	xfree(r->roots_by_obj);
+	r->roots_by_obj = NULL;
+	if (r->count) {
+		if (!(r->roots_by_obj = xreallocarray(NULL, r->count, sizeof(*r->roots_by_obj))))
+			return reach_nomem(e);
+		memcpy(r->roots_by_obj, r->roots, r->count * sizeof(*r->roots_by_obj));
+		qsort(r->roots_by_obj, r->count, sizeof(*r->roots_by_obj), by_obj_source);
+	}
 	if (r->dex_cache_edge_count > 1)
 		qsort(r->dex_cache_edges, r->dex_cache_edge_count, sizeof(*r->dex_cache_edges), by_str);
+	return 0;
 }
 
 bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h)
 {
 	const struct model_obj *o = model_obj(m, i);
 	memset(h, 0, sizeof(*h));
-	/* r->roots: sorted by source, then object (dedup_roots) */
-	for (unsigned s = 0; s < REACH_SOURCE_COUNT; s++) {
-		size_t k = bs_find(r->roots, r->count, root_key, (uint64_t)s << 32 | o->addr);
-		if (k != SIZE_MAX) {
-			*h = (struct reach_holder){ .kind = REACH_HOLDER_ROOT, .source = s, .ref = r->roots[k].ref };
-			return true;
-		}
+	/* the first of its roots by source (one per source and object: dedup_roots) */
+	size_t at = r->roots_by_obj ? bs_lower(r->roots_by_obj, r->count, obj_source_key, (uint64_t)o->addr << 32)
+				    : r->count;
+	if (at < r->count && r->roots_by_obj[at].obj == o->addr) {
+		const struct reach_root *x = &r->roots_by_obj[at];
+		*h = (struct reach_holder){ .kind = REACH_HOLDER_ROOT, .source = x->source, .ref = x->ref };
+		return true;
 	}
 	size_t k = bs_find(r->dex_cache_edges, r->dex_cache_edge_count, edge_key, i);
 	if (k != SIZE_MAX) {

@@ -83,6 +83,7 @@ struct reach_source_info {
 
 struct reach {
 	struct reach_root *roots;   /* in source order, then address; deduplicated per source */
+	struct reach_root *roots_by_obj;   /* the same roots by address, then source (reach_holder_of) */
 	size_t count, cap;
 	struct reach_source_info source[REACH_SOURCE_COUNT];
 	uint64_t reachable[MODEL_ALLOC_COUNT], unreachable[MODEL_ALLOC_COUNT];
@@ -116,8 +117,9 @@ struct reach_holder {
 };
 /* Fills h for object i of m after reach_run; false (h->kind NONE) when nothing holds it. */
 bool reach_holder_of(const struct reach *r, const struct model *m, size_t i, struct reach_holder *h);
-/* Sorts the DexCache edges for reach_holder_of (reach_run does it). */
-void reach_index_holders(struct reach *r);
+/* Indexes the roots by object and sorts the DexCache edges for reach_holder_of (reach_run
+ * does it).  Returns 0 or -ERR_NOMEM. */
+int reach_index_holders(struct reach *r, struct err *e);
 /* "dex literal", "runtime error", "sentinel", "class roots", "held by unknown" */
 const char *reach_doubt_name(unsigned d);
 /* Sets r->doubt (allocated when a rule applies) and the bits of marked (a bit per object) for
