@@ -12,6 +12,8 @@ void *xreallocarray(void *p, size_t count, size_t size); /* overflow-checked */
 /* align: a power of two, a multiple of sizeof(void *); freed with xfree. */
 void *xmalloc_aligned(size_t align, size_t n);
 void xfree(void *p);
+/* The bytes usable at p (an xalloc block), at least the size asked for; 0 for NULL. */
+size_t xalloc_usable(const void *p);
 /* xalloc_grow: room for need elements of size bytes in the array *arrp (arrp: the address of
  * a T * variable) whose capacity is *cap, in the manner of git's ALLOC_GROW.  Nothing happens
  * when need <= *cap; otherwise the capacity doubles, from init when it is 0, until it holds

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -455,6 +457,45 @@ static bool hugepage_advised(const void *p)
 	return hg;
 }
 
+/* A big block grown past its mapping: where the addresses past it are taken, it moves, and
+ * the kernel moves its pages (no page of it is faulted again, none is copied); its bytes stay
+ * and it stays on a huge-page boundary.  Under a sanitizer big blocks are glibc's, grown by a
+ * copy: only the bytes are checked. */
+static void test_xalloc_big_moves(void)
+{
+	enum { MIB = 1 << 20, LEN = 64 * MIB };
+	uint8_t *p = xmalloc(LEN), *q = NULL, *wall = MAP_FAILED;
+	struct rusage before, after;
+	size_t differ = 0;
+
+	T_SECTION("xrealloc moves a filled big block without faulting its pages again");
+	if (!p) {
+		T_CHECK(0, "xmalloc(64 MiB) failed");
+		return;
+	}
+	for (size_t i = 0; i < LEN; i += 4096)
+		p[i] = (uint8_t)(i / 4096 * 7 + 1);
+	/* the 2 MiB past the block taken, so that it cannot grow where it is */
+	wall = mmap(p + xalloc_usable(p), 2 * MIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	getrusage(RUSAGE_SELF, &before);
+	q = xrealloc(p, 3 * LEN);
+	getrusage(RUSAGE_SELF, &after);
+	for (size_t i = 0; q && i < LEN; i += 4096)
+		differ += q[i] != (uint8_t)(i / 4096 * 7 + 1);
+	printf("   64 MiB block %p -> %p (the addresses past it %s), %ld page faults in xrealloc\n", (void *)p, (void *)q,
+	       wall == MAP_FAILED ? "already taken" : "taken by the test", after.ru_minflt - before.ru_minflt);
+	T_CHECK(q && q != p && differ == 0, "moved with its 16,384 sampled bytes: %zu differ", differ);
+	T_CHECK(q && ((uintptr_t)q & (2 * MIB - 1)) == 0 && xalloc_usable(q) >= 3 * (size_t)LEN,
+		"at %p on a 2 MiB boundary, %zu usable bytes", (void *)q, xalloc_usable(q));
+#ifndef __SANITIZE_ADDRESS__
+	T_CHECK(after.ru_minflt - before.ru_minflt < 16, "%ld page faults moving 64 MiB (a copy faults 32 huge pages or more)",
+		after.ru_minflt - before.ru_minflt);
+#endif
+	if (wall != MAP_FAILED)
+		munmap(wall, 2 * MIB);
+	xfree(q ? q : p);
+}
+
 static void test_xalloc_big(void)
 {
 	enum { MIB = 1 << 20 };
@@ -465,8 +506,8 @@ static void test_xalloc_big(void)
 	T_SECTION("xalloc big blocks: on a 2 MiB boundary, whole huge pages, advised MADV_HUGEPAGE");
 	p = xmalloc(n);
 	T_CHECK(p && ((uintptr_t)p & (2 * MIB - 1)) == 0, "xmalloc(4 MiB + 1) at %p: on a 2 MiB boundary", (void *)p);
-	T_CHECK(p && malloc_usable_size(p) >= 6 * MIB, "usable %zu bytes: rounded up to 6 MiB (whole huge pages)",
-		p ? malloc_usable_size(p) : 0);
+	T_CHECK(p && xalloc_usable(p) >= 6 * MIB, "usable %zu bytes: rounded up to 6 MiB (whole huge pages)",
+		xalloc_usable(p));
 	T_CHECK(p && hugepage_advised(p + 6 * MIB - 1), "its last byte's mapping is advised MADV_HUGEPAGE");
 	if (p)
 		memset(p, 0xa5, n);
@@ -484,6 +525,7 @@ static void test_xalloc_big(void)
 	r = q ? xrealloc(q, n + 4096) : NULL;
 	T_CHECK(r && r == q, "xrealloc(+4 KiB) of the 6 MiB block: %p -> %p", (void *)q, (void *)r);
 	xfree(r ? r : q);
+	test_xalloc_big_moves();
 	T_SECTION("xalloc: glibc's heap advised MADV_HUGEPAGE as it grows (not under a sanitizer's allocator)");
 #ifndef __SANITIZE_ADDRESS__
 	{
