@@ -22,7 +22,7 @@
 #include "rosalloc/model/referrers.h"
 
 #define CASE_DB_APPLICATION_ID 0x61727463   /* "artc" */
-#define CASE_DB_SCHEMA_VERSION 4
+#define CASE_DB_SCHEMA_VERSION 5
 
 /* The `runs` row: what ran, when, how long. */
 struct case_db_run {

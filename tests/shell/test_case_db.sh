@@ -51,7 +51,7 @@ done
 check_db() {
 	db=$2 js=$3
 	eq "$1: integrity_check" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
-	eq "$1: application_id, user_version" "$(sqlite3 "$db" 'PRAGMA application_id; PRAGMA user_version' | tr '\n' ' ')" "1634890851 4 "
+	eq "$1: application_id, user_version" "$(sqlite3 "$db" 'PRAGMA application_id; PRAGMA user_version' | tr '\n' ' ')" "1634890851 5 "
 	eq "$1: objects = summary's" "$(sqlite3 "$db" 'SELECT count(*) FROM objects')" "$(jq .objects "$js")"
 	for st in allocated free; do
 		eq "$1: $st objects" "$(sqlite3 "$db" "SELECT count(*) FROM objects WHERE allocation = '$st'")" "$(jq .states.$st "$js")"

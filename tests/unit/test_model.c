@@ -384,7 +384,7 @@ static void test_case_db(const struct model *m, const struct reach *r)
 	T_EQ_U(st.strings, 2);                    /* "hello", "secret" */
 	T_EQ_U(st.prim_arrays, 1);
 	expect_rows(db, "PRAGMA integrity_check;", "ok\n");
-	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n4\n");
+	expect_rows(db, "PRAGMA application_id; PRAGMA user_version;", "1634890851\n5\n");
 	snprintf(want, sizeof(want), "%zu\n", m->count);
 	expect_rows(db, "SELECT count(*) FROM objects;", want);
 	expect_rows(db, "SELECT hex, value, length, compressed FROM dropped_strings;", "0x12c01300|secret|6|1\n");
