@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-static const char hex_digits[] = "0123456789abcdef";
 static const char hex_upper[] = "0123456789ABCDEF";
 
 static bool cont(uint8_t c) { return (c & 0xc0) == 0x80; }
@@ -42,8 +41,8 @@ size_t escape_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp)
 
 static void put_u_escape(struct wbuf *b, uint32_t unit)
 {
-	char u[6] = { '\\', 'u', hex_digits[unit >> 12 & 15], hex_digits[unit >> 8 & 15], hex_digits[unit >> 4 & 15],
-		      hex_digits[unit & 15] };
+	char u[6] = { '\\', 'u', hex_lower_digits[unit >> 12 & 15], hex_lower_digits[unit >> 8 & 15], hex_lower_digits[unit >> 4 & 15],
+		      hex_lower_digits[unit & 15] };
 	wbuf_put(b, u, sizeof(u));
 }
 

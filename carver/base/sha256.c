@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "carver/base/mapfile.h"
+#include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 
 /* 4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes */
@@ -190,11 +191,7 @@ void sha256_final(struct sha256 *s, uint8_t out[SHA256_DIGEST])
 
 void sha256_hex(const uint8_t d[SHA256_DIGEST], char out[SHA256_HEX])
 {
-	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < SHA256_DIGEST; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
-	}
+	hex_encode(out, d, SHA256_DIGEST);
 	out[2 * SHA256_DIGEST] = '\0';
 }
 

@@ -78,6 +78,12 @@ static inline void wbuf_str(struct wbuf *b, const char *s) { wbuf_put(b, s, strl
 #define WBUF_LIT(b, s) wbuf_put((b), (s), sizeof(s) - 1)
 void wbuf_dec(struct wbuf *b, uint64_t v);
 void wbuf_hex(struct wbuf *b, uint64_t v);
+/* The lower-case hex digits, '0'..'f' (the tool's one table of them). */
+extern const char hex_lower_digits[17];
+/* n bytes as 2n lower-case hex digits into out (no terminator), a byte's pair at a time. */
+void hex_encode(char *out, const uint8_t *d, size_t n);
+/* Appends n bytes as 2n lower-case hex digits. */
+void wbuf_hex_bytes(struct wbuf *b, const uint8_t *d, size_t n);
 /* Appends code point cp (<= 0x10ffff; surrogates are encoded as given) as UTF-8. */
 void wbuf_utf8(struct wbuf *b, uint32_t cp);
 void wbuf_printf(struct wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "carver/base/wbuf.h"
 #include "carver/native/mdebug_totals.h"
 
 void native_frame_text(const struct symz_frame *f, char *buf, size_t n)
@@ -23,11 +24,10 @@ static void native_first_bytes(struct rep *r, const struct mdebug_alloc *a)
 {
 	char hex[MDEBUG_FIRST_BYTES * 2 + 1], text[MDEBUG_FIRST_BYTES + 1];
 
-	for (uint32_t i = 0; i < a->first_len; i++) {
-		snprintf(hex + 2 * i, 3, "%02x", a->first[i]);
-		text[i] = a->first[i] >= 0x20 && a->first[i] < 0x7f ? (char)a->first[i] : '.';
-	}
+	hex_encode(hex, a->first, a->first_len);
 	hex[2 * a->first_len] = '\0';
+	for (uint32_t i = 0; i < a->first_len; i++)
+		text[i] = a->first[i] >= 0x20 && a->first[i] < 0x7f ? (char)a->first[i] : '.';
 	text[a->first_len] = '\0';
 	rep_s(r, "first_bytes_hex", hex);
 	rep_s(r, "first_bytes_text", text);

@@ -220,27 +220,6 @@ static int put_string(struct oj *j, const struct model_obj *o, struct err *e)
 	return 0;
 }
 
-/* n bytes as 2n lower-case hex digits, a byte's pair at a time through a local pointer (a
- * store of the buffer's length per digit made the loop slow: byte[]s are a heap's bulk). */
-static void put_hex_bytes(struct wbuf *b, const uint8_t *d, uint32_t n)
-{
-	static const char pairs[513] =   /* byte v's two digits at 2v */
-		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-	if (wbuf_reserve(b, 2ull * n))
-		return;
-	uint8_t *q = b->data + b->len;
-	for (uint32_t i = 0; i < n; i++)
-		memcpy(q + 2 * (size_t)i, pairs + 2 * d[i], 2);
-	b->len += 2 * (size_t)n;
-}
-
 static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 {
 	const struct art_runtime *rt = model_runtime(j->m);
@@ -265,7 +244,7 @@ static int put_array(struct oj *j, const struct model_obj *o, struct err *e)
 	}
 	if (t == 'B') {
 		WBUF_LIT(&j->line, ",\"hex\":\"");
-		put_hex_bytes(&j->line, d, n);
+		wbuf_hex_bytes(&j->line, d, n);
 		wbuf_u8(&j->line, '"');
 		return 0;
 	}

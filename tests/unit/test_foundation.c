@@ -15,6 +15,7 @@
 #include "carver/base/cursor.h"
 #include "carver/base/escape.h"
 #include "carver/base/outfile.h"
+#include "carver/base/sha256.h"
 #include "carver/base/wbuf.h"
 #include "carver/base/xalloc.h"
 #include "carver/base/hash.h"
@@ -398,6 +399,26 @@ static void test_wbuf_numbers(void)
 	}
 	printf("  %llu values, %llu differ from printf\n", (unsigned long long)n, (unsigned long long)differ);
 	T_EQ_U(differ, 0);
+
+	T_SECTION("wbuf_hex_bytes against printf's %02x for every byte value, at every length to 256");
+	{
+		uint8_t bytes[256];
+		char hex[513], sha[SHA256_HEX];
+		differ = 0;
+		for (int i = 0; i < 256; i++)
+			bytes[i] = (uint8_t)(255 - i);
+		for (size_t len = 0; len <= 256; len++) {
+			wbuf_reset(&b);
+			wbuf_hex_bytes(&b, bytes + 256 - len, len);
+			for (size_t i = 0; i < len; i++)
+				snprintf(hex + 2 * i, 3, "%02x", bytes[256 - len + i]);
+			differ += b.len != 2 * len || memcmp(b.data, hex, 2 * len);
+		}
+		printf("  257 lengths, %llu differ\n", (unsigned long long)differ);
+		T_EQ_U(differ, 0);
+		sha256_hex(bytes, sha);
+		T_CHECK(!strcmp(sha, "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0efeeedecebeae9e8e7e6e5e4e3e2e1e0"), "sha256_hex: %s", sha);
+	}
 	wbuf_release(&b);
 }
 
