@@ -112,10 +112,10 @@ static int walk_one(struct region_walk *rw, uint32_t i, const uint8_t *p, size_t
 			return rc;
 		struct walk_candidate c = { .addr = addr, .alloc = WALK_ALLOCATED, .place = WALK_REGION, .where = rbase,
 					    .index = i, .size = size };
+		uint64_t cut = 0;
 		if (off == 0 && step > n) {   /* Large, unless the objects after its start contradict it */
 			struct wk_span whole = { .p = p, .va = rbase, .n = span_avail, .poison = rw->poison };
-			uint64_t cut = wk_chain_cut(&rw->w, &rw->z, &whole, 0, step, ANOM_REGION);
-			if (cut)
+			if ((cut = wk_chain_cut(&rw->w, &rw->z, &whole, 0, step, ANOM_REGION)))
 				c.size = step = cut;
 		}
 		if (off == 0 && step > REGION_SIZE && step > s->end - rbase) {
@@ -148,10 +148,9 @@ static int walk_one(struct region_walk *rw, uint32_t i, const uint8_t *p, size_t
 			continue;
 		}
 		/* a length word the objects inside its extent contradict: cut where they start (a
-		 * Large one above) */
+		 * Large one above, once: its cut ends at the first object that contradicts it) */
 		struct wk_span span = { .p = p, .va = rbase, .n = n, .poison = rw->poison };
-		uint64_t cut = wk_chain_cut(&rw->w, &rw->z, &span, off, step, ANOM_REGION);
-		if (cut)
+		if (!cut && (cut = wk_chain_cut(&rw->w, &rw->z, &span, off, step, ANOM_REGION)))
 			c.size = step = cut;
 		if (rw->marked == 1 && walk_evidence_live(rw->w.ev, s, addr) == 0) {
 			c.flags |= WALK_F_DEAD;

@@ -244,6 +244,10 @@ static void test_region_chain(void)
 		c ? (int)c->place : -1, c ? (unsigned long long)c->size : 0);
 	T_CHECK(wf_at(&f, RBASE + 32) && wf_at(&f, RBASE + 96) && wf_at(&f, RBASE + 8416),
 		"region 0's objects after it are walked");
+	size_t cuts = 0;
+	for (size_t i = 0; i < f.sink.count; i++)
+		cuts += strstr(f.sink.v[i].msg, "object at 0x12c00000:") != NULL;
+	T_CHECK(cuts == 1, "the Large claim is cut once: %zu anomalies name it", cuts);
 	c = wf_at(&f, RBASE + RSZ);
 	T_CHECK(c && c->place == WALK_REGION_LARGE, "region 1's Large object is walked");
 	wf_release(&f);
