@@ -26,13 +26,19 @@ const struct space_probes probe_spaces = {
 	.los_info = probe_los_info,
 };
 
-static bool all_zero(const uint8_t *p, size_t n)
+/* The number of zero bytes from p (at most n), 8 at a time: a page map and its free tail are
+ * mostly zero (PM_RELEASED pages), and a whole-process image holds many such candidates. */
+static size_t zero_run(const uint8_t *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
+	size_t i = 0;
+	while (n - i >= 8 && ld_u64le(p + i) == 0)
+		i += 8;
+	while (i < n && !p[i])
+		i++;
+	return i;
 }
+
+static bool all_zero(const uint8_t *p, size_t n) { return zero_run(p, n) == n; }
 
 /* Byte i of a page map is a PageMapKind that may follow byte i - 1 (any byte may follow a
  * byte of the damaged word, which is wild). */
@@ -54,6 +60,10 @@ static bool page_map_check(const uint8_t *p, size_t n, unsigned damaged_words, s
 {
 	size_t used = 0, bad_word = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
+		if (!p[i]) {   /* PM_RELEASED may follow anything and changes nothing */
+			i += zero_run(p + i, n - i) - 1;
+			continue;
+		}
 		bool after_wild = i > 0 && (i - 1) / 4 == bad_word;
 		if (!pm_byte_ok(p, i, after_wild) && i / 4 != bad_word) {
 			if (!damaged_words || bad_word != SIZE_MAX)
