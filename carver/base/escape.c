@@ -41,8 +41,8 @@ size_t escape_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp)
 
 static void put_u_escape(struct wbuf *b, uint32_t unit)
 {
-	char u[6] = { '\\', 'u', hex_lower_digits[unit >> 12 & 15], hex_lower_digits[unit >> 8 & 15], hex_lower_digits[unit >> 4 & 15],
-		      hex_lower_digits[unit & 15] };
+	const char *x = hex_lower_digits;
+	char u[6] = { '\\', 'u', x[unit >> 12 & 15], x[unit >> 8 & 15], x[unit >> 4 & 15], x[unit & 15] };
 	wbuf_put(b, u, sizeof(u));
 }
 

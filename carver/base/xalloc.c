@@ -39,9 +39,10 @@ static int xalloc_should_fail(void)
  * no block gets a mapping of its own (glibc's threshold starts at 128 KiB: each such block
  * was faulted in page by page and unmapped when freed); the break moves by XALLOC_HEAP_STEP
  * at a time and is given back only past twice that, so that a freed block's pages serve the
- * next one; and every stretch the break grows by is advised MADV_HUGEPAGE (xalloc_heap_grew).  The pad costs no memory
- * until used.  Measured on realart-full cc-nodes-nogc-full, heap.hprof alone: 7,000 faults
- * before; 3,300 with the heap set up but not advised; 1,100 advised too. */
+ * next one; and every stretch the break grows by is advised MADV_HUGEPAGE (xalloc_heap_grew).
+ * The pad costs no memory until used.  Measured on realart-full cc-nodes-nogc-full,
+ * heap.hprof alone: 7,000 faults before; 3,300 with the heap set up but not advised; 1,100
+ * advised too. */
 enum { XALLOC_BIG = 4 << 20, XALLOC_HUGE_PAGE = 2 << 20, XALLOC_HEAP_STEP = 32 << 20 };
 static _Atomic int xalloc_ready;
 static _Atomic uintptr_t xalloc_heap_end;   /* the break up to which the heap is advised */
@@ -93,7 +94,7 @@ static void *xalloc_advise(void *p, size_t n)
  * xrealloc tell them from glibc's; only a pointer on a 2 MiB boundary is looked up.  Under
  * a sanitizer they stay glibc's (posix_memalign, grown by copy), which it checks. */
 #ifdef __SANITIZE_ADDRESS__
-enum { XALLOC_OWN_MAPPINGS = 1 };
+enum { XALLOC_OWN_MAPPINGS = 0 };
 #else
 enum { XALLOC_OWN_MAPPINGS = 1 };
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "carver/base/bsearch.h"
 #include "carver/base/ck.h"
@@ -31,7 +32,17 @@ void img_init_empty(struct image *img, const char *label)
 		img->label_nomem_ = true;
 	}
 	img->sorted_ = true;
-	img->keep_ = IMG_KEEP_BYTES;
+	img->keep_ = img_keep_default();
+}
+
+/* IMG_KEEP_BYTES, or a quarter of the machine's memory when that is more: an image that fits
+ * the page cache with room to spare gains nothing from releasing its pages (they stay cached,
+ * and charged, either way), while each release costs the next pass a fault per 64 KiB. */
+uint64_t img_keep_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t quarter = pages > 0 && page > 0 ? (uint64_t)pages / 4 * (uint64_t)page : 0;
+	return quarter > IMG_KEEP_BYTES ? quarter : IMG_KEEP_BYTES;
 }
 
 void img_set_keep(struct image *img, uint64_t bytes) { img->keep_ = bytes; }

@@ -91,12 +91,14 @@ struct img_drop {
 };
 
 enum { IMG_DROP_STEP = 8 << 20 };   /* bytes passed between two releases */
-/* img_drop keeps the pages of an image whose mapped files hold at most this many data bytes:
- * each release was read again by the next pass at a page fault per 64 KiB (the kernel's
- * fault-around), three to four passes per carve, most of a heap.hprof carve's faults on the
- * file (issue 24); the page cache keeps those pages anyway, so releasing them only bounds
- * the resident set of an image too big for memory. */
+/* img_drop keeps the pages of an image whose mapped files hold at most this many data bytes,
+ * or a quarter of the machine's memory when that is more (img_keep_default): each release
+ * was read again by the next pass at a page fault per 64 KiB (the kernel's fault-around),
+ * three to four passes per carve, most of a heap.hprof carve's faults on the file (issue
+ * 24); the page cache keeps those pages anyway, so releasing them only bounds the resident
+ * set of an image too big for memory. */
 enum { IMG_KEEP_BYTES = 256 << 20 };
+uint64_t img_keep_default(void);
 
 struct img_open_opts {
 	const char *maps_path; /* --maps, may be NULL */

@@ -417,7 +417,8 @@ static void test_wbuf_numbers(void)
 		printf("  257 lengths, %llu differ\n", (unsigned long long)differ);
 		T_EQ_U(differ, 0);
 		sha256_hex(bytes, sha);
-		T_CHECK(!strcmp(sha, "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0efeeedecebeae9e8e7e6e5e4e3e2e1e0"), "sha256_hex: %s", sha);
+		T_CHECK(!strcmp(sha, "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0efeeedecebeae9e8e7e6e5e4e3e2e1e0"),
+			"sha256_hex: %s", sha);
 	}
 	wbuf_release(&b);
 }
@@ -497,7 +498,8 @@ static void test_xalloc_big_moves(void)
 	for (size_t i = 0; i < LEN; i += 4096)
 		p[i] = (uint8_t)(i / 4096 * 7 + 1);
 	/* the 2 MiB past the block taken, so that it cannot grow where it is */
-	wall = mmap(p + xalloc_usable(p), 2 * MIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	wall = mmap(p + xalloc_usable(p), 2 * MIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		    -1, 0);
 	getrusage(RUSAGE_SELF, &before);
 	q = xrealloc(p, 3 * LEN);
 	getrusage(RUSAGE_SELF, &after);

@@ -812,6 +812,22 @@ static void test_drop_keep(void)
 	T_CHECK(kept == 0, "kept: no fault after img_drop of a %d-byte image", N);
 	T_CHECK(released > 0, "released with keep 0: faulted in again");
 	img_close(&img);
+
+	T_SECTION("img_drop's default budget: IMG_KEEP_BYTES or a quarter of MemTotal (/proc/meminfo)");
+	unsigned long long kb = 0;
+	FILE *mi = fopen("/proc/meminfo", "r");
+	char line[256];
+	while (mi && fgets(line, sizeof(line), mi))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (mi)
+		fclose(mi);
+	uint64_t quarter = (uint64_t)kb * 1024 / 4, want = quarter > IMG_KEEP_BYTES ? quarter : IMG_KEEP_BYTES;
+	uint64_t got = img_keep_default(), slack = want / 100;   /* MemTotal omits what the kernel reserved */
+	printf("   MemTotal %llu kB: budget %llu bytes, expected about %llu\n", kb, (unsigned long long)got,
+	       (unsigned long long)want);
+	T_CHECK(kb > 0 && got >= IMG_KEEP_BYTES && got + slack >= want && got <= want + want / 10,
+		"budget %llu bytes for MemTotal %llu kB", (unsigned long long)got, kb);
 }
 
 /* img_drop releases mapped file pages only: the bytes read the same after it, and bytes held
