@@ -444,6 +444,12 @@ static void test_numbers(void)
 	for (unsigned i = 0; i < 10000; i++, tried += 6)
 		bad += real_both(&b, (double)(rnd_next(&s) % 2000001) / 1000.0) +
 		       real_both(&b, (double)(int64_t)(rnd_next(&s) % 100000000000000000ull));
+	/* powers of two (an interval half as wide below) and decimals of 16 digits, the two
+	 * cases around dec_json_real's single test at 16 digits */
+	for (int e = -1074; e <= 1023; e++, tried += 6)
+		bad += real_both(&b, ldexp(1, e)) + real_both(&b, nextafter(ldexp(1, e), INFINITY));
+	for (unsigned i = 0; i < 20000; i++, tried += 3)
+		bad += real_both(&b, (double)(rnd_next(&s) % 10000000000000000ull) * pow(10, (int)(rnd_next(&s) % 40) - 20));
 	tried += 15;
 	bad += real_both(&b, 5e-324) + real_both(&b, 2.2250738585072014e-308) + real_both(&b, 1.7976931348623157e308) +
 	       real_both(&b, 0.0001) + real_both(&b, 0.00001);
