@@ -183,6 +183,17 @@ static void g_format(char s[40], bool neg, const char *d, int prec, int x)
 	s[n] = '\0';
 }
 
+#if LDBL_MANT_DIG >= 64
+/* 2^n for n in -1074 .. 1023 (a double's range, subnormals included), from its bits. */
+static long double pow2_exact(int n)
+{
+	uint64_t bits = n >= -1022 ? (uint64_t)(n + 1023) << 52 : 1ull << (n + 1074);
+	double p;
+	memcpy(&p, &bits, sizeof(p));
+	return p;
+}
+#endif
+
 /* Whether the candidate m * 10^k (m < 10^17) reads back (strtod, and for a float the
  * rounding to float) to v: 1 yes, 0 no, -1 too close to call (then strtod decides).  In long
  * double, m and 10^k (|k| <= 27) are exact and their product or quotient is off by 2^-64 of
@@ -195,11 +206,9 @@ static int reads_back(uint64_t m, int k, double v, bool is_float)
 	double f = frexp(fabs(v), &e);
 	if (k < -27 || k > 27 || f == 0.5 || e < (is_float ? -124 : -1020))
 		return -1;
-	long double t = 1, a = fabs(v);
-	for (int i = 0; i < (k < 0 ? -k : k); i++)
-		t *= 10;
+	long double a = fabs(v), t = pow10_exact[k < 0 ? -k : k];
 	long double c = k >= 0 ? (long double)m * t : (long double)m / t;
-	long double half = ldexpl(1, e - (is_float ? 24 : 53) - 1);
+	long double half = pow2_exact(e - (is_float ? 24 : 53) - 1);
 	/* a float's candidate goes through a double first: keep clear of that rounding too */
 	long double d = fabsl(c - a), slack = a * (is_float ? 0x1p-50L : 0x1p-60L);
 	if (d < half - slack)
@@ -212,30 +221,36 @@ static int reads_back(uint64_t m, int k, double v, bool is_float)
 	return -1;
 }
 
-/* Whether "%.*g"'s text buf, of prec digits d and exponent x, reads back to v. */
-static bool g_reads_back(const char *buf, const char *d, int prec, int x, double v, bool is_float)
-{
-	uint64_t m = 0;
-	for (int i = 0; d && i < prec; i++)
-		m = m * 10 + (uint64_t)(d[i] - '0');
-	int r = d ? reads_back(m, x - prec + 1, v, is_float) : -1;
-	if (r >= 0)
-		return r == 1;
-	double back = strtod(buf, NULL);
-	return is_float ? (float)back == (float)v : back == v;
-}
-
-/* The "%.*g" text of v at prec digits into buf; whether it reads back to v. */
-static bool real_candidate(const struct real_digits *r, double v, int prec, bool is_float, char buf[40])
+/* The "%.*g" text of v at prec digits into buf. */
+static void real_text(const struct real_digits *r, double v, int prec, char buf[40])
 {
 	char d[17];
 	int x = 0;
-	bool made = round_digits(r, prec, d, &x);
-	if (made)
+	if (round_digits(r, prec, d, &x))
 		g_format(buf, r->neg, d, prec, x);
 	else
 		snprintf(buf, 40, "%.*g", prec, v);
-	return g_reads_back(buf, made ? d : NULL, prec, x, v, is_float);
+}
+
+/* Whether v's "%.*g" text at prec digits reads back to v; when it does, the text is in buf
+ * (a candidate that does not is decided from its digits, mostly without being written). */
+static bool real_candidate(const struct real_digits *r, double v, int prec, bool is_float, char buf[40])
+{
+	char d[17];
+	int x = 0, fits = -1;
+	if (round_digits(r, prec, d, &x)) {
+		uint64_t m = 0;
+		for (int i = 0; i < prec; i++)
+			m = m * 10 + (uint64_t)(d[i] - '0');
+		if ((fits = reads_back(m, x - prec + 1, v, is_float)) == 0)
+			return false;
+		g_format(buf, r->neg, d, prec, x);
+	} else
+		snprintf(buf, 40, "%.*g", prec, v);
+	if (fits == 1)
+		return true;
+	double back = strtod(buf, NULL);
+	return is_float ? (float)back == (float)v : back == v;
 }
 
 void dec_json_real(struct wbuf *b, double v, bool is_float)
@@ -271,14 +286,14 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 	 * back, 15 do not either, and 17 always do.  So the double that needs all 17 (most
 	 * values that are not round) costs one test instead of three; the text is the same. */
 	if (!is_float && frexp(fabs(v), &e2) != 0.5 && !real_candidate(&r, v, 16, false, buf)) {
-		real_candidate(&r, v, 17, false, buf);
+		real_text(&r, v, 17, buf);
 		wbuf_put(b, buf, strlen(buf));
 		return;
 	}
 	while (prec < 17 && !real_candidate(&r, v, prec, is_float, buf))
 		prec++;
 	if (prec == 17)
-		real_candidate(&r, v, 17, is_float, buf);
+		real_text(&r, v, 17, buf);
 	wbuf_put(b, buf, strlen(buf));
 }
 
