@@ -555,11 +555,18 @@ int dec_each_field(struct dec *d, size_t obj, dec_value_fn fn, void *arg, struct
 	const uint8_t *bytes = object_bytes(d, o, &own, &rc, e);
 	if (rc)
 		return rc;
+	/* each value starts as a copy of one cleared outside the loop: clearing it per field
+	 * compiled to `rep stos`, whose start-up was 6% of an objects.jsonl carve's CPU */
+	const struct dec_value blank = { .obj = MODEL_NONE };
 	for (uint32_t i = 0; i < p->n && rc == 0; i++) {
 		const struct dec_field *f = &p->f[i];
-		struct dec_value v = { .name = f->name, .type = f->type, .java_type = f->java_type,
-				       .offset = f->offset, .obj = MODEL_NONE, .json_key = f->json_key,
-				       .json_key_len = f->json_key_len };
+		struct dec_value v = blank;
+		v.name = f->name;
+		v.type = f->type;
+		v.java_type = f->java_type;
+		v.offset = f->offset;
+		v.json_key = f->json_key;
+		v.json_key_len = f->json_key_len;
 		if (!f->t)
 			field_unread("the field's type is unknown", &v);
 		else if (f->offset == RT_OFFSET_UNKNOWN)
