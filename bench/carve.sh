@@ -20,7 +20,8 @@
 # carve takes over the holes too).  Goal: full within 1.5x of trimmed CPU.
 #   CARVE_BENCH_MB     object bytes per synthetic image (default 2048)
 #   CARVE_BENCH_THREADS  --threads of the synthetic carves (default 2; the real captures: 1)
-#   CARVE_BENCH_ONLY   "pairs": only the pair table; "synth": only the synthetic images
+#   CARVE_BENCH_ONLY   "pairs": only the pair table; "synth": only the synthetic images; "real":
+#                      only the real captures
 # Per image also what each output other than heap.hprof adds (CPU, size, bytes per object) and
 # the whole default carve with every output, in MB of heap per CPU second.
 set -eu
@@ -178,11 +179,11 @@ fi
 	[ -z "$not_hprof" ] || outputs "$(basename "$d")" "$tmp/core" "$d/maps.txt"
 	rm -f "$tmp/core"
 done
-for ver in 7.1 11; do
+[ "${CARVE_BENCH_ONLY:-}" = real ] || for ver in 7.1 11; do
 	out=$tmp/synth-$ver
 	build/synth --version "$ver" --bits 64 --seed 1 --size "$mb" --truth no --out "$out" >/dev/null
 	bench "synthetic $ver ($mb MB of objects)" "$out/core" "$out/maps" "$threads"
 	[ -z "$not_hprof" ] || outputs "synthetic $ver" "$out/core" "$out/maps" "$threads"
 	rm -rf "$out"
 done
-[ "${CARVE_BENCH_ONLY:-}" = synth ] || pairs
+[ "${CARVE_BENCH_ONLY:-}" = synth ] || [ "${CARVE_BENCH_ONLY:-}" = real ] || pairs
