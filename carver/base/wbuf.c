@@ -155,8 +155,6 @@ void wbuf_dec(struct wbuf *b, uint64_t v)
 	wbuf_dec_digits(b->data + b->len, v);
 }
 
-/* The digits written straight into the buffer, their count known first (an address per
- * value in objects.jsonl). */
 const char hex_lower_digits[17] = "0123456789abcdef";
 
 /* A byte's two digits at a time (a store per digit made hex_encode slow: byte[]s are a
@@ -185,6 +183,8 @@ void wbuf_hex_bytes(struct wbuf *b, const uint8_t *d, size_t n)
 	b->len += len;
 }
 
+/* The digits written straight into the buffer, their count known first (an address per
+ * value in objects.jsonl). */
 void wbuf_hex(struct wbuf *b, uint64_t v)
 {
 	const char *hex = hex_lower_digits;
