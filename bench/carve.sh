@@ -75,11 +75,11 @@ bench() {
 }
 
 # outputs NAME CORE MAPS [THREADS]: CPU time, size and bytes per object each other output adds to
-# heap.hprof alone, then the whole default carve (every output) in MB of heap per CPU second
-# outputs NAME CORE MAPS [THREADS]: needs room for every output at once (the default carve):
-# about 1,600 bytes per object (case.db ~530, objects.jsonl ~710, heap.hprof ~130 on the
-# synthetic heaps), checked against the free space of $tmp from the object count of the
-# heap.hprof run just made (carve.json); skipped, and said so, when it does not fit.
+# heap.hprof alone, then the whole default carve (every output) in MB of heap per CPU second.
+# That carve needs room for every output at once: about 1,600 bytes per object (case.db ~530,
+# objects.jsonl ~710, heap.hprof ~130 on the synthetic heaps), checked against the free space
+# of $tmp from the object count of the heap.hprof run just made (carve.json); skipped, and
+# said so, when it does not fit.
 outputs() {
 	objs=$(sed -n 's/.*"objects": \([0-9]*\),.*/\1/p' "$tmp/carve.json" | head -n 1)
 	need_mb=$(( ${objs:-0} * 1600 / 1000000 + 1 ))

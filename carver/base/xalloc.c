@@ -155,14 +155,20 @@ static int xalloc_block_set(void *was, void *p, size_t len)
 	return rc;
 }
 
-static void xalloc_block_drop(void *p)
+/* Takes p off the list: its length, 0 when p is not a big block (one lookup, one lock). */
+static size_t xalloc_block_take(void *p)
 {
-	size_t i;
+	size_t i, len = 0;
 
+	if (!XALLOC_OWN_MAPPINGS || !p || !xalloc_is_aligned(p))
+		return 0;
 	pthread_mutex_lock(&xalloc_blocks_lock);
-	if ((i = xalloc_block_of(p)) < xalloc_nblocks)
+	if ((i = xalloc_block_of(p)) < xalloc_nblocks) {
+		len = xalloc_blocks[i].len;
 		xalloc_blocks[i] = xalloc_blocks[--xalloc_nblocks];
+	}
 	pthread_mutex_unlock(&xalloc_blocks_lock);
+	return len;
 }
 
 /* n rounded up to whole huge pages; 0 on overflow. */
@@ -319,14 +325,12 @@ void *xmalloc_aligned(size_t align, size_t n)
 
 void xfree(void *p)
 {
-	size_t len = xalloc_block_len(p);
+	size_t len = xalloc_block_take(p);
 
-	if (!len) {
+	if (len)
+		munmap(p, len);
+	else
 		free(p);
-		return;
-	}
-	xalloc_block_drop(p);
-	munmap(p, len);
 }
 
 int xalloc_grow(void *arrp, size_t *cap, size_t need, size_t size, size_t init)

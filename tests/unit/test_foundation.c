@@ -511,8 +511,8 @@ static void test_xalloc_big_moves(void)
 	T_CHECK(q && ((uintptr_t)q & (2 * MIB - 1)) == 0 && xalloc_usable(q) >= 3 * (size_t)LEN,
 		"at %p on a 2 MiB boundary, %zu usable bytes", (void *)q, xalloc_usable(q));
 #ifndef __SANITIZE_ADDRESS__
-	T_CHECK(after.ru_minflt - before.ru_minflt < 16, "%ld page faults moving 64 MiB (a copy faults 32 huge pages or more)",
-		after.ru_minflt - before.ru_minflt);
+	T_CHECK(after.ru_minflt - before.ru_minflt < 16,
+		"%ld page faults moving 64 MiB (a copy faults 32 huge pages or more)", after.ru_minflt - before.ru_minflt);
 #endif
 	if (wall != MAP_FAILED)
 		munmap(wall, 2 * MIB);
