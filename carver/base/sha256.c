@@ -200,10 +200,11 @@ int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, st
 	return sha256_file_progress(path, out, size, NULL, 0, e);
 }
 
+static const uint8_t zero[1u << 16];
+
 /* n zero bytes (a hole of the file) from a static block: nothing is read, no page is touched */
 static void sha256_zeros(struct sha256 *s, uint64_t n, struct progress *p, uint64_t base)
 {
-	static const uint8_t zero[1u << 16];
 	while (n) {
 		size_t take = n < sizeof(zero) ? (size_t)n : sizeof(zero);
 		sha256_update(s, zero, take);
@@ -272,20 +273,28 @@ static int sha256_stream(struct sha256 *s, int fd, const char *path, struct prog
 	}
 }
 
+/* path opened for reading into *fd, with its status; 0 or -ERR_IO (nothing left open) */
+static int sha256_open(const char *path, int *fd, struct stat *st, struct err *e)
+{
+	int rc;
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(*fd, st) == 0)
+		return 0;
+	rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+	close(*fd);
+	return rc;
+}
+
 int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
 			 uint64_t base, struct err *e)
 {
 	struct sha256 s;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	int fd, rc = sha256_open(path, &fd, &st, e);
 
-	if (fd < 0)
-		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0) {
-		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
-		close(fd);
+	if (rc)
 		return rc;
-	}
 	sha256_init(&s);
 	if (S_ISREG(st.st_mode))
 		rc = sha256_sparse(&s, fd, path, (uint64_t)st.st_size, p, base, e);
@@ -299,11 +308,149 @@ int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t 
 	return 0;
 }
 
+/* v into the message as 8 bytes, big-endian */
+static void sha256_be64(struct sha256 *s, uint64_t v)
+{
+	uint8_t be[8];
+	for (unsigned i = 0; i < 8; i++)
+		be[i] = (uint8_t)(v >> (56 - 8 * i));
+	sha256_update(s, be, sizeof(be));
+}
+
+/* The page digest (sha256.h): each non-zero page of [off, off + n) of buf, which holds the
+ * file's bytes from off, a multiple of SHA256_PAGE; n is whole pages but at the file's end. */
+static void pages_put(struct sha256 *s, const uint8_t *buf, uint64_t off, size_t n)
+{
+	for (size_t at = 0; at < n; at += SHA256_PAGE) {
+		size_t take = n - at < SHA256_PAGE ? n - at : SHA256_PAGE;
+		if (!memcmp(buf + at, zero, take))
+			continue;
+		sha256_be64(s, off + at);
+		sha256_update(s, buf + at, take);
+	}
+}
+
+/* Reads up to n bytes into buf, at off (at false: where fd is), as many as there are: fewer
+ * only at the end of the file.  The count, or -1 with errno. */
+static ssize_t sha256_read_full(int fd, uint8_t *buf, size_t n, bool at, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = at ? pread(fd, buf + got, n - got, (off_t)(off + got)) : read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* [from, to) of a regular file, from a page boundary, into the page digest; -ERR_IO when it
+ * does not read or ends early (the file shrank) */
+static int pages_read_run(struct sha256 *s, int fd, const char *path, uint64_t from, uint64_t to, uint8_t *buf,
+			  size_t cap, struct progress *p, uint64_t base, struct err *e)
+{
+	while (from < to) {
+		size_t want = to - from < cap ? (size_t)(to - from) : cap;
+		ssize_t n = sha256_read_full(fd, buf, want, true, from);
+		if (n < 0)
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+		if ((size_t)n < want)
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: it shrank while read", path);
+		pages_put(s, buf, from, want);
+		from += want;
+		progress_to(p, base + from);
+	}
+	return 0;
+}
+
+/* A regular file of size bytes: the pages that its data runs touch; a hole reads as zero,
+ * so its pages are skipped unread. */
+static int pages_sparse(struct sha256 *s, int fd, const char *path, uint64_t size, struct progress *p,
+			uint64_t base, struct err *e)
+{
+	uint8_t buf[1u << 16];
+	struct mapfile_extent *run;
+	size_t runs;
+	uint64_t next = 0;   /* the first page not hashed yet */
+	int rc = mapfile_find_extents(fd, size, true, &run, &runs, e);
+
+	for (size_t i = 0; rc == 0 && i < runs; i++) {
+		uint64_t from = run[i].off & ~(uint64_t)(SHA256_PAGE - 1);
+		uint64_t to = size - run[i].end < SHA256_PAGE ? size
+			      : (run[i].end + SHA256_PAGE - 1) & ~(uint64_t)(SHA256_PAGE - 1);
+		if (from < next)
+			from = next;
+		if (from < to) {
+			rc = pages_read_run(s, fd, path, from, to, buf, sizeof(buf), p, base, e);
+			next = to;
+		}
+	}
+	xfree(run);
+	progress_to(p, base + size);
+	return rc;
+}
+
+/* Anything else (a pipe, a device): read to its end; *size the bytes it held. */
+static int pages_stream(struct sha256 *s, int fd, const char *path, uint64_t *size, struct progress *p,
+			uint64_t base, struct err *e)
+{
+	uint8_t buf[1u << 16];
+	for (*size = 0;;) {
+		ssize_t n = sha256_read_full(fd, buf, sizeof(buf), false, 0);
+		if (n < 0)
+			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+		pages_put(s, buf, *size, (size_t)n);
+		*size += (uint64_t)n;
+		progress_to(p, base + *size);
+		if ((size_t)n < sizeof(buf))
+			return 0;
+	}
+}
+
+int sha256_pages_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
+			       uint64_t base, struct err *e)
+{
+	struct sha256 s;
+	struct stat st;
+	int fd, rc = sha256_open(path, &fd, &st, e);
+
+	if (rc)
+		return rc;
+	sha256_init(&s);
+	if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+		rc = pages_sparse(&s, fd, path, *size, p, base, e);
+	} else {
+		rc = pages_stream(&s, fd, path, size, p, base, e);
+	}
+	close(fd);
+	if (rc)
+		return rc;
+	sha256_be64(&s, *size);
+	sha256_final(&s, out);
+	return 0;
+}
+
+void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out[SHA256_TEXT])
+{
+	size_t at = 0;
+	if (kind == SHA256_KIND_PAGES) {
+		memcpy(out, SHA256_PAGES_PREFIX, sizeof(SHA256_PAGES_PREFIX) - 1);
+		at = sizeof(SHA256_PAGES_PREFIX) - 1;
+	}
+	sha256_hex(d, out + at);
+}
+
 int sha256_memo_file(struct sha256_memo *m, const char *path, struct progress *p, uint64_t base, struct err *e)
 {
 	if (m->done)   /* read only: case.db and report.html ask at once on two threads */
 		return 0;
-	int rc = sha256_file_progress(path, m->digest, &m->size, p, base, e);
+	int rc = m->kind == SHA256_KIND_PAGES ? sha256_pages_file_progress(path, m->digest, &m->size, p, base, e)
+					       : sha256_file_progress(path, m->digest, &m->size, p, base, e);
 	m->done = rc == 0;
 	return rc;
 }

@@ -39,14 +39,44 @@ int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, st
 int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
 			 uint64_t base, struct err *e);
 
+/* The page digest of a file (carve --digest pages): the SHA-256 of its non-zero pages with
+ * their offsets, so that holes and zero pages are never hashed (a whole-process core is
+ * gigabytes of reserved, untouched address space around a heap of megabytes).  The message
+ * hashed is, for each SHA256_PAGE-byte page of the file that holds a non-zero byte, in file
+ * order, its offset (8 bytes, big-endian) then its bytes (the last page of the file may be
+ * shorter); then the file's size (8 bytes, big-endian).  Given the size the message parses
+ * back into the file, so two files share a page digest only if SHA-256 collides; it depends
+ * on the bytes alone, not on which runs the file system stores (a sparse copy and a full
+ * one agree).  It is not sha256sum's digest: where it is recorded it is written as
+ * SHA256_PAGES_PREFIX + hex. */
+#define SHA256_PAGE 4096u
+#define SHA256_PAGES_PREFIX "pages-sha256:"
+/* The longest digest text: the prefix, 64 hex digits, the NUL. */
+#define SHA256_TEXT (sizeof(SHA256_PAGES_PREFIX) - 1 + SHA256_HEX)
+
+enum sha256_kind {
+	SHA256_KIND_FILE,    /* every byte: sha256sum's digest (the default) */
+	SHA256_KIND_PAGES,   /* the page digest above */
+};
+
+/* Page digest and size of the file at path: of a regular file only the pages of its data
+ * runs are read (SEEK_DATA / SEEK_HOLE), zero ones skipped; anything else is read to its end.
+ * Moves p (may be NULL) to base + the offset reached.  0 or -ERR_IO. */
+int sha256_pages_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
+			       uint64_t base, struct err *e);
+/* A digest as text: hex, after SHA256_PAGES_PREFIX for a page digest. */
+void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out[SHA256_TEXT]);
+
 /* A file's digest and size on disk, kept once computed: a run asks for each input's more than
  * once (case.db, report.html) and hashes it once. */
 struct sha256_memo {
 	uint8_t digest[SHA256_DIGEST];
 	uint64_t size;
+	enum sha256_kind kind;   /* which digest: set before the first sha256_memo_file */
 	bool done;
 };
-/* sha256_file_progress the first time (m->done false), then what m remembers. */
+/* sha256_file_progress (or sha256_pages_file_progress, by m->kind) the first time (m->done
+ * false), then what m remembers. */
 int sha256_memo_file(struct sha256_memo *m, const char *path, struct progress *p, uint64_t base, struct err *e);
 
 #endif

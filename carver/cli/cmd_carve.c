@@ -20,8 +20,11 @@ enum { TOP_CLASSES = 10, SAMPLE_STRINGS = 10, SAMPLE_CHARS = 80 };
 struct carve_cli {
 	bool json, android, quiet, native, force, all_classes;
 	const char *maps, *out, *include, *art_version, *skip, *symbols, *native_options, *yara;
+	const char *digest;   /* NULL: file */
 	uint64_t threads;   /* 0: not given */
 };
+
+static const char *const carve_digests[] = { "file", "pages", NULL };
 
 enum { CARVE_THREADS_MAX = 64, CARVE_THREADS_DEFAULT_MAX = 8 };
 
@@ -41,6 +44,7 @@ static const struct opt carve_opts[] = {
 	OPT_ROW_STRING("--native-options", struct carve_cli, native_options, "malloc_debug options"),
 	OPT_ROW_UINT("--threads", struct carve_cli, threads, "a number of threads", 1, CARVE_THREADS_MAX),
 	OPT_ROW_STRING("--yara", struct carve_cli, yara, "a file of YARA rules"),
+	OPT_ROW_CHOICE("--digest", struct carve_cli, digest, "file or pages", carve_digests),
 	OPT_ROW_END,
 };
 static const char *const carve_pos[] = { "IMAGE", NULL };
@@ -479,6 +483,7 @@ int cmd_carve(int argc, char **argv)
 	o.art_version = cl.art_version;
 	o.out_dir = cl.out;
 	o.force = cl.force;
+	o.digest = cl.digest && !strcmp(cl.digest, "pages") ? SHA256_KIND_PAGES : SHA256_KIND_FILE;
 	o.hprof.android = cl.android;
 	/* default: every online CPU, up to 8 (six outputs and the hashing are the jobs) */
 	o.threads = cl.threads ? (unsigned)cl.threads

@@ -96,7 +96,16 @@ static struct sha256_memo *img_input_digest(const struct image *img, size_t i)
 	return i == img->file_count_ ? img->listing_digest_ : NULL;
 }
 
-int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e)
+void img_set_digest(struct image *img, enum sha256_kind kind)
+{
+	img->digest_ = kind;
+	for (size_t i = 0; i < img->file_count_; i++)
+		img->files_[i].digest.kind = kind;
+	if (img->listing_digest_)
+		img->listing_digest_->kind = kind;
+}
+
+int img_input_sha256(const struct image *img, size_t i, char out[SHA256_TEXT], uint64_t *size, struct err *e)
 {
 	const char *path = img_input_path(img, i);
 	struct sha256_memo *m = img_input_digest(img, i);
@@ -106,14 +115,15 @@ int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGES
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: no input file %zu", img->path, i);
 	if ((rc = sha256_memo_file(m, path, NULL, 0, e)))
 		return rc;
-	memcpy(out, m->digest, SHA256_DIGEST);
+	sha256_text(m->kind, m->digest, out);
 	*size = m->size;
 	return 0;
 }
 
-int img_sha256(const struct image *img, uint8_t out[SHA256_DIGEST], struct err *e)
+int img_sha256(const struct image *img, char out[SHA256_TEXT], struct err *e)
 {
 	struct sha256 all;
+	uint8_t d[SHA256_DIGEST];
 	uint64_t size;
 	int rc;
 
@@ -123,19 +133,18 @@ int img_sha256(const struct image *img, uint8_t out[SHA256_DIGEST], struct err *
 		return img_input_sha256(img, 0, out, &size, e);
 	sha256_init(&all);
 	for (size_t i = 0; i < img->file_count_; i++) {
-		uint8_t d[SHA256_DIGEST];
-		char hex[SHA256_HEX];
+		char text[SHA256_TEXT];
 		const char *path = img_input_path(img, i), *base = strrchr(path, '/');
-		if ((rc = img_input_sha256(img, i, d, &size, e)))
+		if ((rc = img_input_sha256(img, i, text, &size, e)))
 			return rc;
-		sha256_hex(d, hex);
 		base = base ? base + 1 : path;
-		sha256_update(&all, hex, SHA256_HEX - 1);
+		sha256_update(&all, text, strlen(text));
 		sha256_update(&all, "  ", 2);
 		sha256_update(&all, base, strlen(base));
 		sha256_update(&all, "\n", 1);
 	}
-	sha256_final(&all, out);
+	sha256_final(&all, d);
+	sha256_text(img->digest_, d, out);
 	return 0;
 }
 
@@ -209,6 +218,7 @@ int img_map_file(struct image *img, const char *path, const uint8_t **data, size
 	}
 	*data = img->files_[img->file_count_].data;
 	*len = img->files_[img->file_count_].len;
+	img->files_[img->file_count_].digest.kind = img->digest_;
 	img->file_count_++;
 	return 0;
 }
@@ -901,6 +911,7 @@ static int img_listing(struct image *img, const char *path, const struct img_ope
 	if (!(img->listing = img_strdup(img, found, strlen(found))) ||
 	    !(img->listing_digest_ = xcalloc(1, sizeof(*img->listing_digest_))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", found);
+	img->listing_digest_->kind = img->digest_;
 	return maps_load(m, found, e);
 }
 

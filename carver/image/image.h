@@ -62,6 +62,7 @@ struct image {
 	const struct img_thread *threads;  /* threads the container names, in its order (cores only) */
 	const char *listing;       /* path of the maps listing joined (--maps or the dump's own), NULL if none */
 	struct sha256_memo *listing_digest_;   /* private: the listing's digest once asked (with listing) */
+	enum sha256_kind digest_;  /* private: which digest of the input files (img_set_digest) */
 	size_t thread_count;
 	/* bytes the container lists but its file does not hold (a core cut short: the segments
 	 * past the end keep their addresses, uncaptured); 0 when whole */
@@ -135,14 +136,20 @@ void img_note_cut(struct image *img, uint64_t va, uint64_t lost, const char *fmt
  * end; the paths are owned by the image. */
 size_t img_input_count(const struct image *img);
 const char *img_input_path(const struct image *img, size_t i);
-/* SHA-256 and size on disk of input file i (read in blocks the first time, its holes unread,
- * then remembered: case.db and report.html both list them).  -ERR_IO when it does not read. */
-int img_input_sha256(const struct image *img, size_t i, uint8_t out[SHA256_DIGEST], uint64_t *size, struct err *e);
-/* The image's identity, as every carve output records it: the SHA-256 of its one mapped
+/* Which digest img_input_sha256 and img_sha256 take of every input file: SHA-256 of every
+ * byte (SHA256_KIND_FILE, as opened) or the page digest (carve --digest pages, sha256.h).
+ * Before the first input is hashed. */
+void img_set_digest(struct image *img, enum sha256_kind kind);
+/* Digest text (sha256_text: hex, or the page digest's prefix and hex) and size on disk of
+ * input file i (read in blocks the first time, its holes unread, then remembered: case.db
+ * and report.html both list them).  -ERR_IO when it does not read. */
+int img_input_sha256(const struct image *img, size_t i, char out[SHA256_TEXT], uint64_t *size, struct err *e);
+/* The image's identity, as every carve output records it: the digest text of its one mapped
  * file (an ELF core; the maps listing is not part of it), or, for an image of several files,
- * the SHA-256 of their `sha256sum` listing ("HEX  BASENAME\n" per file, in the order opened),
- * so that a renamed folder keeps it.  -ERR_IO when a file does not read. */
-int img_sha256(const struct image *img, uint8_t out[SHA256_DIGEST], struct err *e);
+ * the digest of the `sha256sum`-style listing of their digest texts ("TEXT  BASENAME\n" per
+ * file, in the order opened; with the page digest's prefix when the inputs have it), so that
+ * a renamed folder keeps it.  -ERR_IO when a file does not read. */
+int img_sha256(const struct image *img, char out[SHA256_TEXT], struct err *e);
 /* Bytes of the mapped input files (the maps listing aside): img_inputs_hash's work. */
 uint64_t img_inputs_bytes(const struct image *img);
 /* Hashes every input file not hashed yet (the listing too), so img_input_sha256 answers from

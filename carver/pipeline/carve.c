@@ -321,11 +321,10 @@ static bool wanted(const struct carve_opts *o, unsigned i)
  * every output records (carve_dir.h) */
 static int hash_inputs(struct carve *c, struct progress *p, struct err *e)
 {
-	uint8_t d[SHA256_DIGEST];
 	double t = now();
 	int rc = img_inputs_hash(&c->img, p, e);
-	if (rc == 0 && (rc = img_sha256(&c->img, d, e)) == 0)
-		sha256_hex(d, c->image_sha256);
+	if (rc == 0)
+		rc = img_sha256(&c->img, c->image_sha256, e);
 	timed(c, CARVE_PHASE_INPUT_HASH, t);   /* its own element: written by this thread only */
 	return rc;
 }
@@ -641,6 +640,7 @@ static int open_image(struct carve *c, const struct carve_opts *o, struct err *e
 	if (rc)
 		return rc;
 	c->img_open = true;
+	img_set_digest(&c->img, o->digest);
 	return 0;
 }
 

@@ -63,6 +63,7 @@ struct carve_opts {
 	const char *symbols;        /* --symbols DIR for the native backtraces, may be NULL */
 	const struct mdebug_options *native_options;   /* NULL: inferred */
 	bool force;                 /* --force: DIR may hold an earlier run's outputs, replaced (carve_dir.h) */
+	enum sha256_kind digest;    /* --digest: the input files' digest every output records */
 	const char *yara;           /* --yara RULES: matches into case.db and the summary, NULL: none */
 	const char *version;        /* artcarve's version, as recorded in case.db and strings.tsv */
 	int argc;                   /* the command line, as recorded in case.db */
@@ -85,7 +86,7 @@ struct carve {
 	char *path[CARVE_OUT_COUNT];        /* the committed outputs' paths (NULL: not written) */
 	uint64_t bytes[CARVE_OUT_COUNT];    /* and their sizes */
 	char sha256[CARVE_OUT_COUNT][SHA256_HEX];   /* and their SHA-256 (manifest.json) */
-	char image_sha256[SHA256_HEX];     /* img_sha256, recorded in every output, once hashed */
+	char image_sha256[SHA256_TEXT];    /* img_sha256, recorded in every output, once hashed */
 	struct outf manifest;       /* DIR/manifest.json until committed with the outputs */
 	uint64_t heap_bytes;        /* captured bytes of the object spaces */
 	double seconds, cpu_seconds;   /* wall clock and CPU time of the whole run */

@@ -140,13 +140,11 @@ static int manifest_inputs(struct wbuf *b, const struct image *img, struct err *
 {
 	size_t n = img_input_count(img);
 	for (size_t i = 0; i < n; i++) {
-		uint8_t d[SHA256_DIGEST];
-		char hex[SHA256_HEX];
+		char hex[SHA256_TEXT];
 		uint64_t size;
-		int rc = img_input_sha256(img, i, d, &size, e);
+		int rc = img_input_sha256(img, i, hex, &size, e);
 		if (rc)
 			return rc;
-		sha256_hex(d, hex);
 		wbuf_printf(b, "%s\n    {\"path\": ", i ? "," : "");
 		json_str(b, img_input_path(img, i));
 		wbuf_printf(b, ", \"role\": \"%s\", \"bytes\": %llu, \"sha256\": \"%s\"}",

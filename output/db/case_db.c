@@ -180,13 +180,11 @@ static int put_inputs(struct case_db_writer *c, struct err *e)
 	size_t n = img_input_count(img);
 	for (size_t i = 0; i < n; i++) {
 		const char *path = img_input_path(img, i);
-		uint8_t d[SHA256_DIGEST];
-		char hex[SHA256_HEX];
+		char hex[SHA256_TEXT];
 		uint64_t size;
-		int rc = img_input_sha256(img, i, d, &size, e);
+		int rc = img_input_sha256(img, i, hex, &size, e);
 		if (rc)
 			return err_prefix(e, "case.db: hashing the input");
-		sha256_hex(d, hex);
 		sqlw_bind_int(c->st[ST_INPUT], 1, i64(i + 1));
 		sqlw_bind_str(c->st[ST_INPUT], 2, path);
 		sqlw_bind_str(c->st[ST_INPUT], 3, img->listing && i + 1 == n ? "maps" : "image");

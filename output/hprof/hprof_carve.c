@@ -7,6 +7,7 @@
 #include "carver/base/cursor.h"
 #include "carver/base/hash.h"
 #include "carver/base/htab.h"
+#include "carver/base/sha256.h"
 #include "carver/base/xalloc.h"
 #include "output/hprof/hprof_writer.h"
 
@@ -828,7 +829,7 @@ static int orphan_classes(struct carve_writer *h, struct err *e)
  * file says which image it was carved from: "artcarve:image-sha256=HEX". */
 static int provenance(struct carve_writer *h, struct err *e)
 {
-	char buf[sizeof(HPROF_PROVENANCE) + 64];
+	char buf[sizeof(HPROF_PROVENANCE) + SHA256_TEXT];
 	const char *text;
 	uint32_t id;
 	if (!h->o->image_sha256)

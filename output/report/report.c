@@ -149,15 +149,13 @@ static int page_inputs(struct page *p, struct err *e)
 				  "<th>SHA-256</th></tr>\n");
 	for (size_t i = 0; i < n && !p->h.rc; i++) {
 		const char *path = img_input_path(img, i);
-		uint8_t d[SHA256_DIGEST];
-		char hex[SHA256_HEX];
+		char hex[SHA256_TEXT];
 		uint64_t size;
-		int rc = path ? img_input_sha256(img, i, d, &size, e) : 0;
+		int rc = path ? img_input_sha256(img, i, hex, &size, e) : 0;
 		if (rc)
 			return rc;
 		if (!path)
 			continue;
-		sha256_hex(d, hex);
 		report_html_raw(&p->h, "<tr><td>");
 		report_html_str(&p->h, path);
 		report_html_printf(&p->h, "</td><td class=\"r\">%llu</td><td class=\"a\" data-sha256=\"%zu\">%s</td></tr>\n",

@@ -10,7 +10,11 @@
 #     exits 2 with one line naming the files, and DIR is unchanged;
 #   - --force replaces an earlier run's outputs all together: another image with --skip db
 #     leaves no case.db of the first; a temporary a killed run left is removed; a file carve
-#     never writes refuses DIR even with --force, and stays.
+#     never writes refuses DIR even with --force, and stays;
+#   - --digest pages: every output records "pages-sha256:HEX", the page digest that a Python
+#     reading of the core gives (sha256.h: the non-zero 4 KiB pages with their offsets, then
+#     the size), the same for a copy of the core with a 1 GiB hole at its end and for a full
+#     copy of that (no holes).
 . "$(dirname "$0")/lib.sh"
 t_need jq sqlite3 sha256sum || { t_done; exit; }
 A=samples/android11-64bit B=samples/android6.0-32bit
@@ -84,4 +88,39 @@ if "$ART" carve "$B/core" --maps "$B/maps" --force --skip db -o "$d" >/dev/null 
 	grep -aq "artcarve:image-sha256=$ha" "$d/heap.hprof" "$d/objects.jsonl" "$d/strings.tsv" "$d/manifest.json" &&
 		t_fail "--force: an output still names the first image" || t_ok "--force: no output names the first image"
 else t_fail "carve --force --skip db: $(head -n 2 "$TMP/err")"; fi
+
+# pages_digest FILE: the page digest as carve --digest pages records it, computed here apart
+pages_digest() {
+	python3 -c '
+import hashlib, struct, sys
+h, at = hashlib.sha256(), 0
+with open(sys.argv[1], "rb") as f:
+    while True:
+        page = f.read(4096)
+        if not page:
+            break
+        if page.count(0) != len(page):
+            h.update(struct.pack(">Q", at) + page)
+        at += len(page)
+h.update(struct.pack(">Q", at))
+print("pages-sha256:" + h.hexdigest())' "$1"
+}
+t_need python3 truncate && {
+	holed=$TMP/holed.core full=$TMP/full.core
+	cp "$A/core" "$holed" && truncate -s +1G "$holed" && cp --sparse=never "$holed" "$full"
+	hp=$(pages_digest "$holed")
+	dp=$TMP/pages
+	if "$ART" carve "$holed" --maps "$A/maps" --digest pages -o "$dp" >/dev/null 2>"$TMP/err"; then
+		provenance "--digest pages, a 1 GiB hole" "$dp" "$hp"
+		manifest "--digest pages" "$dp"
+	else t_fail "carve --digest pages: $(head -n 2 "$TMP/err")"; fi
+	rm -rf "$dp"
+	if "$ART" carve "$full" --maps "$A/maps" --digest pages --skip bmd,db,jsonl,strings,report,indicators \
+		-o "$dp" >/dev/null 2>"$TMP/err"; then
+		got=$(jq -r .image.sha256 "$dp/manifest.json")
+		[ "$got" = "$hp" ] && t_ok "--digest pages: the full copy (no hole) gives the holed one's: $hp" ||
+			t_fail "--digest pages: full copy $got, holed copy $hp"
+	else t_fail "carve --digest pages (full copy): $(head -n 2 "$TMP/err")"; fi
+	rm -f "$full"
+}
 t_done

@@ -4,10 +4,15 @@
  * instructions where it has them; sha256_file against the same digests, and on a sparse file
  * (holes hashed as zeros, unread) against the digest of the same bytes in memory; the hashing
  * thread (sha256_pipe) against sha256_update over the same bytes, fed in odd pieces past its
- * four 4 MiB blocks, and a pipe closed without a digest. */
+ * four 4 MiB blocks, and a pipe closed without a digest; the page digest (carve --digest
+ * pages) of a sparse file, of a full copy of it and of a FIFO fed the same bytes against the
+ * SHA-256 of its message built in memory from the bytes. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "carver/base/sha256.h"
@@ -210,6 +215,145 @@ static void test_sparse_file(void)
 	unlink(path);
 }
 
+/* The page digest's message (sha256.h) of the n bytes of all, built here from its definition:
+ * each page holding a non-zero byte as its offset (8 bytes, big-endian) and its bytes, then
+ * the size; its SHA-256 as hex. */
+static void pages_message_hex(const uint8_t *all, size_t n, char out[SHA256_HEX])
+{
+	uint8_t *msg = malloc(2 * n + 16), *w = msg;
+	T_CHECK(msg != NULL, "no memory for the page digest's message");
+	if (!msg)
+		return;
+	for (size_t at = 0; at < n; at += SHA256_PAGE) {
+		size_t take = n - at < SHA256_PAGE ? n - at : SHA256_PAGE;
+		bool zero = true;
+		for (size_t i = 0; i < take && zero; i++)
+			zero = all[at + i] == 0;
+		if (zero)
+			continue;
+		for (unsigned i = 0; i < 8; i++)
+			*w++ = (uint8_t)((uint64_t)at >> (56 - 8 * i));
+		memcpy(w, all + at, take);
+		w += take;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		*w++ = (uint8_t)((uint64_t)n >> (56 - 8 * i));
+	printf("message of %zu bytes for a file of %zu\n", (size_t)(w - msg), n);
+	hex_of(msg, (size_t)(w - msg), out);
+	free(msg);
+}
+
+/* sha256_pages_file_progress of path as hex, "" when it fails; its size into *size */
+static void pages_file_hex(const char *path, char out[SHA256_HEX], uint64_t *size)
+{
+	uint8_t d[SHA256_DIGEST];
+	struct err e;
+	err_init(&e);
+	out[0] = '\0';
+	if (sha256_pages_file_progress(path, d, size, NULL, 0, &e) == 0)
+		sha256_hex(d, out);
+	else
+		printf("sha256_pages_file_progress %s: %s\n", path, e.msg);
+}
+
+/* A FIFO at path fed n bytes of all by a child process; its page digest as hex */
+static void pages_fifo_hex(const char *path, const uint8_t *all, size_t n, char out[SHA256_HEX], uint64_t *size)
+{
+	out[0] = '\0';
+	if (mkfifo(path, 0600) != 0) {
+		T_CHECK(false, "mkfifo");
+		return;
+	}
+	pid_t child = fork();
+	if (child == 0) {
+		int fd = open(path, O_WRONLY);
+		for (size_t at = 0; fd >= 0 && at < n;) {   /* odd pieces: the reader fills whole pages */
+			ssize_t put = write(fd, all + at, n - at < 7777 ? n - at : 7777);
+			if (put <= 0)
+				_exit(1);
+			at += (size_t)put;
+		}
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	if (child > 0) {
+		int status = 0;
+		pages_file_hex(path, out, size);
+		T_CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			"the FIFO's writer");
+	}
+	unlink(path);
+}
+
+/* The page digest of a file: data runs that start and end inside pages, a page of zeros
+ * the file system stores, a page of one non-zero byte, a 3 MiB hole, a short last page; and
+ * the same file without its holes.  Then a file whose pages are all zero but the last. */
+static void test_pages_file(void)
+{
+	enum { H1 = 3 << 20, D2 = 70000, SIZE = 16384 + H1 + 100 + D2 + 1234 };
+	static uint8_t all[SIZE];
+	char path[] = "/tmp/artcarve-sha256-pages-XXXXXX", full[64], fifo[64];
+	char want[SHA256_HEX], sparse[SHA256_HEX], dense[SHA256_HEX], piped[SHA256_HEX];
+	uint64_t n1 = 0, n2 = 0, n3 = 0;
+	int fd = mkstemp(path), fd2;
+
+	T_SECTION("the page digest: the non-zero pages with their offsets, then the size");
+	T_CHECK(fd >= 0, "mkstemp");
+	if (fd < 0)
+		return;
+	snprintf(full, sizeof(full), "%s.full", path);
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	for (size_t i = 0; i < 5000; i++)   /* page 0 and part of page 1 */
+		all[i] = (uint8_t)(i * 7 + 1);
+	all[12288 + 4095] = 9;              /* page 3: its last byte; page 2 is stored zeros */
+	for (size_t i = 0; i < D2 + 1234; i++)   /* from inside a page past the hole to the end */
+		all[16384 + H1 + 100 + i] = (uint8_t)(i * 13 + 5);
+	bool written = pwrite(fd, all, 16384, 0) == 16384 &&
+		       pwrite(fd, all + 16384 + H1 + 100, D2 + 1234, 16384 + H1 + 100) == D2 + 1234;
+	close(fd);
+	fd2 = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	written = written && fd2 >= 0 && write(fd2, all, SIZE) == SIZE;
+	if (fd2 >= 0)
+		close(fd2);
+	T_CHECK(written, "files written");
+	pages_message_hex(all, SIZE, want);
+	pages_file_hex(path, sparse, &n1);
+	pages_file_hex(full, dense, &n2);
+	pages_fifo_hex(fifo, all, SIZE, piped, &n3);
+	printf("message  %s\nsparse   %s\nfull     %s\nfifo     %s\n", want, sparse, dense, piped);
+	T_EQ_S(sparse, want);
+	T_EQ_S(dense, want);
+	T_EQ_S(piped, want);
+	T_EQ_U(n1, SIZE);
+	T_EQ_U(n2, SIZE);
+	T_EQ_U(n3, SIZE);
+
+	/* one byte moved to the next page: another digest; then a file all zero but its short
+	 * last page */
+	all[12288 + 4095] = 0;
+	all[16384] = 9;
+	fd = open(full, O_WRONLY | O_TRUNC);
+	written = fd >= 0 && write(fd, all, SIZE) == SIZE;
+	if (fd >= 0)
+		close(fd);
+	T_CHECK(written, "file rewritten");
+	pages_file_hex(full, dense, &n2);
+	printf("moved    %s\n", dense);
+	T_CHECK(strcmp(dense, want) != 0 && dense[0], "a byte moved to another page changes the page digest");
+	memset(all, 0, SIZE);
+	all[SIZE - 1] = 1;
+	pages_message_hex(all, SIZE, want);
+	fd = open(full, O_WRONLY | O_TRUNC);
+	written = fd >= 0 && ftruncate(fd, SIZE - 1) == 0 && pwrite(fd, all + SIZE - 1, 1, SIZE - 1) == 1;
+	if (fd >= 0)
+		close(fd);
+	T_CHECK(written, "file rewritten");
+	pages_file_hex(full, dense, &n2);
+	printf("last     %s\nmessage  %s\n", dense, want);
+	T_EQ_S(dense, want);
+	unlink(path);
+	unlink(full);
+}
+
 /* 37 MiB + 5 bytes (more than twice round the ring, a part block at the end) in pieces of
  * 1 byte to 3 MiB; the empty message; a pipe closed half fed. */
 static void test_pipe(void)
@@ -271,6 +415,7 @@ int main(void)
 	test_million();
 	test_ni_agrees();
 	test_sparse_file();
+	test_pages_file();
 	test_pipe();
 	T_DONE();
 }
