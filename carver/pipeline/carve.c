@@ -123,7 +123,8 @@ static int walk_spaces(struct carve *c, const struct carve_opts *o, struct err *
 	struct walk_ctx ctx = { .rt = &c->rt, .sink = &c->sink, .emit = model_add, .arg = &c->m, .ev = ev,
 				.progress = model_progress(&c->m), .unit = carve_unit, .unit_arg = c };
 	c->draw_units = o->out_dir && wanted(o, CARVE_OUT_REPORT);
-	rc = walk_all(&ctx, e);
+	/* --threads > 1: the walkers on the second core, the checks of each candidate here */
+	rc = o->threads > 1 ? walk_all_piped(&ctx, e) : walk_all(&ctx, e);
 	walk_evidence_report(ev, c->evidence);
 	walk_evidence_close(ev);
 	return rc;

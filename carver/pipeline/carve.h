@@ -56,8 +56,9 @@ struct carve_opts {
 	struct hprof_carve_opts hprof;
 	struct progress *progress;  /* NULL: silent (stderr no terminal, --quiet) */
 	unsigned skip;              /* 1u << CARVE_OUT_x for every output not written */
-	/* threads for the input hashing and the output writers once the model is built (they
-	 * only read it); 0 or 1: one after the other on the caller's thread, with progress */
+	/* threads for the input hashing, the space walkers (walk_all_piped) and the output
+	 * writers once the model is built (they only read it); 0 or 1: one after the other on
+	 * the caller's thread, with progress */
 	unsigned threads;
 	bool native;                /* --native: scan the native heap for malloc_debug allocations */
 	const char *symbols;        /* --symbols DIR for the native backtraces, may be NULL */

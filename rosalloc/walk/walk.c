@@ -75,7 +75,10 @@ void wk_anom(struct space_walk *w, enum anomaly_code code, enum err_code cause, 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	w->damaged++;
-	anomaly_add(w->ctx->sink, code, cause, va, w->name, "%s", msg);
+	if (w->ctx->anom)
+		w->ctx->anom(w->ctx->anom_arg, code, cause, va, w->name, msg);
+	else
+		anomaly_add(w->ctx->sink, code, cause, va, w->name, "%s", msg);
 }
 
 int wk_emit(struct space_walk *w, struct walk_candidate *c, struct err *e)

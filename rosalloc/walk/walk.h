@@ -127,6 +127,9 @@ struct walk_unit {
 
 typedef int (*walk_emit_fn)(void *arg, const struct walk_candidate *c, struct err *e);
 typedef int (*walk_unit_fn)(void *arg, const struct walk_unit *u, struct err *e);
+/* Damage a walker found, as anomaly_add takes it (msg formatted; space the walker's name). */
+typedef void (*walk_anom_fn)(void *arg, enum anomaly_code code, enum err_code cause, uint64_t va,
+			     const char *space, const char *msg);
 
 struct walk_evidence;
 
@@ -144,6 +147,9 @@ struct walk_ctx {
 	 * candidate reports how far its space's walk got (progress_base: the spaces before it) */
 	struct progress *progress;
 	uint64_t progress_base;
+	/* optional (NULL): where the walkers' damage goes instead of sink (walk_all_piped) */
+	walk_anom_fn anom;
+	void *anom_arg;
 };
 
 /* Every object space of ctx->rt in address order: RosAlloc (both twins), region, dlmalloc
@@ -151,6 +157,15 @@ struct walk_ctx {
  * LOS, the free-list LOS), image spaces, bump-pointer spaces, the mark-compact from-space.  Inactive twins are walked too
  * (a twin that holds nothing yields nothing). */
 int walk_all(const struct walk_ctx *ctx, struct err *e);
+/* walk_all with the walkers on a thread of their own: what they yield (candidates, units,
+ * damage) passes through a bounded queue, in order, to ctx's emit, unit and sink on the
+ * caller's thread, so that these see exactly the calls walk_all makes, in the same order,
+ * and the checks of one candidate overlap the walk to the next.  An error of emit or unit
+ * stops the walkers; the error returned is the one walk_all would return.  ctx->progress
+ * moves on the walkers' thread.  What emit and unit read beside the walkers must be safe to
+ * read while they run (the image, the runtime model).  Falls back to walk_all when no
+ * thread can be started. */
+int walk_all_piped(const struct walk_ctx *ctx, struct err *e);
 /* One space, by its kind.  Helper mappings (bitmaps, page maps) yield nothing. */
 int walk_space(const struct walk_ctx *ctx, const struct art_space *s, struct err *e);
 
