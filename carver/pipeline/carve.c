@@ -144,6 +144,7 @@ static int write_hprof(struct carve *c, const struct carve_opts *o, struct outf 
 {
 	struct hprof_carve_opts ho = o->hprof;
 	ho.image_sha256 = c->image_sha256;
+	ho.threads = o->threads;
 	return hprof_carve_write(&c->m, &c->r, &ho, out, &c->hs, e);
 }
 

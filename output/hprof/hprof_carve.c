@@ -7,6 +7,7 @@
 #include "carver/base/cursor.h"
 #include "carver/base/hash.h"
 #include "carver/base/htab.h"
+#include "carver/base/ordered.h"
 #include "carver/base/sha256.h"
 #include "carver/base/xalloc.h"
 #include "output/hprof/hprof_writer.h"
@@ -15,6 +16,7 @@ enum {
 	HC_ID = 4,                      /* identifier size */
 	HC_MAX_CHAIN = 4096,            /* longest super-class chain written (hostile cycles) */
 	HC_MARK_CHUNK = 16384,          /* ids per mark array (64 KiB records) */
+	HC_CHUNK_OBJECTS = 32768,       /* objects per chunk of the heap dump (a few MB of records) */
 };
 
 /* Mark class and array ids: not 8-aligned, counting down by 16 from the top of the 32-bit
@@ -35,6 +37,7 @@ struct hc_strings {
 	struct htab by_hash;            /* hash_fnv1a64 of the text -> index in v */
 	struct hc_str *v;               /* v[i] has the id i + 1 */
 	size_t cap, count;
+	bool frozen;                    /* the heap dump began: only lookups (its chunks share it) */
 };
 
 /* The id of text s (n bytes, borrowed for the writer's lifetime); writes its STRING record
@@ -51,6 +54,9 @@ static int string_id(struct hc_strings *t, struct hprof_writer *w, const char *s
 			return 0;
 		}
 	}
+	if (t->frozen)   /* every name is written before the heap dump (load_classes) */
+		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "HPROF string \"%.*s\" not written before the heap dump",
+			       (int)(n < 80 ? n : 80), s);
 	if (t->count >= HTAB_VAL_MAX || XALLOC_GROW(t->v, t->cap, t->count + 1, 1024) ||
 	    htab_add(&t->by_hash, h, (uint32_t)t->count))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "out of memory for HPROF strings");
@@ -77,7 +83,10 @@ struct hc_plan {
 };
 
 /* One carved HPROF being written: the model and reachability it writes, the writer, the
- * current object's bytes, and the ids of the records it invents (marks, alias windows, walk gaps). */
+ * current object's bytes, and the ids of the records it invents (marks, alias windows, walk
+ * gaps).  The heap dump's objects are rendered by parts: copies that share what the writer
+ * set up before it (names, plans; read only then) and have their own writer (its buffer
+ * holds one chunk's records), scratch, marks and counts (part_open). */
 struct carve_writer {
 	const struct model *m;
 	const struct reach *r;
@@ -101,11 +110,17 @@ struct carve_writer {
 	bool gaps;                   /* the model has walk gaps: the WalkGap class is written */
 	uint32_t gap_name, gap_field[3];
 	uint32_t next_mark_id;       /* next free id below the marks' top */
-	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array */
-	uint32_t marked_n[HPROF_MARK_COUNT];
+	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array (a part: its chunk's) */
+	size_t marked_n[HPROF_MARK_COUNT], marked_cap[HPROF_MARK_COUNT];
 	int heap;                    /* current Android heap id, -1 none */
 	uint64_t segments_seen;
 	struct hprof_carve_stats *st;
+	uint64_t chunk_bytes;        /* a part: the object bytes of its chunk (progress) */
+	struct carve_writer *parts;  /* the writer: its parts, one per slot of ordered_run */
+	struct hprof_carve_stats *part_st;
+	unsigned part_count;
+	struct img_drop drop;        /* the image released behind the chunks written */
+	uint64_t done;               /* object bytes written (progress) */
 };
 
 static int hc_nomem(struct err *e)
@@ -739,7 +754,7 @@ static int mark_array(struct carve_writer *h, int k, struct err *e)
 	struct hprof_root root = { HPROF_ROOT_UNKNOWN, id, 0, 0, 0 };
 	int rc;
 	h->next_mark_id -= HC_MARK_ID_STEP;
-	if ((rc = hprof_put_obj_array(&h->w, id, 0, mark_class_id(k), h->marked[k], h->marked_n[k], e)) ||
+	if ((rc = hprof_put_obj_array(&h->w, id, 0, mark_class_id(k), h->marked[k], (uint32_t)h->marked_n[k], e)) ||
 	    (rc = hprof_put_root(&h->w, &root, e)))
 		return rc;
 	h->marked_n[k] = 0;
@@ -749,15 +764,18 @@ static int mark_array(struct carve_writer *h, int k, struct err *e)
 
 static int marks_begin(struct carve_writer *h, struct err *e)
 {
-	for (int k = 0; k < HPROF_MARK_COUNT; k++)
+	for (int k = 0; k < HPROF_MARK_COUNT; k++) {
 		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
 			return hc_nomem(e);
+		h->marked_cap[k] = HC_MARK_CHUNK;
+	}
 	h->next_mark_id = mark_class_id(h->gaps ? HC_GAP_CLASS + 1 : HPROF_MARK_COUNT + (h->aliases ? 1 : 0));
 	return mark_classes(h, e);
 }
 
-/* Lists o under each mark of its states, in the same pass that writes it (a mark array may
- * come before or after the objects it names); a full list is written at once. */
+/* Lists o under each mark of its states (a part: for its chunk; part_take adds the list to
+ * the writer's, which writes each full one at once, so a mark array may come before or after
+ * the objects it names). */
 static int mark_object(struct carve_writer *h, const struct model_obj *o, struct err *e)
 {
 	if (o->alloc == MODEL_ALLOCATED && o->content == MODEL_INTACT && o->reach == MODEL_REACHABLE)
@@ -765,8 +783,19 @@ static int mark_object(struct carve_writer *h, const struct model_obj *o, struct
 	for (int k = 0; k < HPROF_MARK_COUNT; k++) {
 		if (!has_mark(o, k))
 			continue;
+		if (XALLOC_GROW(h->marked[k], h->marked_cap[k], h->marked_n[k] + 1, 1024))
+			return hc_nomem(e);
 		h->marked[k][h->marked_n[k]++] = o->addr;
 		h->st->marked[k]++;
+	}
+	return 0;
+}
+
+/* The n ids of a part's list for mark k added to the writer's, each full list written. */
+static int marks_add(struct carve_writer *h, int k, const uint64_t *ids, size_t n, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		h->marked[k][h->marked_n[k]++] = ids[i];
 		int rc = h->marked_n[k] == HC_MARK_CHUNK ? mark_array(h, k, e) : 0;
 		if (rc)
 			return rc;
@@ -783,20 +812,127 @@ static int marks_end(struct carve_writer *h, struct err *e)
 	return rc;
 }
 
+/* ---- the heap dump's objects, by chunks of HC_CHUNK_OBJECTS (carver/base/ordered.h) ---- */
+
+/* The counts of a part added to the writer's (the first reasons kept in chunk order). */
+static void stats_add(struct hprof_carve_stats *d, const struct hprof_carve_stats *s)
+{
+	d->classes += s->classes;
+	d->instances += s->instances;
+	d->obj_arrays += s->obj_arrays;
+	d->prim_arrays += s->prim_arrays;
+	d->strings += s->strings;
+	d->string_arrays += s->string_arrays;
+	d->free_objects += s->free_objects;
+	for (int k = 0; k < HPROF_MARK_COUNT; k++)
+		d->marked[k] += s->marked[k];
+	if (!d->damaged_classes && s->damaged_classes)
+		memcpy(d->damaged_why, s->damaged_why, sizeof(d->damaged_why));
+	d->damaged_classes += s->damaged_classes;
+	if (!d->damaged_objects && s->damaged_objects)
+		memcpy(d->damaged_objects_why, s->damaged_objects_why, sizeof(d->damaged_objects_why));
+	d->damaged_objects += s->damaged_objects;
+}
+
+/* Part slot's objects: its chunk's records, complete HEAP_DUMP_SEGMENTs, in its writer's
+ * buffer (a chunk starts a segment: on Android, with a HEAP_DUMP_INFO), their marks listed. */
+static int part_make(void *arg, unsigned slot, size_t chunk, struct err *e)
+{
+	struct carve_writer *h = arg, *p = &h->parts[slot];
+	size_t from = chunk * HC_CHUNK_OBJECTS, n = model_count(h->m) - from;
+	int rc = 0;
+
+	wbuf_reset(&p->w.buf);
+	memset(p->st, 0, sizeof(*p->st));
+	memset(p->marked_n, 0, sizeof(p->marked_n));
+	p->heap = -1;
+	p->chunk_bytes = 0;
+	for (size_t i = from; rc == 0 && i < from + (n < HC_CHUNK_OBJECTS ? n : HC_CHUNK_OBJECTS); i++) {
+		const struct model_obj *o = model_obj(h->m, i);
+		p->chunk_bytes += o->size;
+		if (object_written(p, o) && (rc = object(p, o, e)) == 0)
+			rc = mark_object(p, o, e);
+	}
+	return rc ? rc : hprof_heap_finish(&p->w, e);
+}
+
+/* Part slot's records written after the writer's, its marks and counts added. */
+static int part_take(void *arg, unsigned slot, size_t chunk, struct err *e)
+{
+	struct carve_writer *h = arg, *p = &h->parts[slot];
+	size_t last = chunk * HC_CHUNK_OBJECTS + HC_CHUNK_OBJECTS - 1;
+	int rc = hprof_heap_finish(&h->w, e);
+
+	if (rc == 0) {
+		wbuf_put(&h->w.buf, p->w.buf.data, p->w.buf.len);
+		rc = hprof_writer_flush(&h->w, e);
+	}
+	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++)
+		rc = marks_add(h, k, p->marked[k], p->marked_n[k], e);
+	stats_add(h->st, p->st);
+	last = last < model_count(h->m) ? last : model_count(h->m) - 1;
+	img_drop_behind(model_image(h->m), &h->drop, model_va(h->m, model_obj(h->m, last)));
+	progress_to(model_progress(h->m), h->done += p->chunk_bytes);
+	return rc;
+}
+
+/* The writer's parts: copies sharing what it set up, each with its own writer (buffering a
+ * chunk), scratch, marks and counts.  Every plan made first: parts only read them. */
+static int parts_open(struct carve_writer *h, unsigned count, struct err *e)
+{
+	const struct hc_plan *plan;
+	int rc = 0;
+	for (size_t c = 0; rc == 0 && c < model_runtime(h->m)->class_count; c++)
+		rc = plan_of(h, c, &plan, e);
+	if (rc || !(h->parts = xcalloc(count, sizeof(*h->parts))) || !(h->part_st = xcalloc(count, sizeof(*h->part_st))))
+		return rc ? rc : hc_nomem(e);
+	h->str.frozen = true;
+	for (unsigned i = 0; rc == 0 && i < count; i++) {
+		struct carve_writer *p = &h->parts[i];
+		*p = *h;
+		p->parts = NULL;
+		p->part_st = NULL;
+		p->st = &h->part_st[i];
+		p->elems = NULL;
+		p->elems_cap = 0;
+		memset(p->marked, 0, sizeof(p->marked));
+		memset(p->marked_cap, 0, sizeof(p->marked_cap));
+		wbuf_init(&p->obj);
+		rc = hprof_writer_init(&p->w, NULL, HC_ID, e);
+		hprof_writer_set_segments(&p->w, h->w.segment_tag, h->w.segment_cap);
+		h->part_count = i + 1;
+	}
+	return rc;
+}
+
+static void parts_close(struct carve_writer *h)
+{
+	for (unsigned i = 0; i < h->part_count; i++) {
+		struct carve_writer *p = &h->parts[i];
+		hprof_writer_release(&p->w);
+		wbuf_release(&p->obj);
+		xfree(p->elems);
+		for (int k = 0; k < HPROF_MARK_COUNT; k++)
+			xfree(p->marked[k]);
+	}
+	xfree(h->parts);
+	xfree(h->part_st);
+}
+
 static int heap_dump(struct carve_writer *h, struct err *e)
 {
-	struct img_drop drop = { 0 };
+	unsigned threads = h->o->threads > 1 ? h->o->threads : 1;
+	unsigned slots = threads > 1 ? 2 * threads : 1;   /* a chunk in hand per thread, one ready */
+	size_t chunks = (model_count(h->m) + HC_CHUNK_OBJECTS - 1) / HC_CHUNK_OBJECTS;
+	struct ordered_ops ops = { part_make, part_take, h };
 	int rc = roots(h, e);
-	uint64_t done = 0;
+
 	if (rc == 0)
 		rc = marks_begin(h, e);
-	for (size_t i = 0; rc == 0 && i < model_count(h->m); i++) {
-		const struct model_obj *o = model_obj(h->m, i);
-		img_drop_behind(model_image(h->m), &drop, model_va(h->m, o));
-		progress_to(model_progress(h->m), done += o->size);
-		if (object_written(h, o) && (rc = object(h, o, e)) == 0)
-			rc = mark_object(h, o, e);
-	}
+	if (rc == 0)
+		rc = parts_open(h, slots, e);
+	if (rc == 0)
+		rc = ordered_run(&ops, chunks, threads, slots, e);
 	if (rc == 0)
 		rc = marks_end(h, e);
 	if (rc == 0)
@@ -897,6 +1033,7 @@ int hprof_carve_write(const struct model *m, const struct reach *r, const struct
 	xfree(h.elems);
 	for (int k = 0; k < HPROF_MARK_COUNT; k++)
 		xfree(h.marked[k]);
+	parts_close(&h);
 	arena_release(&h.names);
 	return rc;
 }

@@ -8,8 +8,10 @@
  * the runtime model and the mark classes, ART's dummy STACK_TRACE of serial 0 (what every
  * record names as its trace: AOSP's ahat needs it defined), then heap
  * dump segments of about 1 MiB (roots, CLASS_DUMPs, objects in address order, the mark
- * arrays) and one HEAP_DUMP_END.  The same model gives the same bytes (timestamp 0, ids in a
- * fixed order).
+ * arrays) and one HEAP_DUMP_END.  The objects are rendered by chunks of 32,768 (on
+ * o->threads threads), each starting a segment; a mark array is written after the chunk
+ * that fills it.  The same model gives the same bytes for any thread count (timestamp 0, ids
+ * in a fixed order).
  *
  * What each object becomes follows ART's own writer (runtime/hprof/hprof.cc @R11), so a
  * carved heap compares field by field with the runtime's HPROF:
@@ -50,6 +52,10 @@ struct hprof_carve_opts {
 	bool include_partial;   /* free objects whose leading words the allocator overwrote */
 	bool include_residue;   /* free objects whose bytes are as the allocator left them */
 	const char *image_sha256;   /* hex: written first as the STRING HPROF_PROVENANCE + hex; NULL none */
+	/* threads that render the heap dump's objects, chunk by chunk (carver/base/ordered.h),
+	 * written in address order on the caller's: the same bytes for every count; 0 or 1:
+	 * all on the caller's thread */
+	unsigned threads;
 };
 
 struct hprof_carve_stats {
