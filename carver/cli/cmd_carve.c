@@ -393,6 +393,8 @@ static void report(struct rep *r, const struct carve *c, const struct model_stat
 	if (r->json)
 		rep_open_lines(r, NULL, false);
 	rep_s(r, "image", c->img.path);
+	if (c->image_sha256[0])   /* what every output records (--digest) */
+		rep_s(r, "image_sha256", c->image_sha256);
 	rep_s(r, "container", c->img.container);
 	rep_s(r, "layout", c->rt.layout->family);
 	rep_u(r, "pointer_size", c->rt.pointer_size);

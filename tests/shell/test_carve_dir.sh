@@ -14,7 +14,7 @@
 #   - --digest pages: every output records "pages-sha256:HEX", the page digest that a Python
 #     reading of the core gives (sha256.h: the non-zero 4 KiB pages with their offsets, then
 #     the size), the same for a copy of the core with a 1 GiB hole at its end and for a full
-#     copy of that (no holes).
+#     copy of that (no holes), and the summary's image_sha256 is it.
 . "$(dirname "$0")/lib.sh"
 t_need jq sqlite3 sha256sum || { t_done; exit; }
 A=samples/android11-64bit B=samples/android6.0-32bit
@@ -110,9 +110,10 @@ t_need python3 truncate && {
 	cp "$A/core" "$holed" && truncate -s +1G "$holed" && cp --sparse=never "$holed" "$full"
 	hp=$(pages_digest "$holed")
 	dp=$TMP/pages
-	if "$ART" carve "$holed" --maps "$A/maps" --digest pages -o "$dp" >/dev/null 2>"$TMP/err"; then
+	if "$ART" carve "$holed" --maps "$A/maps" --digest pages --json -o "$dp" >"$TMP/pages.json" 2>"$TMP/err"; then
 		provenance "--digest pages, a 1 GiB hole" "$dp" "$hp"
 		manifest "--digest pages" "$dp"
+		t_check "--digest pages: the summary's image_sha256 is $hp" [ "$(jq -r .image_sha256 "$TMP/pages.json")" = "$hp" ]
 	else t_fail "carve --digest pages: $(head -n 2 "$TMP/err")"; fi
 	rm -rf "$dp"
 	if "$ART" carve "$full" --maps "$A/maps" --digest pages --skip bmd,db,jsonl,strings,report,indicators \
