@@ -202,110 +202,15 @@ int sha256_file(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, st
 
 static const uint8_t zero[1u << 16];
 
-/* n zero bytes (a hole of the file) from a static block: nothing is read, no page is touched */
-static void sha256_zeros(struct sha256 *s, uint64_t n, struct progress *p, uint64_t base)
+/* How bytes read from a file go into its digest: buf holds n of them from file offset off
+ * (a multiple of SHA256_PAGE, n whole pages but at the file's end, for put_pages). */
+typedef void (*sha256_put_fn)(struct sha256 *s, const uint8_t *buf, uint64_t off, size_t n);
+
+/* The SHA-256 of every byte. */
+static void put_all(struct sha256 *s, const uint8_t *buf, uint64_t off, size_t n)
 {
-	while (n) {
-		size_t take = n < sizeof(zero) ? (size_t)n : sizeof(zero);
-		sha256_update(s, zero, take);
-		n -= take;
-		progress_to(p, base + s->bytes);
-	}
-}
-
-/* [off, end) of fd through buf; -ERR_IO when it does not read, or ends early (the file shrank) */
-static int sha256_read_run(struct sha256 *s, int fd, const char *path, uint64_t off, uint64_t end,
-			   uint8_t *buf, size_t cap, struct progress *p, uint64_t base, struct err *e)
-{
-	while (off < end) {
-		size_t want = end - off < cap ? (size_t)(end - off) : cap;
-		ssize_t n = pread(fd, buf, want, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
-		if (n == 0)
-			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: it shrank while read", path);
-		sha256_update(s, buf, (size_t)n);
-		off += (uint64_t)n;
-		progress_to(p, base + s->bytes);
-	}
-	return 0;
-}
-
-/* A regular file of size bytes: its data runs (mapfile_find_extents: SEEK_DATA / SEEK_HOLE)
- * read, its holes hashed as the zeros they read as, unread. */
-static int sha256_sparse(struct sha256 *s, int fd, const char *path, uint64_t size, struct progress *p,
-			 uint64_t base, struct err *e)
-{
-	uint8_t buf[1u << 16];
-	struct mapfile_extent *run;
-	size_t runs;
-	uint64_t off = 0;
-	int rc = mapfile_find_extents(fd, size, true, &run, &runs, e);
-
-	for (size_t i = 0; rc == 0 && i < runs; i++) {
-		sha256_zeros(s, run[i].off - off, p, base);
-		rc = sha256_read_run(s, fd, path, run[i].off, run[i].end, buf, sizeof(buf), p, base, e);
-		off = run[i].end;
-	}
-	if (rc == 0)
-		sha256_zeros(s, size - off, p, base);
-	xfree(run);
-	return rc;
-}
-
-/* Anything else (a pipe, a device): read to its end. */
-static int sha256_stream(struct sha256 *s, int fd, const char *path, struct progress *p, uint64_t base,
-			 struct err *e)
-{
-	uint8_t buf[1u << 16];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
-		if (n == 0)
-			return 0;
-		sha256_update(s, buf, (size_t)n);
-		progress_to(p, base + s->bytes);
-	}
-}
-
-/* path opened for reading into *fd, with its status; 0 or -ERR_IO (nothing left open) */
-static int sha256_open(const char *path, int *fd, struct stat *st, struct err *e)
-{
-	int rc;
-	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(*fd, st) == 0)
-		return 0;
-	rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
-	close(*fd);
-	return rc;
-}
-
-int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
-			 uint64_t base, struct err *e)
-{
-	struct sha256 s;
-	struct stat st;
-	int fd, rc = sha256_open(path, &fd, &st, e);
-
-	if (rc)
-		return rc;
-	sha256_init(&s);
-	if (S_ISREG(st.st_mode))
-		rc = sha256_sparse(&s, fd, path, (uint64_t)st.st_size, p, base, e);
-	else
-		rc = sha256_stream(&s, fd, path, p, base, e);
-	close(fd);
-	if (rc)
-		return rc;
-	*size = s.bytes;
-	sha256_final(&s, out);
-	return 0;
+	(void)off;
+	sha256_update(s, buf, n);
 }
 
 /* v into the message as 8 bytes, big-endian */
@@ -317,9 +222,8 @@ static void sha256_be64(struct sha256 *s, uint64_t v)
 	sha256_update(s, be, sizeof(be));
 }
 
-/* The page digest (sha256.h): each non-zero page of [off, off + n) of buf, which holds the
- * file's bytes from off, a multiple of SHA256_PAGE; n is whole pages but at the file's end. */
-static void pages_put(struct sha256 *s, const uint8_t *buf, uint64_t off, size_t n)
+/* The page digest (sha256.h): each non-zero page after its offset. */
+static void put_pages(struct sha256 *s, const uint8_t *buf, uint64_t off, size_t n)
 {
 	for (size_t at = 0; at < n; at += SHA256_PAGE) {
 		size_t take = n - at < SHA256_PAGE ? n - at : SHA256_PAGE;
@@ -327,6 +231,17 @@ static void pages_put(struct sha256 *s, const uint8_t *buf, uint64_t off, size_t
 			continue;
 		sha256_be64(s, off + at);
 		sha256_update(s, buf + at, take);
+	}
+}
+
+/* n zero bytes (a hole of the file) from a static block: nothing is read, no page is touched */
+static void sha256_zeros(struct sha256 *s, uint64_t n, struct progress *p, uint64_t base)
+{
+	while (n) {
+		size_t take = n < sizeof(zero) ? (size_t)n : sizeof(zero);
+		sha256_update(s, zero, take);
+		n -= take;
+		progress_to(p, base + s->bytes);
 	}
 }
 
@@ -348,62 +263,69 @@ static ssize_t sha256_read_full(int fd, uint8_t *buf, size_t n, bool at, uint64_
 	return (ssize_t)got;
 }
 
-/* [from, to) of a regular file, from a page boundary, into the page digest; -ERR_IO when it
- * does not read or ends early (the file shrank) */
-static int pages_read_run(struct sha256 *s, int fd, const char *path, uint64_t from, uint64_t to, uint8_t *buf,
-			  size_t cap, struct progress *p, uint64_t base, struct err *e)
+/* [off, end) of fd through buf into put; -ERR_IO when it does not read, or ends early (the
+ * file shrank) */
+static int sha256_read_run(struct sha256 *s, int fd, const char *path, uint64_t off, uint64_t end, uint8_t *buf,
+			   size_t cap, sha256_put_fn put, struct progress *p, uint64_t base, struct err *e)
 {
-	while (from < to) {
-		size_t want = to - from < cap ? (size_t)(to - from) : cap;
-		ssize_t n = sha256_read_full(fd, buf, want, true, from);
+	while (off < end) {
+		size_t want = end - off < cap ? (size_t)(end - off) : cap;
+		ssize_t n = sha256_read_full(fd, buf, want, true, off);
 		if (n < 0)
 			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
 		if ((size_t)n < want)
 			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: it shrank while read", path);
-		pages_put(s, buf, from, want);
-		from += want;
-		progress_to(p, base + from);
+		put(s, buf, off, want);
+		off += want;
+		progress_to(p, base + off);
 	}
 	return 0;
 }
 
-/* A regular file of size bytes: the pages that its data runs touch; a hole reads as zero,
- * so its pages are skipped unread. */
-static int pages_sparse(struct sha256 *s, int fd, const char *path, uint64_t size, struct progress *p,
-			uint64_t base, struct err *e)
+/* A regular file of size bytes: its data runs (mapfile_find_extents: SEEK_DATA / SEEK_HOLE)
+ * read; a hole is never read: the SHA-256 of every byte hashes it as the zeros it reads as,
+ * the page digest skips its pages (a run may begin or end inside a page: the whole page is
+ * read, its hole part as zeros). */
+static int sha256_sparse(struct sha256 *s, int fd, const char *path, uint64_t size, bool pages,
+			 struct progress *p, uint64_t base, struct err *e)
 {
 	uint8_t buf[1u << 16];
 	struct mapfile_extent *run;
 	size_t runs;
-	uint64_t next = 0;   /* the first page not hashed yet */
+	uint64_t next = 0;   /* the first byte not in the digest yet */
 	int rc = mapfile_find_extents(fd, size, true, &run, &runs, e);
 
 	for (size_t i = 0; rc == 0 && i < runs; i++) {
-		uint64_t from = run[i].off & ~(uint64_t)(SHA256_PAGE - 1);
-		uint64_t to = size - run[i].end < SHA256_PAGE ? size
-			      : (run[i].end + SHA256_PAGE - 1) & ~(uint64_t)(SHA256_PAGE - 1);
-		if (from < next)
-			from = next;
+		uint64_t from = run[i].off, to = run[i].end;
+		if (pages) {
+			from &= ~(uint64_t)(SHA256_PAGE - 1);
+			to = size - to < SHA256_PAGE ? size : (to + SHA256_PAGE - 1) & ~(uint64_t)(SHA256_PAGE - 1);
+			from = from < next ? next : from;
+		} else {
+			sha256_zeros(s, from - next, p, base);
+		}
 		if (from < to) {
-			rc = pages_read_run(s, fd, path, from, to, buf, sizeof(buf), p, base, e);
+			rc = sha256_read_run(s, fd, path, from, to, buf, sizeof(buf), pages ? put_pages : put_all, p, base, e);
 			next = to;
 		}
 	}
+	if (rc == 0 && !pages)
+		sha256_zeros(s, size - next, p, base);
 	xfree(run);
 	progress_to(p, base + size);
 	return rc;
 }
 
 /* Anything else (a pipe, a device): read to its end; *size the bytes it held. */
-static int pages_stream(struct sha256 *s, int fd, const char *path, uint64_t *size, struct progress *p,
-			uint64_t base, struct err *e)
+static int sha256_stream(struct sha256 *s, int fd, const char *path, sha256_put_fn put, uint64_t *size,
+			 struct progress *p, uint64_t base, struct err *e)
 {
 	uint8_t buf[1u << 16];
 	for (*size = 0;;) {
 		ssize_t n = sha256_read_full(fd, buf, sizeof(buf), false, 0);
 		if (n < 0)
 			return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
-		pages_put(s, buf, *size, (size_t)n);
+		put(s, buf, *size, (size_t)n);
 		*size += (uint64_t)n;
 		progress_to(p, base + *size);
 		if ((size_t)n < sizeof(buf))
@@ -411,28 +333,47 @@ static int pages_stream(struct sha256 *s, int fd, const char *path, uint64_t *si
 	}
 }
 
-int sha256_pages_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
-			       uint64_t base, struct err *e)
+/* The SHA-256 of every byte of the file at path, or its page digest; *size its size. */
+static int sha256_path(const char *path, bool pages, uint8_t out[SHA256_DIGEST], uint64_t *size,
+		       struct progress *p, uint64_t base, struct err *e)
 {
 	struct sha256 s;
 	struct stat st;
-	int fd, rc = sha256_open(path, &fd, &st, e);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 
-	if (rc)
+	if (fd < 0)
+		return ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		rc = ERR_SET(e, ERR_IO, ERR_NO_VA, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
 		return rc;
+	}
 	sha256_init(&s);
 	if (S_ISREG(st.st_mode)) {
 		*size = (uint64_t)st.st_size;
-		rc = pages_sparse(&s, fd, path, *size, p, base, e);
+		rc = sha256_sparse(&s, fd, path, *size, pages, p, base, e);
 	} else {
-		rc = pages_stream(&s, fd, path, size, p, base, e);
+		rc = sha256_stream(&s, fd, path, pages ? put_pages : put_all, size, p, base, e);
 	}
 	close(fd);
 	if (rc)
 		return rc;
-	sha256_be64(&s, *size);
+	if (pages)
+		sha256_be64(&s, *size);
 	sha256_final(&s, out);
 	return 0;
+}
+
+int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
+			 uint64_t base, struct err *e)
+{
+	return sha256_path(path, false, out, size, p, base, e);
+}
+
+int sha256_pages_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
+			       uint64_t base, struct err *e)
+{
+	return sha256_path(path, true, out, size, p, base, e);
 }
 
 void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out[SHA256_TEXT])
