@@ -82,8 +82,9 @@ struct objects_jsonl_stats {
 };
 
 /* The file's first line, before the objects (carve writes it): what made the file and the
- * image it was carved from (img_sha256), so two images' files are never mixed silently:
- *   {"artcarve":"objects.jsonl","version":"...","image_sha256":"<hex>"}
+ * image it was carved from (img_sha256's digest text: hex, or "pages-sha256:" and hex with
+ * carve --digest pages), so two images' files are never mixed silently:
+ *   {"artcarve":"objects.jsonl","version":"...","image_sha256":"<digest>"}
  * It has no "address": `select(.address)` (or `.kind`) skips it. */
 int objects_jsonl_header(struct outf *out, const char *version, const char *image_sha256, struct err *e);
 /* Writes every object of a finished model to out.  Returns 0 or -ERR_* (I/O, memory, an

@@ -34,7 +34,7 @@ struct strings_tsv_opts {
 	const char *image;      /* input path for "# Filename:", NULL to leave the line out */
 	const char *version;    /* artcarve's version for "# ARTCARVE-Version:", NULL to leave out */
 	const struct reach *reach;   /* roots, DexCache holders, unknown reasons; NULL: none */
-	const char *image_sha256;   /* hex for "# Image-SHA256:", NULL to leave the line out */
+	const char *image_sha256;   /* digest text (img_sha256) for "# Image-SHA256:", NULL to leave the line out */
 };
 
 struct strings_tsv_stats {

@@ -51,7 +51,8 @@ struct hprof_carve_opts {
 	bool android;           /* 1.0.3 with HEAP_DUMP_INFO and Android root tags */
 	bool include_partial;   /* free objects whose leading words the allocator overwrote */
 	bool include_residue;   /* free objects whose bytes are as the allocator left them */
-	const char *image_sha256;   /* hex: written first as the STRING HPROF_PROVENANCE + hex; NULL none */
+	const char *image_sha256;   /* digest text (img_sha256): written first as the STRING
+				     * HPROF_PROVENANCE + it; NULL none */
 	/* threads that render the heap dump's objects, chunk by chunk (carver/base/ordered.h),
 	 * written in address order on the caller's: the same bytes for every count; 0 or 1:
 	 * all on the caller's thread */
