@@ -86,7 +86,7 @@ struct hc_plan {
  * current object's bytes, and the ids of the records it invents (marks, alias windows, walk
  * gaps).  The heap dump's objects are rendered by parts: copies that share what the writer
  * set up before it (names, plans; read only then) and have their own writer (its buffer
- * holds one chunk's records), scratch, marks and counts (part_open). */
+ * holds one chunk's records), scratch, marks and counts (parts_open). */
 struct carve_writer {
 	const struct model *m;
 	const struct reach *r;
