@@ -68,10 +68,14 @@ bench() {
 		printf "  targets of issue 24 (heap.hprof <= 0.3 s wall on a real capture; <= 2,000 minor page faults per 100 MB of heap): %s, %s\n",
 			(wall <= 0.3 ? "wall met" : "wall MISSED"), (fper <= 2000 ? "faults met" : "faults MISSED")
 		mbps = hmb / (c > 0 ? c : 0.001); per = objs ? anon * 1024 / objs : 0
+		wmbps = hmb / (wall > 0 ? wall : 0.01)
 		if (objs >= 1000000)   # the targets are per object: judged where the objects dominate memory
-			printf "  targets (>= 300 MB of heap per CPU second; <= 64 bytes per object): %s, %s\n",
-			(mbps >= 300 ? "speed met" : "speed MISSED"), (per <= 64 ? "memory met" : "memory MISSED")
+			printf "  targets (>= 300 MB of heap per CPU second; >= 600 per wall second on 2 cores; <= 64 bytes per object): %s, %s, %s\n",
+			(mbps >= 300 ? "speed met" : "speed MISSED"), (wmbps >= 600 ? "wall met" : "wall MISSED"),
+			(per <= 64 ? "memory met" : "memory MISSED")
 	}'
+	echo "  phases (wall ms; input_hash runs beside the others with --threads > 1):" \
+		"$(jq -r '.time.phases_ms | to_entries | map("\(.key) \(.value)") | join(", ")' "$tmp/carve.json")"
 	rm -rf "$tmp/out"
 }
 
