@@ -333,12 +333,12 @@ static int sha256_stream(struct sha256 *s, int fd, const char *path, sha256_put_
 	}
 }
 
-/* The SHA-256 of every byte of the file at path, or its page digest; *size its size. */
-static int sha256_path(const char *path, bool pages, uint8_t out[SHA256_DIGEST], uint64_t *size,
-		       struct progress *p, uint64_t base, struct err *e)
+int sha256_file_kind(const char *path, enum sha256_kind kind, uint8_t out[SHA256_DIGEST], uint64_t *size,
+		     struct progress *p, uint64_t base, struct err *e)
 {
 	struct sha256 s;
 	struct stat st;
+	bool pages = kind == SHA256_KIND_PAGES;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0)
@@ -367,13 +367,7 @@ static int sha256_path(const char *path, bool pages, uint8_t out[SHA256_DIGEST],
 int sha256_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
 			 uint64_t base, struct err *e)
 {
-	return sha256_path(path, false, out, size, p, base, e);
-}
-
-int sha256_pages_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
-			       uint64_t base, struct err *e)
-{
-	return sha256_path(path, true, out, size, p, base, e);
+	return sha256_file_kind(path, SHA256_KIND_FILE, out, size, p, base, e);
 }
 
 void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out[SHA256_TEXT])
@@ -386,12 +380,12 @@ void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out
 	sha256_hex(d, out + at);
 }
 
-int sha256_memo_file(struct sha256_memo *m, const char *path, struct progress *p, uint64_t base, struct err *e)
+int sha256_memo_file(struct sha256_memo *m, const char *path, enum sha256_kind kind, struct progress *p,
+		     uint64_t base, struct err *e)
 {
 	if (m->done)   /* read only: case.db and report.html ask at once on two threads */
 		return 0;
-	int rc = m->kind == SHA256_KIND_PAGES ? sha256_pages_file_progress(path, m->digest, &m->size, p, base, e)
-					       : sha256_file_progress(path, m->digest, &m->size, p, base, e);
+	int rc = sha256_file_kind(path, kind, m->digest, &m->size, p, base, e);
 	m->done = rc == 0;
 	return rc;
 }

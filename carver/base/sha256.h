@@ -59,11 +59,12 @@ enum sha256_kind {
 	SHA256_KIND_PAGES,   /* the page digest above */
 };
 
-/* Page digest and size of the file at path: of a regular file only the pages of its data
- * runs are read (SEEK_DATA / SEEK_HOLE), zero ones skipped; anything else is read to its end.
- * Moves p (may be NULL) to base + the offset reached.  0 or -ERR_IO. */
-int sha256_pages_file_progress(const char *path, uint8_t out[SHA256_DIGEST], uint64_t *size, struct progress *p,
-			       uint64_t base, struct err *e);
+/* sha256_file_progress for SHA256_KIND_FILE; for SHA256_KIND_PAGES the page digest: of a
+ * regular file only the pages of its data runs are read (SEEK_DATA / SEEK_HOLE), zero ones
+ * skipped; anything else is read to its end.  Moves p (may be NULL) to base + the offset
+ * reached.  0 or -ERR_IO. */
+int sha256_file_kind(const char *path, enum sha256_kind kind, uint8_t out[SHA256_DIGEST], uint64_t *size,
+		     struct progress *p, uint64_t base, struct err *e);
 /* A digest as text: hex, after SHA256_PAGES_PREFIX for a page digest. */
 void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out[SHA256_TEXT]);
 
@@ -72,11 +73,11 @@ void sha256_text(enum sha256_kind kind, const uint8_t d[SHA256_DIGEST], char out
 struct sha256_memo {
 	uint8_t digest[SHA256_DIGEST];
 	uint64_t size;
-	enum sha256_kind kind;   /* which digest: set before the first sha256_memo_file */
 	bool done;
 };
-/* sha256_file_progress (or sha256_pages_file_progress, by m->kind) the first time (m->done
- * false), then what m remembers. */
-int sha256_memo_file(struct sha256_memo *m, const char *path, struct progress *p, uint64_t base, struct err *e);
+/* sha256_file_kind the first time (m->done false), then what m remembers (a memo holds one
+ * kind of digest: its caller always asks for the same). */
+int sha256_memo_file(struct sha256_memo *m, const char *path, enum sha256_kind kind, struct progress *p,
+		     uint64_t base, struct err *e);
 
 #endif

@@ -96,14 +96,7 @@ static struct sha256_memo *img_input_digest(const struct image *img, size_t i)
 	return i == img->file_count_ ? img->listing_digest_ : NULL;
 }
 
-void img_set_digest(struct image *img, enum sha256_kind kind)
-{
-	img->digest_ = kind;
-	for (size_t i = 0; i < img->file_count_; i++)
-		img->files_[i].digest.kind = kind;
-	if (img->listing_digest_)
-		img->listing_digest_->kind = kind;
-}
+void img_set_digest(struct image *img, enum sha256_kind kind) { img->digest_ = kind; }
 
 int img_input_sha256(const struct image *img, size_t i, char out[SHA256_TEXT], uint64_t *size, struct err *e)
 {
@@ -113,9 +106,9 @@ int img_input_sha256(const struct image *img, size_t i, char out[SHA256_TEXT], u
 
 	if (!path || !m)
 		return ERR_SET(e, ERR_INTERNAL, ERR_NO_VA, "%s: no input file %zu", img->path, i);
-	if ((rc = sha256_memo_file(m, path, NULL, 0, e)))
+	if ((rc = sha256_memo_file(m, path, img->digest_, NULL, 0, e)))
 		return rc;
-	sha256_text(m->kind, m->digest, out);
+	sha256_text(img->digest_, m->digest, out);
 	*size = m->size;
 	return 0;
 }
@@ -160,7 +153,7 @@ int img_inputs_hash(const struct image *img, struct progress *p, struct err *e)
 {
 	uint64_t done = 0;
 	for (size_t i = 0; i < img_input_count(img); i++) {
-		int rc = sha256_memo_file(img_input_digest(img, i), img_input_path(img, i), p, done, e);
+		int rc = sha256_memo_file(img_input_digest(img, i), img_input_path(img, i), img->digest_, p, done, e);
 		if (rc)
 			return rc;
 		done += i < img->file_count_ ? img->files_[i].len : 0;   /* the listing is not counted */
@@ -218,7 +211,6 @@ int img_map_file(struct image *img, const char *path, const uint8_t **data, size
 	}
 	*data = img->files_[img->file_count_].data;
 	*len = img->files_[img->file_count_].len;
-	img->files_[img->file_count_].digest.kind = img->digest_;
 	img->file_count_++;
 	return 0;
 }
@@ -911,7 +903,6 @@ static int img_listing(struct image *img, const char *path, const struct img_ope
 	if (!(img->listing = img_strdup(img, found, strlen(found))) ||
 	    !(img->listing_digest_ = xcalloc(1, sizeof(*img->listing_digest_))))
 		return ERR_SET(e, ERR_NOMEM, ERR_NO_VA, "%s: out of memory", found);
-	img->listing_digest_->kind = img->digest_;
 	return maps_load(m, found, e);
 }
 

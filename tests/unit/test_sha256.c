@@ -243,17 +243,17 @@ static void pages_message_hex(const uint8_t *all, size_t n, char out[SHA256_HEX]
 	free(msg);
 }
 
-/* sha256_pages_file_progress of path as hex, "" when it fails; its size into *size */
+/* sha256_file_kind's page digest of path as hex, "" when it fails; its size into *size */
 static void pages_file_hex(const char *path, char out[SHA256_HEX], uint64_t *size)
 {
 	uint8_t d[SHA256_DIGEST];
 	struct err e;
 	err_init(&e);
 	out[0] = '\0';
-	if (sha256_pages_file_progress(path, d, size, NULL, 0, &e) == 0)
+	if (sha256_file_kind(path, SHA256_KIND_PAGES, d, size, NULL, 0, &e) == 0)
 		sha256_hex(d, out);
 	else
-		printf("sha256_pages_file_progress %s: %s\n", path, e.msg);
+		printf("sha256_file_kind %s: %s\n", path, e.msg);
 }
 
 /* A FIFO at path fed n bytes of all by a child process; its page digest as hex */
