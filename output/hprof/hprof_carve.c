@@ -110,7 +110,8 @@ struct carve_writer {
 	bool gaps;                   /* the model has walk gaps: the WalkGap class is written */
 	uint32_t gap_name, gap_field[3];
 	uint32_t next_mark_id;       /* next free id below the marks' top */
-	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array (a part: its chunk's) */
+	uint64_t *marked[HPROF_MARK_COUNT]; /* ids waiting for each mark's next array (HC_MARK_CHUNK
+					     * of them; a part: its chunk's, marked_cap) */
 	size_t marked_n[HPROF_MARK_COUNT], marked_cap[HPROF_MARK_COUNT];
 	int heap;                    /* current Android heap id, -1 none */
 	uint64_t segments_seen;
@@ -764,11 +765,9 @@ static int mark_array(struct carve_writer *h, int k, struct err *e)
 
 static int marks_begin(struct carve_writer *h, struct err *e)
 {
-	for (int k = 0; k < HPROF_MARK_COUNT; k++) {
+	for (int k = 0; k < HPROF_MARK_COUNT; k++)
 		if (!(h->marked[k] = xreallocarray(NULL, HC_MARK_CHUNK, sizeof(*h->marked[k]))))
 			return hc_nomem(e);
-		h->marked_cap[k] = HC_MARK_CHUNK;
-	}
 	h->next_mark_id = mark_class_id(h->gaps ? HC_GAP_CLASS + 1 : HPROF_MARK_COUNT + (h->aliases ? 1 : 0));
 	return mark_classes(h, e);
 }
@@ -834,12 +833,19 @@ static void stats_add(struct hprof_carve_stats *d, const struct hprof_carve_stat
 	d->damaged_objects += s->damaged_objects;
 }
 
+/* The index past the last object of chunk. */
+static size_t chunk_end(const struct carve_writer *h, size_t chunk)
+{
+	size_t n = model_count(h->m) - chunk * HC_CHUNK_OBJECTS;
+	return chunk * HC_CHUNK_OBJECTS + (n < HC_CHUNK_OBJECTS ? n : HC_CHUNK_OBJECTS);
+}
+
 /* Part slot's objects: its chunk's records, complete HEAP_DUMP_SEGMENTs, in its writer's
  * buffer (a chunk starts a segment: on Android, with a HEAP_DUMP_INFO), their marks listed. */
 static int part_make(void *arg, unsigned slot, size_t chunk, struct err *e)
 {
 	struct carve_writer *h = arg, *p = &h->parts[slot];
-	size_t from = chunk * HC_CHUNK_OBJECTS, n = model_count(h->m) - from;
+	size_t end = chunk_end(h, chunk);
 	int rc = 0;
 
 	wbuf_reset(&p->w.buf);
@@ -847,7 +853,7 @@ static int part_make(void *arg, unsigned slot, size_t chunk, struct err *e)
 	memset(p->marked_n, 0, sizeof(p->marked_n));
 	p->heap = -1;
 	p->chunk_bytes = 0;
-	for (size_t i = from; rc == 0 && i < from + (n < HC_CHUNK_OBJECTS ? n : HC_CHUNK_OBJECTS); i++) {
+	for (size_t i = chunk * HC_CHUNK_OBJECTS; rc == 0 && i < end; i++) {
 		const struct model_obj *o = model_obj(h->m, i);
 		p->chunk_bytes += o->size;
 		if (object_written(p, o) && (rc = object(p, o, e)) == 0)
@@ -860,7 +866,6 @@ static int part_make(void *arg, unsigned slot, size_t chunk, struct err *e)
 static int part_take(void *arg, unsigned slot, size_t chunk, struct err *e)
 {
 	struct carve_writer *h = arg, *p = &h->parts[slot];
-	size_t last = chunk * HC_CHUNK_OBJECTS + HC_CHUNK_OBJECTS - 1;
 	int rc = hprof_heap_finish(&h->w, e);
 
 	if (rc == 0) {
@@ -870,8 +875,7 @@ static int part_take(void *arg, unsigned slot, size_t chunk, struct err *e)
 	for (int k = 0; rc == 0 && k < HPROF_MARK_COUNT; k++)
 		rc = marks_add(h, k, p->marked[k], p->marked_n[k], e);
 	stats_add(h->st, p->st);
-	last = last < model_count(h->m) ? last : model_count(h->m) - 1;
-	img_drop_behind(model_image(h->m), &h->drop, model_va(h->m, model_obj(h->m, last)));
+	img_drop_behind(model_image(h->m), &h->drop, model_va(h->m, model_obj(h->m, chunk_end(h, chunk) - 1)));
 	progress_to(model_progress(h->m), h->done += p->chunk_bytes);
 	return rc;
 }
