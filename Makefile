@@ -175,7 +175,7 @@ fuzz-short: $(LIBFUZZ_BINS)
 BUILD_DEBS := build-essential pkg-config $(foreach m,$(PKG_DEB),$(lastword $(subst :, ,$(m))))
 TEST_DEBS  := $(BUILD_DEBS) clang libclang-rt-14-dev sqlite3 zstd default-jdk-headless dexdump \
 	binutils-multiarch gzip groff-base visualvm jq time python3 chromium bsdutils hprof-conv \
-	python3-selenium chromium-driver
+	python3-selenium chromium-driver openssl
 APT_GET ?= apt-get
 SUDO    ?= sudo
 # Installs the missing packages of $(1): as root directly, else through $(SUDO) (e.g. SUDO=doas);
