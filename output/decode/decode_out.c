@@ -221,15 +221,24 @@ static int reads_back(uint64_t m, int k, double v, bool is_float)
 	return -1;
 }
 
+/* The "%.*g" text of v at prec digits into buf: from its digits d and exponent x when
+ * round_digits made them, else (a tie) by printf. */
+static void prec_text(const struct real_digits *r, double v, int prec, bool rounded, const char d[17], int x,
+		      char buf[40])
+{
+	if (rounded)
+		g_format(buf, r->neg, d, prec, x);
+	else
+		snprintf(buf, 40, "%.*g", prec, v);
+}
+
 /* The "%.*g" text of v at prec digits into buf. */
 static void real_text(const struct real_digits *r, double v, int prec, char buf[40])
 {
 	char d[17];
 	int x = 0;
-	if (round_digits(r, prec, d, &x))
-		g_format(buf, r->neg, d, prec, x);
-	else
-		snprintf(buf, 40, "%.*g", prec, v);
+	bool rounded = round_digits(r, prec, d, &x);
+	prec_text(r, v, prec, rounded, d, x, buf);
 }
 
 /* Whether v's "%.*g" text at prec digits reads back to v; when it does, the text is in buf
@@ -238,15 +247,15 @@ static bool real_candidate(const struct real_digits *r, double v, int prec, bool
 {
 	char d[17];
 	int x = 0, fits = -1;
-	if (round_digits(r, prec, d, &x)) {
+	bool rounded = round_digits(r, prec, d, &x);
+	if (rounded) {
 		uint64_t m = 0;
 		for (int i = 0; i < prec; i++)
 			m = m * 10 + (uint64_t)(d[i] - '0');
 		if ((fits = reads_back(m, x - prec + 1, v, is_float)) == 0)
 			return false;
-		g_format(buf, r->neg, d, prec, x);
-	} else
-		snprintf(buf, 40, "%.*g", prec, v);
+	}
+	prec_text(r, v, prec, rounded, d, x, buf);
 	if (fits == 1)
 		return true;
 	double back = strtod(buf, NULL);
@@ -284,9 +293,14 @@ void dec_json_real(struct wbuf *b, double v, bool is_float)
 	/* A double that is no power of two rounds from an interval symmetric about it, and a
 	 * candidate of more digits lies at least as close to it: when 16 digits do not read
 	 * back, 15 do not either, and 17 always do.  So the double that needs all 17 (most
-	 * values that are not round) costs one test instead of three; the text is the same. */
-	if (!is_float && frexp(fabs(v), &e2) != 0.5 && !real_candidate(&r, v, 16, false, buf)) {
-		real_text(&r, v, 17, buf);
+	 * values that are not round) costs one test instead of three, one that reads back at 16
+	 * two (15 is the only shorter text); the text is the same. */
+	if (!is_float && frexp(fabs(v), &e2) != 0.5) {
+		char shorter[40];
+		if (!real_candidate(&r, v, 16, false, buf))
+			real_text(&r, v, 17, buf);
+		else if (real_candidate(&r, v, 15, false, shorter))   /* 16 read back: only 15 is left to try */
+			memcpy(buf, shorter, sizeof(shorter));
 		wbuf_put(b, buf, strlen(buf));
 		return;
 	}
