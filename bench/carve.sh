@@ -65,8 +65,12 @@ bench() {
 		printf "  baseline over the same core: cat %.0f MB/s wall (%.2f s), its data runs only (cp --sparse=always to /dev/null) %.2f s, gzip -1 %.0f MB per CPU second\n",
 			cmb / (cat > 0 ? cat : 0.01), cat, data, cmb / (gz > 0 ? gz : 0.01)
 		fper = hmb > 0 ? minflt * 100 / hmb : 0
-		printf "  targets of issue 24 (heap.hprof <= 0.3 s wall on a real capture; <= 2,000 minor page faults per 100 MB of heap): %s, %s\n",
-			(wall <= 0.3 ? "wall met" : "wall MISSED"), (fper <= 2000 ? "faults met" : "faults MISSED")
+		if (n ~ /^realart14\/.*-full /)   # the wall target: the whole-process ART 14 cores
+			printf "  targets of issue 24 (heap.hprof <= 0.3 s wall, here with --threads 1, see the pairs for the default; <= 2,000 minor page faults per 100 MB of heap): %s, %s\n",
+				(wall <= 0.3 ? "wall met" : "wall MISSED"), (fper <= 2000 ? "faults met" : "faults MISSED")
+		else
+			printf "  target of issue 24 (<= 2,000 minor page faults per 100 MB of heap): %s\n",
+				(fper <= 2000 ? "met" : "MISSED")
 		mbps = hmb / (c > 0 ? c : 0.001); per = objs ? anon * 1024 / objs : 0
 		wmbps = hmb / (wall > 0 ? wall : 0.01)
 		if (objs >= 1000000)   # the targets are per object: judged where the objects dominate memory
@@ -140,13 +144,14 @@ floors() {
 }
 
 # pair_run CORE MAPS DIGEST: best of 3 (by CPU) heap.hprof-only carves with --digest DIGEST
-# -> "wall cpu minflt rss_kb"
+# -> "wall cpu minflt rss_kb"; the CPU is the summary's time.cpu_ms (to the millisecond:
+# /usr/bin/time prints 10 ms steps, a fifth of the smallest carves)
 pair_run() {
 	best=""
 	for _ in 1 2 3; do
-		/usr/bin/time -f '%e %U %S %R %M' -o "$tmp/p.time" build/artcarve carve "$1" --maps "$2" --force -o "$tmp/p" \
-			--digest "$3" ${not_hprof:+--skip "$not_hprof"} >/dev/null
-		cur=$(awk '{ printf "%s %.2f %s %s", $1, $2 + $3, $4, $5 }' "$tmp/p.time")
+		/usr/bin/time -f '%e %R %M' -o "$tmp/p.time" build/artcarve carve --json "$1" --maps "$2" --force -o "$tmp/p" \
+			--digest "$3" ${not_hprof:+--skip "$not_hprof"} >"$tmp/p.json"
+		cur=$(awk -v ms="$(jq -r .time.cpu_ms "$tmp/p.json")" '{ printf "%s %.3f %s %s", $1, ms / 1000, $2, $3 }' "$tmp/p.time")
 		best=$(printf '%s\n%s\n' "$best" "$cur" | awk 'NF == 4' | sort -k2,2n -k1,1n | head -n 1)
 		rm -rf "$tmp/p"
 	done
@@ -182,10 +187,15 @@ pairs() {
 		cpu[NR] = $6; pcpu[NR] = $12
 		ratio = pratio = "-"
 		if (NR % 2 == 0) {
-			ratio = sprintf("%.2fx", cpu[NR - 1] > 0 ? $6 / cpu[NR - 1] : 0)
-			pratio = sprintf("%.2fx", pcpu[NR - 1] > 0 ? $12 / pcpu[NR - 1] : 0)
+			r = cpu[NR - 1] > 0 ? $6 / cpu[NR - 1] : 0
+			pr = pcpu[NR - 1] > 0 ? $12 / pcpu[NR - 1] : 0
+			ratio = sprintf("%.2fx", r)
+			pratio = sprintf("%.2fx", pr)
+			verdict = verdict sprintf("\n    %s: --digest file %.2f s %s, %s %s; --digest pages %.2f s %s, %s %s", $1,
+				$5, ($5 <= 0.3 ? "met" : "MISSED"), ratio, (r <= 1.5 ? "met" : "MISSED"),
+				$11, ($11 <= 0.3 ? "met" : "MISSED"), pratio, (pr <= 1.5 ? "met" : "MISSED"))
 		}
-		printf "  %-22s %7.0f MB %5.0f MB %7.2f %7.2f %8d %7.0f %8s %7.2f %7.2f %8s %7.2f %7.2f %9.2f\n", $1, $2 / 1e6,
+		printf "  %-22s %7.0f MB %5.0f MB %7.2f %7.3f %8d %7.0f %8s %7.2f %7.3f %8s %7.2f %7.2f %9.2f\n", $1, $2 / 1e6,
 			$3 * $4 / 1e6, $5, $6, $7, $8 / 1024, ratio, $11, $12, pratio, $9, $10, $13
 	} END {
 		print "  (x trim: CPU of the whole-process core over the trimmed one; goal <= 1.5x.  pg: the same with"
@@ -193,6 +203,7 @@ pairs() {
 		print "   to /dev/null, which reads the data runs only; cat: every byte, holes included; sha256: the CPU"
 		print "   of openssl dgst -sha256 over the core, holes included: the image SHA-256 every output records by default,"
 		print "   a floor of carve CPU that grows with the apparent size; --threads > 1 takes it beside the model)"
+		printf "  targets of issue 24 (the whole-process core: heap.hprof <= 0.3 s wall; CPU within 1.5x of the trimmed core):%s\n", verdict
 	}' "$tmp/pairs"
 }
 
@@ -205,8 +216,9 @@ fi
 	 "$shared"/corpus/images/realart14/*-full/; do
 	[ -f "$d/core.zst" ] || continue
 	zstd -q -d -f --sparse "$d/core.zst" -o "$tmp/core"
-	bench "$(basename "$d")" "$tmp/core" "$d/maps.txt"
-	[ -z "$not_hprof" ] || outputs "$(basename "$d")" "$tmp/core" "$d/maps.txt"
+	name=$(basename "$(dirname "$d")")/$(basename "$d")
+	bench "$name" "$tmp/core" "$d/maps.txt"
+	[ -z "$not_hprof" ] || outputs "$name" "$tmp/core" "$d/maps.txt"
 	rm -f "$tmp/core"
 done
 [ "${CARVE_BENCH_ONLY:-}" = real ] || for ver in 7.1 11; do
