@@ -126,7 +126,7 @@ outputs() {
 # less than any writer of the same database pays) and the SHA-256 of every output but
 # heap.hprof (manifest.json records them; heap.hprof's and the inputs' are in the heap.hprof
 # run already), by `openssl dgst`, which uses the CPU's SHA instructions as carve does
-# (coreutils' sha256sum here does not and is 5-6 times slower).
+# (coreutils' sha256sum here does not and is about 7 times slower).
 floors() {
 	[ -f "$tmp/all/case.db" ] || return 0
 	/usr/bin/time -f '%U %S' -o "$tmp/vac.time" sqlite3 "$tmp/all/case.db" "VACUUM INTO '$tmp/vac.db'"
