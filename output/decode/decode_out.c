@@ -725,6 +725,24 @@ static void text_quoted(struct wbuf *out, const struct dec_value *v)
 	wbuf_u8(out, '"');
 }
 
+/* A char as text, 'c': JSON's escapes for controls, a backslash and a double quote, \' for a
+ * single quote; a surrogate half, no character on its own, as its unit ('\uD83D'). */
+static void text_char(struct wbuf *out, int64_t unit)
+{
+	wbuf_u8(out, '\'');
+	if (unit >= 0xd800 && unit <= 0xdfff) {
+		wbuf_printf(out, "\\u%04llX", (unsigned long long)unit);
+	} else if (unit == '\'') {
+		WBUF_LIT(out, "\\'");
+	} else if (unit >= 0 && unit < 0x80) {
+		uint8_t c = (uint8_t)unit;
+		escape_json(out, &c, 1);
+	} else {
+		wbuf_utf8(out, (uint32_t)unit);
+	}
+	wbuf_u8(out, '\'');
+}
+
 void dec_value_text(const struct dec_value *v, struct wbuf *out)
 {
 	switch (v->kind) {
@@ -738,7 +756,7 @@ void dec_value_text(const struct dec_value *v, struct wbuf *out)
 			wbuf_printf(out, "%s#%lld", short_class(v->ref_class), (long long)v->i);
 		return;
 	case DEC_REF: wbuf_printf(out, "%s@0x%llx", short_class(v->ref_class), (unsigned long long)v->addr); return;
-	case DEC_CHAR: wbuf_u8(out, '\''); json_char(out, v->i); wbuf_u8(out, '\''); return;
+	case DEC_CHAR: text_char(out, v->i); return;
 	default: break;
 	}
 	if (v->has_time) {

@@ -366,6 +366,47 @@ static void test_decoder(const struct model *m)
 	wbuf_release(&b);
 }
 
+/* A char field's text form (table cells: report.html, `show`): 'c', as Java writes the
+ * literal, beside its JSON form ("c"); escapes inside the quotes; a surrogate half as its
+ * unit.  (The text form once wrapped the JSON form: '"c"'.) */
+static void test_char_text(void)
+{
+	static const struct { int64_t unit; const char *text, *json; } cases[] = {
+		{ 'Q', "'Q'", "\"Q\"" },
+		{ '\'', "'\\''", "\"'\"" },
+		{ '"', "'\\\"'", "\"\\\"\"" },
+		{ '\\', "'\\\\'", "\"\\\\\"" },
+		{ '\n', "'\\n'", "\"\\n\"" },
+		{ 0, "'\\u0000'", "\"\\u0000\"" },
+		{ 0xe9, "'\xc3\xa9'", "\"\xc3\xa9\"" },
+		{ 0x20ac, "'\xe2\x82\xac'", "\"\xe2\x82\xac\"" },
+		{ 0xd83d, "'\\uD83D'", "55357" },
+	};
+	struct dec_value v;
+	struct wbuf b;
+	uint8_t le[2];
+
+	T_SECTION("a char's text and JSON forms");
+	wbuf_init(&b);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&v, 0, sizeof(v));
+		v.kind = DEC_CHAR;
+		v.i = cases[i].unit;
+		wbuf_reset(&b);
+		dec_value_text(&v, &b);
+		wbuf_u8(&b, 0);
+		printf("   U+%04llX: text %s\n", (unsigned long long)cases[i].unit, (const char *)b.data);
+		T_EQ_S((const char *)b.data, cases[i].text);
+		le[0] = (uint8_t)cases[i].unit;
+		le[1] = (uint8_t)(cases[i].unit >> 8);
+		wbuf_reset(&b);
+		dec_prim_json(&b, 'C', le);
+		wbuf_u8(&b, 0);
+		T_EQ_S((const char *)b.data, cases[i].json);
+	}
+	wbuf_release(&b);
+}
+
 /* The number formatters against printf: wbuf_dec / wbuf_hex at their edges, and
  * dec_json_real against its definition ("%.*g" from 6 (float) or 15 (double) digits up, the
  * first that reads back) over random bit patterns, short decimals, whole numbers, powers of
@@ -466,6 +507,7 @@ int main(void)
 
 	test_escape();
 	test_numbers();
+	test_char_text();
 	build(&m, &sink);
 	test_wtf8();
 	test_referrers(&m, &r);
