@@ -308,6 +308,24 @@ static void obj_head(struct obj_sec *s)
 					 "class is shown.</p>\n");
 }
 
+/* The section's tables in one line, each a link to its table, so that the first screen names
+ * every class the section shows (the biggest table can fill it: a class of filler objects
+ * ahead of the app's messages); the classes not the app's hide with their tables. */
+static void obj_index(struct obj_sec *s)
+{
+	if (s->nt < 2)
+		return;
+	report_html_raw(s->h, "<p class=\"toc\">Classes below:");
+	for (size_t k = 0; k < s->nt; k++) {
+		const struct obj_table *t = &s->t[k];
+		report_html_printf(s->h, "<span class=\"%s\">%s <a href=\"#%c%zu\">", t->app ? "app" : "fw", k ? "," : "",
+				   sec_id[s->in->section][0], t->cls);
+		report_html_str(s->h, obj_class_name(s->m, t->cls));
+		report_html_printf(s->h, "</a> %llu</span>", (unsigned long long)t->total);
+	}
+	report_html_raw(s->h, "</p>\n");
+}
+
 int report_objects_write(struct report_html *h, const struct report_objects_in *in, struct err *e)
 {
 	struct obj_sec s = { .h = h, .m = in->view->m, .in = in };
@@ -328,6 +346,7 @@ int report_objects_write(struct report_html *h, const struct report_objects_in *
 		rc = obj_collect(&s, e);
 	if (rc == 0) {
 		obj_head(&s);
+		obj_index(&s);
 		for (size_t k = 0; k < s.nt && rc == 0; k++)
 			rc = obj_table_write(&s, &s.t[k], e);
 		obj_rest(&s);

@@ -7,6 +7,9 @@ usage: report_browser.py HTML --app CLASS [--truth TRUTH.jsonl] [--shot PNG]
 
   - the page loads with no script error; the first screen (1280x900) shows a table of the
     app's dropped objects, CLASS's or another app class's, with a decoded row;
+  - the first screen names CLASS among the dropped section's classes (the line of links
+    above its tables; a section of one table has none, then that table is CLASS's), and that
+    link leads to CLASS's table;
   - --truth: every dropped (allocated, unreachable) object of CLASS in the truth is a row of
     CLASS's dropped table with each String field's text (of the allocated Strings: a String
     the truth has freed may be gone) and each long field read as a time (as ISO 8601 UTC,
@@ -142,6 +145,34 @@ def first_screen(d, cls):
           "first screen: first section '%s', %d app rows visible" % (first, len(vis)))
 
 
+def follow_index(d, cls):
+    """The dropped section's line of classes names cls on the first screen; its link leads to
+    cls's table.  A section of one table has no such line: that table must be cls's."""
+    toc = d.find_elements(By.CSS_SELECTOR, "#dropped ~ p.toc")
+    if not toc:
+        div = d.find_elements(By.CSS_SELECTOR, "#dropped ~ div.ct[id^=d]")
+        check(len(div) == 1 and table_of(d, cls) == div[0],
+              "first screen: the dropped section's one table is %s's (no line of classes)" % cls,
+              "no line of classes above the dropped tables, and %d tables" % len(div))
+        return
+    links = [a for a in toc[0].find_elements(By.TAG_NAME, "a") if a.text == cls and a.is_displayed()]
+    seen = d.execute_script("var b=arguments[0].getBoundingClientRect();return b.top>=0&&b.bottom<=innerHeight;",
+                            links[0]) if links else False
+    if not check(links and seen, "first screen: the line of dropped classes names %s: %s" % (cls, toc[0].text),
+                 "first screen: the line of dropped classes does not show %s (link %s, in view %s): %s" %
+                 (cls, bool(links), seen, toc[0].text[:300])):
+        return
+    href = links[0].get_attribute("href").split("#")[1]
+    links[0].click()
+    target = d.find_element(By.ID, href)
+    top = d.execute_script("return arguments[0].getBoundingClientRect().top/innerHeight", target)
+    check(target == table_of(d, cls) and target.is_displayed() and 0 <= top < 0.5,
+          "its link leads to the table of %s (#%s), brought to the top half of the window" % (cls, href),
+          "its link #%s does not bring %s's table to the top half of the window (its top at %.2f)" %
+          (href, cls, top))
+    d.execute_script("window.scrollTo(0,0);history.replaceState(null,'',location.pathname);")
+
+
 def follow_class(d, cls):
     short = cls.split(".")[-1]
     hits = [a for a in search(d, short) if a.text == cls]
@@ -242,6 +273,7 @@ def main():
             if a.shot:
                 d.save_screenshot(a.shot)
             first_screen(d, a.app)
+            follow_index(d, a.app)
             div = table_of(d, a.app)
             check(div is not None, "the page has a table of dropped %s" % a.app, "no dropped table of %s" % a.app)
             if a.truth:
