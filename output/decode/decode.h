@@ -163,6 +163,13 @@ void dec_prim_json(struct wbuf *b, uint8_t t, const uint8_t *p);
  * 02T10:11:12Z` (a referenced object shows its String fields, one level); a container as
  * `[3] "a", "b", "c"` or `{2} "k"=1, "j"=2`.  Returns 0 or -ERR_NOMEM. */
 int dec_object_text(struct dec *d, size_t obj, size_t max_chars, struct wbuf *out, struct err *e);
+/* Appends a reference v as a table cell says it, at most about max_chars bytes (cut at a
+ * character boundary, "..." when cut): a carved instance as Class{its String and enum
+ * fields} (`Person{name="Bob"}`), or its full class name when it has none; a String, a
+ * container or an array as dec_object_text gives it; a Class object as its class's name;
+ * any other value as dec_value_text.
+ * Returns 0 or -ERR_NOMEM. */
+int dec_ref_text(struct dec *d, const struct dec_value *v, size_t max_chars, struct wbuf *out, struct err *e);
 /* Appends v as text (the form of dec_object_text's fields: "text", 12, true, 'c',
  * 2026-11-02T10:11:12Z (inferred times shown as times), Class@0x...). */
 void dec_value_text(const struct dec_value *v, struct wbuf *out);

@@ -881,3 +881,39 @@ int dec_object_text(struct dec *d, size_t obj, size_t max_chars, struct wbuf *ou
 	cut_text(out, start, max_chars);
 	return wbuf_status(out, e);
 }
+
+int dec_ref_text(struct dec *d, const struct dec_value *v, size_t max_chars, struct wbuf *out, struct err *e)
+{
+	const char *cls = v->ref_class ? v->ref_class : "?";
+	const struct dec_plan *p;
+	size_t start = out->len;
+	struct dt t = { .d = d, .out = out, .stop = start + max_chars };
+	int rc;
+
+	if (v->kind != DEC_REF || v->obj == MODEL_NONE) {
+		dec_value_text(v, out);
+		return wbuf_status(out, e);
+	}
+	const struct model_obj *o = model_obj(d->m, v->obj);
+	if ((rc = dec_plan_of(d, o->cls, &p, e)))
+		return rc;
+	if (p->special == DEC_S_STRING || p->special == DEC_S_CONTAINER || o->kind == MODEL_OBJ_ARRAY ||
+	    o->kind == MODEL_PRIM_ARRAY)
+		return dec_object_text(d, v->obj, max_chars, out, e);
+	if (o->kind != MODEL_INSTANCE) {   /* a Class: its name says it */
+		wbuf_put(out, cls, strlen(cls));
+		return wbuf_status(out, e);
+	}
+	wbuf_printf(out, "%s{", short_class(cls));
+	size_t inside = out->len;
+	if ((rc = text_ref_fields(&t, v->obj, e)) < 0)
+		return rc;
+	if (out->len > inside) {
+		wbuf_u8(out, '}');
+	} else {   /* no String or enum field to show: the class alone */
+		out->len = start;
+		wbuf_put(out, cls, strlen(cls));
+	}
+	cut_text(out, start, max_chars);
+	return wbuf_status(out, e);
+}

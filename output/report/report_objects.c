@@ -153,10 +153,13 @@ static int obj_value_cell(struct obj_row *r, const struct dec_value *v, struct e
 	struct wbuf *b = &r->s->cell;
 
 	bool ref = v->kind == DEC_REF && v->obj != MODEL_NONE;
+	int rc;
 	wbuf_reset(b);
-	if (ref)   /* the class, and the address as a link */
-		wbuf_put(b, v->ref_class ? v->ref_class : "?", strlen(v->ref_class ? v->ref_class : "?"));
-	else
+	/* a reference as what it holds (a sender as Person{name="Bob"}, a list as its items), and
+	 * the address as a link */
+	if (ref && (rc = dec_ref_text(r->s->in->dec, v, 4 * REPORT_CELL_CHARS, b, e)))
+		return rc;
+	if (!ref)
 		dec_value_text(v, b);
 	if (v->has_time)
 		report_html_printf(h, "<td class=\"t\" title=\"%lld, read as a time (inferred)\">", (long long)v->i);

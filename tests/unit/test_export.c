@@ -318,6 +318,52 @@ static void test_outputs(const struct model *m, const struct referrers *r)
 
 /* The decoder on the fixture: a String field as text, a boolean, a reference followed one
  * level (and a cycle-free answer), an Object[]'s entries, the one-line text. */
+/* dec_value_fn: keeps the field named by the struct's name, with a copy of the value */
+struct pick_field {
+	const char *name;
+	struct dec_value v;
+	bool found;
+};
+
+static int pick_field(void *arg, const struct dec_value *v, struct err *e)
+{
+	struct pick_field *p = arg;
+	(void)e;
+	if (v->name && !strcmp(v->name, p->name)) {
+		p->v = *v;
+		p->found = true;
+	}
+	return 0;
+}
+
+/* A reference as a table cell says it (dec_ref_text): the second Msg's `next` is the first
+ * Msg, shown by its String field; the first Msg's `next` is null. */
+static void test_ref_text(struct dec *d, const struct model *m, size_t msg, struct wbuf *b, struct err *e)
+{
+	struct pick_field next = { .name = "next" }, none = { .name = "next" };
+	size_t first = model_find(m, 0x12c01000);
+
+	T_EQ_I(dec_each_field(d, msg, pick_field, &next, e), 0);
+	T_CHECK(next.found && next.v.kind == DEC_REF, "the second Msg's next is a reference");
+	wbuf_reset(b);
+	T_EQ_I(dec_ref_text(d, &next.v, 200, b, e), 0);
+	wbuf_u8(b, 0);
+	printf("   next as a cell: %s\n", (const char *)b->data);
+	T_EQ_S((const char *)b->data, "Msg{text=\"hello\"}");
+	wbuf_reset(b);
+	T_EQ_I(dec_ref_text(d, &next.v, 5, b, e), 0);   /* cut, marked */
+	wbuf_u8(b, 0);
+	T_EQ_S((const char *)b->data, "Msg{t...");
+	T_CHECK(first != MODEL_NONE, "the fixture has the first Msg");
+	if (first == MODEL_NONE)
+		return;
+	T_EQ_I(dec_each_field(d, first, pick_field, &none, e), 0);
+	wbuf_reset(b);
+	T_EQ_I(dec_ref_text(d, &none.v, 200, b, e), 0);
+	wbuf_u8(b, 0);
+	T_EQ_S((const char *)b->data, "null");
+}
+
 static void test_decoder(const struct model *m)
 {
 	struct dec *d = NULL;
@@ -355,6 +401,7 @@ static void test_decoder(const struct model *m)
 	T_EQ_I(dec_object_text(d, msg, 12, &b, &e), 0);   /* cut on a character, marked */
 	wbuf_u8(&b, 0);
 	T_EQ_S((const char *)b.data, "text=\"secret...");
+	test_ref_text(d, m, msg, &b, &e);
 	wbuf_reset(&b);
 	dec_time_iso(1700000060123, &b);
 	dec_time_iso(-1, &b);
