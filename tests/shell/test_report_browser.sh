@@ -4,7 +4,8 @@
 #   - on every sample (tests/synth's messenger-like app: com.example.chat.Message, one in
 #     four dropped): the first screen shows the app's dropped objects decoded and names the
 #     class among the dropped classes, a link to its table; every dropped
-#     Message of the sample's truth.jsonl is a row of the page with its text, sender and time;
+#     Message of the sample's truth.jsonl is a row of the page with its text, sender (a String,
+#     or a Person shown by its name) and time;
 #     the search box finds the class and a String and their hits lead to them; an address
 #     opens the object's view (decoded fields, why no root reaches it; for a live one the
 #     path from a root); a heap-map cell lists its objects;

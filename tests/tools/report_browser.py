@@ -12,8 +12,9 @@ usage: report_browser.py HTML --app CLASS [--truth TRUTH.jsonl] [--shot PNG]
     link leads to CLASS's table;
   - --truth: every dropped (allocated, unreachable) object of CLASS in the truth is a row of
     CLASS's dropped table with each String field's text (of the allocated Strings: a String
-    the truth has freed may be gone) and each long field read as a time (as ISO 8601 UTC,
-    the decoder's form) in that row;
+    the truth has freed may be gone), each long field read as a time (as ISO 8601 UTC, the
+    decoder's form) and, for a field referencing an object (a sender), that object's first
+    String text, in that row;
   - typing CLASS's last name part into the search box lists CLASS; following the hit
     shows its table; typing the text of a dropped String lists it and following the hit opens
     that String's view with the text;
@@ -104,11 +105,18 @@ def truth_check(d, div, truth, cls):
                 want.append(by[v]["string"])
             elif f["type"] == "J" and isinstance(v, int) and 946684800000 <= v < 2208988800000:
                 want.append(iso(v))
+            elif f["type"].startswith("L") and v and by.get(v, {}).get("kind") == "instance":
+                # an object (a sender) is shown by its String fields: the first one's text
+                held = [by.get(g["value"]) for g in by[v]["fields"]
+                        if g["type"] == "Ljava/lang/String;" and g["value"]]
+                held = [h for h in held if h and h["alloc"] == "allocated" and "string" in h]
+                if held:
+                    want.append(held[0]["string"][:40])
         row = rows.get(r["addr"])
         if row is None or any(w not in row for w in want):
             missing.append((r["addr"], want, row))
     check(dropped and not missing,
-          "every dropped %s of the truth (%d) is a row of the page's dropped table with its texts and times "
+          "every dropped %s of the truth (%d) is a row of the page's dropped table with its texts, times and the texts of the objects it references "
           "(%d String fields name a String the truth has freed: not required) (e.g. %s)" %
           (cls, len(dropped), freed, rows.get(dropped[0]["addr"]) if dropped else ""),
           "%d of %d dropped %s of the truth not shown with their fields: %s" %
