@@ -166,8 +166,9 @@ int dec_object_text(struct dec *d, size_t obj, size_t max_chars, struct wbuf *ou
 /* Appends a reference v as a table cell says it, at most about max_chars bytes (cut at a
  * character boundary, "..." when cut): a carved instance as Class{its String and enum
  * fields} (`Person{name="Bob"}`), or its full class name when it has none; a String, a
- * container or an array as dec_object_text gives it; a Class object as its class's name;
- * any other value as dec_value_text.
+ * container or an Object[] as dec_object_text gives it; a primitive array as its type and
+ * length (`byte[46]`); a Class object as its class's name; any other value as
+ * dec_value_text.
  * Returns 0 or -ERR_NOMEM. */
 int dec_ref_text(struct dec *d, const struct dec_value *v, size_t max_chars, struct wbuf *out, struct err *e);
 /* Appends v as text (the form of dec_object_text's fields: "text", 12, true, 'c',

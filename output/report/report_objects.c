@@ -157,7 +157,7 @@ static int obj_value_cell(struct obj_row *r, const struct dec_value *v, struct e
 	wbuf_reset(b);
 	/* a reference as what it holds (a sender as Person{name="Bob"}, a list as its items), and
 	 * the address as a link */
-	if (ref && (rc = dec_ref_text(r->s->in->dec, v, 4 * REPORT_CELL_CHARS, b, e)))
+	if (ref && (rc = dec_ref_text(r->s->in->dec, v, REPORT_REF_CHARS, b, e)))
 		return rc;
 	if (!ref)
 		dec_value_text(v, b);

@@ -55,6 +55,14 @@ if build/synth --version 11 --bits 64 --workload messenger --out "$TMP/msg" >"$T
 	"$ART" carve "$TMP/msg/core" --maps "$TMP/msg/maps" --skip hprof,bmd,db,jsonl -o "$TMP/msg/out" >/dev/null 2>"$TMP/err"; then
 	drive "synthetic messenger 11/64" "$TMP/msg/out/report.html" --app 'com.example.messenger.Messenger$Message' \
 		--truth "$TMP/msg/truth.jsonl" --shot "$shots/report-messenger.png"
+	# a field referencing a primitive array reads as its type and length, its link beside
+	# (its numbers would fill the cell); one referencing a Person as the Person's Strings
+	cell=$(grep -o '<td>byte\[[0-9]*\] <a ' "$TMP/msg/out/report.html" | head -n 1)
+	echo "# a byte[] field's cell: $cell"
+	t_check "synthetic messenger: a byte[] field's cell is its type and length and a link" [ -n "$cell" ]
+	cell=$(grep -o '<td>Person{name=&quot;[^<]*<a ' "$TMP/msg/out/report.html" | head -n 1)
+	echo "# a Person field's cell: $cell"
+	t_check "synthetic messenger: a Person field's cell is the Person's Strings and a link" [ -n "$cell" ]
 else
 	t_fail "synthetic messenger: synth or carve failed: $(tail -n 3 "$TMP/msg.log" "$TMP/err")"
 fi
