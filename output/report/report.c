@@ -50,7 +50,8 @@ static const char page_style[] =
 	"#q{width:28em;font-size:1em}#hits ul{margin:.3em 0;max-height:40vh;overflow:auto}"
 	"#view{display:none;position:fixed;right:1em;top:3.5em;width:42%;max-height:85vh;overflow:auto;"
 	"background:#fffdf2;border:1px solid #c9b870;padding:0 1em;z-index:3;box-shadow:0 2px 8px #0003}"
-	".ct.fw,p.noapp,.toc .fw{display:none}body.all .ct.fw{display:block}body.all .toc .fw{display:inline}table.objs td{max-width:28em}"
+	".ct.fw,p.noapp,.toc .fw{display:none}body.all .ct.fw{display:block}body.all .toc .fw{display:inline}"
+	"table.objs td{max-width:28em}"
 	"td.t{white-space:nowrap}tr.rt td{color:#888}table.kv{margin:0}table.kv th{font-weight:normal;color:#555}"
 	"#heapmap g[data-b]{cursor:pointer}html{scroll-padding-top:7em}";
 

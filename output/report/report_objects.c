@@ -299,8 +299,8 @@ static void obj_head(struct obj_sec *s)
 	for (size_t k = 0; k < s->nt; k++)
 		app += s->t[k].app;
 	report_html_printf(s->h, "<h2 id=\"%s\">%s objects by class</h2>\n<p>%s %zu of the app's classes; each row "
-				 "decoded, a reference a link to its object.  Budget: at most %d rows of an app class, "
-				 "%d of another (%d such classes), %d in all; the rest are in objects.jsonl and case.db."
+				 "decoded, a reference as what it holds and a link to it.  Budget: at most %d rows of an "
+				 "app class, %d of another (%d such classes), %d in all; the rest are in objects.jsonl and case.db."
 				 "</p>\n",
 			   sec_id[s->in->section], s->in->section == REPORT_DROPPED ? "Dropped" : "Live",
 			   what[s->in->section], app,
