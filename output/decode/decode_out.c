@@ -887,7 +887,6 @@ int dec_ref_text(struct dec *d, const struct dec_value *v, size_t max_chars, str
 	const char *cls = v->ref_class ? v->ref_class : "?";
 	const struct dec_plan *p;
 	size_t start = out->len;
-	struct dt t = { .d = d, .out = out, .stop = start + max_chars };
 	int rc;
 
 	if (v->kind != DEC_REF || v->obj == MODEL_NONE) {
@@ -895,19 +894,20 @@ int dec_ref_text(struct dec *d, const struct dec_value *v, size_t max_chars, str
 		return wbuf_status(out, e);
 	}
 	const struct model_obj *o = model_obj(d->m, v->obj);
-	if ((rc = dec_plan_of(d, o->cls, &p, e)))
-		return rc;
 	if (o->kind == MODEL_PRIM_ARRAY) {   /* its numbers say little in a cell: type and length */
 		const char *br = strchr(cls, '[');
 		wbuf_printf(out, "%.*s[%u]", (int)(br ? br - cls : (ptrdiff_t)strlen(cls)), cls, model_length(d->m, o));
 		return wbuf_status(out, e);
 	}
+	if ((rc = dec_plan_of(d, o->cls, &p, e)))
+		return rc;
 	if (p->special == DEC_S_STRING || p->special == DEC_S_CONTAINER || o->kind == MODEL_OBJ_ARRAY)
 		return dec_object_text(d, v->obj, max_chars, out, e);
 	if (o->kind != MODEL_INSTANCE) {   /* a Class: its name says it */
 		wbuf_put(out, cls, strlen(cls));
 		return wbuf_status(out, e);
 	}
+	struct dt t = { .d = d, .out = out, .stop = start + max_chars };
 	wbuf_printf(out, "%s{", short_class(cls));
 	size_t inside = out->len;
 	if ((rc = text_ref_fields(&t, v->obj, e)) < 0)

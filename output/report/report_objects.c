@@ -156,11 +156,9 @@ static int obj_value_cell(struct obj_row *r, const struct dec_value *v, struct e
 	int rc;
 	wbuf_reset(b);
 	/* a reference as what it holds (a sender as Person{name="Bob"}, a list as its items), and
-	 * the address as a link */
-	if (ref && (rc = dec_ref_text(r->s->in->dec, v, REPORT_REF_CHARS, b, e)))
+	 * the address as a link; any other value as its text */
+	if ((rc = dec_ref_text(r->s->in->dec, v, REPORT_REF_CHARS, b, e)))
 		return rc;
-	if (!ref)
-		dec_value_text(v, b);
 	if (v->has_time)
 		report_html_printf(h, "<td class=\"t\" title=\"%lld, read as a time (inferred)\">", (long long)v->i);
 	else
